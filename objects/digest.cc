@@ -1,0 +1,59 @@
+#include "objects/digest.h"
+
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+namespace kistore {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;  // uppercase is not the rendered form, so it is not accepted
+}
+
+}  // namespace
+
+Digest Digest::of(std::string_view bytes) {
+  Digest d;
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d.bytes_.data());
+  return d;
+}
+
+std::optional<Digest> Digest::parse(std::string_view text) {
+  if (text.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  return parse_hex(text.substr(kPrefix.size()));
+}
+
+std::optional<Digest> Digest::parse_hex(std::string_view hex) {
+  if (hex.size() != 64) return std::nullopt;
+  Digest d;
+  for (std::size_t i = 0; i < 32; ++i) {
+    int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    d.bytes_[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+  }
+  return d;
+}
+
+std::string Digest::hex() const {
+  std::string out(64, '0');
+  for (std::size_t i = 0; i < 32; ++i) {
+    out[2 * i] = kHex[bytes_[i] >> 4];
+    out[2 * i + 1] = kHex[bytes_[i] & 15];
+  }
+  return out;
+}
+
+std::string Digest::str() const { return std::string(kPrefix) + hex(); }
+
+bool is_hex_prefix(std::string_view text) {
+  if (text.empty() || text.size() > 64) return false;
+  for (char c : text)
+    if (hex_value(c) < 0) return false;
+  return true;
+}
+
+}  // namespace kistore

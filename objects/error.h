@@ -1,0 +1,42 @@
+// kistore's one error type.
+//
+// Every failure that reaches a user is a kistore::Error: a closed set of codes
+// (what kind of failure) and a message that already names the file, the
+// line/column or JSON pointer, what was expected and what was found. The
+// command-line layer maps codes to exit codes in exactly one place
+// (cli/exit_code.cc); nothing below it knows about exit codes.
+//
+// Thread-safety: plain value type.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace kistore {
+
+enum class ErrorCode {
+  kInvalidInput,  // bad JSON, bad document, bad usage: nothing was written (exit 2)
+  kNotFound,      // a REF or object that is not in the store (exit 1)
+  kCorruption,    // the store holds bytes that do not match their names (exit 3)
+  kIO,            // the file system or the git repository failed (exit 3)
+  kRemote,        // a remote refused or could not be reached (exit 4)
+  kConflict,      // another writer moved the branch first: retry (internal)
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, std::string message)
+      : std::runtime_error(std::move(message)), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+inline Error InvalidInput(std::string m) { return Error(ErrorCode::kInvalidInput, std::move(m)); }
+inline Error NotFound(std::string m) { return Error(ErrorCode::kNotFound, std::move(m)); }
+inline Error Corruption(std::string m) { return Error(ErrorCode::kCorruption, std::move(m)); }
+inline Error IOError(std::string m) { return Error(ErrorCode::kIO, std::move(m)); }
+inline Error RemoteError(std::string m) { return Error(ErrorCode::kRemote, std::move(m)); }
+
+}  // namespace kistore
