@@ -1,0 +1,115 @@
+#include <cstdio>
+#include <ctime>
+
+#include "cli/common.h"
+#include "refs/layout.h"
+#include "cli/signing.h"
+#include "store/history.h"
+#include "store/trust.h"
+
+namespace kistore::cli {
+namespace {
+
+std::string iso_time(std::int64_t t, int offset_minutes) {
+  std::time_t shifted = static_cast<std::time_t>(t + offset_minutes * 60);
+  std::tm tm{};
+  gmtime_r(&shifted, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char zone[8];
+  if (offset_minutes == 0) return std::string(buf) + "Z";
+  int a = offset_minutes < 0 ? -offset_minutes : offset_minutes;
+  std::snprintf(zone, sizeof zone, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', a / 60, a % 60);
+  return std::string(buf) + zone;
+}
+
+// What a change below refs/ or objects/ means, in words, for one run's story.
+std::string describe_change(const PathChange& c) {
+  const std::string& p = c.path;
+  if (p.starts_with("objects/")) {
+    auto d = parse_object_path(p);
+    return std::string(c.status == 'A' ? "added " : c.status == 'D' ? "removed " : "changed ") +
+           (d ? d->str() : p);
+  }
+  if (p.starts_with("refs/levels/")) {
+    std::string level = p.substr(12, p.find('/', 12) - 12);
+    return std::string(c.status == 'D' ? "left level " : "entered level ") + level;
+  }
+  if (p.starts_with("refs/attestations/")) {
+    auto d = Digest::parse_hex(p.substr(p.rfind('/') + 1));
+    return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + (d ? d->str() : p);
+  }
+  return std::string(1, c.status) + " " + p;
+}
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("log", "Show the audit history, newest first");
+  app->footer(
+      "Every change to a store is one commit. For each: the commit id, time, author, operation\n"
+      "(add, import, attest, rerun, merge), who signed it and whether that signer is trusted, and\n"
+      "its summary. --run REF tells one run's whole story: when and by whom it was added, every\n"
+      "level change and every attestation, each with its commit id.");
+  struct Opts {
+    std::string run, op;
+    std::size_t n = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("--run", o->run, "Only the history of this run (digest or 8+ hex prefix)")->type_name("REF");
+  app->add_option("--op", o->op, "Only commits of this operation (add, import, attest, rerun, merge)");
+  app->add_option("-n", o->n, "At most N entries")->type_name("N");
+  return Command{app, [&g, o]() -> int {
+    Store store = open_store(g);
+    LogQuery q;
+    q.limit = o->n;
+    q.op = o->op;
+    std::optional<Digest> run;
+    if (!o->run.empty()) {
+      run = store.snapshot().resolve(o->run);
+      q.paths = {object_path(*run), "refs/levels/*/" + run->hex(), "refs/attestations/" + run->hex() + "/"};
+      q.with_changes = true;
+    }
+    std::vector<LogEntry> entries = read_history(store, q);
+    SignatureJudge judge = signature_judge(load_trust(store));
+    if (g.json) {
+      Json list = Json::array();
+      for (const LogEntry& e : entries) {
+        Json j = Json::object();
+        j.set("commit", e.id);
+        Json parents = Json::array();
+        for (const auto& p : e.parents) parents.push_back(p);
+        j.set("parents", std::move(parents));
+        j.set("time", iso_time(e.time, e.offset_minutes));
+        j.set("author", e.author);
+        j.set("op", e.op);
+        j.set("summary", e.summary);
+        j.set("signature", judge(e).to_json());
+        if (run) {
+          Json changes = Json::array();
+          for (const PathChange& c : e.changes) changes.push_back(describe_change(c));
+          j.set("changes", std::move(changes));
+        }
+        list.push_back(std::move(j));
+      }
+      Json out = Json::object();
+      out.set("entries", std::move(list));
+      print_json(out);
+      return kOk;
+    }
+    std::string text;
+    for (const LogEntry& e : entries) {
+      text += "commit " + e.id + (e.parents.size() > 1 ? " (merge)" : "") + "\n";
+      text += "Date:   " + iso_time(e.time, e.offset_minutes) + "\n";
+      text += "Author: " + e.author + "\n";
+      text += "Op:     " + (e.op.empty() ? std::string("(none)") : e.op) + "\n";
+      text += "Signed: " + judge(e).text() + "\n";
+      text += "\n    " + e.summary + "\n";
+      for (const PathChange& c : e.changes) text += "    " + describe_change(c) + "\n";
+      text += "\n";
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

@@ -1,0 +1,76 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "refs/layout.h"
+#include "refs/level.h"
+
+namespace kistore::cli {
+namespace {
+
+std::string title_of(const Document& d) {
+  if (d.metadata()) {
+    for (const char* key : {"title", "name"})
+      if (const Json* v = d.metadata()->find(key); v && v->is_string()) return v->as_string();
+  }
+  return "";
+}
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("ls", "List the documents in the store");
+  app->footer(
+      "Prints one line per document: <digest> <kind> <title>. --kind keeps one kind\n"
+      "(BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation,\n"
+      "Attestation); --level keeps runs at exactly that evidence level (disputed, reported,\n"
+      "source-native, reproduced).");
+  struct Opts {
+    std::string kind, level;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("--kind", o->kind, "Only documents of this kind")->type_name("KIND");
+  app->add_option("--level", o->level, "Only runs at this evidence level")->type_name("LEVEL");
+  return Command{app, [&g, o]() -> int {
+    std::optional<Kind> kind;
+    if (!o->kind.empty() && !(kind = parse_kind(o->kind)))
+      throw InvalidInput("--kind: expected one of " + known_kinds() + ", found \"" + o->kind + "\"");
+    std::optional<Level> level;
+    if (!o->level.empty() && !(level = parse_level(o->level)))
+      throw InvalidInput("--level: expected one of " + std::string(level_names()) + ", found \"" + o->level + "\"");
+    if (level && kind && *kind != Kind::kRun)
+      throw InvalidInput("--level applies to runs only; --kind " + o->kind + " has no level");
+    Store store = open_store(g);
+    Snapshot snap = store.snapshot();
+    std::vector<Digest> digests;
+    if (level) {
+      for (const std::string& name : snap.list("refs/levels/" + std::string(level_name(*level))))
+        if (auto d = Digest::parse_hex(name)) digests.push_back(*d);
+    } else {
+      digests = snap.object_digests();
+    }
+    Json list = Json::array();
+    std::string text;
+    for (const Digest& d : digests) {
+      Document doc = snap.document(d);
+      if (kind && doc.kind() != *kind) continue;
+      if (g.json) {
+        Json item = Json::object();
+        item.set("digest", d.str());
+        item.set("kind", std::string(kind_name(doc.kind())));
+        item.set("title", title_of(doc));
+        list.push_back(std::move(item));
+      } else {
+        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + title_of(doc) + "\n";
+      }
+    }
+    if (g.json) {
+      Json out = Json::object();
+      out.set("documents", std::move(list));
+      print_json(out);
+    } else {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

@@ -1,0 +1,52 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/describe.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("show", "Show a run's bundle (or any document), with metadata");
+  app->footer(
+      "For a run: its bundle (the run and the protocol, environment, workload and implementation\n"
+      "it names, where the store has them), each with its metadata, pretty-printed, followed by\n"
+      "the run's evidence level, its rank in its comparison group and its attestations.\n"
+      "For any other document: the document. --canonical prints the RFC 8785 bytes instead.\n"
+      "REF is a full digest or a unique prefix of 8+ hex digits.");
+  struct Opts {
+    std::string ref;
+    bool canonical = false;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("REF", o->ref, "Digest or unique hex prefix (8+)")->required();
+  app->add_flag("--canonical", o->canonical, "Print the RFC 8785 bytes");
+  return Command{app, [&g, o]() -> int {
+    Store store = open_store(g);
+    Snapshot snap = store.snapshot();
+    Digest d = snap.resolve(o->ref);
+    Document doc = snap.document(d);
+    Json shown = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
+    if (o->canonical) {
+      std::string out = canonical(shown);
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      return kOk;
+    }
+    if (g.json) {
+      Json out = Json::object();
+      out.set("digest", d.str());
+      out.set("kind", std::string(kind_name(doc.kind())));
+      out.set("document", shown);
+      if (doc.kind() == Kind::kRun) out.set("evidence", run_evidence_json(snap, doc));
+      print_json(out);
+      return kOk;
+    }
+    std::string text = "# " + d.str() + " " + std::string(kind_name(doc.kind())) + "\n" + pretty(shown) + "\n";
+    if (doc.kind() == Kind::kRun) text += run_evidence_text(snap, doc);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

@@ -1,0 +1,127 @@
+#include "cli/common.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kistore::cli {
+namespace fs = std::filesystem;
+
+std::vector<Registrar>& registrars() {
+  static std::vector<Registrar> all;
+  return all;
+}
+
+bool register_command(Registrar r) {
+  registrars().push_back(std::move(r));
+  return true;
+}
+
+Store open_store(const Globals& g) {
+  return Store::open(g.store_dir.empty() ? Store::default_dir() : g.store_dir);
+}
+
+std::string read_input_file(const std::string& path) {
+  std::string data;
+  if (path == "-") {
+    std::ios::sync_with_stdio(false);
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+      data.append(buf, n);
+      if (data.size() > kMaxInputBytes) break;
+    }
+  } else {
+    std::error_code ec;
+    auto size = fs::file_size(path, ec);
+    if (ec) throw IOError(path + ": cannot read: " + ec.message());
+    if (size > kMaxInputBytes)
+      throw InvalidInput(path + ": expected at most " + std::to_string(kMaxInputBytes) + " bytes, found " +
+                         std::to_string(size));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IOError(path + ": cannot open for reading");
+    data.resize(size);
+    in.read(data.data(), static_cast<std::streamsize>(size));
+    if (!in) throw IOError(path + ": read failed");
+  }
+  if (data.size() > kMaxInputBytes)
+    throw InvalidInput((path == "-" ? std::string("<stdin>") : path) + ": expected at most " +
+                       std::to_string(kMaxInputBytes) + " bytes, found more");
+  return data;
+}
+
+void parse_paths(const std::vector<std::string>& paths, ParsedInput& out) {
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      parse_input(read_input_file(path), "<stdin>", InputFormat::kAuto, out);
+      continue;
+    }
+    std::error_code ec;
+    auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) throw IOError(path + ": no such file or folder");
+    if (fs::is_directory(status)) {
+      std::vector<std::string> files;
+      for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+           it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        std::string ext = it->path().extension().string();
+        if (ext == ".json" || ext == ".jsonl") files.push_back(it->path().string());
+      }
+      if (ec) throw IOError(path + ": cannot list folder: " + ec.message());
+      std::sort(files.begin(), files.end());
+      for (const std::string& f : files) parse_input(read_input_file(f), f, format_for_name(f), out);
+    } else {
+      parse_input(read_input_file(path), path, format_for_name(path), out);
+    }
+  }
+}
+
+void print_json(const Json& value) {
+  std::string s = canonical(value);
+  s += '\n';
+  std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+void note(const Globals& g, const std::string& line) {
+  if (!g.quiet) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+namespace {
+long long now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+Progress::Progress(const Globals& g, std::string label)
+    : enabled_(!g.no_progress && !g.quiet && !g.json && isatty(STDERR_FILENO)),
+      label_(std::move(label)),
+      start_ms_(now_ms()) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::update(std::size_t done, std::size_t total) {
+  if (!enabled_) return;
+  long long now = now_ms();
+  if (now - start_ms_ < 1000 || now - last_ms_ < 100) return;
+  last_ms_ = now;
+  int width = 30;
+  int filled = total ? static_cast<int>(width * done / total) : 0;
+  std::string bar(filled, '#');
+  bar.resize(width, '.');
+  std::fprintf(stderr, "\r%s [%s] %zu/%zu", label_.c_str(), bar.c_str(), done, total);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (drawn_) std::fprintf(stderr, "\r\033[K");
+  drawn_ = false;
+}
+
+}  // namespace kistore::cli

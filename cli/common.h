@@ -1,0 +1,86 @@
+// Shared pieces of the command line: global options, output, exit codes,
+// reading inputs, progress. One command per cli/cmd_*.cc file; each registers
+// itself with register_command and runs only when its subcommand was given.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "objects/error.h"
+#include "objects/input.h"
+#include "objects/json.h"
+#include "store/store.h"
+
+namespace kistore::cli {
+
+struct Globals {
+  std::string store_dir;
+  bool json = false;
+  bool quiet = false;
+  bool no_progress = false;
+  std::string author;
+  std::string sign_key;
+};
+
+// Exit codes (SPEC §3). The mapping from ErrorCode lives in exit_code.cc alone.
+enum ExitCode { kOk = 0, kProblems = 1, kUsage = 2, kStoreError = 3, kRemoteError = 4 };
+int exit_code_for(ErrorCode code);
+
+using Runner = std::function<int()>;
+struct Command {
+  CLI::App* app;
+  Runner run;
+};
+// Registry filled by each cmd_*.cc at static-initialisation time.
+using Registrar = std::function<Command(CLI::App& root, Globals& globals)>;
+bool register_command(Registrar r);
+std::vector<Registrar>& registrars();
+
+// The store named by --store / KISTORE_DIR / .kistore.
+Store open_store(const Globals& g);
+
+// Reads a file ("-" is stdin) whole; Error(kInvalidInput) over kMaxInputBytes,
+// Error(kIO) naming the path when it cannot be read.
+std::string read_input_file(const std::string& path);
+
+// Expands PATH... (files, folders read recursively for *.json and *.jsonl in
+// sorted order, "-" for stdin) and parses each into `out`. Error(kIO) for a
+// path that does not exist.
+void parse_paths(const std::vector<std::string>& paths, ParsedInput& out);
+
+// Output helpers.
+void print_json(const Json& value);  // canonical JSON and a newline on stdout
+void note(const Globals& g, const std::string& line);  // stderr unless --quiet
+
+// A progress bar on stderr: only on a terminal, without --no-progress/--quiet/--json,
+// and only once work has run for about a second.
+class Progress {
+ public:
+  Progress(const Globals& g, std::string label);
+  ~Progress();
+  void update(std::size_t done, std::size_t total);
+  void finish();
+
+ private:
+  bool enabled_;
+  std::string label_;
+  long long start_ms_;
+  long long last_ms_ = 0;
+  bool drawn_ = false;
+};
+
+// Signing hook for --sign KEY / setting sign.key: an empty function if neither
+// names a key. Error(kInvalidInput) for a key that cannot be used.
+std::function<std::string(std::string_view)> signer_for(const Globals& g, Store* store);
+
+// verify's judge of levels other than the default: "" when the level entry was
+// set by a rerun commit signed by a trusted controller (from the store's trust
+// list, or `allowed_signers_file` when given), else why not.
+std::function<std::string(const Digest&, const std::string&)> level_justifier(
+    const Globals& g, const Store& store, const std::string& allowed_signers_file);
+
+}  // namespace kistore::cli

@@ -1,0 +1,69 @@
+#include "cli/report.h"
+
+#include <cstdio>
+#include <unordered_map>
+
+namespace kistore::cli {
+namespace {
+
+// Up to this many documents, each is listed; beyond, a summary only.
+constexpr std::size_t kListLimit = 50;
+
+Json rejected_json(const std::vector<InputError>& errors) {
+  Json list = Json::array();
+  for (const InputError& e : errors) {
+    Json o = Json::object();
+    o.set("source", e.source);
+    o.set("error", e.message);
+    list.push_back(std::move(o));
+  }
+  return list;
+}
+
+}  // namespace
+
+void print_rejections(const Globals& g, const std::vector<InputError>& errors) {
+  for (const InputError& e : errors) std::fprintf(stderr, "error: %s\n", e.message.c_str());
+  std::fprintf(stderr, "error: %zu input%s rejected; nothing was written\n", errors.size(),
+               errors.size() == 1 ? "" : "s");
+  if (g.json) {
+    Json out = Json::object();
+    out.set("added", 0);
+    out.set("present", 0);
+    out.set("rejected", rejected_json(errors));
+    out.set("commit", Json());
+    print_json(out);
+  }
+}
+
+void print_add_report(const Globals& g, const AddReport& report, const std::vector<InputError>& rejected,
+                      const std::vector<AddedDocument>& docs) {
+  for (const std::string& n : report.notes) note(g, "note: " + n);
+  for (const InputError& e : rejected) std::fprintf(stderr, "rejected: %s\n", e.message.c_str());
+  if (g.json) {
+    Json out = Json::object();
+    out.set("added", static_cast<long long>(report.added.size()));
+    out.set("present", static_cast<long long>(report.present.size()));
+    out.set("rejected", rejected_json(rejected));
+    out.set("commit", report.commit ? Json(*report.commit) : Json());
+    print_json(out);
+    return;
+  }
+  if (g.quiet) return;
+  std::unordered_map<Digest, Kind> kinds;
+  for (const AddedDocument& d : docs) kinds.emplace(d.doc->digest(), d.doc->kind());
+  std::string text;
+  if (report.added.size() + report.present.size() <= kListLimit) {
+    for (const Digest& d : report.added) text += "new      " + d.str() + " " + std::string(kind_name(kinds.at(d))) + "\n";
+    for (const Digest& d : report.present)
+      text += "present  " + d.str() + " " + std::string(kind_name(kinds.at(d))) + "\n";
+  }
+  text += std::to_string(report.added.size()) + " new, " + std::to_string(report.present.size()) +
+          " already present";
+  if (!rejected.empty()) text += ", " + std::to_string(rejected.size()) + " rejected";
+  text += report.commit ? "; commit " + report.commit->substr(0, 12) : "; nothing to commit";
+  text += "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+}  // namespace kistore::cli

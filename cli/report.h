@@ -1,0 +1,19 @@
+// Output shared by the commands that add documents (add, import, attest, rerun).
+#pragma once
+
+#include "cli/common.h"
+#include "store/add.h"
+
+namespace kistore::cli {
+
+// Prints input errors on stderr (all of them) and, with --json, the add
+// summary with nothing added.
+void print_rejections(const Globals& g, const std::vector<InputError>& errors);
+
+// Prints what was new and what was already there: with --json, SPEC's
+// {"added","present","rejected","commit"}; else a line per document for small
+// calls and a summary line.
+void print_add_report(const Globals& g, const AddReport& report, const std::vector<InputError>& rejected,
+                      const std::vector<AddedDocument>& docs);
+
+}  // namespace kistore::cli

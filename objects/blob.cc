@@ -1,0 +1,82 @@
+#include "objects/blob.h"
+
+#include <zstd.h>
+
+#include <memory>
+
+#include "objects/error.h"
+#include "objects/json.h"
+
+namespace kistore {
+namespace {
+
+struct CCtxFree {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct DCtxFree {
+  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+ZSTD_CCtx* compression_context() {
+  thread_local std::unique_ptr<ZSTD_CCtx, CCtxFree> ctx([] {
+    ZSTD_CCtx* c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, kObjectCompressionLevel);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
+    return c;
+  }());
+  return ctx.get();
+}
+
+ZSTD_DCtx* decompression_context() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> ctx(ZSTD_createDCtx());
+  return ctx.get();
+}
+
+}  // namespace
+
+std::string encode_object(std::string_view bytes) {
+  std::string out(ZSTD_compressBound(bytes.size()), '\0');
+  ZSTD_CCtx* c = compression_context();
+  ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+  ZSTD_CCtx_setPledgedSrcSize(c, bytes.size());
+  size_t n = ZSTD_compress2(c, out.data(), out.size(), bytes.data(), bytes.size());
+  if (ZSTD_isError(n)) throw IOError(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
+}
+
+std::string decode_object(std::string_view frame, std::string_view name) {
+  auto corrupt = [&](const std::string& what) {
+    return Corruption(std::string(name) + ": " + what);
+  };
+  size_t frame_size = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
+  if (ZSTD_isError(frame_size))
+    throw corrupt(std::string("expected a zstd frame, found ") + ZSTD_getErrorName(frame_size));
+  if (frame_size != frame.size())
+    throw corrupt("expected exactly one zstd frame, found " +
+                  std::to_string(frame.size() - frame_size) + " bytes after it");
+  unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR)
+    throw corrupt("expected a zstd frame header, found an invalid one");
+  // Frames without a declared size are legal zstd; bound them by the input limit.
+  size_t capacity = content == ZSTD_CONTENTSIZE_UNKNOWN ? kMaxInputBytes : content;
+  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content > kMaxInputBytes)
+    throw corrupt("frame declares " + std::to_string(content) + " bytes, over the " +
+                  std::to_string(kMaxInputBytes) + "-byte limit");
+  // RFC 8878 §3.1.1: magic 0xFD2FB528 (little-endian), then the frame header
+  // descriptor whose bit 2 is Content_Checksum_flag.
+  const auto* b = reinterpret_cast<const unsigned char*>(frame.data());
+  if (frame.size() < 5 || b[0] != 0x28 || b[1] != 0xB5 || b[2] != 0x2F || b[3] != 0xFD)
+    throw corrupt("expected a zstd data frame, found a skippable or unknown frame");
+  if (!(b[4] & 0x04)) throw corrupt("expected a zstd frame with a content checksum, found one without");
+  std::string out(capacity, '\0');
+  ZSTD_DCtx* d = decompression_context();
+  ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+  size_t n = ZSTD_decompressDCtx(d, out.data(), out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(n)) throw corrupt(std::string("zstd frame does not decode: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
+}
+
+}  // namespace kistore

@@ -1,0 +1,101 @@
+// Documents and bundles: the units of evidence kistore keeps.
+//
+// A Document is a validated KernelIndex document (apiVersion, kind, spec,
+// optional metadata) of one of the known kinds, with its canonical bytes and
+// digest computed once. A Bundle is a run together with the documents it
+// carries (protocol, environment, and optionally workload, implementation),
+// checked so that every digest the run records for a carried document is that
+// document's digest. Both can only be built through validation, so a value
+// that exists is valid.
+//
+// Errors are Error(kInvalidInput) with messages "<where>: <json pointer>:
+// expected ..., found ..." where <where> is the Location given (a file, or
+// file:line for JSON Lines).
+//
+// Thread-safety: plain values; functions are reentrant.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "objects/digest.h"
+#include "objects/json.h"
+
+namespace kistore {
+
+inline constexpr std::string_view kApiVersion = "kernelindex.dev/v1alpha1";
+
+enum class Kind { kRun, kProtocol, kEnvironment, kWorkload, kImplementation, kAttestation };
+
+// "BenchmarkRun", "BenchmarkProtocol", ...; parse_kind is its inverse.
+std::string_view kind_name(Kind kind);
+std::optional<Kind> parse_kind(std::string_view name);
+// The role a kind plays in a bundle ("run", "protocol", ...); "attestation" for attestations.
+std::string_view role_name(Kind kind);
+// "BenchmarkRun, BenchmarkProtocol, ..." for messages.
+std::string known_kinds();
+
+// Where a JSON value came from, for messages: "runs.jsonl:17" and "/run".
+struct Location {
+  std::string source;
+  std::string pointer;  // RFC 6901, "" for the whole text
+  Location child(std::string_view member) const;
+  Location child(std::size_t index) const;
+  // "<source>: <pointer>: <message>" (the pointer part only when non-empty).
+  std::string format(std::string_view message) const;
+};
+
+class Document {
+ public:
+  // Validates `json` as a document; throws Error(kInvalidInput) naming `where`.
+  static Document from_json(Json json, const Location& where);
+  // Rebuilds a document from its canonical bytes as stored (and its metadata,
+  // if any). Throws Error(kInvalidInput) if the bytes are not a valid document.
+  static Document from_canonical(std::string_view bytes, std::optional<Json> metadata,
+                                 const Location& where);
+
+  Kind kind() const { return kind_; }
+  const Digest& digest() const { return digest_; }
+  // JCS of the document without its metadata: the bytes the digest names.
+  const std::string& canonical() const { return canonical_; }
+  // The document without metadata.
+  const Json& body() const { return body_; }
+  const Json& spec() const { return *body_.find("spec"); }
+  const std::optional<Json>& metadata() const { return metadata_; }
+  // The document with its metadata (for display).
+  Json with_metadata() const;
+
+ private:
+  Document() = default;
+  Kind kind_ = Kind::kRun;
+  Json body_;
+  std::optional<Json> metadata_;
+  std::string canonical_;
+  Digest digest_ = Digest::of("");
+};
+
+// A run and the documents it carries. References the run makes to documents
+// the bundle does not carry are "external" (allowed; verify warns).
+class Bundle {
+ public:
+  // Validates a bundle object; throws Error(kInvalidInput) naming `where` and
+  // the pointer of the offending member.
+  static Bundle from_json(Json json, const Location& where);
+
+  const Document& run() const { return documents_.front(); }
+  // The run first, then the carried documents in role order.
+  const std::vector<Document>& documents() const { return documents_; }
+  // Roles ("workload", ...) the run names by digest but the bundle does not carry.
+  const std::vector<std::string>& external_roles() const { return external_; }
+
+ private:
+  std::vector<Document> documents_;
+  std::vector<std::string> external_;
+};
+
+// The digest a run records for a role ("protocol" -> spec.protocolDigest).
+std::optional<Digest> run_reference(const Document& run, std::string_view role);
+
+}  // namespace kistore

@@ -1,0 +1,92 @@
+#include "objects/input.h"
+
+#include "objects/error.h"
+
+namespace kistore {
+namespace {
+
+bool is_blank(std::string_view line) {
+  for (char c : line)
+    if (c != ' ' && c != '\t' && c != '\r') return false;
+  return true;
+}
+
+// Whether `text` looks like JSON Lines: two or more non-blank lines, each
+// starting (after spaces) with '{'.
+bool looks_like_json_lines(std::string_view text) {
+  std::size_t objects = 0, pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (is_blank(line)) continue;
+    std::size_t first = line.find_first_not_of(" \t");
+    if (line[first] != '{') return false;
+    ++objects;
+  }
+  return objects >= 2;
+}
+
+void add_value(Json value, const Location& where, ParsedInput& out) {
+  try {
+    out.items.push_back(InputItem{where, parse_item(std::move(value), where)});
+  } catch (const Error& e) {
+    out.errors.push_back(InputError{where.source, e.what()});
+  }
+}
+
+void parse_json_lines(std::string_view text, std::string_view source, ParsedInput& out) {
+  std::size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (is_blank(line)) continue;
+    std::string where = std::string(source) + ":" + std::to_string(line_no);
+    try {
+      Json value = parse_json(line, source, line_no);
+      add_value(std::move(value), Location{where, ""}, out);
+    } catch (const Error& e) {
+      out.errors.push_back(InputError{where, e.what()});
+    }
+  }
+}
+
+}  // namespace
+
+InputFormat format_for_name(std::string_view name) {
+  return name.ends_with(".jsonl") ? InputFormat::kJsonLines : InputFormat::kAuto;
+}
+
+std::variant<Bundle, Document> parse_item(Json value, const Location& where) {
+  if (value.is_object() && value.find("kind")) return Document::from_json(std::move(value), where);
+  if (value.is_object() && value.find("run")) return Bundle::from_json(std::move(value), where);
+  std::string found = value.is_object() ? "an object with neither" : "a non-object value";
+  throw InvalidInput(where.format("expected a document (with \"kind\") or a bundle (with \"run\"), found " + found));
+}
+
+void parse_input(std::string_view text, std::string_view source, InputFormat format,
+                 ParsedInput& out) {
+  if (format == InputFormat::kJsonLines) return parse_json_lines(text, source, out);
+  Json value;
+  try {
+    value = parse_json(text, source);
+  } catch (const Error& e) {
+    if (format == InputFormat::kAuto && looks_like_json_lines(text))
+      return parse_json_lines(text, source, out);
+    out.errors.push_back(InputError{std::string(source), e.what()});
+    return;
+  }
+  Location root{std::string(source), ""};
+  if (value.is_array()) {
+    Json::Array& items = value.as_array();
+    for (std::size_t i = 0; i < items.size(); ++i) add_value(std::move(items[i]), root.child(i), out);
+    return;
+  }
+  add_value(std::move(value), root, out);
+}
+
+}  // namespace kistore

@@ -1,0 +1,56 @@
+// Turning input text into documents and bundles.
+//
+// `kistore add` and `kistore digest` accept, per input: one bundle, one
+// document, a JSON array of bundles and documents, or JSON Lines (one bundle
+// or document per line). This file decides which it is and validates each
+// item; reading files and folders is the caller's business (objects/ does no
+// I/O).
+//
+// Thread-safety: reentrant.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "objects/document.h"
+
+namespace kistore {
+
+enum class InputFormat {
+  kAuto,       // one JSON text; if that fails and the text has several lines
+               // that each start an object, JSON Lines
+  kJson,       // one JSON text
+  kJsonLines,  // one JSON text per non-blank line
+};
+
+// InputFormat for a file name: ".jsonl" -> kJsonLines, else kAuto.
+InputFormat format_for_name(std::string_view name);
+
+struct InputItem {
+  Location where;  // "file" or "file:line", and the pointer within it
+  std::variant<Bundle, Document> value;
+};
+
+struct InputError {
+  std::string source;   // "file:line" (JSON Lines) or "file"
+  std::string message;  // the full message, naming source, position, expected and found
+};
+
+struct ParsedInput {
+  std::vector<InputItem> items;
+  std::vector<InputError> errors;
+};
+
+// Parses and validates one input, appending to `out`. Never throws for bad
+// input: each bad item (or the whole text, if it is not JSON) becomes one
+// InputError, and parsing continues with the next line or element.
+void parse_input(std::string_view text, std::string_view source, InputFormat format,
+                 ParsedInput& out);
+
+// One JSON value as a bundle (has "run") or a document (has "kind").
+// Throws Error(kInvalidInput).
+std::variant<Bundle, Document> parse_item(Json value, const Location& where);
+
+}  // namespace kistore

@@ -1,0 +1,92 @@
+#include "refs/index.h"
+
+#include "refs/layout.h"
+
+namespace kistore {
+
+Digest comparison_key(const Json& run_spec) {
+  auto digest_of = [&](const char* name) -> Json {
+    const Json* v = run_spec.find(name);
+    return v ? *v : Json();
+  };
+  Json spec = Json::object();
+  spec.set("environmentDigest", digest_of("environmentDigest"));
+  spec.set("protocolDigest", digest_of("protocolDigest"));
+  spec.set("workloadDigest", digest_of("workloadDigest"));
+  Json doc = Json::object();
+  doc.set("apiVersion", std::string(kApiVersion));
+  doc.set("kind", "ComparisonKey");
+  doc.set("spec", std::move(spec));
+  return Digest::of(canonical(doc));
+}
+
+Json Measurement::to_json() const {
+  Json out = Json::object();
+  out.set("metric", metric);
+  out.set("statistic", statistic);
+  out.set("unit", unit);
+  out.set("value", value);
+  return out;
+}
+
+std::optional<Measurement> Measurement::from_json(const Json& json) {
+  const Json *metric = json.find("metric"), *statistic = json.find("statistic"),
+             *unit = json.find("unit"), *value = json.find("value");
+  if (!metric || !metric->is_string() || !statistic || !statistic->is_string() || !unit ||
+      !unit->is_string() || !value || !value->is_number())
+    return std::nullopt;
+  return Measurement{metric->as_string(), statistic->as_string(), unit->as_string(), value->as_number()};
+}
+
+std::optional<Measurement> primary_measurement(const Json& run_spec) {
+  if (const Json* timing = run_spec.find("timing")) {
+    const Json* stat = timing->find("primaryStatistic");
+    const Json* latency = timing->find("latencyNs");
+    if (stat && stat->is_string() && latency) {
+      const Json* value = latency->find(stat->as_string());
+      if (value && value->is_number())
+        return Measurement{"latency", stat->as_string(), "ns", value->as_number()};
+    }
+  }
+  if (const Json* list = run_spec.find("measurements"); list && list->is_array()) {
+    for (const Json& m : list->as_array()) {
+      const Json* stat = m.find("statistic");
+      if (stat && stat->is_string() && stat->as_string() == "median") return Measurement::from_json(m);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string group_entry(const Json& run_spec) {
+  if (auto m = primary_measurement(run_spec)) return canonical(m->to_json());
+  return R"({"metric":null,"statistic":null,"unit":null,"value":null})";
+}
+
+std::string level_entry(const std::optional<Digest>& evidence) {
+  Json out = Json::object();
+  out.set("evidence", evidence ? Json(evidence->str()) : Json());
+  return canonical(out);
+}
+
+std::string attestation_entry(const Json& spec) {
+  Json out = Json::object();
+  out.set("author", *spec.find("author"));
+  out.set("type", *spec.find("type"));
+  return canonical(out);
+}
+
+std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where) {
+  std::vector<IndexEntry> out;
+  const Json& spec = doc.spec();
+  if (doc.kind() == Kind::kRun) {
+    out.push_back({group_path(comparison_key(spec), doc.digest()), group_entry(spec)});
+    out.push_back({level_path(default_level(spec), doc.digest()), level_entry(std::nullopt)});
+    if (auto path = source_path(spec, where)) out.push_back({*path, doc.digest().str()});
+  } else if (doc.kind() == Kind::kAttestation) {
+    Digest subject = *Digest::parse(spec.find("subject")->as_string());
+    out.push_back({attestation_path(subject, doc.digest()), attestation_entry(spec)});
+  }
+  return out;
+}
+
+}  // namespace kistore

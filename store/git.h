@@ -1,0 +1,61 @@
+// Small RAII and error helpers around libgit2, private to store/.
+//
+// Only store/ knows libgit2. Every libgit2 call that can fail goes through
+// check(), which turns its error into kistore::Error(kIO) naming what was
+// being done and libgit2's own message.
+#pragma once
+
+#include <git2.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "objects/error.h"
+
+namespace kistore::git {
+
+// Initialises libgit2 once per process.
+void ensure_init();
+
+// libgit2's last error message, or "unknown error".
+std::string last_error();
+
+// Throws Error(code) "<what>: <libgit2 message>" when rc < 0.
+inline void check(int rc, std::string_view what, ErrorCode code = ErrorCode::kIO) {
+  if (rc < 0) throw Error(code, std::string(what) + ": " + last_error());
+}
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const { if (p) Free(p); }
+};
+template <typename T, void (*Free)(T*)>
+using Ptr = std::unique_ptr<T, Deleter<T, Free>>;
+
+using Repository = Ptr<git_repository, git_repository_free>;
+using Odb = Ptr<git_odb, git_odb_free>;
+using OdbObject = Ptr<git_odb_object, git_odb_object_free>;
+using Tree = Ptr<git_tree, git_tree_free>;
+using TreeEntry = Ptr<git_tree_entry, git_tree_entry_free>;
+using Commit = Ptr<git_commit, git_commit_free>;
+using Blob = Ptr<git_blob, git_blob_free>;
+using Reference = Ptr<git_reference, git_reference_free>;
+using Signature = Ptr<git_signature, git_signature_free>;
+using Config = Ptr<git_config, git_config_free>;
+using Packbuilder = Ptr<git_packbuilder, git_packbuilder_free>;
+using Revwalk = Ptr<git_revwalk, git_revwalk_free>;
+using Remote = Ptr<git_remote, git_remote_free>;
+using Diff = Ptr<git_diff, git_diff_free>;
+
+struct BufFree {
+  void operator()(git_buf* b) const { git_buf_dispose(b); delete b; }
+};
+
+inline std::string oid_str(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+}  // namespace kistore::git

@@ -1,0 +1,48 @@
+// The audit history: the commits of the store's branch, newest first.
+//
+// Each entry carries what a reader of the audit trail needs: who and when,
+// the operation (the Kistore-Op trailer), the summary, the signature and the
+// exact bytes it signs (so the caller can check it against its trust list),
+// and, on request, what the commit changed below refs/ and objects/.
+//
+// Thread-safety: as Store.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace kistore {
+
+struct PathChange {
+  char status;  // 'A' added, 'D' deleted, 'M' modified
+  std::string path;
+};
+
+struct LogEntry {
+  std::string id;
+  std::vector<std::string> parents;
+  std::int64_t time = 0;  // seconds since the epoch
+  int offset_minutes = 0;
+  std::string author;  // "Name <email>"
+  std::string op;
+  std::string summary;
+  std::string message;
+  std::string signature;       // armored, empty if unsigned
+  std::string signed_payload;  // the commit bytes the signature covers
+  std::vector<PathChange> changes;  // filled when requested
+};
+
+struct LogQuery {
+  std::size_t limit = 0;         // 0: all
+  std::string op;                // keep only this Kistore-Op
+  std::vector<std::string> paths;  // keep only commits changing these (git pathspecs)
+  bool with_changes = false;     // fill LogEntry::changes (against the first parent)
+};
+
+std::vector<LogEntry> read_history(const Store& store, const LogQuery& query);
+
+}  // namespace kistore

@@ -1,0 +1,80 @@
+#include "store/query.h"
+
+#include "objects/error.h"
+#include "refs/layout.h"
+
+namespace kistore {
+
+std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run) {
+  for (Level l : {Level::kReproduced, Level::kDisputed, Level::kSourceNative, Level::kReported})
+    if (snap.exists(level_path(l, run))) return l;
+  return std::nullopt;
+}
+
+std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Level level) {
+  auto bytes = snap.read(level_path(level, run));
+  if (!bytes) return std::nullopt;
+  try {
+    Json j = parse_json(*bytes, level_path(level, run));
+    const Json* e = j.find("evidence");
+    if (e && e->is_string()) return Digest::parse(e->as_string());
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key) {
+  std::vector<GroupMember> out;
+  std::string dir = "refs/groups/" + key.hex();
+  for (const std::string& name : snap.list(dir)) {
+    auto run = Digest::parse_hex(name);
+    if (!run) continue;
+    GroupMember m{*run, std::nullopt, Level::kReported};
+    if (auto bytes = snap.read(dir + "/" + name)) {
+      try {
+        m.primary = Measurement::from_json(parse_json(*bytes, dir + "/" + name));
+      } catch (const Error&) {
+      }
+    }
+    m.level = recorded_level(snap, *run).value_or(Level::kReported);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run) {
+  std::vector<Digest> out;
+  for (const std::string& name : snap.list("refs/attestations/" + run.hex()))
+    if (auto d = Digest::parse_hex(name)) out.push_back(*d);
+  return out;
+}
+
+std::vector<Digest> group_keys(const Snapshot& snap) {
+  std::vector<Digest> out;
+  for (const std::string& name : snap.list("refs/groups"))
+    if (auto d = Digest::parse_hex(name)) out.push_back(*d);
+  return out;
+}
+
+std::string implementation_name(const Snapshot& snap, const Document& run) {
+  if (auto impl = run_reference(run, "implementation"); impl && snap.has_object(*impl)) {
+    try {
+      Document d = snap.document(*impl);
+      if (const Json* name = d.spec().find("name"); name && name->is_string()) return name->as_string();
+    } catch (const Error&) {
+    }
+  }
+  if (const Json* native = run.spec().find("sourceNative")) {
+    if (const Json* id = native->find("externalId"); id && id->is_string()) {
+      // KernelIndex ids read <kernel>/<pass>/<provider>/...: the provider is the third part.
+      std::string_view s = id->as_string();
+      std::size_t a = s.find('/'), b = a == s.npos ? a : s.find('/', a + 1);
+      if (b != s.npos) return std::string(s.substr(b + 1, s.find('/', b + 1) - b - 1));
+    }
+  }
+  if (run.metadata())
+    if (const Json* name = run.metadata()->find("name"); name && name->is_string()) return name->as_string();
+  return "?";
+}
+
+}  // namespace kistore

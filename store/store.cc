@@ -1,0 +1,518 @@
+#include "store/store.h"
+
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "objects/blob.h"
+#include "refs/layout.h"
+#include "store/git.h"
+
+namespace kistore {
+namespace {
+
+// A change of this many blobs or more is written as one pack; smaller ones as
+// loose objects (a pack per small commit would leave thousands of packs).
+constexpr std::size_t kPackThreshold = 64;
+// How often a writer that lost the race rebuilds on the new head.
+constexpr int kMaxAttempts = 64;
+
+std::shared_ptr<git_tree> share(git_tree* t) {
+  return std::shared_ptr<git_tree>(t, git_tree_free);
+}
+
+// Splits "Name <email>"; nullopt if malformed.
+std::optional<std::pair<std::string, std::string>> parse_author(std::string_view text) {
+  std::size_t lt = text.find('<'), gt = text.rfind('>');
+  if (lt == std::string_view::npos || gt == std::string_view::npos || gt < lt || gt + 1 != text.size())
+    return std::nullopt;
+  std::string name(text.substr(0, lt));
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  std::string email(text.substr(lt + 1, gt - lt - 1));
+  if (name.empty() || email.empty()) return std::nullopt;
+  return std::make_pair(name, email);
+}
+
+git::Signature make_signature(git_repository* repo, const std::string& author_option) {
+  std::string author = author_option;
+  if (author.empty())
+    if (const char* env = std::getenv("KISTORE_AUTHOR")) author = env;
+  git_signature* sig = nullptr;
+  // KISTORE_DATE=<unix seconds> pins commit times (reproducible histories in tests).
+  std::optional<git_time_t> when;
+  if (const char* date = std::getenv("KISTORE_DATE")) when = std::strtoll(date, nullptr, 10);
+  if (!author.empty()) {
+    auto parts = parse_author(author);
+    if (!parts)
+      throw InvalidInput("--author/KISTORE_AUTHOR: expected \"Name <email>\", found \"" + author + "\"");
+    if (when)
+      git::check(git_signature_new(&sig, parts->first.c_str(), parts->second.c_str(), *when, 0), "author");
+    else
+      git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
+    return git::Signature(sig);
+  }
+  if (git_signature_default(&sig, repo) < 0)
+    throw InvalidInput(
+        "no author for the commit: pass --author \"Name <email>\", set KISTORE_AUTHOR, or set git's "
+        "user.name and user.email");
+  if (when) {
+    git_signature* pinned = nullptr;
+    git::check(git_signature_new(&pinned, sig->name, sig->email, *when, 0), "author");
+    git_signature_free(sig);
+    sig = pinned;
+  }
+  return git::Signature(sig);
+}
+
+}  // namespace
+
+// ---- Snapshot -------------------------------------------------------------
+
+Snapshot::Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id)
+    : repo_(repo), tree_(std::move(tree)), commit_id_(std::move(commit_id)) {}
+
+std::optional<std::string> Snapshot::read(std::string_view path) const {
+  if (!tree_) return std::nullopt;
+  git_tree_entry* raw = nullptr;
+  std::string p(path);
+  int rc = git_tree_entry_bypath(&raw, tree_.get(), p.c_str());
+  if (rc == GIT_ENOTFOUND) return std::nullopt;
+  git::check(rc, "reading " + p);
+  git::TreeEntry entry(raw);
+  if (git_tree_entry_type(raw) != GIT_OBJECT_BLOB) return std::nullopt;
+  git_blob* blob = nullptr;
+  git::check(git_blob_lookup(&blob, repo_, git_tree_entry_id(raw)), "reading " + p);
+  git::Blob owned(blob);
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
+}
+
+bool Snapshot::exists(std::string_view path) const {
+  if (!tree_) return false;
+  git_tree_entry* raw = nullptr;
+  std::string p(path);
+  int rc = git_tree_entry_bypath(&raw, tree_.get(), p.c_str());
+  if (rc == GIT_ENOTFOUND) return false;
+  git::check(rc, "reading " + p);
+  git_tree_entry_free(raw);
+  return true;
+}
+
+namespace {
+
+// The tree at `dir` below `root` (root itself for ""), or null.
+git::Tree subtree(git_repository* repo, git_tree* root, std::string_view dir) {
+  if (!root) return nullptr;
+  if (dir.empty()) {
+    git_tree* copy = nullptr;
+    git::check(git_tree_dup(&copy, root), "reading tree");
+    return git::Tree(copy);
+  }
+  git_tree_entry* raw = nullptr;
+  std::string p(dir);
+  int rc = git_tree_entry_bypath(&raw, root, p.c_str());
+  if (rc == GIT_ENOTFOUND) return nullptr;
+  git::check(rc, "reading " + p);
+  git::TreeEntry entry(raw);
+  if (git_tree_entry_type(raw) != GIT_OBJECT_TREE) return nullptr;
+  git_tree* t = nullptr;
+  git::check(git_tree_lookup(&t, repo, git_tree_entry_id(raw)), "reading " + p);
+  return git::Tree(t);
+}
+
+void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
+               const std::function<void(const std::string&, std::string_view)>& fn) {
+  std::size_t n = git_tree_entrycount(tree);
+  for (std::size_t i = 0; i < n; ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
+    std::string path = prefix.empty() ? git_tree_entry_name(e) : prefix + "/" + git_tree_entry_name(e);
+    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+      git_tree* sub = nullptr;
+      git::check(git_tree_lookup(&sub, repo, git_tree_entry_id(e)), "reading " + path);
+      git::Tree owned(sub);
+      walk_tree(repo, sub, path, fn);
+    } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+      git_blob* blob = nullptr;
+      git::check(git_blob_lookup(&blob, repo, git_tree_entry_id(e)), "reading " + path);
+      git::Blob owned(blob);
+      fn(path, std::string_view(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob)));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Snapshot::list(std::string_view dir) const {
+  std::vector<std::string> out;
+  git::Tree t = subtree(repo_, tree_.get(), dir);
+  if (!t) return out;
+  std::size_t n = git_tree_entrycount(t.get());
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t.get(), i)));
+  return out;
+}
+
+void Snapshot::walk(std::string_view dir,
+                    const std::function<void(const std::string&, std::string_view)>& fn) const {
+  git::Tree t = subtree(repo_, tree_.get(), dir);
+  if (t) walk_tree(repo_, t.get(), std::string(dir), fn);
+}
+
+bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }
+
+std::string Snapshot::object_bytes(const Digest& d) const {
+  std::string path = object_path(d);
+  auto frame = read(path);
+  if (!frame) throw NotFound(d.str() + ": no such object in the store");
+  std::string bytes = decode_object(*frame, path);
+  Digest actual = Digest::of(bytes);
+  if (actual != d)
+    throw Corruption(path + ": object hash mismatch - expected " + d.str() + " but got " + actual.str());
+  return bytes;
+}
+
+std::optional<Json> Snapshot::metadata(const Digest& d) const {
+  std::string path = metadata_path(d);
+  auto bytes = read(path);
+  if (!bytes) return std::nullopt;
+  return parse_json(*bytes, path);
+}
+
+Document Snapshot::document(const Digest& d) const {
+  std::string bytes = object_bytes(d);
+  try {
+    return Document::from_canonical(bytes, metadata(d), Location{object_path(d), ""});
+  } catch (const Error& e) {
+    throw Corruption(std::string("stored object is not a valid document: ") + e.what());
+  }
+}
+
+std::vector<Digest> Snapshot::object_digests() const {
+  std::vector<Digest> out;
+  git::Tree root = subtree(repo_, tree_.get(), "objects/sha256");
+  if (!root) return out;
+  // Three levels: ab / cd / <60 hex>. Names are read from the trees alone.
+  for (std::size_t i = 0, n = git_tree_entrycount(root.get()); i < n; ++i) {
+    const git_tree_entry* a = git_tree_entry_byindex(root.get(), i);
+    if (git_tree_entry_type(a) != GIT_OBJECT_TREE) continue;
+    git_tree* ta = nullptr;
+    git::check(git_tree_lookup(&ta, repo_, git_tree_entry_id(a)), "reading objects");
+    git::Tree owned_a(ta);
+    for (std::size_t j = 0, m = git_tree_entrycount(ta); j < m; ++j) {
+      const git_tree_entry* b = git_tree_entry_byindex(ta, j);
+      if (git_tree_entry_type(b) != GIT_OBJECT_TREE) continue;
+      git_tree* tb = nullptr;
+      git::check(git_tree_lookup(&tb, repo_, git_tree_entry_id(b)), "reading objects");
+      git::Tree owned_b(tb);
+      for (std::size_t k = 0, o = git_tree_entrycount(tb); k < o; ++k) {
+        const git_tree_entry* c = git_tree_entry_byindex(tb, k);
+        std::string hex = std::string(git_tree_entry_name(a)) + git_tree_entry_name(b) + git_tree_entry_name(c);
+        if (auto d = Digest::parse_hex(hex)) out.push_back(*d);
+      }
+    }
+  }
+  return out;
+}
+
+Digest Snapshot::resolve(std::string_view ref) const {
+  std::string_view hex = ref;
+  if (hex.substr(0, Digest::kPrefix.size()) == Digest::kPrefix) hex.remove_prefix(Digest::kPrefix.size());
+  if (!is_hex_prefix(hex) || hex.size() < 8)
+    throw InvalidInput("REF \"" + std::string(ref) +
+                       "\": expected a digest (sha256:<64 hex>) or a prefix of at least 8 lowercase hex digits");
+  std::string dir = "objects/sha256/" + std::string(hex.substr(0, 2)) + "/" + std::string(hex.substr(2, 2));
+  std::vector<Digest> matches;
+  for (const std::string& name : list(dir)) {
+    std::string full = std::string(hex.substr(0, 4)) + name;
+    if (full.compare(0, hex.size(), hex) == 0)
+      if (auto d = Digest::parse_hex(full)) matches.push_back(*d);
+  }
+  if (matches.empty()) throw NotFound("REF \"" + std::string(ref) + "\": no object in the store matches");
+  if (matches.size() > 1) {
+    std::string names;
+    for (const Digest& d : matches) names += "\n  " + d.str();
+    throw InvalidInput("REF \"" + std::string(ref) + "\" is ambiguous; it matches:" + names);
+  }
+  return matches.front();
+}
+
+// ---- Store ----------------------------------------------------------------
+
+Store::Store(git_repository* repo, std::string dir) : repo_(repo), dir_(std::move(dir)) {
+  git_reference* head = nullptr;
+  git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
+  git::Reference owned(head);
+  if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
+    throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
+  branch_ = git_reference_symbolic_target(head);
+}
+
+Store::Store(Store&& o) noexcept : repo_(o.repo_), dir_(std::move(o.dir_)), branch_(std::move(o.branch_)) {
+  o.repo_ = nullptr;
+}
+
+Store& Store::operator=(Store&& o) noexcept {
+  std::swap(repo_, o.repo_);
+  dir_ = std::move(o.dir_);
+  branch_ = std::move(o.branch_);
+  return *this;
+}
+
+Store::~Store() {
+  if (repo_) git_repository_free(repo_);
+}
+
+std::string Store::default_dir() {
+  if (const char* env = std::getenv("KISTORE_DIR"); env && *env) return env;
+  return ".kistore";
+}
+
+Store Store::init(const std::string& dir) {
+  git::ensure_init();
+  git_repository* existing = nullptr;
+  if (git_repository_open_ext(&existing, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+    git_repository_free(existing);
+    throw IOError(dir + ": a repository is already there; not initialising over it");
+  }
+  git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+  opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+  opts.initial_head = "main";
+  opts.description = "kistore evidence store";
+  git_repository* repo = nullptr;
+  git::check(git_repository_init_ext(&repo, dir.c_str(), &opts), dir + ": creating the store");
+  git_config* cfg = nullptr;
+  git::check(git_repository_config(&cfg, repo), dir + ": opening config");
+  git::Config owned(cfg);
+  git::check(git_config_set_int32(cfg, "kistore.formatversion", 1), dir + ": writing config");
+  return Store(repo, dir);
+}
+
+Store Store::open(const std::string& dir) {
+  git::ensure_init();
+  git_repository* repo = nullptr;
+  int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc == GIT_ENOTFOUND)
+    throw IOError(dir + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
+  git::check(rc, dir + ": opening the store");
+  return Store(repo, dir);
+}
+
+std::string Store::local_dir() const {
+  std::string dir = git_repository_path(repo_);
+  if (!dir.empty() && dir.back() == '/') dir.pop_back();
+  return dir + "/kistore";
+}
+
+std::optional<std::string> Store::setting(const std::string& key) const {
+  git_config* cfg = nullptr;
+  git::check(git_repository_config_snapshot(&cfg, repo_), dir_ + ": reading config");
+  git::Config owned(cfg);
+  const char* value = nullptr;
+  if (git_config_get_string(&value, cfg, ("kistore." + key).c_str()) < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  return std::string(value);
+}
+
+void Store::set_setting(const std::string& key, const std::string& value) {
+  git_config* cfg = nullptr;
+  git::check(git_repository_config(&cfg, repo_), dir_ + ": opening config");
+  git::Config owned(cfg);
+  git::check(git_config_set_string(cfg, ("kistore." + key).c_str(), value.c_str()), dir_ + ": writing config");
+}
+
+Snapshot Store::snapshot() const {
+  git_reference* ref = nullptr;
+  int rc = git_reference_lookup(&ref, repo_, branch_.c_str());
+  if (rc == GIT_ENOTFOUND) return Snapshot(repo_, nullptr, "");
+  git::check(rc, dir_ + ": reading " + branch_);
+  git::Reference owned(ref);
+  git_commit* commit = nullptr;
+  git::check(git_commit_lookup(&commit, repo_, git_reference_target(ref)), dir_ + ": reading the head commit");
+  git::Commit owned_commit(commit);
+  git_tree* tree = nullptr;
+  git::check(git_commit_tree(&tree, commit), dir_ + ": reading the head tree");
+  return Snapshot(repo_, share(tree), git::oid_str(*git_commit_id(commit)));
+}
+
+std::string commit_message(const ChangeSet& change) {
+  std::string msg = change.summary + "\n\n";
+  if (!change.body.empty()) {
+    msg += change.body;
+    if (msg.back() != '\n') msg += '\n';
+    msg += '\n';
+  }
+  msg += "Kistore-Op: " + change.op + "\n";
+  return msg;
+}
+
+std::string commit_op(std::string_view message) {
+  constexpr std::string_view key = "\nKistore-Op: ";
+  std::size_t pos = message.rfind(key);
+  if (pos == std::string_view::npos) return "";
+  std::string_view rest = message.substr(pos + key.size());
+  return std::string(rest.substr(0, rest.find('\n')));
+}
+
+std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options) {
+  bool bulk = change.upserts.size() >= kPackThreshold;
+  // Bulk changes go through a private repository handle whose odb has an
+  // in-memory backend in front: every new object lands there, and exactly
+  // those objects become one pack. The shared handle never sees the mempack.
+  git_repository* repo = repo_;
+  git::Repository private_repo;
+  git_odb_backend* mempack = nullptr;
+  if (bulk) {
+    git_repository* r = nullptr;
+    git::check(git_repository_open_ext(&r, git_repository_path(repo_), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+               dir_ + ": opening for writing");
+    private_repo.reset(r);
+    repo = r;
+    git_odb* odb = nullptr;
+    git::check(git_repository_odb(&odb, repo), "opening the object database");
+    git::Odb owned_odb(odb);
+    git::check(git_mempack_new(&mempack), "creating an in-memory pack");
+    git::check(git_odb_add_backend(odb, mempack, 1000), "adding the in-memory pack");
+  }
+
+  std::vector<git_tree_update> updates;
+  updates.reserve(change.upserts.size() + change.removals.size());
+  std::size_t done = 0, total = change.upserts.size();
+  for (const auto& [path, bytes] : change.upserts) {
+    git_tree_update u{};
+    u.action = GIT_TREE_UPDATE_UPSERT;
+    git::check(git_blob_create_from_buffer(&u.id, repo, bytes.data(), bytes.size()), "writing " + path);
+    u.filemode = GIT_FILEMODE_BLOB;
+    u.path = path.c_str();
+    updates.push_back(u);
+    if (options.progress && (++done % 1024 == 0 || done == total)) options.progress(done, total);
+  }
+  for (const std::string& path : change.removals) {
+    git_tree_update u{};
+    u.action = GIT_TREE_UPDATE_REMOVE;
+    u.path = path.c_str();
+    updates.push_back(u);
+  }
+
+  git_tree* base_tree = nullptr;
+  git::Tree owned_base;
+  if (!base.empty()) {
+    git_commit* c = nullptr;
+    git_oid id;
+    git_oid_fromstr(&id, base.commit_id().c_str());
+    git::check(git_commit_lookup(&c, repo, &id), "reading the head commit");
+    git::Commit owned(c);
+    git::check(git_commit_tree(&base_tree, c), "reading the head tree");
+    owned_base.reset(base_tree);
+  }
+  git_oid tree_id;
+  // A null baseline starts from the empty tree (the store's first commit).
+  git::check(git_tree_create_updated(&tree_id, repo, base_tree, updates.size(), updates.data()),
+             "building the new tree");
+  git_tree* tree = nullptr;
+  git::check(git_tree_lookup(&tree, repo, &tree_id), "reading the new tree");
+  git::Tree owned_tree(tree);
+
+  std::vector<git::Commit> parent_objs;
+  std::vector<const git_commit*> parents;
+  auto add_parent = [&](const std::string& id_text) {
+    git_oid id;
+    git_oid_fromstr(&id, id_text.c_str());
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading parent " + id_text);
+    parent_objs.emplace_back(c);
+    parents.push_back(c);
+  };
+  if (!base.empty()) add_parent(base.commit_id());
+  for (const std::string& p : change.extra_parents) add_parent(p);
+
+  git::Signature author = make_signature(repo, options.author);
+  std::string message = commit_message(change);
+  git_buf* buf = new git_buf{};
+  std::unique_ptr<git_buf, git::BufFree> owned_buf(buf);
+  git::check(git_commit_create_buffer(buf, repo, author.get(), author.get(), nullptr, message.c_str(), tree,
+                                      parents.size(), parents.data()),
+             "building the commit");
+  std::string content(buf->ptr, buf->size);
+  std::string signature = options.sign ? options.sign(content) : std::string();
+  git_oid commit_id;
+  if (signature.empty()) {
+    git_odb* odb = nullptr;
+    git::check(git_repository_odb(&odb, repo), "opening the object database");
+    git::Odb owned_odb(odb);
+    git::check(git_odb_write(&commit_id, odb, content.data(), content.size(), GIT_OBJECT_COMMIT),
+               "writing the commit");
+  } else {
+    // git stores the signature header without the armor's final newline.
+    while (!signature.empty() && signature.back() == '\n') signature.pop_back();
+    git::check(git_commit_create_with_signature(&commit_id, repo, content.c_str(), signature.c_str(), nullptr),
+               "writing the signed commit");
+  }
+
+  if (bulk) {
+    git_packbuilder* pb = nullptr;
+    git::check(git_packbuilder_new(&pb, repo), "creating a pack");
+    git::Packbuilder owned_pb(pb);
+    git_packbuilder_set_threads(pb, 0);
+    struct Ctx {
+      git_packbuilder* pb;
+      int rc = 0;
+    } ctx{pb};
+    git::check(mempack->foreach(mempack,
+                                [](const git_oid* id, void* payload) {
+                                  auto* c = static_cast<Ctx*>(payload);
+                                  c->rc = git_packbuilder_insert(c->pb, id, nullptr);
+                                  return c->rc;
+                                },
+                                &ctx),
+               "listing new objects");
+    git::check(git_packbuilder_write(pb, nullptr, 0, nullptr, nullptr), dir_ + ": writing the pack");
+  }
+  return git::oid_str(commit_id);
+}
+
+std::optional<std::string> Store::commit(
+    const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+  std::mt19937 rng(std::random_device{}());
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    Snapshot base = snapshot();
+    std::optional<ChangeSet> change = build(base);
+    if (!change) return std::nullopt;
+    std::string id = write_commit(base, *change, options);
+    git_oid new_id;
+    git_oid_fromstr(&new_id, id.c_str());
+    git_reference* ref = nullptr;
+    std::string log = "kistore: " + change->op;
+    int rc;
+    if (base.empty()) {
+      rc = git_reference_create(&ref, repo_, branch_.c_str(), &new_id, 0, log.c_str());
+    } else {
+      git_oid old_id;
+      git_oid_fromstr(&old_id, base.commit_id().c_str());
+      rc = git_reference_create_matching(&ref, repo_, branch_.c_str(), &new_id, 1, &old_id, log.c_str());
+    }
+    if (rc == 0) {
+      git_reference_free(ref);
+      git_odb* odb = nullptr;
+      if (git_repository_odb(&odb, repo_) == 0) {
+        git_odb_refresh(odb);  // see the pack just written
+        git_odb_free(odb);
+      }
+      return id;
+    }
+    if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED)
+      git::check(rc, dir_ + ": moving " + branch_);
+    // Another writer won: back off a little, then rebuild on its head.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + attempt * 10)));
+  }
+  throw IOError(dir_ + ": gave up after " + std::to_string(kMaxAttempts) +
+                " attempts: other writers kept moving " + branch_);
+}
+
+}  // namespace kistore

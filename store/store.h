@@ -1,0 +1,143 @@
+// The store: a git repository whose branch tree is the evidence (SPEC §2).
+//
+// A Store is opened on a directory holding a git repository (bare, as `kistore
+// init` makes it, or a plain `git clone` of one). All state is the tree of one
+// branch, the one HEAD names. Readers take a Snapshot of the branch head and
+// never see a half-made change. Writers describe a change as a function of
+// the snapshot it applies to; Store::commit writes the objects (one pack for
+// a bulk change), makes one commit, and moves the branch by compare-and-swap,
+// calling the function again on the new head when another writer moved it
+// first. A crash at any point leaves the branch at its last commit: new
+// objects are written before the branch moves, and the move is one atomic
+// rename of a lock file.
+//
+// Thread-safety: a Store and its Snapshots belong to one thread; open one
+// Store per thread. Separate processes may write to one store at once.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "objects/digest.h"
+#include "objects/document.h"
+
+struct git_repository;
+struct git_tree;
+
+namespace kistore {
+
+// A read-only view of the branch at one commit.
+class Snapshot {
+ public:
+  Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id);
+
+  // The commit this snapshot shows; "" for an empty store.
+  const std::string& commit_id() const { return commit_id_; }
+  bool empty() const { return !tree_; }
+
+  // Bytes of the blob at `path`, or nullopt if there is none.
+  std::optional<std::string> read(std::string_view path) const;
+  bool exists(std::string_view path) const;
+  // Names in the directory `dir` ("" for the root), sorted; empty if absent.
+  std::vector<std::string> list(std::string_view dir) const;
+  // Calls fn(path, bytes) for every blob below `dir`, depth first, in tree order.
+  void walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn) const;
+
+  bool has_object(const Digest& d) const;
+  // The object's decompressed bytes, re-hashed: Error(kCorruption) with both
+  // digests if they do not hash to `d`; Error(kNotFound) if absent.
+  std::string object_bytes(const Digest& d) const;
+  std::optional<Json> metadata(const Digest& d) const;
+  // The stored document with its metadata. Errors as object_bytes.
+  Document document(const Digest& d) const;
+  // Every object digest in the store, in path order.
+  std::vector<Digest> object_digests() const;
+
+  // A full digest ("sha256:<hex>" or 64 hex) or a unique prefix of 8+ hex
+  // digits (with or without "sha256:"), resolved among the objects.
+  // Error(kNotFound) when nothing matches, Error(kInvalidInput) when the ref is
+  // malformed or ambiguous (naming the candidates).
+  Digest resolve(std::string_view ref) const;
+
+ private:
+  git_repository* repo_;
+  std::shared_ptr<git_tree> tree_;
+  std::string commit_id_;
+};
+
+// A change to the branch tree: blobs to write at paths, paths to remove.
+struct ChangeSet {
+  std::map<std::string, std::string> upserts;  // path -> bytes
+  std::vector<std::string> removals;
+  std::string op;       // the Kistore-Op trailer: add, attest, rerun, merge, import
+  std::string summary;  // one line
+  std::string body;     // may be empty
+  std::vector<std::string> extra_parents;  // commit ids, for merges
+};
+
+struct CommitOptions {
+  std::string author;  // "Name <email>"; empty: KISTORE_AUTHOR, else git's user.name/user.email
+  // Signs the commit's bytes, returning an armored signature (git's gpgsig
+  // header), or empty to leave it unsigned.
+  std::function<std::string(std::string_view commit_bytes)> sign;
+  // Called with (done, total) while objects are written.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+class Store {
+ public:
+  // Creates an empty store (a bare repository whose HEAD names refs/heads/main)
+  // at `dir`. Error(kIO) if a repository is already there or it cannot be made.
+  static Store init(const std::string& dir);
+  // Opens the repository at `dir` (bare or not). Error(kIO) naming `dir` if
+  // there is none.
+  static Store open(const std::string& dir);
+  // --store, else $KISTORE_DIR, else ".kistore".
+  static std::string default_dir();
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::string& dir() const { return dir_; }
+  // "refs/heads/main", or whatever HEAD names.
+  const std::string& branch() const { return branch_; }
+  git_repository* repo() const { return repo_; }
+  // A folder inside the repository for local state that is never synced
+  // (the trust list): "<git dir>/kistore". Created on demand by writers.
+  std::string local_dir() const;
+  // Local (never synced) settings, kept in the repository's git config under
+  // "kistore.<key>".
+  std::optional<std::string> setting(const std::string& key) const;
+  void set_setting(const std::string& key, const std::string& value);
+
+  Snapshot snapshot() const;
+
+  // Applies the change that `build` computes from the current head: writes
+  // it as one commit and moves the branch by compare-and-swap. When another
+  // writer moved the branch first, calls `build` again on the new head (up to
+  // a bounded number of times). `build` returns nullopt when there is nothing
+  // to do: then no commit is made and commit returns nullopt. Returns the new
+  // commit id.
+  std::optional<std::string> commit(const std::function<std::optional<ChangeSet>(const Snapshot&)>& build,
+                                    const CommitOptions& options);
+
+ private:
+  Store(git_repository* repo, std::string dir);
+  std::string write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options);
+  git_repository* repo_ = nullptr;
+  std::string dir_;
+  std::string branch_;
+};
+
+// Commit messages kistore writes: "<summary>\n\n<body>\n\nKistore-Op: <op>\n".
+std::string commit_message(const ChangeSet& change);
+// The Kistore-Op trailer of a commit message, or "" if none.
+std::string commit_op(std::string_view message);
+
+}  // namespace kistore

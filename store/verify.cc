@@ -1,0 +1,316 @@
+#include "store/verify.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "objects/blob.h"
+#include "refs/index.h"
+#include "refs/layout.h"
+#include "store/git.h"
+
+namespace kistore {
+namespace {
+
+// What verify keeps of each object to check the index against.
+struct ObjectFacts {
+  Kind kind = Kind::kRun;
+  bool valid = false;          // decoded, hashed and validated
+  std::string group_path;      // runs: where the group entry must be
+  std::string group_bytes;
+  Level default_level = Level::kReported;
+  std::optional<std::string> source_path;
+  std::optional<Digest> subject;  // attestations
+  std::string attestation_bytes;
+  std::vector<std::pair<std::string, Digest>> references;  // runs: role -> digest
+};
+
+class Verifier {
+ public:
+  Verifier(const Store& store, const VerifyOptions& options)
+      : store_(store), options_(options), snap_(store.snapshot()) {}
+
+  VerifyReport run() {
+    snap_.walk("", [&](const std::string& path, std::string_view bytes) { visit(path, bytes); });
+    check_index();
+    check_history();
+    report_.objects = objects_.size();
+    return std::move(report_);
+  }
+
+ private:
+  void problem(std::string kind, std::string path, std::string detail) {
+    report_.problems.push_back({std::move(kind), std::move(path), std::move(detail)});
+  }
+  void warning(std::string kind, std::string path, std::string detail) {
+    report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
+  }
+
+  void visit(const std::string& path, std::string_view bytes) {
+    if (path.starts_with("objects/")) return visit_object(path, bytes);
+    std::string_view rest = path;
+    auto take = [&](std::string_view prefix) {
+      if (!rest.starts_with(prefix)) return false;
+      rest.remove_prefix(prefix.size());
+      return true;
+    };
+    if (take("refs/metadata/")) {
+      auto d = Digest::parse_hex(rest);
+      if (!d) return problem("layout", path, "expected refs/metadata/<64 hex>, found another name");
+      metadata_.emplace(*d, path);
+      try {
+        Json meta = parse_json(bytes, path);
+        if (!meta.is_object()) problem("metadata-invalid", path, "expected a JSON object");
+        else if (canonical(meta) != bytes) problem("metadata-invalid", path, "expected RFC 8785 bytes, found another form");
+      } catch (const Error& e) {
+        problem("metadata-invalid", path, e.what());
+      }
+      return;
+    }
+    if (take("refs/groups/") || take("refs/attestations/")) {
+      std::size_t slash = rest.find('/');
+      auto a = Digest::parse_hex(rest.substr(0, slash));
+      auto b = slash == rest.npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
+      if (!a || !b) return problem("layout", path, "expected <64 hex>/<64 hex> below " + path.substr(0, path.find('/', 5)));
+      if (path.starts_with("refs/groups/")) groups_.push_back({path, *a, *b, std::string(bytes)});
+      else attestations_.push_back({path, *a, *b, std::string(bytes)});
+      return;
+    }
+    if (take("refs/levels/")) {
+      std::size_t slash = rest.find('/');
+      auto level = parse_level(rest.substr(0, slash));
+      auto run = slash == rest.npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
+      if (!level || !run) return problem("layout", path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
+      levels_.push_back({path, *level, *run, std::string(bytes)});
+      return;
+    }
+    if (path.starts_with("refs/sources/")) {
+      sources_.emplace(path, std::string(bytes));
+      return;
+    }
+    problem("layout", path, "path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
+  }
+
+  void visit_object(const std::string& path, std::string_view frame) {
+    auto d = parse_object_path(path);
+    if (!d) return problem("layout", path, "expected objects/sha256/<2 hex>/<2 hex>/<60 hex>");
+    ObjectFacts& facts = objects_[*d];
+    if (options_.progress && objects_.size() % 1024 == 0) options_.progress(objects_.size(), 0);
+    std::string bytes;
+    try {
+      bytes = decode_object(frame, path);
+    } catch (const Error& e) {
+      return problem("object-corrupt", path, e.what());
+    }
+    Digest actual = Digest::of(bytes);
+    if (actual != *d)
+      return problem("object-hash-mismatch", path, "expected bytes hashing to " + d->str() + ", found " + actual.str());
+    Json body;
+    try {
+      body = parse_json(bytes, path);
+    } catch (const Error& e) {
+      return problem("object-invalid", path, e.what());
+    }
+    if (options_.deep) {
+      try {
+        Document::from_json(body, Location{path, ""});
+      } catch (const Error& e) {
+        return problem("object-invalid", path, e.what());
+      }
+      if (canonical(body) != bytes) return problem("object-not-canonical", path, "expected RFC 8785 bytes, found another form");
+    }
+    const Json* kind_json = body.find("kind");
+    std::optional<Kind> kind = kind_json && kind_json->is_string() ? parse_kind(kind_json->as_string()) : std::nullopt;
+    const Json* spec = body.find("spec");
+    if (!kind || !spec || !spec->is_object())
+      return problem("object-invalid", path, "expected a document with a known kind and a spec");
+    facts.kind = *kind;
+    facts.valid = true;
+    if (*kind == Kind::kRun) {
+      facts.group_path = group_path(comparison_key(*spec), *d);
+      facts.group_bytes = group_entry(*spec);
+      facts.default_level = default_level(*spec);
+      try {
+        facts.source_path = source_path(*spec, path);
+      } catch (const Error& e) {
+        problem("object-invalid", path, e.what());
+      }
+      for (const char* role : {"protocol", "environment", "workload", "implementation"}) {
+        const Json* ref = spec->find(std::string(role) + "Digest");
+        if (ref && ref->is_string())
+          if (auto rd = Digest::parse(ref->as_string())) facts.references.emplace_back(role, *rd);
+      }
+    } else if (*kind == Kind::kAttestation) {
+      const Json* subject = spec->find("subject");
+      if (subject && subject->is_string()) facts.subject = Digest::parse(subject->as_string());
+      if (spec->find("author") && spec->find("type")) facts.attestation_bytes = attestation_entry(*spec);
+    }
+  }
+
+  const ObjectFacts* object(const Digest& d) const {
+    auto it = objects_.find(d);
+    return it == objects_.end() ? nullptr : &it->second;
+  }
+
+  void check_index() {
+    for (const auto& [digest, path] : metadata_)
+      if (!object(digest)) problem("dangling-ref", path, "names " + digest.str() + ", which is not in the store");
+
+    std::unordered_map<Digest, int> group_count, level_count;
+    std::set<Digest> attested;
+    for (const auto& g : groups_) {
+      const ObjectFacts* run = object(g.second);
+      if (!run) { problem("dangling-ref", g.path, "names run " + g.second.str() + ", which is not in the store"); continue; }
+      if (!run->valid) continue;
+      if (run->kind != Kind::kRun) { problem("group-mismatch", g.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
+      ++group_count[g.second];
+      if (g.path != run->group_path)
+        problem("group-mismatch", g.path, "the run's comparison key puts it at " + run->group_path);
+      else if (g.bytes != run->group_bytes)
+        problem("group-mismatch", g.path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
+    }
+    for (const auto& l : levels_) {
+      const ObjectFacts* run = object(l.run);
+      if (!run) { problem("dangling-ref", l.path, "names run " + l.run.str() + ", which is not in the store"); continue; }
+      if (!run->valid) continue;
+      if (run->kind != Kind::kRun) { problem("level-mismatch", l.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
+      ++level_count[l.run];
+      if (l.level == run->default_level) {
+        if (l.bytes != level_entry(std::nullopt))
+          problem("level-mismatch", l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes);
+        continue;
+      }
+      std::string why = options_.justify_level ? options_.justify_level(l.run, l.path)
+                                               : "no signed controlled rerun set this level";
+      if (!why.empty())
+        problem("level-unjustified", l.path,
+                "expected the default level " + std::string(level_name(run->default_level)) + " (" + why + ")");
+    }
+    for (const auto& a : attestations_) {
+      const ObjectFacts* run = object(a.first);
+      const ObjectFacts* att = object(a.second);
+      if (!run) problem("dangling-ref", a.path, "attests run " + a.first.str() + ", which is not in the store");
+      if (!att) { problem("dangling-ref", a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
+      if (!att->valid) continue;
+      if (att->kind != Kind::kAttestation) { problem("attestation-mismatch", a.path, "expected an Attestation, found a " + std::string(kind_name(att->kind))); continue; }
+      attested.insert(a.second);
+      if (!att->subject || *att->subject != a.first)
+        problem("attestation-mismatch", a.path, "the attestation's subject is " + (att->subject ? att->subject->str() : std::string("missing")));
+      else if (a.bytes != att->attestation_bytes)
+        problem("attestation-mismatch", a.path, "expected " + att->attestation_bytes + ", found " + a.bytes);
+    }
+    std::set<std::string> expected_sources;
+    for (const auto& [digest, facts] : objects_) {
+      if (!facts.valid) continue;
+      if (facts.kind == Kind::kRun) {
+        if (!group_count.count(digest))
+          problem("missing-group", facts.group_path, "run " + digest.str() + " is missing from its group");
+        else if (group_count[digest] > 1)
+          problem("group-mismatch", "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count[digest]) + " groups");
+        if (!level_count.count(digest))
+          problem("missing-level", level_path(facts.default_level, digest), "run " + digest.str() + " has no level");
+        else if (level_count[digest] > 1)
+          problem("level-mismatch", "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count[digest]) + " levels");
+        if (facts.source_path) {
+          expected_sources.insert(*facts.source_path);
+          auto it = sources_.find(*facts.source_path);
+          if (it == sources_.end())
+            problem("missing-source", *facts.source_path, "run " + digest.str() + " is missing from the source index");
+          else if (it->second != digest.str())
+            problem("source-mismatch", *facts.source_path, "expected " + digest.str() + ", found " + it->second);
+        }
+        for (const auto& [role, ref] : facts.references)
+          if (!object(ref))
+            warning("external-reference", object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
+      } else if (facts.kind == Kind::kAttestation && !attested.count(digest)) {
+        problem("missing-attestation", object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
+      }
+    }
+    for (const auto& [path, bytes] : sources_)
+      if (!expected_sources.count(path)) {
+        auto d = Digest::parse(bytes);
+        problem("source-mismatch", path, d && object(*d) ? "the run " + bytes + " does not have this source id"
+                                                         : "names " + bytes + ", which is not a run in the store");
+      }
+  }
+
+  // No commit reachable from the head may lose or change an object its
+  // parent had: objects are immutable, so history is append-only.
+  void check_history() {
+    if (snap_.empty()) return;
+    git_repository* repo = store_.repo();
+    git_revwalk* raw = nullptr;
+    git::check(git_revwalk_new(&raw, repo), "walking history");
+    git::Revwalk walk(raw);
+    git_oid head;
+    git_oid_fromstr(&head, snap_.commit_id().c_str());
+    git::check(git_revwalk_push(walk.get(), &head), "walking history");
+    git_oid id;
+    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    char* spec[] = {const_cast<char*>("objects/")};
+    opts.pathspec = {spec, 1};
+    while (git_revwalk_next(&id, walk.get()) == 0) {
+      git_commit* c = nullptr;
+      if (git_commit_lookup(&c, repo, &id) < 0) {
+        problem("history-missing", git::oid_str(id), "a commit in the history cannot be read: " + git::last_error());
+        continue;
+      }
+      git::Commit commit(c);
+      git_tree* tree = nullptr;
+      if (git_commit_tree(&tree, c) < 0) {
+        problem("history-missing", git::oid_str(id), "the commit's tree cannot be read");
+        continue;
+      }
+      git::Tree owned_tree(tree);
+      for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
+        git_commit* p = nullptr;
+        if (git_commit_parent(&p, c, i) < 0) continue;
+        git::Commit parent(p);
+        git_tree* ptree = nullptr;
+        if (git_commit_tree(&ptree, p) < 0) continue;
+        git::Tree owned_ptree(ptree);
+        git_diff* diff = nullptr;
+        if (git_diff_tree_to_tree(&diff, repo, ptree, tree, &opts) < 0) continue;
+        git::Diff owned_diff(diff);
+        for (std::size_t k = 0, n = git_diff_num_deltas(diff); k < n; ++k) {
+          const git_diff_delta* delta = git_diff_get_delta(diff, k);
+          if (delta->status == GIT_DELTA_DELETED || delta->status == GIT_DELTA_MODIFIED)
+            problem("history-rewritten", delta->old_file.path,
+                    "commit " + git::oid_str(id) + " " +
+                        (delta->status == GIT_DELTA_DELETED ? "removed" : "changed") + " an object its parent " +
+                        git::oid_str(*git_commit_id(p)) + " had");
+        }
+      }
+    }
+  }
+
+  struct PairEntry {
+    std::string path;
+    Digest first, second;
+    std::string bytes;
+  };
+  struct LevelEntry {
+    std::string path;
+    Level level;
+    Digest run;
+    std::string bytes;
+  };
+
+  const Store& store_;
+  const VerifyOptions& options_;
+  Snapshot snap_;
+  VerifyReport report_;
+  std::unordered_map<Digest, ObjectFacts> objects_;
+  std::map<Digest, std::string> metadata_;
+  std::vector<PairEntry> groups_, attestations_;
+  std::vector<LevelEntry> levels_;
+  std::map<std::string, std::string> sources_;
+};
+
+}  // namespace
+
+VerifyReport verify_store(const Store& store, const VerifyOptions& options) {
+  return Verifier(store, options).run();
+}
+
+}  // namespace kistore
