@@ -469,6 +469,19 @@ TEST_CASE("private keys: what is refused and why", "[ssh]") {
     CHECK(error_of([&] { SshPrivateKey::parse(damaged(0), "k"); }) ==
           "k: expected the magic \"openssh-key-v1\" at the start of the key data, found something else");
   }
+  SECTION("every truncation is refused as invalid input, nothing else escapes") {
+    s.keygen("k");
+    const std::string text = s.read("k");
+    for (std::size_t n = 0; n + 1 < text.size(); ++n) {
+      INFO("first " << n << " bytes");
+      try {
+        SshPrivateKey::parse(text.substr(0, n), "k");
+        FAIL("accepted");
+      } catch (const kistore::Error& e) {
+        CHECK(e.code() == kistore::ErrorCode::kInvalidInput);
+      }
+    }
+  }
   SECTION("an empty namespace") {
     s.keygen("k");
     CHECK(error_of([&] { SshPrivateKey::load(s.path("k")).sign("x", ""); }).find("namespace must not be empty") !=
@@ -617,6 +630,17 @@ TEST_CASE("allowed signers: parse, render, find, and ssh-keygen reads what we wr
       INFO(b.line);
       CHECK(error_of([&] { kistore::parse_allowed_signers("# first\n" + b.line, "f"); })
                 .find(b.error) == 0);
+    }
+  }
+
+  SECTION("every truncation parses or is refused as invalid input") {
+    for (std::size_t n = 0; n < file.size(); ++n) {
+      INFO("first " << n << " bytes");
+      try {
+        kistore::parse_allowed_signers(file.substr(0, n), "allowed");
+      } catch (const kistore::Error& e) {
+        CHECK(e.code() == kistore::ErrorCode::kInvalidInput);
+      }
     }
   }
 
