@@ -1,5 +1,7 @@
 #include "cli/describe.h"
 
+#include <cstdio>
+
 #include "refs/index.h"
 #include "store/query.h"
 
@@ -56,6 +58,80 @@ std::string run_evidence_text(const Snapshot& snap, const Document& run) {
          std::to_string(e.of) + " in group " + e.group.str() + "\n";
   out += "attestations: " + std::to_string(e.attestations) + "\n";
   return out;
+}
+
+}  // namespace kistore::cli
+
+namespace kistore::cli {
+
+std::string human_value(double value, const std::string& unit) {
+  char buf[64];
+  if (unit == "ns") {
+    if (value >= 1e6) std::snprintf(buf, sizeof buf, "%.3f ms", value / 1e6);
+    else if (value >= 1e3) std::snprintf(buf, sizeof buf, "%.3f us", value / 1e3);
+    else std::snprintf(buf, sizeof buf, "%.0f ns", value);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.4g %s", value, unit.c_str());
+  return buf;
+}
+
+std::string spread_text(const Document& run, const std::string& unit) {
+  const Json* list = run.spec().find("measurements");
+  if (!list || !list->is_array()) return "";
+  std::optional<double> p20, p80;
+  for (const Json& m : list->as_array()) {
+    auto parsed = Measurement::from_json(m);
+    if (!parsed || parsed->unit != unit) continue;
+    if (parsed->statistic == "p20") p20 = parsed->value;
+    if (parsed->statistic == "p80") p80 = parsed->value;
+  }
+  if (!p20 || !p80) return "";
+  return human_value(*p20, unit) + " - " + human_value(*p80, unit);
+}
+
+GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
+  std::string_view hex = ref;
+  if (hex.starts_with(Digest::kPrefix)) hex.remove_prefix(Digest::kPrefix.size());
+  if (!is_hex_prefix(hex) || hex.size() < 8)
+    throw InvalidInput("REF \"" + std::string(ref) +
+                       "\": expected a run or group digest, or a prefix of at least 8 lowercase hex digits");
+  std::vector<Digest> keys;
+  for (const std::string& name : snap.list("refs/groups"))
+    if (name.compare(0, hex.size(), hex) == 0)
+      if (auto d = Digest::parse_hex(name)) keys.push_back(*d);
+  if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
+  if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
+  Digest run = snap.resolve(ref);
+  Document doc = snap.document(run);
+  if (doc.kind() != Kind::kRun)
+    throw InvalidInput("REF \"" + std::string(ref) + "\": expected a run or a group, found a " +
+                       std::string(kind_name(doc.kind())));
+  return GroupRef{comparison_key(doc.spec()), run};
+}
+
+GroupLabel group_label(const Snapshot& snap, const Document& run) {
+  GroupLabel label;
+  auto load = [&](const char* role) -> std::optional<Document> {
+    auto d = run_reference(run, role);
+    if (!d || !snap.has_object(*d)) return std::nullopt;
+    return snap.document(*d);
+  };
+  if (const Json* native = run.spec().find("sourceNative"))
+    if (const Json* b = native->find("benchmark"); b && b->is_string()) label.benchmark = b->as_string();
+  if (auto w = load("workload"))
+    if (const Json* def = w->spec().find("definition"); def && def->is_string()) label.definition = def->as_string();
+  if (label.benchmark.empty()) label.benchmark = label.definition;
+  if (auto e = load("environment"))
+    if (const Json* hw = e->spec().find("hardware"))
+      if (const Json* p = hw->find("product"); p && p->is_string()) label.gpu = p->as_string();
+  if (auto p = load("protocol"); p && p->metadata())
+    for (const char* k : {"title", "name"})
+      if (const Json* v = p->metadata()->find(k); v && v->is_string()) {
+        label.pass = v->as_string();
+        break;
+      }
+  return label;
 }
 
 }  // namespace kistore::cli

@@ -15,3 +15,29 @@ Json run_evidence_json(const Snapshot& snap, const Document& run);
 std::string run_evidence_text(const Snapshot& snap, const Document& run);
 
 }  // namespace kistore::cli
+
+namespace kistore::cli {
+
+// "2.606 ms" for 2606080 ns; other units as given ("812.5 MB").
+std::string human_value(double value, const std::string& unit);
+
+// The run's p20-p80 spread of its primary metric, as "a–b", or "".
+std::string spread_text(const Document& run, const std::string& unit);
+
+// Group and run lookups for rank: REF may name a run or a group key.
+struct GroupRef {
+  Digest key;
+  std::optional<Digest> run;  // set when REF named a run
+};
+GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref);
+
+// What a group compares, from one of its runs: definition, pass, GPU.
+struct GroupLabel {
+  std::string benchmark;   // sourceNative.benchmark or the workload's definition
+  std::string definition;  // the workload's definition, if stored
+  std::string gpu;         // the environment's hardware.product, if stored
+  std::string pass;        // the protocol's metadata title or name, if stored
+};
+GroupLabel group_label(const Snapshot& snap, const Document& run);
+
+}  // namespace kistore::cli

@@ -59,7 +59,9 @@ SshPublicKey parse_public_key(std::string_view text, std::string_view source);
 
 // An Ed25519 private key read from an unencrypted OpenSSH private key file,
 // as `ssh-keygen -t ed25519 -N ''` writes it. Move-only: it owns the OpenSSL
-// key, and a copy of key material should be a decision, not an accident.
+// key, and a copy of key material should be a decision, not an accident. A
+// moved-from key may only be assigned to or destroyed. The decoded key bytes
+// are wiped (OPENSSL_cleanse) once OpenSSL holds the key.
 class SshPrivateKey {
  public:
   // Parses "-----BEGIN OPENSSH PRIVATE KEY-----" text. Throws InvalidInput,

@@ -41,9 +41,15 @@ namespace {
 std::string segment_problem(std::string_view segment) {
   if (segment.empty()) return "an empty path segment";
   if (segment == "." || segment == "..") return "the segment \"" + std::string(segment) + "\"";
+  // Git refuses names that some file system would take for ".git" (".GIT",
+  // ".git.", "git~1"); names starting with ".git" (.gitmodules, .gitattributes)
+  // are read by git itself. None can name a source.
   std::string lower;
   for (char c : segment) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  if (lower == ".git") return "the segment \".git\"";
+  std::string trimmed = lower;
+  while (!trimmed.empty() && (trimmed.back() == '.' || trimmed.back() == ' ')) trimmed.pop_back();
+  if (lower.starts_with(".git") || trimmed == "git~1")
+    return "the segment \"" + std::string(segment) + "\", which git reserves";
   for (unsigned char c : segment)
     if (c < 0x20 || c == 0x7f) return "a control character";
   return "";

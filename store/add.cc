@@ -29,12 +29,31 @@ std::string plural(std::size_t n, std::string_view word) {
 std::string summarize(const std::vector<const Prepared*>& added) {
   std::map<Kind, std::size_t> counts;
   for (const Prepared* p : added) ++counts[p->input->doc->kind()];
+  if (added.empty()) return "no new documents";
   std::string parts;
   for (const auto& [kind, n] : counts) {
     if (!parts.empty()) parts += ", ";
     parts += std::to_string(n) + " " + std::string(role_name(kind));
   }
   return plural(added.size(), "document") + " (" + parts + ")";
+}
+
+// Who already holds the source id `path`: the run digest text at it, "a
+// folder of other ids" if it is a folder, the id of a run whose id is a
+// prefix of it (a blob where `path` needs a folder), or "" if it is free.
+std::string source_holder(const Snapshot& head, const std::string& path,
+                          const std::map<std::string, Digest>& staged) {
+  if (auto it = staged.find(path); it != staged.end()) return it->second.str();
+  if (auto bytes = head.read(path)) return *bytes;
+  if (head.exists(path)) return "a folder of other source ids";
+  auto below = staged.lower_bound(path + "/");
+  if (below != staged.end() && below->first.starts_with(path + "/")) return "a folder of other source ids";
+  for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    std::string prefix = path.substr(0, slash);
+    if (auto it = staged.find(prefix); it != staged.end()) return "the source id of run " + it->second.str();
+    if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
+  }
+  return "";
 }
 
 }  // namespace
@@ -45,10 +64,15 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
   std::unordered_map<Digest, std::size_t> index_of;
   AddReport report;
   std::vector<Digest> repeats;
+  std::vector<std::string> repeat_notes;
   for (const AddedDocument& in : docs) {
     auto [it, fresh] = index_of.emplace(in.doc->digest(), prepared.size());
     if (!fresh) {
       repeats.push_back(in.doc->digest());
+      const AddedDocument& first = *prepared[it->second].input;
+      if (in.doc->metadata() && first.doc->metadata() && !(*in.doc->metadata() == *first.doc->metadata()))
+        repeat_notes.push_back(in.where + ": " + in.doc->digest().str() + " appears again with other metadata than at " +
+                               first.where + "; the first metadata is kept");
       continue;
     }
     Prepared p{&in, encode_object(in.doc->canonical()), "", index_entries(*in.doc, in.where)};
@@ -59,10 +83,8 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
   auto build = [&](const Snapshot& head) -> std::optional<ChangeSet> {
     report.added.clear();
     report.present = repeats;
-    report.notes.clear();
+    report.notes = repeat_notes;
     std::vector<const Prepared*> added;
-    std::unordered_set<Digest> in_call;
-    for (const Prepared& p : prepared) in_call.insert(p.input->doc->digest());
     ChangeSet change;
     std::map<std::string, Digest> source_claims;
     for (const Prepared& p : prepared) {
@@ -79,30 +101,41 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
       }
       if (doc.kind() == Kind::kAttestation) {
         Digest subject = *Digest::parse(doc.spec().find("subject")->as_string());
-        if (!in_call.count(subject) && !head.has_object(subject))
+        auto staged = index_of.find(subject);
+        bool is_run = staged != index_of.end()
+                          ? prepared[staged->second].input->doc->kind() == Kind::kRun
+                          : head.has_object(subject) && head.document(subject).kind() == Kind::kRun;
+        if (!is_run)
           throw InvalidInput(p.input->where + ": /spec/subject: expected a run in the store, found " +
-                             subject.str() + ", which is not there");
+                             subject.str() + (head.has_object(subject) || staged != index_of.end()
+                                                  ? ", which is not a run"
+                                                  : ", which is not there"));
       }
       std::string path = object_path(doc.digest());
       change.upserts.emplace(path, p.frame);
       if (!p.metadata.empty()) change.upserts.emplace(metadata_path(doc.digest()), p.metadata);
       for (const IndexEntry& e : p.index) {
         if (e.path.starts_with("refs/sources/")) {
-          auto [claim, fresh] = source_claims.emplace(e.path, doc.digest());
-          std::optional<std::string> existing = head.read(e.path);
-          if (!fresh || (existing && *existing != e.bytes))
-            throw InvalidInput(p.input->where + ": /spec/sourceNative/externalId: " + e.path +
-                               " already names run " + (fresh ? *existing : claim->second.str()) +
-                               ", not " + doc.digest().str());
+          // An upstream id names one run: the first claim stays (as metadata
+          // does), and a different run claiming it is reported, not indexed.
+          std::string holder = source_holder(head, e.path, source_claims);
+          if (!holder.empty()) {
+            if (holder != e.bytes)
+              report.notes.push_back(p.input->where + ": " + e.path + " already names " + holder + "; run " +
+                                     doc.digest().str() + " is added but not indexed under that source id");
+            continue;
+          }
+          source_claims.emplace(e.path, doc.digest());
         }
         change.upserts.emplace(e.path, e.bytes);
       }
       report.added.push_back(doc.digest());
       added.push_back(&p);
     }
-    if (added.empty()) return std::nullopt;
+    if (options.also) options.also(head, change);
+    if (added.empty() && !options.commit_without_new_documents) return std::nullopt;
     change.op = options.op;
-    change.summary = options.op + ": " + summarize(added);
+    change.summary = !options.summary.empty() ? options.summary : options.op + ": " + summarize(added);
     for (const std::string& input : options.inputs) change.body += "from " + input + "\n";
     return change;
   };

@@ -9,6 +9,7 @@
 // Thread-safety: as Store.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,13 @@ struct AddReport {
 struct AddOptions {
   std::string op = "add";              // Kistore-Op trailer
   std::vector<std::string> inputs;     // named in the commit body
+  std::string summary;                 // replaces the generated summary when set
   CommitOptions commit;
+  // Further changes made in the same commit, computed on the same head (a
+  // rerun moves a level). Called after the documents are staged; may throw.
+  std::function<void(const Snapshot&, ChangeSet&)> also;
+  // Commit even when no document is new (the `also` change stands alone).
+  bool commit_without_new_documents = false;
 };
 
 // Adds `docs` in one commit. Throws Error(kInvalidInput) and writes nothing

@@ -77,30 +77,51 @@ git::Signature make_signature(git_repository* repo, const std::string& author_op
 Snapshot::Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id)
     : repo_(repo), tree_(std::move(tree)), commit_id_(std::move(commit_id)) {}
 
+git_tree* Snapshot::tree_at(std::string_view dir) const {
+  if (!tree_) return nullptr;
+  if (dir.empty()) return tree_.get();
+  std::string key(dir);
+  if (auto it = trees_.find(key); it != trees_.end()) return it->second.get();
+  std::size_t slash = dir.rfind('/');
+  git_tree* parent = tree_at(slash == std::string_view::npos ? std::string_view() : dir.substr(0, slash));
+  git_tree* found = nullptr;
+  if (parent) {
+    std::string name(slash == std::string_view::npos ? dir : dir.substr(slash + 1));
+    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
+    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+      git::check(git_tree_lookup(&found, repo_, git_tree_entry_id(e)), "reading " + key);
+  }
+  trees_.emplace(key, found ? share(found) : nullptr);
+  return found;
+}
+
+namespace {
+
+// Splits "a/b/c" into ("a/b", "c").
+std::pair<std::string_view, std::string> split_path(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {std::string_view(), std::string(path)};
+  return {path.substr(0, slash), std::string(path.substr(slash + 1))};
+}
+
+}  // namespace
+
 std::optional<std::string> Snapshot::read(std::string_view path) const {
-  if (!tree_) return std::nullopt;
-  git_tree_entry* raw = nullptr;
-  std::string p(path);
-  int rc = git_tree_entry_bypath(&raw, tree_.get(), p.c_str());
-  if (rc == GIT_ENOTFOUND) return std::nullopt;
-  git::check(rc, "reading " + p);
-  git::TreeEntry entry(raw);
-  if (git_tree_entry_type(raw) != GIT_OBJECT_BLOB) return std::nullopt;
+  auto [dir, name] = split_path(path);
+  git_tree* t = tree_at(dir);
+  if (!t) return std::nullopt;
+  const git_tree_entry* e = git_tree_entry_byname(t, name.c_str());
+  if (!e || git_tree_entry_type(e) != GIT_OBJECT_BLOB) return std::nullopt;
   git_blob* blob = nullptr;
-  git::check(git_blob_lookup(&blob, repo_, git_tree_entry_id(raw)), "reading " + p);
+  git::check(git_blob_lookup(&blob, repo_, git_tree_entry_id(e)), "reading " + std::string(path));
   git::Blob owned(blob);
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
 }
 
 bool Snapshot::exists(std::string_view path) const {
-  if (!tree_) return false;
-  git_tree_entry* raw = nullptr;
-  std::string p(path);
-  int rc = git_tree_entry_bypath(&raw, tree_.get(), p.c_str());
-  if (rc == GIT_ENOTFOUND) return false;
-  git::check(rc, "reading " + p);
-  git_tree_entry_free(raw);
-  return true;
+  auto [dir, name] = split_path(path);
+  git_tree* t = tree_at(dir);
+  return t && git_tree_entry_byname(t, name.c_str()) != nullptr;
 }
 
 namespace {
@@ -126,7 +147,8 @@ git::Tree subtree(git_repository* repo, git_tree* root, std::string_view dir) {
 }
 
 void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
-               const std::function<void(const std::string&, std::string_view)>& fn) {
+               const std::function<void(const std::string&, std::string_view)>& fn,
+               const std::function<void(const std::string&)>& other) {
   std::size_t n = git_tree_entrycount(tree);
   for (std::size_t i = 0; i < n; ++i) {
     const git_tree_entry* e = git_tree_entry_byindex(tree, i);
@@ -135,12 +157,14 @@ void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
       git_tree* sub = nullptr;
       git::check(git_tree_lookup(&sub, repo, git_tree_entry_id(e)), "reading " + path);
       git::Tree owned(sub);
-      walk_tree(repo, sub, path, fn);
+      walk_tree(repo, sub, path, fn, other);
     } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
       git_blob* blob = nullptr;
       git::check(git_blob_lookup(&blob, repo, git_tree_entry_id(e)), "reading " + path);
       git::Blob owned(blob);
       fn(path, std::string_view(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob)));
+    } else if (other) {
+      other(path);
     }
   }
 }
@@ -149,18 +173,18 @@ void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
 
 std::vector<std::string> Snapshot::list(std::string_view dir) const {
   std::vector<std::string> out;
-  git::Tree t = subtree(repo_, tree_.get(), dir);
+  git_tree* t = tree_at(dir);
   if (!t) return out;
-  std::size_t n = git_tree_entrycount(t.get());
+  std::size_t n = git_tree_entrycount(t);
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t.get(), i)));
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t, i)));
   return out;
 }
 
-void Snapshot::walk(std::string_view dir,
-                    const std::function<void(const std::string&, std::string_view)>& fn) const {
+void Snapshot::walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
+                    const std::function<void(const std::string&)>& other) const {
   git::Tree t = subtree(repo_, tree_.get(), dir);
-  if (t) walk_tree(repo_, t.get(), std::string(dir), fn);
+  if (t) walk_tree(repo_, t.get(), std::string(dir), fn, other);
 }
 
 bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }
@@ -300,6 +324,11 @@ Store Store::open(const std::string& dir) {
     throw IOError(dir + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
   git::check(rc, dir + ": opening the store");
   return Store(repo, dir);
+}
+
+std::string Store::author(const std::string& option) const {
+  git::Signature sig = make_signature(repo_, option);
+  return std::string(sig->name) + " <" + sig->email + ">";
 }
 
 std::string Store::local_dir() const {
@@ -460,18 +489,31 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
     git::check(git_packbuilder_new(&pb, repo), "creating a pack");
     git::Packbuilder owned_pb(pb);
     git_packbuilder_set_threads(pb, 0);
-    struct Ctx {
-      git_packbuilder* pb;
-      int rc = 0;
-    } ctx{pb};
-    git::check(mempack->foreach(mempack,
-                                [](const git_oid* id, void* payload) {
-                                  auto* c = static_cast<Ctx*>(payload);
-                                  c->rc = git_packbuilder_insert(c->pb, id, nullptr);
-                                  return c->rc;
-                                },
-                                &ctx),
-               "listing new objects");
+    // Exactly the new objects: the blobs written, every tree on the path to a
+    // changed entry, and the commit (libgit2 1.5's mempack cannot list its
+    // contents, and packing the whole reachable tree would grow with the store).
+    std::set<std::string> dirs{""};
+    for (const git_tree_update& u : updates) {
+      std::string_view path = u.path;
+      for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1))
+        dirs.emplace(path.substr(0, slash));
+      if (u.action == GIT_TREE_UPDATE_UPSERT)
+        git::check(git_packbuilder_insert(pb, &u.id, nullptr), "packing " + std::string(path));
+    }
+    for (const std::string& dir : dirs) {
+      if (dir.empty()) {
+        git::check(git_packbuilder_insert(pb, &tree_id, nullptr), "packing the root tree");
+        continue;
+      }
+      git_tree_entry* entry = nullptr;
+      if (git_tree_entry_bypath(&entry, tree, dir.c_str()) < 0) {
+        git_error_clear();  // a directory emptied by removals is gone
+        continue;
+      }
+      git::TreeEntry owned_entry(entry);
+      git::check(git_packbuilder_insert(pb, git_tree_entry_id(entry), nullptr), "packing " + dir);
+    }
+    git::check(git_packbuilder_insert(pb, &commit_id, nullptr), "packing the commit");
     git::check(git_packbuilder_write(pb, nullptr, 0, nullptr, nullptr), dir_ + ": writing the pack");
   }
   return git::oid_str(commit_id);

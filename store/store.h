@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "objects/digest.h"
@@ -31,7 +32,8 @@ struct git_tree;
 
 namespace kistore {
 
-// A read-only view of the branch at one commit.
+// A read-only view of the branch at one commit. It borrows the Store's
+// repository: it must not outlive the Store it came from.
 class Snapshot {
  public:
   Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id);
@@ -45,8 +47,11 @@ class Snapshot {
   bool exists(std::string_view path) const;
   // Names in the directory `dir` ("" for the root), sorted; empty if absent.
   std::vector<std::string> list(std::string_view dir) const;
-  // Calls fn(path, bytes) for every blob below `dir`, depth first, in tree order.
-  void walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn) const;
+  // Calls fn(path, bytes) for every blob below `dir`, depth first, in tree
+  // order, and other(path) for entries that are neither blobs nor trees
+  // (submodule links), which no store should hold.
+  void walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
+            const std::function<void(const std::string&)>& other = nullptr) const;
 
   bool has_object(const Digest& d) const;
   // The object's decompressed bytes, re-hashed: Error(kCorruption) with both
@@ -65,9 +70,14 @@ class Snapshot {
   Digest resolve(std::string_view ref) const;
 
  private:
+  // The tree at directory `dir` ("" = root), or null; trees are cached so
+  // that many reads in one directory parse it once.
+  git_tree* tree_at(std::string_view dir) const;
+
   git_repository* repo_;
   std::shared_ptr<git_tree> tree_;
   std::string commit_id_;
+  mutable std::unordered_map<std::string, std::shared_ptr<git_tree>> trees_;
 };
 
 // A change to the branch tree: blobs to write at paths, paths to remove.
@@ -117,6 +127,11 @@ class Store {
   void set_setting(const std::string& key, const std::string& value);
 
   Snapshot snapshot() const;
+
+  // The author a commit would get: `option` ("Name <email>") if given, else
+  // KISTORE_AUTHOR, else git's user.name/user.email. Error(kInvalidInput) if
+  // none is set or the text is malformed.
+  std::string author(const std::string& option) const;
 
   // Applies the change that `build` computes from the current head: writes
   // it as one commit and moves the branch by compare-and-swap. When another

@@ -31,7 +31,10 @@ class Verifier {
       : store_(store), options_(options), snap_(store.snapshot()) {}
 
   VerifyReport run() {
-    snap_.walk("", [&](const std::string& path, std::string_view bytes) { visit(path, bytes); });
+    snap_.walk("", [&](const std::string& path, std::string_view bytes) { visit(path, bytes); },
+               [&](const std::string& path) {
+                 problem("layout", path, "expected only blobs and trees, found a submodule or link entry");
+               });
     check_index();
     check_history();
     report_.objects = objects_.size();
@@ -190,6 +193,8 @@ class Verifier {
       const ObjectFacts* run = object(a.first);
       const ObjectFacts* att = object(a.second);
       if (!run) problem("dangling-ref", a.path, "attests run " + a.first.str() + ", which is not in the store");
+      else if (run->valid && run->kind != Kind::kRun)
+        problem("attestation-mismatch", a.path, "attests a " + std::string(kind_name(run->kind)) + ", not a run");
       if (!att) { problem("dangling-ref", a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
       if (!att->valid) continue;
       if (att->kind != Kind::kAttestation) { problem("attestation-mismatch", a.path, "expected an Attestation, found a " + std::string(kind_name(att->kind))); continue; }
@@ -199,7 +204,6 @@ class Verifier {
       else if (a.bytes != att->attestation_bytes)
         problem("attestation-mismatch", a.path, "expected " + att->attestation_bytes + ", found " + a.bytes);
     }
-    std::set<std::string> expected_sources;
     for (const auto& [digest, facts] : objects_) {
       if (!facts.valid) continue;
       if (facts.kind == Kind::kRun) {
@@ -212,12 +216,12 @@ class Verifier {
         else if (level_count[digest] > 1)
           problem("level-mismatch", "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count[digest]) + " levels");
         if (facts.source_path) {
-          expected_sources.insert(*facts.source_path);
           auto it = sources_.find(*facts.source_path);
           if (it == sources_.end())
             problem("missing-source", *facts.source_path, "run " + digest.str() + " is missing from the source index");
           else if (it->second != digest.str())
-            problem("source-mismatch", *facts.source_path, "expected " + digest.str() + ", found " + it->second);
+            warning("source-claimed", *facts.source_path,
+                    "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
         }
         for (const auto& [role, ref] : facts.references)
           if (!object(ref))
@@ -226,12 +230,14 @@ class Verifier {
         problem("missing-attestation", object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
       }
     }
-    for (const auto& [path, bytes] : sources_)
-      if (!expected_sources.count(path)) {
-        auto d = Digest::parse(bytes);
-        problem("source-mismatch", path, d && object(*d) ? "the run " + bytes + " does not have this source id"
-                                                         : "names " + bytes + ", which is not a run in the store");
-      }
+    for (const auto& [path, bytes] : sources_) {
+      auto d = Digest::parse(bytes);
+      const ObjectFacts* run = d ? object(*d) : nullptr;
+      if (!run || !run->valid || run->kind != Kind::kRun)
+        problem("source-mismatch", path, "names " + bytes + ", which is not a run in the store");
+      else if (run->source_path != path)
+        problem("source-mismatch", path, "the run " + bytes + " does not have this source id");
+    }
   }
 
   // No commit reachable from the head may lose or change an object its

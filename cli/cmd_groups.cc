@@ -1,0 +1,74 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/describe.h"
+#include "store/query.h"
+
+namespace kistore::cli {
+namespace {
+
+bool contains_ci(const std::string& hay, const std::string& needle) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  return lower(hay).find(lower(needle)) != std::string::npos;
+}
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("groups", "List comparison groups with member counts");
+  app->footer(
+      "A comparison group holds the runs that may be compared: one kernel definition and workload,\n"
+      "one timed pass, one GPU. For each group: its key (use it with `kistore rank`), the benchmark,\n"
+      "the timed pass, the GPU, the number of runs and the best primary value.\n"
+      "--benchmark and --gpu keep groups whose benchmark or GPU contains the given text (any case).");
+  struct Opts {
+    std::string benchmark, gpu;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("--benchmark", o->benchmark, "Only groups whose benchmark contains this text");
+  app->add_option("--gpu", o->gpu, "Only groups whose GPU contains this text");
+  return Command{app, [&g, o]() -> int {
+    Store store = open_store(g);
+    Snapshot snap = store.snapshot();
+    Json list = Json::array();
+    std::string text;
+    for (const Digest& key : group_keys(snap)) {
+      std::vector<RankedMember> ranked = rank_group(group_members(snap, key));
+      if (ranked.empty()) continue;
+      Document first = snap.document(ranked.front().member.run);
+      GroupLabel label = group_label(snap, first);
+      if (!o->benchmark.empty() && !contains_ci(label.benchmark, o->benchmark)) continue;
+      if (!o->gpu.empty() && !contains_ci(label.gpu, o->gpu)) continue;
+      const auto& best = ranked.front().member.primary;
+      if (g.json) {
+        Json j = Json::object();
+        j.set("group", key.str());
+        j.set("benchmark", label.benchmark);
+        j.set("pass", label.pass);
+        j.set("gpu", label.gpu);
+        j.set("members", static_cast<long long>(ranked.size()));
+        j.set("best", best ? Json(best->value) : Json());
+        j.set("unit", best ? Json(best->unit) : Json());
+        list.push_back(std::move(j));
+      } else {
+        char line[512];
+        std::snprintf(line, sizeof line, "%s  %-40s %-40s %-28s %3zu  %s\n", key.hex().substr(0, 12).c_str(),
+                      label.benchmark.c_str(), label.pass.c_str(), label.gpu.c_str(), ranked.size(),
+                      best ? human_value(best->value, best->unit).c_str() : "-");
+        text += line;
+      }
+    }
+    if (g.json) {
+      Json out = Json::object();
+      out.set("groups", std::move(list));
+      print_json(out);
+    } else {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

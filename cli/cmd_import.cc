@@ -1,0 +1,78 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/report.h"
+#include "objects/liger.h"
+#include "store/add.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("import", "Turn published benchmark tables into bundles and add them");
+  app->footer(
+      "kistore import liger CSV...\n"
+      "  Reads Liger-Kernel's published benchmark tables (benchmark/data/all_benchmark_data*.csv)\n"
+      "  and turns every row into a KernelIndex bundle: the run, the protocol of its timed pass,\n"
+      "  the GPU's environment, the workload and the implementation. All rows are added in one\n"
+      "  commit (Kistore-Op: import). Importing the same rows again changes nothing. A malformed\n"
+      "  row is named by file:line and nothing is written (exit 2), unless --keep-going, which\n"
+      "  imports the good rows and lists the bad ones.");
+  struct Opts {
+    std::string format;
+    std::vector<std::string> files;
+    bool keep_going = false;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("FORMAT", o->format, "The table format: liger")->required()->check(CLI::IsMember({"liger"}));
+  app->add_option("CSV", o->files, "The CSV files")->required();
+  app->add_flag("--keep-going", o->keep_going, "Import the good rows even if some are malformed");
+  app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
+  app->add_option("--sign", g.sign_key, "Sign the commit with this Ed25519 OpenSSH private key")->type_name("KEY");
+  return Command{app, [&g, o]() -> int {
+    std::vector<InputError> rejected;
+    std::vector<Bundle> bundles;
+    std::vector<std::string> wheres;
+    Progress reading(g, "reading");
+    for (const std::string& file : o->files) {
+      std::string text = read_input_file(file);
+      LigerParse parsed = parse_liger_csv_lenient(text, file);
+      for (const LigerRowError& e : parsed.errors)
+        rejected.push_back({file + ":" + std::to_string(e.line), e.message});
+      std::size_t done = 0;
+      for (const LigerRow& row : parsed.rows) {
+        std::string where = file + ":" + std::to_string(row.line);
+        try {
+          bundles.push_back(Bundle::from_json(liger_bundle(row), Location{where, ""}));
+          wheres.push_back(where);
+        } catch (const Error& e) {
+          rejected.push_back({where, e.what()});
+        }
+        reading.update(++done, parsed.rows.size());
+      }
+    }
+    reading.finish();
+    if (!rejected.empty() && !o->keep_going) {
+      print_rejections(g, rejected);
+      return kUsage;
+    }
+    Store store = open_store(g);
+    std::vector<AddedDocument> docs;
+    for (std::size_t i = 0; i < bundles.size(); ++i)
+      for (const Document& d : bundles[i].documents()) docs.push_back({&d, wheres[i]});
+    AddOptions opts;
+    opts.op = "import";
+    opts.inputs = o->files;
+    opts.commit.author = g.author;
+    opts.commit.sign = signer_for(g, &store);
+    Progress progress(g, "writing");
+    opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    AddReport report = add_documents(store, docs, opts);
+    progress.finish();
+    print_add_report(g, report, rejected, docs);
+    return rejected.empty() ? kOk : kUsage;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

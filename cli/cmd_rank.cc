@@ -1,0 +1,97 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/describe.h"
+#include "store/query.h"
+
+namespace kistore::cli {
+namespace {
+
+std::string observed_date(const Document& run) {
+  const Json* at = run.spec().find("observedAt");
+  return at && at->is_string() ? at->as_string().substr(0, 10) : "";
+}
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("rank", "Rank the comparison group of a run");
+  app->footer(
+      "Runs are comparable only within one comparison group: the same kernel definition and\n"
+      "workload, the same timed pass (protocol) and the same GPU (environment). REF names a run\n"
+      "(its group is ranked, and the run is marked with *) or a group key; a full digest or a\n"
+      "unique prefix of 8+ hex digits.\n\n"
+      "Runs are ordered by their primary measurement (the median latency), lower is better; ties\n"
+      "share a rank and the next rank skips (1, 2, 2, 4). Each line shows the implementation,\n"
+      "the median with its p20 - p80 spread, the evidence level and the date observed.\n"
+      "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.");
+  struct Opts {
+    std::string ref, min_level;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("REF", o->ref, "A run or a group key (digest or 8+ hex prefix)")->required();
+  app->add_option("--min-level", o->min_level, "Only runs at or above this level")->type_name("LEVEL");
+  return Command{app, [&g, o]() -> int {
+    std::optional<Level> min_level;
+    if (!o->min_level.empty() && !(min_level = parse_level(o->min_level)))
+      throw InvalidInput("--min-level: expected one of " + std::string(level_names()) + ", found \"" +
+                         o->min_level + "\"");
+    Store store = open_store(g);
+    Snapshot snap = store.snapshot();
+    GroupRef ref = resolve_group_ref(snap, o->ref);
+    std::vector<GroupMember> members = group_members(snap, ref.key);
+    if (members.empty()) throw NotFound("group " + ref.key.str() + " has no runs");
+    auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
+    Json list = Json::array();
+    std::string text;
+    std::optional<GroupLabel> label;
+    for (const RankedMember& r : ranked) {
+      Document run = snap.document(r.member.run);
+      if (!label) label = group_label(snap, run);
+      std::string impl = implementation_name(snap, run);
+      const auto& p = r.member.primary;
+      if (g.json) {
+        Json m = Json::object();
+        m.set("rank", r.rank ? Json(r.rank) : Json());
+        m.set("run", r.member.run.str());
+        m.set("implementation", impl);
+        m.set("value", p ? Json(p->value) : Json());
+        m.set("unit", p ? Json(p->unit) : Json());
+        m.set("level", std::string(level_name(r.member.level)));
+        m.set("observedAt", observed_date(run));
+        list.push_back(std::move(m));
+      } else {
+        char line[512];
+        std::string value = p ? human_value(p->value, p->unit) : "-";
+        std::string spread = p ? spread_text(run, p->unit) : "";
+        std::snprintf(line, sizeof line, "%s%-4s %-20s %-12s %-25s %-14s %-10s %s\n",
+                      ref.run && *ref.run == r.member.run ? "*" : " ",
+                      r.rank ? std::to_string(r.rank).c_str() : "-", impl.c_str(), value.c_str(), spread.c_str(),
+                      std::string(level_name(r.member.level)).c_str(), observed_date(run).c_str(),
+                      r.member.run.hex().substr(0, 12).c_str());
+        text += line;
+      }
+    }
+    if (g.json) {
+      Json out = Json::object();
+      out.set("group", ref.key.str());
+      out.set("members", std::move(list));
+      print_json(out);
+      return kOk;
+    }
+    std::string header = "group " + ref.key.str() + "\n";
+    if (label) {
+      header += "  " + label->benchmark;
+      if (!label->pass.empty()) header += " | " + label->pass;
+      if (!label->gpu.empty()) header += " | " + label->gpu;
+      header += " | " + std::to_string(ranked.size()) + " runs\n";
+    }
+    char cols[256];
+    std::snprintf(cols, sizeof cols, " %-4s %-20s %-12s %-25s %-14s %-10s %s\n", "rank", "implementation", "median",
+                  "p20 - p80", "level", "observed", "run");
+    text = header + cols + text;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

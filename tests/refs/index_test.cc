@@ -1,0 +1,231 @@
+#include "refs/index.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "objects/digest.h"
+#include "objects/document.h"
+#include "objects/error.h"
+#include "objects/json.h"
+#include "refs/layout.h"
+
+namespace kistore {
+namespace {
+
+std::string data(const std::string& name) {
+  const std::string path = std::string(KISTORE_SOURCE_DIR) + "/tests/data/refs/" + name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open golden file " + path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+const char kFixture[] = "seed-run-tiled-geglu-backward.json";
+// Published by KernelIndex (SPEC §1).
+const char kSeedRun[] = "sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0";
+// sha256 of tests/data/refs/seed-run.comparison-key.json, computed with sha256sum
+// over JCS written by hand from SPEC §1's definition.
+const char kSeedKey[] = "sha256:04a2550439d8b192200cc440806ec7651434ad8d662b93bfe882f33d0465b567";
+
+Bundle seed_bundle() { return Bundle::from_json(parse_json(data(kFixture), kFixture), Location{kFixture, ""}); }
+
+Json parse(std::string_view text) { return parse_json(text, "test"); }
+
+TEST_CASE("comparison_key of the seed run is SPEC's digest of its ComparisonKey document", "[index]") {
+  Bundle bundle = seed_bundle();
+  REQUIRE(bundle.run().digest().str() == kSeedRun);
+  const std::string key_doc = data("seed-run.comparison-key.json");
+  REQUIRE(Digest::of(key_doc).str() == kSeedKey);
+  CHECK(comparison_key(bundle.run().spec()).str() == kSeedKey);
+}
+
+TEST_CASE("comparison_key depends on exactly environment, protocol and workload", "[index]") {
+  Json spec = seed_bundle().run().spec();
+  const Digest base = comparison_key(spec);
+  const std::string other = "sha256:" + std::string(64, '0');
+
+  SECTION("other members do not change it") {
+    for (const char* name : {"implementationDigest", "status", "observedAt"}) {
+      Json changed = spec;
+      changed.set(name, other);
+      INFO(name);
+      CHECK(comparison_key(changed) == base);
+    }
+    Json changed = spec;
+    changed.set("measurements", Json::array());
+    changed.erase("timing");
+    changed.erase("sourceNative");
+    CHECK(comparison_key(changed) == base);
+  }
+  SECTION("each of E, P, W does") {
+    for (const char* name : {"environmentDigest", "protocolDigest", "workloadDigest"}) {
+      Json changed = spec;
+      changed.set(name, other);
+      INFO(name);
+      CHECK(comparison_key(changed) != base);
+    }
+  }
+  SECTION("member order of the run spec does not matter") {
+    Json reordered = Json::object();
+    for (const char* name : {"workloadDigest", "protocolDigest", "environmentDigest"}) reordered.set(name, *spec.find(name));
+    CHECK(comparison_key(reordered) == base);
+  }
+}
+
+TEST_CASE("comparison_key hashes the JCS of the key document, for synthetic digests", "[index]") {
+  const std::string e = "sha256:" + std::string(64, 'e'), p = "sha256:" + std::string(64, 'a'),
+                    w = "sha256:" + std::string(64, '7');
+  Json spec = Json::object();
+  spec.set("workloadDigest", w);
+  spec.set("protocolDigest", p);
+  spec.set("environmentDigest", e);
+  const std::string jcs = R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"ComparisonKey","spec":{"environmentDigest":")" +
+                          e + R"(","protocolDigest":")" + p + R"(","workloadDigest":")" + w + R"("}})";
+  CHECK(comparison_key(spec) == Digest::of(jcs));
+}
+
+// Measurement as "metric/statistic/unit/value" for compact comparisons.
+std::string show(const std::optional<Measurement>& m) {
+  if (!m) return "none";
+  return m->metric + "/" + m->statistic + "/" + m->unit + "/" + format_number(m->value);
+}
+
+TEST_CASE("primary_measurement: timing's primary statistic, else the first median", "[index]") {
+  const std::string m_p20 = R"({"metric":"latency","statistic":"p20","unit":"ns","value":7})";
+  const std::string m_median_a = R"({"metric":"throughput","statistic":"median","unit":"GB/s","value":10})";
+  const std::string m_median_b = R"({"metric":"latency","statistic":"median","unit":"ms","value":3.5})";
+  struct Case {
+    const char* name;
+    std::string spec;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"timing names median",
+       R"({"timing":{"primaryStatistic":"median","latencyNs":{"median":2606080}},"measurements":[)" + m_median_b + "]}",
+       "latency/median/ns/2606080"},
+      {"timing names p20",
+       R"({"timing":{"primaryStatistic":"p20","latencyNs":{"median":5,"p20":4.25}},"measurements":[]})",
+       "latency/p20/ns/4.25"},
+      {"timing without primaryStatistic: first median",
+       R"({"timing":{"latencyNs":{"median":5}},"measurements":[)" + m_p20 + "," + m_median_a + "," + m_median_b + "]}",
+       "throughput/median/GB/s/10"},
+      {"primaryStatistic absent from latencyNs: first median",
+       R"({"timing":{"primaryStatistic":"p99","latencyNs":{"median":5}},"measurements":[)" + m_median_b + "]}",
+       "latency/median/ms/3.5"},
+      {"primaryStatistic not a string: first median",
+       R"({"timing":{"primaryStatistic":5,"latencyNs":{"median":5}},"measurements":[)" + m_median_b + "]}",
+       "latency/median/ms/3.5"},
+      {"primary value not a number: first median",
+       R"({"timing":{"primaryStatistic":"median","latencyNs":{"median":"5"}},"measurements":[)" + m_median_b + "]}",
+       "latency/median/ms/3.5"},
+      {"timing without latencyNs: first median",
+       R"({"timing":{"primaryStatistic":"median"},"measurements":[)" + m_median_b + "]}",
+       "latency/median/ms/3.5"},
+      {"no timing: first median", R"({"measurements":[)" + m_p20 + "," + m_median_b + "," + m_median_a + "]}",
+       "latency/median/ms/3.5"},
+      {"no timing, no median", R"({"measurements":[)" + m_p20 + "]}", "none"},
+      {"no timing, empty measurements", R"({"measurements":[]})", "none"},
+      {"nothing at all", R"({})", "none"},
+      {"timing without primaryStatistic, no median",
+       R"({"timing":{"latencyNs":{"median":5}},"measurements":[)" + m_p20 + "]}", "none"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name << ": " << c.spec);
+    CHECK(show(primary_measurement(parse(c.spec))) == c.expected);
+  }
+}
+
+TEST_CASE("primary_measurement of the seed run is its timed median", "[index]") {
+  CHECK(show(primary_measurement(seed_bundle().run().spec())) == "latency/median/ns/2606080");
+}
+
+TEST_CASE("group_entry bytes are pinned by golden files", "[index][golden]") {
+  CHECK(group_entry(seed_bundle().run().spec()) == data("seed-run.group-entry.json"));
+  CHECK(group_entry(parse(R"({"measurements":[]})")) == data("no-primary.group-entry.json"));
+  CHECK(group_entry(parse(R"({"timing":{"primaryStatistic":"p50","latencyNs":{"p50":1e21}}})")) ==
+        R"({"metric":"latency","statistic":"p50","unit":"ns","value":1e+21})");
+  CHECK(group_entry(parse(R"({"measurements":[{"value":0.5,"unit":"ms","statistic":"median","metric":"latency"}]})")) ==
+        R"({"metric":"latency","statistic":"median","unit":"ms","value":0.5})");
+}
+
+TEST_CASE("Measurement::from_json is the inverse of to_json, and rejects malformed ones", "[index]") {
+  Measurement m{"latency", "median", "ns", 2606080};
+  auto back = Measurement::from_json(m.to_json());
+  REQUIRE(back.has_value());
+  CHECK(show(back) == "latency/median/ns/2606080");
+  for (const char* bad : {R"({"metric":"l","statistic":"s","unit":"u"})",
+                          R"({"metric":"l","statistic":"s","unit":"u","value":"1"})",
+                          R"({"metric":null,"statistic":null,"unit":null,"value":null})", R"([])", R"(1)"}) {
+    INFO(bad);
+    CHECK_FALSE(Measurement::from_json(parse(bad)).has_value());
+  }
+}
+
+TEST_CASE("level_entry and attestation_entry bytes", "[index][golden]") {
+  CHECK(level_entry(std::nullopt) == R"({"evidence":null})");
+  CHECK(level_entry(Digest::parse(kSeedRun)) == std::string(R"({"evidence":")") + kSeedRun + R"("})");
+  CHECK(attestation_entry(parse(R"({"type":"note","subject":"x","body":"b","author":"Ann <a@example.com>"})")) ==
+        R"({"author":"Ann <a@example.com>","type":"note"})");
+}
+
+TEST_CASE("index_entries of the seed bundle: group, default level and source for the run only", "[index]") {
+  Bundle bundle = seed_bundle();
+  const Document& run = bundle.run();
+  auto entries = index_entries(run, kFixture);
+  const std::string hex = run.digest().hex();
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[0].path == "refs/groups/04a2550439d8b192200cc440806ec7651434ad8d662b93bfe882f33d0465b567/" + hex);
+  CHECK(entries[0].bytes == data("seed-run.group-entry.json"));
+  CHECK(entries[1].path == "refs/levels/source-native/" + hex);
+  CHECK(entries[1].bytes == R"({"evidence":null})");
+  CHECK(entries[2].path ==
+        "refs/sources/liger-kernel-bench/tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/"
+        "batch2-hidden2048-intermediate4096-seq1024-bf16/2025-11-11-06-22-57");
+  CHECK(entries[2].bytes == kSeedRun);
+  for (std::size_t i = 1; i < bundle.documents().size(); ++i) {
+    INFO(kind_name(bundle.documents()[i].kind()));
+    CHECK(index_entries(bundle.documents()[i], kFixture).empty());
+  }
+}
+
+TEST_CASE("index_entries: a failed run is reported, one without sourceNative has no source entry", "[index]") {
+  Json run = *parse(data(kFixture)).find("run");
+  run.find("spec")->set("status", "failed");
+  run.find("spec")->erase("sourceNative");
+  Document doc = Document::from_json(run, Location{"run.json", ""});
+  auto entries = index_entries(doc, "run.json");
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].path.rfind("refs/groups/" + std::string(kSeedKey).substr(7) + "/", 0) == 0);
+  CHECK(entries[1].path == "refs/levels/reported/" + doc.digest().hex());
+}
+
+TEST_CASE("index_entries: an attestation is indexed under its subject", "[index]") {
+  Json att = parse(std::string(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"subject":")") +
+                   kSeedRun + R"(","type":"note","author":"Ann <a@example.com>","body":"looks right"}})");
+  Document doc = Document::from_json(att, Location{"att.json", ""});
+  auto entries = index_entries(doc, "att.json");
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].path == "refs/attestations/" + std::string(kSeedRun).substr(7) + "/" + doc.digest().hex());
+  CHECK(entries[0].bytes == R"({"author":"Ann <a@example.com>","type":"note"})");
+}
+
+TEST_CASE("index_entries: a source id that cannot be a path throws, naming where", "[index][errors]") {
+  Json run = *parse(data(kFixture)).find("run");
+  run.find("spec")->find("sourceNative")->set("externalId", "a/../b");
+  Document doc = Document::from_json(run, Location{"runs.jsonl:3", ""});
+  try {
+    index_entries(doc, "runs.jsonl:3");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    CHECK_THAT(e.what(), Catch::Matchers::StartsWith("runs.jsonl:3: /spec/sourceNative/externalId: "));
+  }
+}
+
+}  // namespace
+}  // namespace kistore

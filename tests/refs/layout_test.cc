@@ -1,0 +1,209 @@
+#include "refs/layout.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "objects/digest.h"
+#include "objects/error.h"
+#include "objects/json.h"
+
+namespace kistore {
+namespace {
+
+// The SPEC §2 layout written out independently of layout.cc.
+std::string expected_object_path(const std::string& hex) {
+  return "objects/sha256/" + hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex.substr(4);
+}
+
+const std::string kEmptyHex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";  // sha256("")
+
+TEST_CASE("object_path renders SPEC's objects/sha256/ab/cd/<60 hex>", "[layout]") {
+  Digest empty = Digest::of("");
+  REQUIRE(empty.hex() == kEmptyHex);
+  CHECK(object_path(empty) == "objects/sha256/e3/b0/c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("object_path and parse_object_path round-trip for many digests", "[layout]") {
+  for (int i = 0; i < 2000; ++i) {
+    Digest d = Digest::of("document " + std::to_string(i));
+    std::string path = object_path(d);
+    INFO(path);
+    CHECK(path == expected_object_path(d.hex()));
+    CHECK(path.size() == 15 + 66);
+    auto back = parse_object_path(path);
+    REQUIRE(back.has_value());
+    CHECK(*back == d);
+  }
+}
+
+TEST_CASE("parse_object_path rejects everything object_path does not render", "[layout][errors]") {
+  const std::string good = expected_object_path(kEmptyHex);
+  REQUIRE(parse_object_path(good).has_value());
+  std::string upper = good;
+  upper[good.size() - 1] = 'A';  // ...855 -> ...85A
+  std::string upper_dir = good;
+  upper_dir[15] = 'E';  // objects/sha256/E3/...
+  std::string no_first_slash = good;
+  no_first_slash.erase(17, 1);  // objects/sha256/e3b0/c4...: one short
+  std::string slash_moved = "objects/sha256/e3b/0/" + kEmptyHex.substr(4);  // right length, wrong places
+  std::string no_slashes = "objects/sha256/" + kEmptyHex + "xx";          // right length, no slashes
+  std::string non_hex = good;
+  non_hex[good.size() - 3] = 'g';
+  struct Case {
+    const char* name;
+    std::string path;
+  };
+  const std::vector<Case> cases = {
+      {"empty", ""},
+      {"prefix only", "objects/sha256/"},
+      {"one hex digit short", good.substr(0, good.size() - 1)},
+      {"one hex digit long", good + "0"},
+      {"trailing slash", good + "/"},
+      {"uppercase in the name", upper},
+      {"uppercase in a directory", upper_dir},
+      {"first slash missing", no_first_slash},
+      {"slashes moved", slash_moved},
+      {"no slashes", no_slashes},
+      {"non-hex digit", non_hex},
+      {"other algorithm", "objects/sha512/" + good.substr(15)},
+      {"capitalised prefix", "Objects/sha256/" + good.substr(15)},
+      {"leading slash", "/" + good},
+      {"no prefix", good.substr(15)},
+      {"the whole digest as one name", "objects/sha256/" + kEmptyHex},
+      {"refs path", "refs/metadata/" + kEmptyHex},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name << ": \"" << c.path << "\"");
+    CHECK_FALSE(parse_object_path(c.path).has_value());
+  }
+}
+
+TEST_CASE("refs paths follow SPEC §2", "[layout]") {
+  Digest a = Digest::of("a"), b = Digest::of("b");
+  CHECK(metadata_path(a) == "refs/metadata/" + a.hex());
+  CHECK(group_path(a, b) == "refs/groups/" + a.hex() + "/" + b.hex());
+  CHECK(attestation_path(a, b) == "refs/attestations/" + a.hex() + "/" + b.hex());
+  CHECK(level_path(Level::kDisputed, b) == "refs/levels/disputed/" + b.hex());
+  CHECK(level_path(Level::kReported, b) == "refs/levels/reported/" + b.hex());
+  CHECK(level_path(Level::kSourceNative, b) == "refs/levels/source-native/" + b.hex());
+  CHECK(level_path(Level::kReproduced, b) == "refs/levels/reproduced/" + b.hex());
+}
+
+// A run spec whose sourceNative names `source` and `external_id`.
+Json run_spec(const std::string& source, const std::string& external_id) {
+  Json native = Json::object();
+  native.set("source", source);
+  native.set("benchmark", "bench");
+  native.set("externalId", external_id);
+  Json spec = Json::object();
+  spec.set("status", "passed");
+  spec.set("sourceNative", std::move(native));
+  return spec;
+}
+
+TEST_CASE("source_path: valid source ids keep their /-separated parts", "[layout]") {
+  struct Case {
+    std::string source, id, path;
+  };
+  const std::vector<Case> cases = {
+      {"liger-kernel-bench",
+       "tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/batch2-hidden2048-intermediate4096-seq1024-bf16/"
+       "2025-11-11-06-22-57",
+       "refs/sources/liger-kernel-bench/tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/"
+       "batch2-hidden2048-intermediate4096-seq1024-bf16/2025-11-11-06-22-57"},
+      {"s", "x", "refs/sources/s/x"},
+      {"s", "a/b", "refs/sources/s/a/b"},
+      {"s", "...", "refs/sources/s/..."},          // only "." and ".." are special
+      {"s", "a.git", "refs/sources/s/a.git"},
+      {"s", "with space", "refs/sources/s/with space"},
+      {"s", "ünïcødé/名前", "refs/sources/s/ünïcødé/名前"},
+      {".hidden", "x", "refs/sources/.hidden/x"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.source << " / " << c.id);
+    auto path = source_path(run_spec(c.source, c.id), "run.json");
+    REQUIRE(path.has_value());
+    CHECK(*path == c.path);
+  }
+}
+
+TEST_CASE("source_path: no sourceNative, no path", "[layout]") {
+  Json spec = Json::object();
+  spec.set("status", "passed");
+  CHECK_FALSE(source_path(spec, "run.json").has_value());
+  spec.set("sourceNative", "not an object");
+  CHECK_FALSE(source_path(spec, "run.json").has_value());
+}
+
+// The message source_path throws, or "" when it returns.
+std::string source_error(const std::string& source, const std::string& id) {
+  try {
+    source_path(run_spec(source, id), "runs.jsonl:7");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("source_path: ids that cannot be a path are rejected, naming the member", "[layout][errors]") {
+  struct Case {
+    const char* name;
+    std::string source, id;
+    std::string member;  // "source" or "externalId"
+    std::string found;   // what the message says was found
+  };
+  const std::string nul("a\0b", 3);
+  const std::vector<Case> cases = {
+      {"empty source", "", "x", "source", "an empty path segment"},
+      {"source ..", "..", "x", "source", "the segment \"..\""},
+      {"source .", ".", "x", "source", "the segment \".\""},
+      {"source .git", ".git", "x", "source", "the segment \".git\""},
+      {"source .GIT", ".GIT", "x", "source", "the segment \".GIT\""},
+      {"id .gitignore", "s", ".gitignore", "externalId", "the segment \".gitignore\""},
+      {"id .gitmodules", "s", "a/.gitmodules", "externalId", "the segment \".gitmodules\""},
+      {"source with /", "a/b", "x", "source", "a \"/\""},
+      {"source leading /", "/a", "x", "source", "a \"/\""},
+      {"source trailing /", "a/", "x", "source", "a \"/\""},
+      {"source control char", "a\x01", "x", "source", "a control character"},
+      {"source newline", "a\nb", "x", "source", "a control character"},
+      {"source DEL", "a\x7f", "x", "source", "a control character"},
+      {"source NUL", nul, "x", "source", "a control character"},
+      {"empty id", "s", "", "externalId", "an empty path segment"},
+      {"id leading /", "s", "/a", "externalId", "an empty path segment"},
+      {"id trailing /", "s", "a/", "externalId", "an empty path segment"},
+      {"id only /", "s", "/", "externalId", "an empty path segment"},
+      {"id empty middle segment", "s", "a//b", "externalId", "an empty path segment"},
+      {"id ..", "s", "..", "externalId", "the segment \"..\""},
+      {"id .. inside", "s", "a/../b", "externalId", "the segment \"..\""},
+      {"id . inside", "s", "a/./b", "externalId", "the segment \".\""},
+      {"id .git last", "s", "a/.git", "externalId", "the segment \".git\""},
+      {"id .Git inside", "s", "a/.Git/b", "externalId", "the segment \".Git\""},
+      {"id tab", "s", "a/b\tc", "externalId", "a control character"},
+      {"id escape", "s", "a\x1b[0m", "externalId", "a control character"},
+      {"id NUL", "s", "x/" + nul, "externalId", "a control character"},
+      {"id DEL", "s", "a/\x7f", "externalId", "a control character"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    std::string message = source_error(c.source, c.id);
+    REQUIRE_FALSE(message.empty());
+    CHECK(message.rfind("runs.jsonl:7: /spec/sourceNative/" + c.member + ": ", 0) == 0);
+    CHECK_THAT(message, Catch::Matchers::Contains("found " + c.found));
+  }
+}
+
+// git and libgit2 take other spellings for ".git" too (NTFS: ".git.",
+// ".git ", "git~1"; fsck calls them hasDotgit): they must be refused with the
+// member named, before libgit2's tree builder would fail on them.
+TEST_CASE("source_path: NTFS spellings of .git are rejected", "[layout][errors]") {
+  for (std::string id : {"a/.git./b", "a/.git /b", "a/git~1/b", "a/GIT~1", ".git.."}) {
+    INFO(id);
+    std::string message = source_error("s", id);
+    CHECK_THAT(message, Catch::Matchers::Contains("/spec/sourceNative/externalId"));
+  }
+}
+
+}  // namespace
+}  // namespace kistore
