@@ -47,7 +47,15 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       throw InvalidInput(key_path + ": key " + key.public_key().fingerprint() +
                          " is not a controller of this store; add it with `kistore trust add PRINCIPAL KEY.pub`");
     Snapshot snap = store.snapshot();
-    Digest run_digest = snap.resolve(o->run);
+    // An unknown RUN is bad input here (exit 2): nothing can be rerun against it.
+    Digest run_digest = [&] {
+      try {
+        return snap.resolve(o->run);
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::kNotFound) throw InvalidInput(e.what());
+        throw;
+      }
+    }();
     Document run = snap.document(run_digest);
     if (run.kind() != Kind::kRun)
       throw InvalidInput("RUN \"" + o->run + "\": expected a run, found a " + std::string(kind_name(run.kind())));

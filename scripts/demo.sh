@@ -18,31 +18,35 @@ fixture="$shared/fixtures/seed-run-tiled-geglu-backward.json"
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 
+# The fixture's row as imported from Liger's table (its digest is deterministic).
+run=628643ba
+
 step "$kistore" init
 step "$kistore" digest "$fixture"
-step "$kistore" add "$fixture"
 step "$kistore" import liger "$shared"/data/liger/*.csv
-step "$kistore" rank 334face3
-step "$kistore" show 334face3
-step "$kistore" attest 334face3 --note "seen the same on our RTX 4090"
+step "$kistore" rank "$run"
+step "$kistore" add "$fixture"
+step "$kistore" show "$run"
+step "$kistore" attest "$run" --note "seen the same on our RTX 4090"
 
-# A controller reruns the fixture's run and signs the result.
+# A controller reruns the imported run under the same protocol, GPU and
+# workload, and signs the result.
 ssh-keygen -q -t ed25519 -N '' -C controller@example.org -f controller
 step "$kistore" trust add controller@example.org controller.pub
-python3 - "$fixture" > rerun.json <<'PY'
+"$kistore" show "$run" --canonical | python3 -c '
 import json, sys
-bundle = json.load(open(sys.argv[1]))
+bundle = json.load(sys.stdin)
 run = bundle["run"]
 run["spec"]["timing"]["latencyNs"]["median"] = 2651000       # 1.7 % slower: within 10 %
 run["spec"]["observedAt"] = "2026-11-30T09:00:00.000Z"
 del run["spec"]["sourceNative"]
 run["metadata"] = {"name": "controlled-rerun-tiled-geglu-backward", "title": "controlled rerun"}
 print(json.dumps(bundle))
-PY
-step "$kistore" rerun 334face3 rerun.json --sign controller
-step "$kistore" rank 334face3 --min-level source-native
+' > rerun.json
+step "$kistore" rerun "$run" rerun.json --sign controller
+step "$kistore" rank "$run" --min-level source-native
 step "$kistore" verify
 step "$kistore" log -n 4
-step "$kistore" log --run 334face3
+step "$kistore" log --run "$run"
 step git --git-dir=.kistore -c gpg.ssh.allowedSignersFile="$("$kistore" trust path)" verify-commit main
 printf '\nstore size: %s\n' "$(du -sh .kistore | cut -f1)"
