@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Evidence end to end: groups and ranks from imported Liger rows, attestations
+# that never change a level, signed controlled reruns, the trust list, forged
+# promotions made with stock git caught by verify, and the audit log.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/lib/servers.sh"
+servers_init
+K="${KISTORE:?KISTORE must name the kistore binary}"
+data="$here/../data"
+export KISTORE_AUTHOR="Evidence Test <evidence@example.org>"
+export KISTORE_DIR="$SERVERS_DIR/store"
+cd "$SERVERS_DIR"
+S="$KISTORE_DIR"
+head_of() { git --git-dir="$S" rev-parse main; }
+run=sha256:628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354   # fixture row, liger_tiled
+
+assert_exit 0 "$K" init
+assert_exit 0 "$K" --json import liger "$data/liger/sample.csv"
+assert_contains "$OUT" '"added":' "import --json summary"
+n_runs=$("$K" ls --kind BenchmarkRun | wc -l)
+assert_eq 17 "$n_runs" "every sample row is a run"
+pass "import: 17 rows -> 17 runs"
+assert_exit 0 "$K" --json import liger "$data/liger/sample.csv"
+assert_contains "$OUT" '"added":0' "re-import adds nothing"
+assert_contains "$OUT" '"commit":null' "re-import makes no commit"
+pass "import is idempotent"
+
+# Rank: the fixture's row is 3 of 4 in its group.
+assert_exit 0 "$K" --json rank 628643ba
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+ranks = [(m["rank"], m["implementation"]) for m in r["members"]]
+assert ranks == [(1, "liger"), (2, "huggingface"), (3, "liger_tiled"), (4, "deepspeed_tiled")], ranks
+assert all(m["unit"] == "ns" and m["level"] == "source-native" for m in r["members"])
+assert r["group"].startswith("sha256:")
+PY
+pass "rank: liger_tiled ranks 3 of 4 (json)"
+group=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["group"])' "$OUT")
+assert_exit 0 "$K" rank "${group#sha256:}"
+assert_contains "$OUT" "liger_tiled" "rank by group key"
+assert_contains "$OUT" "NVIDIA GeForce RTX 4090" "rank header names the GPU"
+pass "rank by group key"
+assert_exit 0 "$K" --json groups --gpu 4090
+assert_contains "$OUT" "$group" "groups --gpu lists the group"
+assert_exit 0 "$K" groups --benchmark tiled_geglu/backward
+assert_eq 2 "$(printf '%s\n' "$OUT" | wc -l)" "speed and memory groups of tiled_geglu backward"
+pass "groups with filters"
+assert_exit 0 "$K" ls --level source-native
+assert_eq 17 "$(printf '%s\n' "$OUT" | wc -l)" "every passed row is source-native"
+pass "ls --level"
+
+# Attestations never change a level; attesting an unknown run is refused.
+before=$(head_of)
+assert_exit 1 "$K" attest deadbeefdeadbeef --note "no such run"
+assert_contains "$ERR" "no object in the store matches" "unknown run"
+assert_eq "$before" "$(head_of)" "nothing written for an unknown run"
+assert_exit 0 "$K" attest 628643ba --note "matches our numbers"
+assert_exit 0 "$K" --json show 628643ba
+assert_contains "$OUT" '"attestations":1' "show counts attestations"
+assert_contains "$OUT" '"level":"source-native"' "attestation leaves the level"
+assert_contains "$OUT" '"rank":3' "show gives the rank"
+pass "attest: note indexed, level unchanged"
+
+# Controlled reruns: keys and the trust list.
+cp "$data/keys/controller" "$data/keys/controller.pub" "$data/keys/outsider" "$data/keys/outsider.pub" .
+chmod 600 controller outsider
+"$K" show 628643ba --canonical > bundle.json
+make_rerun() {  # make_rerun MEDIAN_NS OUT
+  python3 - "$1" > "$2" <<'PY'
+import json, sys
+b = json.load(open("bundle.json"))
+r = b["run"]
+r["spec"]["timing"]["latencyNs"]["median"] = int(sys.argv[1])
+r["spec"]["observedAt"] = "2026-11-30T09:00:00.000Z"
+del r["spec"]["sourceNative"]
+r["metadata"] = {"name": "rerun-" + sys.argv[1]}
+print(json.dumps(b))
+PY
+}
+make_rerun 2650000 close.json      # +1.7 %
+make_rerun 3400000 far.json        # +30 %
+before=$(head_of)
+assert_exit 2 "$K" rerun 628643ba close.json
+assert_contains "$ERR" "must be signed" "rerun without a key"
+assert_exit 2 "$K" rerun 628643ba close.json --sign outsider
+assert_contains "$ERR" "is not a controller" "rerun with an untrusted key"
+assert_exit 0 "$K" trust add controller@example.org controller.pub
+assert_exit 0 "$K" trust list
+assert_contains "$OUT" "controller@example.org SHA256:" "trust list"
+assert_exit 2 "$K" rerun deadbeefdeadbeef close.json --sign controller
+assert_contains "$ERR" "no object in the store matches" "rerun of an unknown run"
+other=$("$K" ls --kind BenchmarkRun | grep -v 628643ba | head -1 | cut -d' ' -f1)
+assert_exit 2 "$K" rerun "$other" close.json --sign controller
+assert_contains "$ERR" "expected a rerun in RUN's comparison group" "rerun from another group"
+assert_eq "$before" "$(head_of)" "refused reruns write nothing"
+pass "rerun refusals: no key, untrusted key, unknown run, other group (exit 2, nothing written)"
+
+assert_exit 0 "$K" --json rerun 628643ba close.json --sign controller
+assert_contains "$OUT" '"level":"reproduced"' "within tolerance: reproduced"
+git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$K" trust path)" verify-commit main 2>verify.err \
+  || fail "stock git verify-commit rejects kistore's signed rerun: $(cat verify.err)"
+assert_contains "$(cat verify.err)" 'Good "git" signature for controller@example.org' "git verify-commit output"
+show=$(git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$K" trust path)" log -1 --show-signature main 2>&1)
+assert_contains "$show" 'Good "git" signature' "git log --show-signature"
+pass "stock git verifies kistore's SSH signature"
+assert_exit 0 "$K" --json rank 628643ba --min-level reproduced
+python3 - "$OUT" <<'PY'
+import json, sys
+m = json.loads(sys.argv[1])["members"]
+assert [x["implementation"] for x in m] == ["liger_tiled"], m
+assert m[0]["level"] == "reproduced" and m[0]["rank"] == 1
+PY
+pass "rank --min-level reproduced keeps the reproduced run"
+assert_exit 0 "$K" verify
+pass "verify accepts a signed rerun by a trusted controller"
+
+# A rerun far off disputes; the tolerance is honoured.
+assert_exit 0 "$K" --json rerun 628643ba far.json --sign controller --tolerance 0.10
+assert_contains "$OUT" '"level":"disputed"' "30 % off: disputed"
+assert_exit 0 "$K" verify
+assert_exit 0 "$K" ls --level disputed
+assert_contains "$OUT" "628643ba" "ls --level disputed"
+pass "rerun outside tolerance disputes"
+
+# log --run tells the whole story, newest first.
+assert_exit 0 "$K" --json log --run 628643ba
+python3 - "$OUT" <<'PY'
+import json, sys
+e = json.loads(sys.argv[1])["entries"]
+ops = [x["op"] for x in e]
+assert ops == ["rerun", "rerun", "attest", "import"], ops
+assert e[0]["signature"]["status"] == "trusted" and e[0]["signature"]["principal"] == "controller@example.org"
+assert e[2]["signature"]["status"] == "unsigned"
+assert "entered level disputed" in e[0]["changes"] and "left level reproduced" in e[0]["changes"]
+assert "entered level reproduced" in e[1]["changes"] and "left level source-native" in e[1]["changes"]
+assert any(c.startswith("attested by sha256:") for c in e[2]["changes"])
+assert any(c.startswith("added sha256:628643ba") for c in e[3]["changes"])
+PY
+pass "log --run: import, attest, two reruns with level changes and signers"
+assert_exit 0 "$K" log --op rerun -n 1
+assert_contains "$OUT" "Op:     rerun" "log --op"
+assert_contains "$OUT" "trusted controller" "log shows the signer"
+pass "log --op and -n"
+
+# Forged promotions, made with stock git, are caught by verify.
+tamper_level() {  # tamper_level RUN-HEX [SIGNING-KEY]: move a run's level to reproduced
+  local victim=$1 key=${2:-}
+  local idx="$SERVERS_DIR/index.$$"
+  local from; from=$(git --git-dir="$S" ls-tree -r --name-only main refs/levels | grep "/$victim" | head -1)
+  local blob; blob=$(printf '{"evidence":null}' | git --git-dir="$S" hash-object -w --stdin)
+  GIT_INDEX_FILE=$idx git --git-dir="$S" read-tree main
+  printf '0 0000000000000000000000000000000000000000\t%s\n100644 blob %s\trefs/levels/reproduced/%s\n' \
+    "$from" "$blob" "$victim" | GIT_INDEX_FILE=$idx git --git-dir="$S" update-index --index-info
+  local tree; tree=$(GIT_INDEX_FILE=$idx git --git-dir="$S" write-tree)
+  rm -f "$idx"
+  local sign=()
+  [[ -z $key ]] || sign=(-c gpg.format=ssh -c user.signingkey="$key")
+  local commit; commit=$(git "${sign[@]}" --git-dir="$S" commit-tree "$tree" -p main ${key:+-S} -m "promote" -m "Kistore-Op: rerun")
+  git --git-dir="$S" update-ref refs/heads/main "$commit"
+}
+victim=$(echo "$other" | sed 's/sha256://')
+good=$(head_of)
+tamper_level "$victim"
+assert_exit 1 "$K" --json verify
+assert_contains "$OUT" '"kind":"level-unjustified"' "unsigned promotion"
+assert_contains "$OUT" "refs/levels/reproduced/$victim" "names the path"
+pass "verify: unsigned promotion made with stock git"
+git --git-dir="$S" update-ref refs/heads/main "$good"
+tamper_level "$victim" "$SERVERS_DIR/outsider"
+git --git-dir="$S" cat-file commit main | grep -q "BEGIN SSH SIGNATURE" || fail "forged commit is not signed"
+assert_exit 1 "$K" --json verify
+assert_contains "$OUT" '"kind":"level-unjustified"' "promotion signed by an untrusted key"
+assert_contains "$OUT" 'untrusted key' "says the key is untrusted"
+pass "verify: promotion signed by a key outside the trust list"
+printf 'outsider@example.org namespaces="git" %s\n' "$(cut -d' ' -f1,2 outsider.pub)" > published-signers
+assert_exit 1 "$K" verify --allowed-signers published-signers
+assert_contains "$ERR" "refs/levels/disputed/" "without the controller, its reruns are unjustified too"
+printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >> published-signers
+assert_exit 0 "$K" verify --allowed-signers published-signers
+pass "verify --allowed-signers: a third party's list of controllers decides"
+git --git-dir="$S" update-ref refs/heads/main "$good"
+assert_exit 0 "$K" verify
+assert_exit 0 "$K" trust remove controller@example.org
+assert_exit 1 "$K" verify
+assert_contains "$ERR" "level-unjustified" "removing the controller un-trusts its reruns"
+pass "trust remove: the store no longer accepts that controller's levels"
+
+# Golden `log --run`: with pinned dates and a fixed key, the history is byte
+# for byte reproducible (Ed25519 signatures are deterministic).
+# KISTORE_ACCEPT=1 rewrites the golden file.
+golden="$data/e2e/log-run.golden"
+export KISTORE_DIR="$SERVERS_DIR/golden" KISTORE_DATE=1767225600
+cp "$data/liger/sample.csv" sample.csv   # commit bodies name inputs as given: keep them relative
+assert_exit 0 "$K" init
+assert_exit 0 "$K" import liger sample.csv
+export KISTORE_DATE=1767229200
+assert_exit 0 "$K" attest 628643ba --note "matches our numbers" --author "Reader <reader@example.org>"
+assert_exit 0 "$K" trust add controller@example.org controller.pub
+export KISTORE_DATE=1767232800
+assert_exit 0 "$K" rerun 628643ba close.json --sign controller
+assert_exit 0 "$K" log --run 628643ba
+if [[ ${KISTORE_ACCEPT:-} == 1 ]]; then printf '%s\n' "$OUT" > "$golden"; fi
+assert_eq "$(cat "$golden")" "$OUT" "log --run matches $golden"
+pass "golden log --run"
+summary
