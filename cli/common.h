@@ -43,8 +43,9 @@ std::vector<Registrar>& registrars();
 // The store named by --store / KISTORE_DIR / .kistore.
 Store open_store(const Globals& g);
 
-// Reads a file ("-" is stdin) whole; Error(kInvalidInput) over kMaxInputBytes,
-// Error(kIO) naming the path when it cannot be read.
+// Reads a file ("-" is stdin) whole; Error(kIO) naming the path when it
+// cannot be read. The 16 MiB limit applies to each JSON text (the parser's),
+// so a JSON Lines file may be larger than one document may be.
 std::string read_input_file(const std::string& path);
 
 // Expands PATH... (files, folders read recursively for *.json and *.jsonl in
