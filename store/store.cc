@@ -2,9 +2,12 @@
 
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -68,6 +71,35 @@ git::Signature make_signature(git_repository* repo, const std::string& author_op
     sig = pinned;
   }
   return git::Signature(sig);
+}
+
+// Packing settings for kistore's own bulk writes, given to the private handle
+// only (git's own commands on the store keep their defaults): objects are
+// zstd frames that neither deflate nor delta against each other, so zlib runs
+// at its fastest level and no delta search is made (libgit2 skips objects
+// above core.bigFileThreshold).
+void use_pack_settings(git_repository* repo, const std::string& dir) {
+  std::string base = git_repository_path(repo);
+  std::string settings = base + "kistore/pack.config";
+  if (FILE* f = std::fopen(settings.c_str(), "r")) {
+    std::fclose(f);
+  } else {
+    std::filesystem::create_directories(base + "kistore");
+    std::string tmp = settings + ".tmp." + std::to_string(getpid());
+    FILE* out = std::fopen(tmp.c_str(), "w");
+    if (!out) throw IOError(tmp + ": cannot create");
+    std::fputs("[core]\n\tbigFileThreshold = 1\n[pack]\n\tcompression = 1\n", out);
+    std::fclose(out);
+    std::rename(tmp.c_str(), settings.c_str());
+  }
+  git_config* cfg = nullptr;
+  git::check(git_config_new(&cfg), "config");
+  git::Config owned(cfg);
+  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, repo, 0),
+             dir + ": reading config");
+  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, repo, 0),
+             dir + ": reading pack settings");
+  git::check(git_repository_set_config(repo, cfg), "config");
 }
 
 }  // namespace
@@ -408,6 +440,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
     git::Odb owned_odb(odb);
     git::check(git_mempack_new(&mempack), "creating an in-memory pack");
     git::check(git_odb_add_backend(odb, mempack, 1000), "adding the in-memory pack");
+    use_pack_settings(r, dir_);
   }
 
   std::vector<git_tree_update> updates;
@@ -416,7 +449,14 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   for (const auto& [path, bytes] : change.upserts) {
     git_tree_update u{};
     u.action = GIT_TREE_UPDATE_UPSERT;
-    git::check(git_blob_create_from_buffer(&u.id, repo, bytes.data(), bytes.size()), "writing " + path);
+    if (mempack) {
+      // Straight into the in-memory pack: git_odb_write would first look the
+      // new id up in every backend and, on the miss, rescan objects/pack.
+      git::check(git_odb_hash(&u.id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB), "hashing " + path);
+      git::check(mempack->write(mempack, &u.id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB), "writing " + path);
+    } else {
+      git::check(git_blob_create_from_buffer(&u.id, repo, bytes.data(), bytes.size()), "writing " + path);
+    }
     u.filemode = GIT_FILEMODE_BLOB;
     u.path = path.c_str();
     updates.push_back(u);
@@ -461,7 +501,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   if (!base.empty()) add_parent(base.commit_id());
   for (const std::string& p : change.extra_parents) add_parent(p);
 
-  git::Signature author = make_signature(repo, options.author);
+  git::Signature author = make_signature(repo_, options.author);  // the private handle has no global config
   std::string message = commit_message(change);
   git_buf* buf = new git_buf{};
   std::unique_ptr<git_buf, git::BufFree> owned_buf(buf);
