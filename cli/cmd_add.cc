@@ -40,9 +40,10 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     for (const InputItem& item : parsed.items) {
       std::string where = item.where.source;
       if (auto* b = std::get_if<Bundle>(&item.value))
-        for (const Document& d : b->documents()) docs.push_back({&d, where});
+        for (const Document& d : b->documents())
+          docs.push_back({&d, where, item.where.pointer + "/" + std::string(role_name(d.kind()))});
       else
-        docs.push_back({&std::get<Document>(item.value), where});
+        docs.push_back({&std::get<Document>(item.value), where, item.where.pointer});
     }
     AddOptions opts;
     opts.inputs = o->paths;

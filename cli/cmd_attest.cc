@@ -68,7 +68,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     doc.set("kind", "Attestation");
     doc.set("spec", std::move(spec));
     Document attestation = Document::from_json(std::move(doc), Location{"attestation", ""});
-    std::vector<AddedDocument> docs{{&attestation, "attestation"}};
+    std::vector<AddedDocument> docs{{&attestation, "attestation", ""}};
     AddOptions opts;
     opts.op = "attest";
     opts.summary = "attest: " + std::string(o->note.empty() ? "reproduction of " : "note on ") + run.str();

@@ -59,7 +59,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     Store store = open_store(g);
     std::vector<AddedDocument> docs;
     for (std::size_t i = 0; i < bundles.size(); ++i)
-      for (const Document& d : bundles[i].documents()) docs.push_back({&d, wheres[i]});
+      for (const Document& d : bundles[i].documents()) docs.push_back({&d, wheres[i], "/" + std::string(role_name(d.kind()))});
     AddOptions opts;
     opts.op = "import";
     opts.inputs = o->files;

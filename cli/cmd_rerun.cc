@@ -68,14 +68,14 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     std::vector<AddedDocument> docs;
     const Document* rerun = nullptr;
     if (auto* b = std::get_if<Bundle>(&parsed.items.front().value)) {
-      for (const Document& d : b->documents()) docs.push_back({&d, o->file});
+      for (const Document& d : b->documents()) docs.push_back({&d, o->file, "/" + std::string(role_name(d.kind()))});
       rerun = &b->run();
     } else {
       const Document& d = std::get<Document>(parsed.items.front().value);
       if (d.kind() != Kind::kRun)
         throw InvalidInput(o->file + ": /kind: expected \"BenchmarkRun\" (or a bundle), found \"" +
                            std::string(kind_name(d.kind())) + "\"");
-      docs.push_back({&d, o->file});
+      docs.push_back({&d, o->file, ""});
       rerun = &d;
     }
     if (rerun->digest() == run_digest)

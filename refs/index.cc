@@ -75,13 +75,13 @@ std::string attestation_entry(const Json& spec) {
   return canonical(out);
 }
 
-std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where) {
+std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where, std::string_view pointer) {
   std::vector<IndexEntry> out;
   const Json& spec = doc.spec();
   if (doc.kind() == Kind::kRun) {
     out.push_back({group_path(comparison_key(spec), doc.digest()), group_entry(spec)});
     out.push_back({level_path(default_level(spec), doc.digest()), level_entry(std::nullopt)});
-    if (auto path = source_path(spec, where)) out.push_back({*path, doc.digest().str()});
+    if (auto path = source_path(spec, where, pointer)) out.push_back({*path, doc.digest().str()});
   } else if (doc.kind() == Kind::kAttestation) {
     Digest subject = *Digest::parse(spec.find("subject")->as_string());
     out.push_back({attestation_path(subject, doc.digest()), attestation_entry(spec)});

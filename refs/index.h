@@ -58,6 +58,6 @@ struct IndexEntry {
 // a run's group, default level and source entries; an attestation's entry
 // under its subject. Throws Error(kInvalidInput) (naming `where`) when the
 // run's source id cannot be a path.
-std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where);
+std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where, std::string_view pointer = "");
 
 }  // namespace kistore

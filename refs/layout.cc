@@ -57,14 +57,14 @@ std::string segment_problem(std::string_view segment) {
 
 }  // namespace
 
-std::optional<std::string> source_path(const Json& run_spec, std::string_view where) {
+std::optional<std::string> source_path(const Json& run_spec, std::string_view where, std::string_view pointer) {
   const Json* native = run_spec.find("sourceNative");
   if (!native || !native->is_object()) return std::nullopt;
   const Json* source = native->find("source");
   const Json* id = native->find("externalId");
   if (!source || !source->is_string() || !id || !id->is_string()) return std::nullopt;
   auto fail = [&](std::string_view member, const std::string& problem) {
-    return InvalidInput(std::string(where) + ": /spec/sourceNative/" + std::string(member) +
+    return InvalidInput(std::string(where) + ": " + std::string(pointer) + "/spec/sourceNative/" + std::string(member) +
                         ": expected a path of non-empty segments without \".\", \"..\", \".git\" "
                         "or control characters, found " + problem);
   };

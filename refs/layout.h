@@ -35,6 +35,9 @@ std::string attestation_path(const Digest& run, const Digest& attestation);
 // nullopt without one. Throws Error(kInvalidInput) (naming `where` and the
 // pointer) when the source or externalId cannot be a path: empty segments,
 // "." or "..", ".git", NUL or control characters, or a leading/trailing "/".
-std::optional<std::string> source_path(const Json& run_spec, std::string_view where);
+// `pointer` is where the run sits in its input ("/run" in a bundle), so the
+// message names /run/spec/sourceNative/... from the input's root.
+std::optional<std::string> source_path(const Json& run_spec, std::string_view where,
+                                       std::string_view pointer = "");
 
 }  // namespace kistore

@@ -75,7 +75,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
                                first.where + "; the first metadata is kept");
       continue;
     }
-    Prepared p{&in, encode_object(in.doc->canonical()), "", index_entries(*in.doc, in.where)};
+    Prepared p{&in, encode_object(in.doc->canonical()), "", index_entries(*in.doc, in.where, in.pointer)};
     if (in.doc->metadata()) p.metadata = canonical(*in.doc->metadata());
     prepared.push_back(std::move(p));
   }

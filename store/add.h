@@ -21,7 +21,8 @@ namespace kistore {
 
 struct AddedDocument {
   const Document* doc;
-  std::string where;  // "file:line" or "file", for messages
+  std::string where;    // "file:line" or "file", for messages
+  std::string pointer;  // where the document sits in that input ("/run", "/3/run"), or ""
 };
 
 struct AddReport {
