@@ -1,0 +1,71 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/sync_output.h"
+#include "store/sync.h"
+#include "store/trust.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("clone", "Copy a store from a remote: init + remote add origin + pull");
+  app->footer(
+      "Creates a new store, names URL as its remote \"origin\", and pulls: everything that comes\n"
+      "in is checked as `kistore pull --help` describes, so a clone holds only evidence whose\n"
+      "digests, index and signed level changes hold up. URL can be a folder path, file://,\n"
+      "git://, ssh:// or http(s)://, and may name a store written by kistore or a repository made\n"
+      "with stock git in the store layout (bare or not).\n\n"
+      "Where the store goes: DIR if given, else --store or KISTORE_DIR, else .kistore in the\n"
+      "current folder -- the place the other commands look by default (unlike `git clone`, the\n"
+      "folder is not named after the URL). It must not exist yet, or be empty. If the clone fails\n"
+      "or the incoming history is refused, the folder is removed again.\n\n"
+      "A new store trusts no controller, so a remote whose levels were set by signed reruns is\n"
+      "refused unless you name the controllers you trust: --allowed-signers FILE (git's\n"
+      "allowed-signers format) checks them and becomes the new store's trust list.\n\n"
+      "Example: kistore clone https://git.example.org/evidence.git && kistore groups\n\n"
+      "Exit status: 0 done, 1 the remote's history was refused, 2 bad arguments or DIR not empty,\n"
+      "3 the store cannot be created, 4 the remote could not be reached or refused.\n"
+      "Credentials: see `kistore push --help`.");
+  struct Opts {
+    std::string url, dir, allowed_signers;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("URL", o->url, "The remote store: path, file://, git://, ssh:// or http(s)://")->required();
+  app->add_option("DIR", o->dir, "Where to create the store (default: --store, KISTORE_DIR, else .kistore)");
+  app->add_option("--allowed-signers", o->allowed_signers,
+                  "Trust these controllers (an allowed-signers file): their signed reruns may set levels; "
+                  "the file becomes the new store's trust list")
+      ->type_name("FILE");
+  return Command{app, [&g, o]() -> int {
+    std::string target = !o->dir.empty() ? o->dir : !g.store_dir.empty() ? g.store_dir : Store::default_dir();
+    SyncProgress progress(g);
+    SyncOptions options;
+    options.progress = progress.callback();
+    options.commit.author = g.author;
+    if (!o->allowed_signers.empty()) options.trust = load_allowed_signers(o->allowed_signers);
+    PullReport report = clone(o->url, target, options);
+    progress.finish();
+    if (report.refused()) {
+      print_refusal(report);
+      if (g.json) print_json(pull_json(report));
+      return kProblems;
+    }
+    if (!o->allowed_signers.empty()) save_trust(Store::open(target), options.trust);
+    if (g.json) {
+      Json out = pull_json(report);
+      out.set("store", target);
+      print_json(out);
+    } else if (!g.quiet) {
+      for (const std::string& n : report.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+      std::printf("Cloned %s into %s: %zu commit%s, %zu document%s (%s).\n", report.url.c_str(), target.c_str(),
+                  report.new_commits, report.new_commits == 1 ? "" : "s", report.new_documents,
+                  report.new_documents == 1 ? "" : "s",
+                  report.commit ? report.commit->substr(0, 12).c_str() : "empty");
+    }
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

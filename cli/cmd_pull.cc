@@ -1,0 +1,44 @@
+#include "cli/common.h"
+#include "cli/sync_output.h"
+#include "store/sync.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("pull", "Fetch a remote's evidence, check it, and merge it in");
+  app->footer(
+      "Fetches the remote's branch (main) into a quarantine ref, never straight into the store, and\n"
+      "checks every commit that is new here before taking any of it:\n"
+      "  - every new object's bytes decode and hash to the digest its path names;\n"
+      "  - no commit removes or changes an object the store already has;\n"
+      "  - index entries (groups, levels, sources, attestations) agree with their documents;\n"
+      "  - a run's level changes only in a rerun commit signed by a controller this store trusts\n"
+      "    (`kistore trust`); attestations never change levels;\n"
+      "  - the remote still contains what was last pulled from or pushed to it (no rewritten,\n"
+      "    force-pushed history).\n"
+      "Then the store fast-forwards, or gets a merge commit with two parents (Kistore-Op: merge):\n"
+      "documents and attestations are a union, metadata keeps the earliest, a level follows the\n"
+      "side that changed it. If anything fails a check, nothing is taken: the store stays exactly\n"
+      "as it was and each problem is printed with the commit and path it is about.\n\n"
+      "Credentials: see `kistore push --help`.\n\n"
+      "Example: kistore pull            (from origin)\n"
+      "         kistore pull backup --json\n\n"
+      "Exit status: 0 done (or nothing new), 1 the incoming history was refused, 2 unknown remote,\n"
+      "3 the local store failed, 4 the remote could not be reached or refused (auth, host key).");
+  auto remote = std::make_shared<std::string>("origin");
+  app->add_option("REMOTE", *remote, "The remote's name (default: origin)");
+  app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
+  app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
+  return Command{app, [&g, remote]() -> int {
+    Store store = open_store(g);
+    SyncProgress progress(g);
+    SyncOptions options = sync_options(g, store, progress);
+    PullReport report = pull(store, *remote, options);
+    progress.finish();
+    return print_pull(g, report);
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

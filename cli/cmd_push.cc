@@ -1,0 +1,71 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/sync_output.h"
+#include "store/sync.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("push", "Send the store's history to a remote");
+  app->footer(
+      "Sends the store's branch (main) to the remote. If someone else pushed since you last\n"
+      "synced, push first pulls their work (checked and merged exactly as `kistore pull` does),\n"
+      "then pushes the merge; it tries this up to 3 times. It never overwrites the remote's\n"
+      "history, and a push the remote rejects is an error, never a silent success.\n\n"
+      "Credentials (never printed; URLs are shown without passwords):\n"
+      "  ssh://     ssh-agent if SSH_AUTH_SOCK is set, then the key in KISTORE_SSH_KEY or\n"
+      "             ~/.ssh/id_ed25519. The server's host key must already be in\n"
+      "             ~/.ssh/known_hosts or in the file named by KISTORE_SSH_KNOWN_HOSTS: an unknown\n"
+      "             host is refused with its fingerprint and how to add it (ssh-keyscan), and a\n"
+      "             changed key is refused as a possible attack.\n"
+      "  http(s):// user:password from the URL, then KISTORE_TOKEN as the password (user from\n"
+      "             the URL, else \"kistore\"). Each is tried once.\n\n"
+      "Example: kistore remote add origin https://git.example.org/evidence.git\n"
+      "         KISTORE_TOKEN=... kistore push\n\n"
+      "Exit status: 0 pushed (or already there), 1 the remote's new history was refused by the\n"
+      "pull on the way, 2 unknown remote or empty store, 3 the local store failed, 4 the remote\n"
+      "could not be reached, refused the push, or authentication failed.");
+  auto remote = std::make_shared<std::string>("origin");
+  app->add_option("REMOTE", *remote, "The remote's name (default: origin)");
+  app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
+  app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
+  return Command{app, [&g, remote]() -> int {
+    Store store = open_store(g);
+    SyncProgress progress(g);
+    SyncOptions options = sync_options(g, store, progress);
+    PushReport report = push(store, *remote, options);
+    progress.finish();
+    if (!g.quiet)
+      for (const PullReport& p : report.pulls)
+        for (const std::string& n : p.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    if (report.result == "refused") print_refusal(report.pulls.back());
+    if (g.json) {
+      Json out = Json::object();
+      out.set("remote", report.remote);
+      out.set("url", report.url);
+      out.set("result", report.result);
+      out.set("commit", report.commit);
+      out.set("pushed_objects", static_cast<long long>(report.pushed_objects));
+      Json pulls = Json::array();
+      for (const PullReport& p : report.pulls) pulls.push_back(pull_json(p));
+      out.set("pulls", std::move(pulls));
+      print_json(out);
+    } else if (!g.quiet && report.result != "refused") {
+      for (const PullReport& p : report.pulls)
+        if (p.result == "merge")
+          std::printf("Merged %s first (%s): merge commit %s.\n", p.remote.c_str(), p.incoming.substr(0, 12).c_str(),
+                      p.commit ? p.commit->substr(0, 12).c_str() : "");
+      if (report.result == "up-to-date")
+        std::printf("%s is up to date (%s).\n", report.remote.c_str(), report.commit.substr(0, 12).c_str());
+      else
+        std::printf("Pushed %s to %s (%s): %zu objects sent.\n", report.commit.substr(0, 12).c_str(),
+                    report.remote.c_str(), report.url.c_str(), report.pushed_objects);
+    }
+    return report.result == "refused" ? kProblems : kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

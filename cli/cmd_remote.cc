@@ -1,0 +1,80 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "store/sync.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CLI::App& root, Globals& g) {
+  auto* app = root.add_subcommand("remote", "Manage the git remotes this store syncs with");
+  app->footer(
+      "A remote is another copy of the store that push, pull and clone talk to, named for short\n"
+      "(the usual name is origin). Its URL can be a folder path, file://, git://, ssh:// or\n"
+      "http(s)://; a folder path is stored as an absolute path.\n\n"
+      "  kistore remote add origin ssh://me@example.org/srv/evidence.git\n"
+      "  kistore remote list\n"
+      "  kistore remote remove origin\n\n"
+      "A password written in a URL (https://user:password@host/...) is kept in the store's git\n"
+      "config, as git does, but never printed: list shows URLs without it. Prefer KISTORE_TOKEN\n"
+      "(see `kistore push --help`).\n\n"
+      "Exit status: 0 done, 2 bad name or URL, unknown remote, 3 the store cannot be written.");
+  app->require_subcommand(1);
+  struct Opts {
+    std::string name, url;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* add = app->add_subcommand("add", "Add a remote NAME at URL");
+  add->add_option("NAME", o->name, "Short name, e.g. origin")->required();
+  add->add_option("URL", o->url, "Path, file://, git://, ssh:// or http(s):// URL")->required();
+  auto* remove = app->add_subcommand("remove", "Remove the remote NAME");
+  remove->alias("rm");
+  remove->add_option("NAME", o->name, "The remote's name")->required();
+  auto* list = app->add_subcommand("list", "List remotes with their URLs (passwords removed)");
+  return Command{app, [&g, o, add, remove, list]() -> int {
+    Store store = open_store(g);
+    if (add->parsed()) {
+      add_remote(store, o->name, o->url);
+      std::string url;
+      for (const RemoteInfo& r : list_remotes(store))
+        if (r.name == o->name) url = redact_url(r.url);
+      if (g.json) {
+        Json out = Json::object();
+        out.set("name", o->name);
+        out.set("url", url);
+        print_json(out);
+      } else {
+        note(g, "added remote " + o->name + ": " + url);
+      }
+    } else if (remove->parsed()) {
+      remove_remote(store, o->name);
+      if (g.json) {
+        Json out = Json::object();
+        out.set("removed", o->name);
+        print_json(out);
+      } else {
+        note(g, "removed remote " + o->name);
+      }
+    } else if (list->parsed()) {
+      std::vector<RemoteInfo> remotes = list_remotes(store);
+      if (g.json) {
+        Json arr = Json::array();
+        for (const RemoteInfo& r : remotes) {
+          Json item = Json::object();
+          item.set("name", r.name);
+          item.set("url", redact_url(r.url));
+          arr.push_back(std::move(item));
+        }
+        Json out = Json::object();
+        out.set("remotes", std::move(arr));
+        print_json(out);
+      } else {
+        for (const RemoteInfo& r : remotes) std::printf("%s\t%s\n", r.name.c_str(), redact_url(r.url).c_str());
+      }
+    }
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

@@ -1,0 +1,46 @@
+// Output shared by the sync commands (pull, push, clone): progress bars for
+// the transfer stages and the report in words or as JSON.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "cli/common.h"
+#include "store/sync.h"
+
+namespace kistore::cli {
+
+// One progress bar per transfer stage ("receiving", "checking", "packing",
+// "sending"), drawn only where cli::Progress draws (a terminal, no --quiet,
+// --json or --no-progress).
+class SyncProgress {
+ public:
+  explicit SyncProgress(const Globals& g) : g_(g) {}
+  void update(const char* stage, std::size_t done, std::size_t total);
+  void finish();
+  std::function<void(const char*, std::size_t, std::size_t)> callback() {
+    return [this](const char* stage, std::size_t done, std::size_t total) { update(stage, done, total); };
+  }
+
+ private:
+  const Globals& g_;
+  std::string current_;
+  std::unique_ptr<Progress> bar_;
+};
+
+// The options every sync command passes down: merge commit author and
+// signature (--author, --sign / sign.key), the store's trust list, progress.
+SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress);
+
+// {"remote","url","result","fetched_objects","new_commits","new_documents",
+//  "incoming","commit","notes","problems"}
+Json pull_json(const PullReport& r);
+
+// Prints a pull's outcome (stdout; notes and problems on stderr) and returns
+// the exit code: 0, or 1 when the incoming history was refused.
+int print_pull(const Globals& g, const PullReport& r);
+
+// Prints the problems of a refused pull on stderr, then an error line.
+void print_refusal(const PullReport& r);
+
+}  // namespace kistore::cli

@@ -1,0 +1,133 @@
+// Sync over git remotes (SPEC §2 "sync"): remotes, pull, push, clone.
+//
+// A store syncs through any git remote libgit2 reaches (a path, file://,
+// git://, ssh://, http(s)://) by moving its branch's commits. Nothing that
+// comes in is trusted: pull fetches the remote's branch into a quarantine ref
+// (refs/kistore/incoming/<remote>), never into the branch, and checks every
+// commit that is new to this store against its first parent:
+//
+//   - objects are only added: an object path that is removed or changed, that
+//     is not at a layout path, or whose bytes do not decode and hash to the
+//     path's digest, is refused;
+//   - index entries agree with their objects (refs/index.h): a new run comes
+//     with its group entry, one level and its source entry; an attestation
+//     with its entry under its subject; nothing else is written under refs/;
+//   - a level other than a new run's default, and any change of an existing
+//     run's level, is taken only from a "rerun" commit signed by a controller
+//     in the store's trust list (store/audit.h);
+//   - the remote's branch still contains the commit last synced with it
+//     (refs/kistore/synced/<remote>): a rewritten history is refused.
+//
+// Checking is proportional to what is new (commits reachable from the
+// incoming head but not from the local head, one tree diff each), not to the
+// size of the store. When everything passes, the branch fast-forwards, or a
+// merge commit with two parents (Kistore-Op: merge) joins the two sides:
+// objects, attestations, groups and sources are a union; metadata keeps the
+// earliest (by the time of the commit that introduced it; a tie keeps the
+// local one); a run's level follows the side that changed it since the merge
+// base (both changed: the local one stays, and the pull says so). A refused
+// pull leaves the store as it was: the branch does not move and the
+// quarantine ref is removed (the fetched git objects stay unreferenced until
+// `git gc`).
+//
+// push sends the branch; when the remote's branch moved, it pulls (and
+// merges) first and pushes again, a bounded number of times. A reference
+// update the remote rejects is an error, never a silent success.
+//
+// Credentials (never printed: URLs in messages have their password removed):
+//   ssh://     ssh-agent when SSH_AUTH_SOCK is set (tried once), then the key
+//              KISTORE_SSH_KEY or ~/.ssh/id_ed25519 (with <key>.pub if present).
+//              The server's host key must be listed in ~/.ssh/known_hosts or
+//              in the file KISTORE_SSH_KNOWN_HOSTS (plain, unhashed host
+//              names there); an unknown host is refused with its fingerprint
+//              and how to add it, a changed key is refused as such.
+//   http(s):// the URL's user:password, then KISTORE_TOKEN as the password
+//              (user from the URL, else "kistore"). Each is tried once.
+//
+// Errors: Error(kRemote) when the remote cannot be reached, refuses a
+// reference update, or authentication fails (the message names the remote
+// and its URL without password); Error(kInvalidInput) for an unknown remote
+// name or a bad URL; Error(kIO) for local failures. Incoming data that fails
+// the checks is not an exception: PullReport::problems lists it.
+//
+// Thread-safety: as Store.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "objects/ssh_signature.h"
+#include "store/store.h"
+#include "store/verify.h"
+
+namespace kistore {
+
+struct RemoteInfo {
+  std::string name;
+  std::string url;  // as configured, credentials included: print redact_url(url)
+};
+
+// `url` with any password removed ("https://u:pw@h/x" -> "https://u@h/x").
+std::string redact_url(std::string_view url);
+
+// Adds remote `name` at `url`. A local path is stored absolute. Throws
+// Error(kInvalidInput) for an invalid name, an empty URL, or a name already
+// in use.
+void add_remote(Store& store, const std::string& name, const std::string& url);
+// Removes the remote and kistore's refs for it. Error(kInvalidInput) if
+// there is no such remote.
+void remove_remote(Store& store, const std::string& name);
+// The configured remotes, sorted by name.
+std::vector<RemoteInfo> list_remotes(const Store& store);
+
+struct SyncOptions {
+  // Author and signing of a merge commit.
+  CommitOptions commit;
+  // Controllers whose signed rerun commits may change levels; normally
+  // load_trust(store).
+  std::vector<AllowedSigner> trust;
+  // Transfer progress: stage is "receiving", "checking" or "sending".
+  std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
+};
+
+struct PullReport {
+  std::string remote;
+  std::string url;     // redacted
+  std::string result;  // "up-to-date", "fast-forward", "merge" or "refused"
+  std::size_t fetched_objects = 0;  // git objects received
+  std::size_t new_commits = 0;      // commits new to this store
+  std::size_t new_documents = 0;    // objects the branch gained
+  std::string incoming;             // the remote's branch head; "" if the remote has none
+  std::optional<std::string> commit;  // the branch head afterwards
+  std::vector<std::string> notes;     // metadata or level conflicts resolved
+  std::vector<Problem> problems;      // why the pull was refused
+  bool refused() const { return !problems.empty(); }
+};
+
+// Fetches the branch from `remote` and merges it as described above.
+PullReport pull(Store& store, const std::string& remote, const SyncOptions& options);
+
+struct PushReport {
+  std::string remote;
+  std::string url;     // redacted
+  std::string result;  // "pushed", "up-to-date", or "refused" (a pull on the way was refused)
+  std::string commit;  // the branch head the remote now has
+  std::size_t pushed_objects = 0;
+  std::vector<PullReport> pulls;  // pulls made because the remote had moved
+};
+
+// Pushes the branch to `remote`, pulling first (up to 3 rounds) when the
+// remote's branch is not an ancestor of ours. Error(kInvalidInput) when the
+// store is empty.
+PushReport push(Store& store, const std::string& remote, const SyncOptions& options);
+
+// init + remote add origin + pull into `dir` (which must not exist, or be an
+// empty folder). When the remote has no refs/heads/main but its HEAD names
+// another branch, the new store's HEAD names that branch. When the clone
+// fails (an exception) or the pull is refused (the report says why), what
+// clone created is removed again.
+PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options);
+
+}  // namespace kistore

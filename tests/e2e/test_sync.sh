@@ -1,0 +1,409 @@
+#!/usr/bin/env bash
+# tests/e2e/test_sync.sh -- kistore remote/push/pull/clone against real git
+# servers on loopback (a bare path, file://, git daemon, smart HTTP with and
+# without basic auth, sshd), checked with stock git; divergent stores
+# converging through merge commits; remotes forged with stock git refused
+# with the local store left exactly as it was; auth, host-key and
+# unreachable-remote failures.
+#
+# Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs with no
+# TTY and stdin closed, as root or not. Prints "N passed, 0 failed".
+set -euo pipefail
+
+: "${KISTORE:?set KISTORE to the kistore binary}"
+: "${KISTORE_SOURCE_DIR:?set KISTORE_SOURCE_DIR to the repository root}"
+# shellcheck source=lib/servers.sh
+. "$KISTORE_SOURCE_DIR/tests/e2e/lib/servers.sh"
+
+T0=$SECONDS
+servers_init
+
+# Isolation: our own HOME (no ~/.ssh, no git config), no agent.
+export HOME=$SERVERS_DIR/home
+mkdir -p "$HOME"
+export GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=forger GIT_AUTHOR_EMAIL=forger@example.invalid
+export GIT_COMMITTER_NAME=forger GIT_COMMITTER_EMAIL=forger@example.invalid
+export GIT_ASKPASS=/bin/false SSH_ASKPASS=/bin/false
+unset SSH_AUTH_SOCK KISTORE_TOKEN KISTORE_DIR GIT_DIR GIT_WORK_TREE KISTORE_SSH_KNOWN_HOSTS
+export KISTORE_AUTHOR="Alice <alice@example.org>"
+
+FIXTURE=$KISTORE_SOURCE_DIR/../shared/fixtures/seed-run-tiled-geglu-backward.json
+[[ -f $FIXTURE ]] || FIXTURE=/work/shared/fixtures/seed-run-tiled-geglu-backward.json
+[[ -f $FIXTURE ]] || fail "fixture not found"
+
+BASE=$SERVERS_DIR/repos
+WORK=$SERVERS_DIR/work
+mkdir -p "$BASE" "$WORK"
+cd "$WORK"
+
+# ks ARGS... : kistore, bounded, stdin closed.
+ks() { timeout -k 2 60 "$KISTORE" "$@" </dev/null; }
+g() { timeout -k 2 30 git "$@" </dev/null; }
+# A git-dir view of a store (kistore stores are bare).
+head_of() { git --git-dir="$1" rev-parse -q --verify refs/heads/main 2>/dev/null || echo none; }
+tree_of() { git --git-dir="$1" ls-tree -r refs/heads/main 2>/dev/null | sha256sum | cut -c1-16; }
+
+# variant N : a bundle like the fixture with its own run (other primary value
+# and source id). Nothing references a run's own digest, so no digest in the
+# bundle needs recomputing.
+variant() {
+    local n=$1 out=$WORK/bundle-$1.json
+    sed -e "s/\"median\": 2606080/\"median\": $((2606080 + n * 1000))/" \
+        -e "s|2025-11-11-06-22-57\"|2025-11-11-06-22-57-v$n\"|" "$FIXTURE" >"$out"
+    printf '%s\n' "$out"
+}
+run_digest() { ks digest "$1" | awk '$2 == "BenchmarkRun" {print $1}'; }
+
+# ---------------------------------------------------------------------------
+start_git_daemon "$BASE"
+start_http_git "$BASE"
+HTTP_PLAIN=$HTTP_GIT_URL
+start_http_git "$BASE" --auth alice 's3cret:pw'
+HTTP_AUTH_HOSTPORT=${HTTP_GIT_URL#http://}
+start_sshd
+export KISTORE_SSH_KNOWN_HOSTS=$SSH_KNOWN_HOSTS
+pass "servers started (git daemon, http, http+auth, sshd)"
+
+# Store A with the seed run.
+assert_exit 0 ks --store A init
+assert_exit 0 ks --store A add "$FIXTURE"
+SEED_RUN=$(run_digest "$FIXTURE")
+[[ $SEED_RUN == sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0 ]] ||
+    fail "seed run digest: $SEED_RUN"
+pass "store A has the seed run"
+
+# ---------------------------------------------------------------------------
+# Every transport: push to an empty bare repository, check it with stock git,
+# clone it back with kistore, verify.
+transport() {
+    local name=$1 url=$2 bare=$BASE/t-$1.git
+    shift 2
+    git init -q --bare -b main "$bare"
+    assert_exit 0 ks --store A remote add "$name" "$url"
+    assert_exit 0 env "$@" "$KISTORE" --store A push "$name"
+    assert_contains "$OUT" "Pushed" "$name: push output"
+    assert_eq "$(head_of A)" "$(head_of "$bare")" "$name: the remote has A's branch"
+    assert_exit 0 git --git-dir="$bare" fsck --strict --no-progress
+    rm -rf "$WORK/stock-$name"
+    assert_exit 0 g clone -q "$bare" "$WORK/stock-$name"
+    [[ -d $WORK/stock-$name/objects/sha256 && -d $WORK/stock-$name/refs/levels ]] ||
+        fail "$name: stock git clone has no store layout"
+    assert_exit 0 env "$@" "$KISTORE" --json clone "$url" "$WORK/clone-$name"
+    assert_contains "$OUT" '"result":"fast-forward"' "$name: clone --json"
+    assert_eq "$(head_of A)" "$(head_of "$WORK/clone-$name")" "$name: clone has A's branch"
+    assert_exit 0 ks --store "$WORK/clone-$name" verify
+    # second push with nothing new
+    assert_exit 0 env "$@" "$KISTORE" --store A push "$name"
+    assert_contains "$OUT" "up to date" "$name: second push"
+    pass "$name: push, git fsck --strict, stock git clone, kistore clone, verify ($(redact "$url"))"
+}
+redact() { sed -E 's#(://[^:/@]*):[^@/]*@#\1@#' <<<"$1"; }
+
+transport path "$BASE/t-path.git"
+transport file "file://$BASE/t-file.git"
+transport daemon "$GIT_DAEMON_URL/t-daemon.git"
+transport http "$HTTP_PLAIN/t-http.git"
+transport authurl "http://alice:s3cret%3Apw@$HTTP_AUTH_HOSTPORT/t-authurl.git"
+transport token "http://alice@$HTTP_AUTH_HOSTPORT/t-token.git" KISTORE_TOKEN='s3cret:pw'
+transport ssh "$SSH_URL_PREFIX$BASE/t-ssh.git"
+
+# Passwords never show: remote list, errors.
+assert_exit 0 ks --store A remote list
+assert_contains "$OUT" "http://alice@$HTTP_AUTH_HOSTPORT/t-authurl.git" "remote list shows the URL"
+assert_not_contains "$OUT" "s3cret" "remote list hides the password"
+assert_exit 0 ks --store A --json remote list
+assert_not_contains "$OUT" "s3cret" "remote list --json hides the password"
+pass "remote list never prints passwords"
+
+# ---------------------------------------------------------------------------
+# Authentication failures: exit 4, bounded, no secret printed.
+git init -q --bare -b main "$BASE/t-deny.git"
+assert_exit 0 ks --store A remote add badpw "http://alice:wrong@$HTTP_AUTH_HOSTPORT/t-deny.git"
+assert_exit 4 ks --store A push badpw
+assert_contains "$ERR" "authentication failed" "wrong password: message"
+assert_not_contains "$ERR" "wrong" "wrong password: not printed"
+assert_exit 4 ks --store A pull badpw
+assert_contains "$ERR" "authentication failed" "wrong password on pull"
+assert_exit 0 ks --store A remote add nocred "http://$HTTP_AUTH_HOSTPORT/t-deny.git"
+assert_exit 4 ks --store A push nocred
+assert_contains "$ERR" "KISTORE_TOKEN" "no credentials: says how to give them"
+assert_exit 4 env KISTORE_TOKEN=not-the-token "$KISTORE" --store A push nocred
+assert_contains "$ERR" "authentication failed" "wrong token"
+assert_not_contains "$ERR" "not-the-token" "wrong token: not printed"
+assert_eq "none" "$(head_of "$BASE/t-deny.git")" "refused pushes wrote nothing"
+pass "http auth: wrong password, no credentials, wrong token -> exit 4, secrets not printed"
+
+# ssh: wrong key, unknown host key.
+ssh-keygen -q -t ed25519 -N '' -f "$WORK/wrong_key" </dev/null >/dev/null
+assert_exit 4 env KISTORE_SSH_KEY="$WORK/wrong_key" "$KISTORE" --store A push ssh
+assert_contains "$ERR" "authentication failed" "ssh wrong key"
+assert_exit 4 env -u KISTORE_SSH_KNOWN_HOSTS "$KISTORE" --store A push ssh
+assert_contains "$ERR" "is not known" "ssh unknown host: message"
+assert_contains "$ERR" "ssh-keyscan -p $SSH_PORT" "ssh unknown host: says how to add it"
+# a known_hosts that records another key for the host: refused as changed
+printf '[127.0.0.1]:%s %s\n' "$SSH_PORT" "$(cut -d' ' -f1,2 "$WORK/wrong_key.pub")" >"$WORK/bad_known_hosts"
+assert_exit 4 env KISTORE_SSH_KNOWN_HOSTS="$WORK/bad_known_hosts" "$KISTORE" --store A push ssh
+assert_contains "$ERR" "CHANGED" "ssh changed host key"
+# ~/.ssh/known_hosts is honoured too
+mkdir -p "$HOME/.ssh" && cp "$SSH_KNOWN_HOSTS" "$HOME/.ssh/known_hosts"
+assert_exit 0 env -u KISTORE_SSH_KNOWN_HOSTS "$KISTORE" --store A push ssh
+rm -f "$HOME/.ssh/known_hosts"
+pass "ssh: wrong key, unknown host, changed host key -> exit 4; ~/.ssh/known_hosts accepted"
+
+# Unreachable remotes fail fast with exit 4 and name the remote.
+closed=$(free_port)
+assert_exit 0 ks --store A remote add closed "git://127.0.0.1:$closed/x.git"
+t=$SECONDS
+assert_exit 4 ks --store A push closed
+assert_contains "$ERR" "closed" "closed port: names the remote"
+assert_exit 4 ks --store A pull closed
+((SECONDS - t < 10)) || fail "closed port took $((SECONDS - t))s"
+assert_exit 0 ks --store A remote add nowhere "$BASE/does-not-exist.git"
+assert_exit 4 ks --store A pull nowhere
+assert_contains "$ERR" "nowhere" "missing path: names the remote"
+assert_exit 4 ks clone "$GIT_DAEMON_URL/does-not-exist.git" "$WORK/clone-missing"
+[[ ! -e $WORK/clone-missing ]] || fail "a failed clone left its folder"
+assert_exit 2 ks --store A pull no-such-remote
+assert_contains "$ERR" "no remote named" "unknown remote name"
+pass "unreachable remotes: closed port, missing path, missing repo -> exit 4 fast; unknown name -> 2"
+
+# The remote refuses the update (a pre-receive hook): exit 4, not success.
+git init -q --bare -b main "$BASE/t-hook.git"
+printf '#!/bin/sh\necho "kistore-test: pushes are closed" >&2\nexit 1\n' >"$BASE/t-hook.git/hooks/pre-receive"
+chmod +x "$BASE/t-hook.git/hooks/pre-receive"
+assert_exit 0 ks --store A remote add hook "$GIT_DAEMON_URL/t-hook.git"
+assert_exit 4 ks --store A push hook
+assert_contains "$ERR" "rejected" "hook rejection reported"
+assert_eq "none" "$(head_of "$BASE/t-hook.git")" "hook: nothing pushed"
+pass "a push the remote rejects exits 4"
+
+# ---------------------------------------------------------------------------
+# Two people, one remote: both add, both push (the second merges), both pull.
+R=$BASE/shared.git
+git init -q --bare -b main "$R"
+assert_exit 0 ks --store A remote add shared "$GIT_DAEMON_URL/shared.git"
+assert_exit 0 ks --store A push shared
+assert_exit 0 ks clone "$GIT_DAEMON_URL/shared.git" B
+assert_exit 0 ks --store A add "$(variant 1)"
+assert_exit 0 env KISTORE_AUTHOR="Bob <bob@example.org>" "$KISTORE" --store B add "$(variant 2)"
+assert_exit 0 ks --store A push shared
+assert_exit 0 env KISTORE_AUTHOR="Bob <bob@example.org>" "$KISTORE" --store B --json push
+assert_contains "$OUT" '"result":"pushed"' "B's push pushed"
+assert_contains "$OUT" '"result":"merge"' "B's push merged A's work first"
+assert_exit 0 ks --store A --json pull shared
+assert_contains "$OUT" '"result":"fast-forward"' "A fast-forwards to the merge"
+assert_exit 0 ks --store B --json pull
+assert_contains "$OUT" '"result":"up-to-date"' "B is up to date"
+assert_eq "$(head_of B)" "$(head_of A)" "A and B have the same head"
+assert_eq "$(tree_of B)" "$(tree_of A)" "A and B have the same tree"
+assert_eq "$(head_of B)" "$(head_of "$R")" "the remote has it too"
+merges=$(git --git-dir="$R" log --merges --format='%H %P' main)
+[[ $(wc -l <<<"$merges") == 1 && $(wc -w <<<"$merges") == 3 ]] || fail "expected one merge with two parents: $merges"
+git --git-dir="$R" log --merges --format=%B main | grep -q '^Kistore-Op: merge$' || fail "merge has no Kistore-Op: merge"
+assert_exit 0 ks --store A verify
+assert_exit 0 ks --store A ls
+for n in 1 2; do assert_contains "$OUT" "$(run_digest "$WORK/bundle-$n.json")" "A has run v$n"; done
+assert_exit 0 git --git-dir="$R" fsck --strict --no-progress
+pass "divergent stores converge: merge commit with two parents, Kistore-Op: merge, same tree, verify ok"
+
+# Both add again, then both pull before pushing: merges on both sides, still converge.
+assert_exit 0 ks --store A add "$(variant 3)"
+assert_exit 0 ks --store B add "$(variant 4)"
+assert_exit 0 ks --store A push shared
+assert_exit 0 ks --store B pull
+assert_exit 0 ks --store B push
+assert_exit 0 ks --store A pull shared
+assert_eq "$(head_of B)" "$(head_of A)" "second round: same head"
+assert_eq "$(tree_of B)" "$(tree_of A)" "second round: same tree"
+# Pull with nothing new changes nothing.
+before=$(head_of A)
+assert_exit 0 ks --store A --json pull shared
+assert_contains "$OUT" '"result":"up-to-date"' "nothing new: up-to-date"
+assert_eq "$before" "$(head_of A)" "nothing new: no commit"
+pass "pull then push converges; pull with nothing new makes no commit"
+
+# The same document with different metadata on both sides: the earliest
+# (by the commit that introduced it) wins on both, whoever merges.
+v8=$(variant 8)
+sed 's/"title": "GeGLU MLP (tiled benchmark) · liger_tiled · backward"/"title": "first"/' "$v8" >"$WORK/meta-first.json"
+sed 's/"title": "GeGLU MLP (tiled benchmark) · liger_tiled · backward"/"title": "second"/' "$v8" >"$WORK/meta-second.json"
+assert_exit 0 env KISTORE_DATE=2000000000 "$KISTORE" --store B add "$WORK/meta-second.json"
+assert_exit 0 env KISTORE_DATE=1900000000 "$KISTORE" --store A add "$WORK/meta-first.json"
+v8_hex=$(run_digest "$v8")
+v8_hex=${v8_hex#sha256:}
+assert_exit 0 ks --store A push shared
+assert_exit 0 ks --store B --json push
+assert_contains "$OUT" "metadata is older" "B's merge takes A's older metadata"
+assert_exit 0 ks --store A pull shared
+assert_eq "$(tree_of B)" "$(tree_of A)" "metadata: same tree"
+git --git-dir=A cat-file -p "main:refs/metadata/$v8_hex" | grep -q '"title":"first"' || fail "the earliest metadata did not win"
+pass "metadata conflict: the earliest metadata stays on both sides"
+
+# ---------------------------------------------------------------------------
+# Stock-git stores: a non-bare repository in the layout (default branch
+# master), and a bare clone of it, clone with kistore.
+mkdir -p "$WORK/stock"
+git --git-dir=A archive main | tar -x -C "$WORK/stock"
+git -C "$WORK/stock" init -q -b master
+git -C "$WORK/stock" add -A
+git -C "$WORK/stock" commit -q -m "evidence, committed with stock git"
+assert_exit 0 ks clone "$WORK/stock" "$WORK/from-stock"
+assert_eq "$(git -C "$WORK/stock" rev-parse HEAD)" "$(git --git-dir="$WORK/from-stock" rev-parse HEAD)" "clone of a non-bare stock repo"
+assert_eq "refs/heads/master" "$(git --git-dir="$WORK/from-stock" symbolic-ref HEAD)" "clone follows the remote's HEAD"
+assert_exit 0 ks --store "$WORK/from-stock" verify
+git clone -q --bare "$WORK/stock" "$WORK/stock-bare.git"
+assert_exit 0 ks clone "file://$WORK/stock-bare.git" "$WORK/from-stock-bare"
+assert_exit 0 ks --store "$WORK/from-stock-bare" verify
+pass "clone of repositories built with stock git (non-bare, bare; branch master)"
+
+# ---------------------------------------------------------------------------
+# Forged remotes, made with stock git. C clones the good state; each forgery
+# is force-pushed to the remote; C's pull must refuse and leave C as it was.
+F=$BASE/forge.git
+git init -q --bare -b main "$F"
+assert_exit 0 ks --store A remote add forge "$F"
+assert_exit 0 ks --store A push forge
+GOOD=$(head_of "$F")
+assert_exit 0 ks clone "$F" C
+rm -rf "$WORK/forger"
+g clone -q "$F" "$WORK/forger"
+fg() { git -C "$WORK/forger" "$@"; }
+
+# refused KIND WHAT : C pulls, must exit 1 naming KIND, and stay unchanged.
+refused() {
+    local kind=$1 what=$2 h t
+    h=$(head_of C) t=$(tree_of C)
+    assert_exit 1 ks --store C pull
+    assert_contains "$ERR" "$kind" "$what: problem kind"
+    assert_contains "$ERR" "refused" "$what: says refused"
+    assert_eq "$h" "$(head_of C)" "$what: C's branch unchanged"
+    assert_eq "$t" "$(tree_of C)" "$what: C's tree unchanged"
+    git --git-dir=C rev-parse -q --verify refs/kistore/incoming/origin >/dev/null &&
+        fail "$what: quarantine ref left behind"
+    assert_exit 1 ks --store C --json pull
+    assert_contains "$OUT" '"result":"refused"' "$what: --json result"
+    return 0
+}
+# commit_with FILE-CHANGES... : a commit on the forger's main with index edits
+# given as "path<TAB>blob-or-DELETE", pushed with --force.
+forge_commit() {
+    local msg=$1
+    shift
+    fg reset -q --hard "$GOOD"
+    local change path blob
+    for change in "$@"; do
+        path=${change%%$'\t'*} blob=${change#*$'\t'}
+        if [[ $blob == DELETE ]]; then
+            fg update-index --force-remove "$path"
+        else
+            fg update-index --add --cacheinfo "100644,$blob,$path"
+        fi
+    done
+    local tree commit
+    tree=$(fg write-tree)
+    commit=$(printf '%s\n' "$msg" | fg commit-tree "$tree" -p "$GOOD")
+    fg push -q --force origin "$commit:refs/heads/main"
+    printf '%s\n' "$commit"
+}
+seed_hex=${SEED_RUN#sha256:}
+seed_obj=objects/sha256/${seed_hex:0:2}/${seed_hex:2:2}/${seed_hex:4}
+seed_blob=$(fg rev-parse "$GOOD:$seed_obj")
+
+# (b) a new object path whose blob is other bytes (a valid frame of another document)
+v5_hex=$(run_digest "$(variant 5)")
+v5_hex=${v5_hex#sha256:}
+v5_obj=objects/sha256/${v5_hex:0:2}/${v5_hex:2:2}/${v5_hex:4}
+c=$(forge_commit "add: forged object" "$v5_obj"$'\t'"$seed_blob")
+refused object-hash-mismatch "object whose bytes do not hash to its path"
+assert_contains "$ERR" "$v5_obj" "forged object: names the path"
+assert_contains "$ERR" "${c:0:12}" "forged object: names the commit"
+pass "refused: a new object path holding other bytes (commit ${c:0:12})"
+
+# (e) an existing object changed
+junk=$(printf 'not a zstd frame' | fg hash-object -w --stdin)
+c=$(forge_commit "add: overwrite" "$seed_obj"$'\t'"$junk")
+refused object-changed "changed object"
+assert_contains "$ERR" "$seed_obj" "changed object: names the path"
+pass "refused: an existing object changed"
+
+# (e) an existing object removed
+c=$(forge_commit "gc: drop" "$seed_obj"$'\t'DELETE)
+refused object-removed "removed object"
+pass "refused: an existing object removed"
+
+# (d) an unsigned level change: source-native -> reproduced in a plain commit
+lvl_blob=$(fg rev-parse "$GOOD:refs/levels/source-native/$seed_hex")
+c=$(forge_commit "promote" "refs/levels/source-native/$seed_hex"$'\t'DELETE \
+    "refs/levels/reproduced/$seed_hex"$'\t'"$lvl_blob")
+refused level-unjustified "unsigned level change"
+assert_contains "$ERR" "refs/levels/reproduced/$seed_hex" "level change: names the path"
+assert_contains "$ERR" "${c:0:12}" "level change: names the commit"
+pass "refused: an unsigned level change (source-native -> reproduced)"
+
+# (c) an index entry inconsistent with its object (group value changed)
+grp=$(fg ls-tree -r --name-only "$GOOD" refs/groups | grep "/$seed_hex\$")
+fake=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":1}' | fg hash-object -w --stdin)
+c=$(forge_commit "faster" "$grp"$'\t'"$fake")
+refused index-mismatch "group entry inconsistent with its run"
+pass "refused: an index entry inconsistent with its object"
+
+# a path outside the layout
+readme=$(printf 'hello\n' | fg hash-object -w --stdin)
+c=$(forge_commit "docs" "README.md"$'\t'"$readme")
+refused layout "path outside the layout"
+pass "refused: a path outside the store layout"
+
+# (a) a rewritten history: C syncs a good new commit, then the remote is
+# force-pushed to a history without it.
+fg reset -q --hard "$GOOD"
+fg push -q --force origin "$GOOD:refs/heads/main"
+assert_exit 0 ks --store A add "$(variant 6)"
+assert_exit 0 ks --store A push forge
+assert_exit 0 ks --store C pull
+assert_eq "$(head_of A)" "$(head_of C)" "C took the good commit"
+fg fetch -q origin
+amended=$(printf 'add: the same documents, amended\n\nKistore-Op: add\n' | fg commit-tree 'origin/main^{tree}' -p "$GOOD")
+fg push -q --force origin "$amended:refs/heads/main"
+refused history-rewritten "rewritten history"
+pass "refused: a force-pushed rewritten history"
+
+# ---------------------------------------------------------------------------
+# A level change in a rerun commit signed by a trusted controller is taken;
+# the same commit is refused by a store that does not trust its key.
+ssh-keygen -q -t ed25519 -N '' -C controller -f "$WORK/controller" </dev/null >/dev/null
+printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 "$WORK/controller.pub")" >"$WORK/allowed_signers"
+git --git-dir="$F" update-ref refs/heads/main "$(head_of A)" # undo the rewrite
+fg fetch -q origin
+fg reset -q --hard origin/main
+fg update-index --force-remove "refs/levels/source-native/$seed_hex"
+fg update-index --add --cacheinfo "100644,$lvl_blob,refs/levels/reproduced/$seed_hex"
+tree=$(fg write-tree)
+signed=$(printf 'rerun: reproduced %s\n\nKistore-Op: rerun\n' "$SEED_RUN" |
+    fg -c gpg.format=ssh -c user.signingKey="$WORK/controller" commit-tree -S "$tree" -p HEAD)
+fg push -q origin "$signed:refs/heads/main"
+refused level-unjustified "signed level change, untrusted key"
+mkdir -p C/kistore && cp "$WORK/allowed_signers" C/kistore/allowed_signers
+assert_exit 0 ks --store C --json pull
+assert_contains "$OUT" '"result":"fast-forward"' "trusted signed rerun: taken"
+assert_eq "$signed" "$(head_of C)" "C has the signed rerun"
+git --git-dir=C cat-file -e "main:refs/levels/reproduced/$seed_hex" || fail "C's run is not reproduced"
+assert_exit 0 ks --store C verify
+# and it merges into a store that has moved on
+assert_exit 0 ks --store A add "$(variant 7)"
+mkdir -p A/kistore && cp "$WORK/allowed_signers" A/kistore/allowed_signers
+assert_exit 0 ks --store A --json pull forge
+assert_contains "$OUT" '"result":"merge"' "A merges the signed rerun"
+git --git-dir=A cat-file -e "main:refs/levels/reproduced/$seed_hex" || fail "A's run is not reproduced after the merge"
+git --git-dir=A cat-file -e "main:refs/levels/source-native/$seed_hex" 2>/dev/null && fail "A's run has two levels"
+assert_exit 0 ks --store A verify
+assert_exit 0 ks --store A push forge
+assert_exit 0 ks --store C pull
+assert_eq "$(head_of A)" "$(head_of C)" "C takes A's merge of the rerun"
+pass "a trusted signed rerun's level change is taken (fast-forward and merge); untrusted is refused"
+
+# ---------------------------------------------------------------------------
+elapsed=$((SECONDS - T0))
+((elapsed < 120)) || fail "test_sync took ${elapsed}s (limit 120s)"
+pass "finished in ${elapsed}s"
+summary
