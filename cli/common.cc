@@ -43,6 +43,22 @@ std::string read_input_file(const std::string& path) {
     return data;
   }
   std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    // A pipe or FIFO (`kistore canon <(...)`): read it to the end.
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw IOError(path + ": cannot open for reading");
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      data.append(buf, n);
+      if (data.size() > kMaxFileBytes) {
+        std::fclose(f);
+        throw InvalidInput(path + ": more than 4 GiB of input");
+      }
+    }
+    std::fclose(f);
+    return data;
+  }
   auto size = fs::file_size(path, ec);
   if (ec) throw IOError(path + ": cannot read: " + ec.message());
   if (size > kMaxFileBytes)

@@ -27,6 +27,22 @@ int main(int argc, char** argv) {
   app.add_flag("--no-progress", g.no_progress, "Never draw progress bars");
   std::vector<Command> commands;
   for (auto& r : registrars()) commands.push_back(r(app, g));
+  // Name an unknown command (CLI11 would only say that one is required).
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--store") {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("-")) continue;
+    bool known = false;
+    for (const Command& c : commands) known |= c.app->get_name() == arg;
+    if (!known) {
+      std::fprintf(stderr, "error: unknown command \"%s\"; `kistore --help` lists the commands\n", arg.c_str());
+      return kUsage;
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,7 +6,7 @@ set -euo pipefail
 KISTORE_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2
-  zstd openssh-client openssh-server nginx-light fcgiwrap openssl curl iproute2 python3
+  zstd jq openssh-client openssh-server nginx-light fcgiwrap openssl curl iproute2 python3
 )
 
 missing=()

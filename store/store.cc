@@ -562,6 +562,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
 std::optional<std::string> Store::commit(
     const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
   std::mt19937 rng(std::random_device{}());
+  bool last_locked = false;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     Snapshot base = snapshot();
     std::optional<ChangeSet> change = build(base);
@@ -590,11 +591,16 @@ std::optional<std::string> Store::commit(
     }
     if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED)
       git::check(rc, dir_ + ": moving " + branch_);
+    last_locked = rc == GIT_ELOCKED;
+    git_error_clear();
     // Another writer won: back off a little, then rebuild on its head.
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + attempt * 10)));
   }
-  throw IOError(dir_ + ": gave up after " + std::to_string(kMaxAttempts) +
-                " attempts: other writers kept moving " + branch_);
+  throw IOError(dir_ + ": gave up after " + std::to_string(kMaxAttempts) + " attempts: " +
+                (last_locked ? "the lock file " + std::string(git_repository_path(repo_)) + branch_ +
+                                   ".lock stayed in place; if no kistore or git command is running on this "
+                                   "store, a crashed one left it: remove it"
+                             : "other writers kept moving " + branch_));
 }
 
 }  // namespace kistore

@@ -150,6 +150,16 @@ class Verifier {
     }
   }
 
+  // The entry that keeps a source id from being a path of its own (a
+  // shorter id that is a prefix of it, or longer ids below it), or "".
+  std::string source_holder(const std::string& path) const {
+    for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
+      if (auto it = sources_.find(path.substr(0, slash)); it != sources_.end()) return it->first;
+    auto below = sources_.lower_bound(path + "/");
+    if (below != sources_.end() && below->first.starts_with(path + "/")) return below->first;
+    return "";
+  }
+
   const ObjectFacts* object(const Digest& d) const {
     auto it = objects_.find(d);
     return it == objects_.end() ? nullptr : &it->second;
@@ -217,8 +227,14 @@ class Verifier {
           problem("level-mismatch", "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count[digest]) + " levels");
         if (facts.source_path) {
           auto it = sources_.find(*facts.source_path);
-          if (it == sources_.end())
-            problem("missing-source", *facts.source_path, "run " + digest.str() + " is missing from the source index");
+          if (it == sources_.end()) {
+            std::string holder = source_holder(*facts.source_path);
+            if (holder.empty())
+              problem("missing-source", *facts.source_path, "run " + digest.str() + " is missing from the source index");
+            else
+              warning("source-claimed", *facts.source_path,
+                      "run " + digest.str() + " claims this source id, which is blocked by " + holder);
+          }
           else if (it->second != digest.str())
             warning("source-claimed", *facts.source_path,
                     "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
@@ -235,8 +251,12 @@ class Verifier {
       const ObjectFacts* run = d ? object(*d) : nullptr;
       if (!run || !run->valid || run->kind != Kind::kRun)
         problem("source-mismatch", path, "names " + bytes + ", which is not a run in the store");
-      else if (run->source_path != path)
-        problem("source-mismatch", path, "the run " + bytes + " does not have this source id");
+      else if (run->source_path != path) {
+        std::string claimant;
+        for (const auto& [digest, facts] : objects_)
+          if (facts.valid && facts.source_path == path) claimant = "; run " + digest.str() + " does";
+        problem("source-mismatch", path, "the run " + bytes + " does not have this source id" + claimant);
+      }
     }
   }
 

@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR disable=SC2153
+# Bad input, table-driven: one row per case (input content, exit code, message
+# substrings with file:line:col or the JSON pointer).  For every row `kistore
+# add FILE` must exit 2, say what is wrong and where, and leave the store exactly
+# as it was (same head of main, same git objects, no new files).  Then the cases
+# that are not a single file: one bad line among 10,000 good JSON Lines (nothing
+# written), --keep-going, a missing path, no store, bad REFs, bad command lines.
+#
+# Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root).  Runs in < 60 s,
+# as root or not, with stdin closed; everything lives in a temp dir it removes.
+# E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/servers.sh
+. "$here/lib/servers.sh"
+servers_init
+
+# --- common setup (same block in every tests/e2e/test_*.sh of this family) ---
+: "${KISTORE:?set KISTORE to the kistore binary}"
+[[ $KISTORE == /* ]] || KISTORE=$PWD/$KISTORE
+[[ -x $KISTORE ]] || fail "KISTORE=$KISTORE is not an executable"
+SRC=${KISTORE_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
+DATA=$SRC/tests/data/e2e
+FX=$DATA/seed-run-tiled-geglu-backward.json
+PY=$(command -v /usr/bin/python3 || command -v python3)
+export HOME=$SERVERS_DIR/home TMPDIR=$SERVERS_DIR/tmp
+mkdir -p "$HOME" "$TMPDIR"
+export GIT_CONFIG_NOSYSTEM=1 KISTORE_AUTHOR='kistore e2e <e2e@example.invalid>'
+export GIT_AUTHOR_NAME=e2e GIT_AUTHOR_EMAIL=e2e@example.invalid
+export GIT_COMMITTER_NAME=e2e GIT_COMMITTER_EMAIL=e2e@example.invalid
+unset KISTORE_DIR GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+if [[ -n ${E2E_KEEP_GOING:-} ]]; then
+    fail() { printf 'FAIL: %s\n' "$*" >&2; TESTS_FAILED=$((TESTS_FAILED + 1)); _E2E_BAD=1; }
+    pass() {
+        if ((${_E2E_BAD:-0})); then printf 'not ok - %s\n' "$*"; _E2E_BAD=0; return 0; fi
+        TESTS_PASSED=$((TESTS_PASSED + 1)); _TESTS_LAST_PASS=$*
+        printf 'ok %d - %s\n' "$TESTS_PASSED" "$*"
+    }
+fi
+ks() { "$KISTORE" --no-progress "$@"; }
+mkruns() { "$PY" "$DATA/make_runs.py" "$FX" "$@"; }
+head_of() { git --git-dir="$1" rev-parse -q --verify refs/heads/main || echo none; }
+# jv [JQ-OPTION...] EXPR : jq -r on the last command's stdout ($OUT)
+jv() { jq -r "$@" <<<"$OUT" 2>/dev/null || echo "<not JSON: ${OUT:0:200}>"; }
+nlines() { if [[ -z $1 ]]; then echo 0; else printf '%s\n' "$1" | wc -l | tr -d ' '; fi; }
+# ------------------------------------------------------------------------------
+
+PROT=sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8
+W=$SERVERS_DIR/w
+IN=$W/in
+S=$W/store
+mkdir -p "$IN"
+cd "$W"
+
+# store_state : everything that must not change when an add is refused
+store_state() {
+    printf 'main %s\n' "$(head_of "$S")"
+    git --git-dir="$S" count-objects -v | grep -E '^(count|in-pack|packs|garbage):'
+    (cd "$S" && find . -type f ! -name 'FETCH_HEAD' | LC_ALL=C sort)
+}
+
+# A store with something in it: the fixture and two variations.
+assert_exit 0 ks --store "$S" init
+assert_exit 0 ks --store "$S" add "$FX"
+mkruns --start 1 --count 2 >"$IN/good.jsonl"
+assert_exit 0 ks --store "$S" add "$IN/good.jsonl"
+assert_exit 0 ks --store "$S" verify
+BASE_STATE=$(store_state)
+pass "a store with the fixture and two variations"
+
+# ============================ the table of bad files ==========================
+# make_input FILE SPEC : writes FILE from SPEC
+#   txt:FMT   printf FMT (so \n, \xff work; write \\u for a JSON \u escape)
+#   fx:CODE   the fixture as d, changed by the Python statements CODE, pretty
+#   py:CODE   Python statements that write the file named out
+make_input() {
+    local file=$1 spec=$2
+    case $spec in
+    txt:*)
+        # shellcheck disable=SC2059
+        printf "${spec#txt:}" >"$file"
+        ;;
+    fx:*)
+        "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+exec(sys.argv[3])
+open(sys.argv[2], "w", encoding="utf-8").write(json.dumps(d, indent=2, ensure_ascii=False) + "\n")' "$FX" "$file" "${spec#fx:}"
+        ;;
+    py:*) "$PY" -c "out = '$file'
+${spec#py:}" ;;
+    *) fail "bad table row: $spec" ;;
+    esac
+}
+
+# The protocol's digest once its timer is edited, computed here (sorted keys, no
+# whitespace), independently of kistore.
+EDITED_PROT=sha256:$("$PY" -c 'import json, sys
+p = json.load(open(sys.argv[1], encoding="utf-8"))["protocol"]
+p.pop("metadata")
+p["spec"]["measurement"]["timer"] = "wallclock"
+sys.stdout.write(json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=False))' "$FX" | sha256sum | cut -c1-64)
+KINDS='BenchmarkRun|BenchmarkProtocol|ExecutionEnvironment|Workload|Implementation|Attestation'
+MiB16=$((16 * 1024 * 1024))
+
+# name | exit | message substrings, '|'-separated | content
+TABLE=(
+    'syntax.json'      2 'syntax.json:3:8'                              'txt:{\n  "a": 1,\n  "b": x\n}\n'
+    'empty.json'       2 'empty.json:1:1'                               'txt:'
+    'trailing.json'    2 'trailing.json:1:9'                            'txt:{"a":1} {"b":2}'
+    'utf8.json'        2 'utf8.json:1:7|UTF-8'                          'txt:{"a":"\xff"}'
+    'overlong.json'    2 'overlong.json:1:7|UTF-8'                      'txt:{"a":"\xc0\xaf"}'
+    'low-surr.json'    2 'low-surr.json:1:7|surrogate|\udc00'           'txt:{"a":"\\udc00"}'
+    'high-surr.json'   2 'high-surr.json:1:7|surrogate|\ud800'          'txt:{"a":"\\ud800x"}'
+    'dup.json'         2 'dup.json:1:8|duplicate|"a"'                   'txt:{"a":1,"a":2}'
+    'dup-deep.json'    2 'dup-deep.json:3:20|duplicate|"unit"'          'txt:{"run":\n {"kind":"BenchmarkRun",\n  "spec":{"unit":1,"unit":1}}}'
+    'number.json'      2 'number.json:1:6|1e400'                        'txt:{"a":1e400}'
+    'neg-number.json'  2 'neg-number.json:1:6|-1e400'                   'txt:{"a":-1e400}'
+    'deep.json'        2 'deep.json:1:65|64'                            'py:open(out, "w").write("[" * 65 + "]" * 65)'
+    'deep-obj.json'    2 'deep-obj.json:1:321|64'                       'py:open(out, "w").write("{\"a\":" * 65 + "1" + "}" * 65)'
+    'huge.json'        2 "huge.json|$MiB16"                             "py:open(out, 'w').write('{\"a\":\"' + 'x' * $MiB16 + '\"}')"
+    'kind.json'        2 "/run/kind|BenchmarkRn|$KINDS"                 'fx:d["run"]["kind"] = "BenchmarkRn"'
+    'kind-doc.json'    2 "/kind|GpuKernel|$KINDS"                       'txt:{"apiVersion":"kernelindex.dev/v1alpha1","kind":"GpuKernel","spec":{}}'
+    'no-meas.json'     2 '/run/spec/measurements'                       'fx:del d["run"]["spec"]["measurements"]'
+    'no-unit.json'     2 '/run/spec/measurements/0/unit'                'fx:del d["run"]["spec"]["measurements"][0]["unit"]'
+    'status.json'      2 '/run/spec/status'                             'fx:d["run"]["spec"]["status"] = 7'
+    'no-vendor.json'   2 '/environment/spec/hardware/vendor'            'fx:del d["environment"]["spec"]["hardware"]["vendor"]'
+    'observed.json'    2 '/run/spec/observedAt|yesterday'               'fx:d["run"]["spec"]["observedAt"] = "yesterday"'
+    'digest.json'      2 '/run/spec/workloadDigest|sha256:XYZ'          'fx:d["run"]["spec"]["workloadDigest"] = "sha256:XYZ"'
+    'digest-up.json'   2 '/run/spec/environmentDigest'                  'fx:d["run"]["spec"]["environmentDigest"] = d["run"]["spec"]["environmentDigest"].upper()'
+    'protocol.json'    2 "/run/spec/protocolDigest|$PROT|$EDITED_PROT"  'fx:d["protocol"]["spec"]["measurement"]["timer"] = "wallclock"'
+    'api.json'         2 '/run/apiVersion|kernelindex.dev/v1alpha1|kernelindex.dev/v2' 'fx:d["run"]["apiVersion"] = "kernelindex.dev/v2"'
+    'role.json'        2 '/extra'                                       'fx:d["extra"] = d["protocol"]'
+    'attest.json'      2 '/spec/type|rumour'                            'txt:{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"subject":"sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0","type":"rumour","author":"x","body":"y"}}'
+    'lines.jsonl'      2 'lines.jsonl:2:6'                              'txt:{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"x"}}\n{"a":\n'
+    'doc-line.jsonl'   2 'doc-line.jsonl:2|/spec/name'                  'txt:{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"x"}}\n{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":7}}\n'
+)
+
+for ((i = 0; i < ${#TABLE[@]}; i += 4)); do
+    name=${TABLE[i]} want=${TABLE[i + 1]} needles=${TABLE[i + 2]} spec=${TABLE[i + 3]}
+    make_input "$IN/$name" "$spec"
+    assert_exit "$want" ks --store "$S" add "$IN/$name"
+    IFS='|' read -r -a parts <<<"$needles"
+    for n in "${parts[@]}"; do assert_contains "$ERR" "$n" "add $name: message"; done
+    assert_eq "$BASE_STATE" "$(store_state)" "add $name must leave the store unchanged"
+    pass "add $name: exit $want, '${needles//|/, }', store unchanged"
+done
+
+# --json: the refusal is also machine-readable
+assert_exit 2 ks --store "$S" --json add "$IN/status.json"
+assert_eq 1 "$(jv '.rejected|length')" "--json rejected"
+assert_eq 0 "$(jv .added)" "--json added"
+assert_contains "$(jv '.rejected[0].error')" "/run/spec/status" "--json rejected error"
+assert_contains "$(jv '.rejected[0].source')" "status.json" "--json rejected source"
+assert_eq "$BASE_STATE" "$(store_state)" "--json refusal leaves the store"
+pass "add --json of a bad file: exit 2, rejected names the file and pointer"
+
+# a bad file among good ones: all or nothing
+mkruns --start 10 --count 3 >"$IN/good2.jsonl"
+assert_exit 2 ks --store "$S" add "$IN/good2.jsonl" "$IN/dup.json"
+assert_contains "$ERR" "dup.json:1:8" "mixed: the bad file is named"
+assert_eq "$BASE_STATE" "$(store_state)" "mixed good and bad: nothing written"
+pass "good and bad files in one add: exit 2, nothing written"
+
+# the limits are exact: depth 64 and 16 MiB are accepted as JSON (canon)
+make_input "$IN/depth64.json" 'py:open(out, "w").write("[" * 64 + "]" * 64)'
+assert_exit 0 ks canon "$IN/depth64.json"
+make_input "$IN/exact16.json" "py:open(out, 'w').write('\"' + 'x' * ($MiB16 - 2) + '\"')"
+assert_exit 0 ks canon "$IN/exact16.json"
+assert_eq "$MiB16" "$(wc -c <"$OUT_FILE" | tr -d ' ')" "canon of a 16 MiB string"
+make_input "$IN/over16.json" "py:open(out, 'w').write('\"' + 'x' * ($MiB16 - 1) + '\"')"
+assert_exit 2 ks canon "$IN/over16.json"
+assert_contains "$ERR" "over16.json" "canon over 16 MiB names the file"
+pass "nesting 64 deep and a file of exactly 16 MiB are fine; 16 MiB + 1 byte is refused"
+for name in deep.json number.json low-surr.json dup.json utf8.json; do
+    assert_exit 2 ks canon "$IN/$name"
+    assert_contains "$ERR" "$name:1:" "canon $name names file:line:col"
+done
+pass "canon refuses the same inputs as add, with file:line:col (exit 2)"
+
+# ================== one bad line among 10,000 good JSON Lines =================
+# Run documents alone, without metadata: 10,000 lines stay under 16 MiB.
+mkruns --start 1000 --count 10000 --run-only --no-metadata --bad-line 4321 >"$IN/many.jsonl"
+t0=$SECONDS
+assert_exit 2 ks --store "$S" add "$IN/many.jsonl"
+assert_contains "$ERR" "many.jsonl:4321" "bad line named"
+assert_contains "$ERR" "/spec/status" "bad line pointer"
+assert_not_contains "$ERR" "many.jsonl:4320" "only the bad line is named"
+assert_eq "$BASE_STATE" "$(store_state)" "10,000 lines with one bad: nothing written"
+pass "10,000 JSON Lines with line 4321 bad: exit 2 naming many.jsonl:4321, nothing written ($((SECONDS - t0)) s)"
+"$PY" - "$IN/many.jsonl" "$IN/many-syntax.jsonl" <<'EOF'
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+lines[4320] = lines[4320].replace('"status":7', '"status":"passed"')
+lines[7776] = lines[7776][:40]          # line 7777: cut in the middle of a member
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(lines))
+EOF
+assert_exit 2 ks --store "$S" add "$IN/many-syntax.jsonl"
+assert_contains "$ERR" "many-syntax.jsonl:7777:" "syntax error line"
+assert_eq "$BASE_STATE" "$(store_state)" "10,000 lines with one cut: nothing written"
+pass "10,000 JSON Lines with line 7777 cut short: exit 2 naming many-syntax.jsonl:7777:COL, nothing written"
+
+# ================================ --keep-going ================================
+mkruns --start 20000 --count 200 --run-only --no-metadata --bad-line 50 >"$IN/keep.jsonl"
+"$PY" - "$IN/keep.jsonl" <<'EOF'
+import sys
+p = sys.argv[1]
+lines = open(p, encoding="utf-8").read().split("\n")
+lines[119] = '{"apiVersion":'          # line 120: not JSON
+open(p, "w", encoding="utf-8").write("\n".join(lines))
+EOF
+mapfile -t KEEP < <(mkruns --start 20000 --count 200 --digests)
+assert_exit '!0' ks --store "$S" add "$IN/keep.jsonl"
+assert_eq "$BASE_STATE" "$(store_state)" "without --keep-going nothing is written"
+ks --store "$S" --json add --keep-going "$IN/keep.jsonl" >"$W/keep.out" 2>"$W/keep.err" && rc=0 || rc=$?
+OUT=$(cat "$W/keep.out")
+# SPEC does not say which status --keep-going returns when it rejected some
+# inputs: accept 0 (what was asked for was done) or 2 (some input was bad).
+[[ $rc == 0 || $rc == 2 ]] || fail "add --keep-going: exit $rc, expected 0 or 2; stderr: $(cat "$W/keep.err")"
+assert_eq 198 "$(jv .added)" "--keep-going added"
+assert_eq 2 "$(jv '.rejected|length')" "--keep-going rejected count"
+assert_eq "keep.jsonl:50" "$(jv '.rejected[0].source | sub(".*/"; "")')" "--keep-going rejected[0].source is file:line"
+assert_eq "keep.jsonl:120" "$(jv '.rejected[1].source | sub(".*/"; "")')" "--keep-going rejected[1].source is file:line"
+assert_contains "$(jv '.rejected[0].error')" "/spec/status" "--keep-going rejected[0].error"
+assert_eq "$(head_of "$S")" "$(jv .commit)" "--keep-going commit"
+pass "add --keep-going (exit $rc): adds the 198 good lines, --json rejected lists keep.jsonl:50 and keep.jsonl:120"
+assert_exit 0 ks --store "$S" ls --kind BenchmarkRun
+for n in "${!KEEP[@]}"; do
+    if ((n == 49 || n == 119)); then
+        assert_not_contains "$OUT" "${KEEP[n]}" "rejected line $((n + 1)) must not be stored"
+    else
+        assert_contains "$OUT" "${KEEP[n]}" "line $((n + 1)) stored"
+    fi
+done
+assert_exit 0 ks --store "$S" verify
+pass "every good line is in the store, the rejected ones are not, and the store verifies"
+ks --store "$S" add --keep-going "$IN/keep.jsonl" >"$W/keep.out" 2>"$W/keep.err" || true
+assert_contains "$(cat "$W/keep.err")" "keep.jsonl:50" "--keep-going text lists the rejected line 50"
+assert_contains "$(cat "$W/keep.err")" "keep.jsonl:120" "--keep-going text lists the rejected line 120"
+pass "add --keep-going (text) lists the rejected inputs by file:line"
+BASE_STATE=$(store_state)
+
+# ============================ paths, stores, REFs =============================
+assert_exit 3 ks --store "$S" add "$IN/does-not-exist.json"
+assert_contains "$ERR" "does-not-exist.json" "missing path named"
+assert_exit 3 ks --store "$S" add "$IN/good2.jsonl" "$IN/no-such-dir/"
+assert_contains "$ERR" "no-such-dir" "missing folder named"
+assert_eq "$BASE_STATE" "$(store_state)" "missing path: nothing written"
+pass "a path that does not exist: exit 3 (I/O error) naming it, nothing written"
+
+mkdir -p "$W/empty" && cd "$W/empty"
+for cmd in "add $FX" "ls" "show 334face3" "cat 334face3" "log" "verify"; do
+    # shellcheck disable=SC2086
+    assert_exit 3 ks $cmd
+    assert_contains "$ERR" "kistore init" "no store: $cmd tells to run init"
+done
+[[ ! -e .kistore ]] || fail "a command without a store created .kistore"
+assert_exit 3 ks --store "$W/nowhere" ls
+assert_contains "$ERR" "$W/nowhere" "no store: names the folder"
+assert_exit 3 env KISTORE_DIR="$W/nowhere" "$KISTORE" ls
+pass "no store (cwd, --store, KISTORE_DIR): exit 3 with a message telling to run kistore init"
+cd "$W"
+
+ZERO=sha256:$(printf '0%.0s' {1..64})
+for ref in "$ZERO" deadbeef 0000000000; do
+    for cmd in show cat; do
+        assert_exit 1 ks --store "$S" "$cmd" "$ref"
+        assert_contains "$ERR" "$ref" "$cmd $ref: names the REF"
+    done
+done
+pass "show/cat of a REF that is not in the store: exit 1 naming it"
+for ref in 334face xyz12345 sha256:334face sha512:334face3 "sha256:${ZERO#sha256:}0" "" 'g34face3'; do
+    for cmd in show cat; do
+        assert_exit 2 ks --store "$S" "$cmd" "$ref"
+    done
+done
+assert_exit 2 ks --store "$S" log --run 334face
+pass "show/cat/log --run with a malformed REF (short, non-hex, other algorithm, too long, empty): exit 2"
+
+assert_exit 2 ks --store "$S" add
+assert_exit 2 ks --store "$S" add --no-such-flag "$FX"
+assert_contains "$ERR" "--no-such-flag" "unknown flag named"
+assert_exit 2 ks --store "$S" ls --level golden
+assert_exit 2 ks --store "$S" log -n many
+assert_exit 2 "$KISTORE"
+assert_eq "$BASE_STATE" "$(store_state)" "usage errors: nothing written"
+pass "usage errors (missing PATH, unknown flag, bad option values, no command): exit 2"
+# an id that cannot be a path in the source index is bad input; inside a bundle
+# the pointer starts at the run's role (/run/...), as for every other check
+make_input "$IN/extid.json" 'fx:d["run"]["spec"]["sourceNative"]["externalId"] += "/../x"'
+assert_exit 2 ks --store "$S" add "$IN/extid.json"
+assert_eq "$BASE_STATE" "$(store_state)" "add extid.json must leave the store unchanged"
+assert_contains "$ERR" "extid.json" "externalId error names the file"
+assert_contains "$ERR" "/run/spec/sourceNative/externalId" "externalId error: pointer from the bundle's root"
+pass "add of a bundle whose externalId has a '..' segment: exit 2 naming /run/spec/sourceNative/externalId"
+
+assert_exit 2 ks --store "$S" frobnicate
+assert_contains "$ERR" "frobnicate" "unknown command named"
+pass "an unknown command: exit 2 naming it"
+
+summary
