@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR disable=SC2153
+# Concurrent writers and crashes.
+#  1. Four `kistore add` loops started at once, each adding its own small JSON
+#     Lines files: every add succeeds, every document is there, the history is
+#     linear with one commit per add, every reported commit is in it, verify is
+#     clean.  Two adds of the same input at once: each document is added once,
+#     in one commit.
+#  2. A large add killed with SIGKILL at several moments (early, during the
+#     write of its pack): main stays at the previous commit (or at the complete
+#     new one), the store verifies, git fsck --strict passes, and re-running
+#     the add succeeds.  A lock left by a crashed writer gets a clear error.
+#
+# Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root); optional
+# E2E_KILL_BUNDLES (size of the killed add, default 1500).  Runs in < 60 s,
+# as root or not, with stdin closed; everything lives in a temp dir it removes.
+# E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/servers.sh
+. "$here/lib/servers.sh"
+servers_init
+
+# --- common setup (same block in every tests/e2e/test_*.sh of this family) ---
+: "${KISTORE:?set KISTORE to the kistore binary}"
+[[ $KISTORE == /* ]] || KISTORE=$PWD/$KISTORE
+[[ -x $KISTORE ]] || fail "KISTORE=$KISTORE is not an executable"
+SRC=${KISTORE_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
+DATA=$SRC/tests/data/e2e
+FX=$DATA/seed-run-tiled-geglu-backward.json
+PY=$(command -v /usr/bin/python3 || command -v python3)
+export HOME=$SERVERS_DIR/home TMPDIR=$SERVERS_DIR/tmp
+mkdir -p "$HOME" "$TMPDIR"
+export GIT_CONFIG_NOSYSTEM=1 KISTORE_AUTHOR='kistore e2e <e2e@example.invalid>'
+export GIT_AUTHOR_NAME=e2e GIT_AUTHOR_EMAIL=e2e@example.invalid
+export GIT_COMMITTER_NAME=e2e GIT_COMMITTER_EMAIL=e2e@example.invalid
+unset KISTORE_DIR GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+if [[ -n ${E2E_KEEP_GOING:-} ]]; then
+    fail() { printf 'FAIL: %s\n' "$*" >&2; TESTS_FAILED=$((TESTS_FAILED + 1)); _E2E_BAD=1; }
+    pass() {
+        if ((${_E2E_BAD:-0})); then printf 'not ok - %s\n' "$*"; _E2E_BAD=0; return 0; fi
+        TESTS_PASSED=$((TESTS_PASSED + 1)); _TESTS_LAST_PASS=$*
+        printf 'ok %d - %s\n' "$TESTS_PASSED" "$*"
+    }
+fi
+ks() { "$KISTORE" --no-progress "$@"; }
+mkruns() { "$PY" "$DATA/make_runs.py" "$FX" "$@"; }
+head_of() { git --git-dir="$1" rev-parse -q --verify refs/heads/main || echo none; }
+# jv [JQ-OPTION...] EXPR : jq -r on the last command's stdout ($OUT)
+jv() { jq -r "$@" <<<"$OUT" 2>/dev/null || echo "<not JSON: ${OUT:0:200}>"; }
+nlines() { if [[ -z $1 ]]; then echo 0; else printf '%s\n' "$1" | wc -l | tr -d ' '; fi; }
+# ------------------------------------------------------------------------------
+
+W=$SERVERS_DIR/w
+mkdir -p "$W"
+cd "$W"
+PROT=sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8
+ENV=sha256:e2646efafa5e5fbd428b49a99b1c076c10d51654a549c4e50ec36da7662d4328
+
+# Background jobs of this script, killed (by pid) if it stops early.
+BG_PIDS=()
+kill_bg() { local p; for p in "${BG_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
+servers_on_exit kill_bg
+
+# linear S : every commit of main has at most one parent
+linear() { [[ -z $(git --git-dir="$1" rev-list --parents main | awk 'NF > 2') ]]; }
+
+# ====================== 1. four writers at once ===============================
+S=$W/shared
+assert_exit 0 ks --store "$S" init
+WRITERS=4 FILES=10 PER=2
+for ((w = 0; w < WRITERS; w++)); do
+    # in$w/part000.jsonl ... part011.jsonl, $PER bundles each
+    mkruns --start $((w * 1000)) --count $((FILES * PER)) --tag "w$w-" --per-file $PER --out "$W/in$w"
+    mkruns --start $((w * 1000)) --count $((FILES * PER)) --tag "w$w-" --digests >>"$W/expected"
+done
+printf '%s\n' "$PROT" "$ENV" >>"$W/expected"
+pass "inputs: $WRITERS writers x $FILES JSON Lines files x $PER bundles"
+
+writer() { # writer W : add its files one by one, --json output per add
+    local w=$1 f rc
+    for ((f = 0; f < FILES; f++)); do
+        rc=0
+        "$KISTORE" --no-progress --store "$S" --json add "$W/in$w/$(printf 'part%03d' "$f").jsonl" \
+            >"$W/out$w.$f.json" 2>"$W/err$w.$f" || rc=$?
+        ((rc == 0)) || echo "writer $w file $f: exit $rc: $(cat "$W/err$w.$f")" >>"$W/failures"
+    done
+}
+: >"$W/failures"
+t0=$SECONDS
+for ((w = 0; w < WRITERS; w++)); do
+    writer "$w" </dev/null &
+    BG_PIDS+=($!)
+done
+for p in "${BG_PIDS[@]}"; do wait "$p" || true; done
+BG_PIDS=()
+assert_eq "" "$(cat "$W/failures")" "every concurrent add succeeds"
+pass "$((WRITERS * FILES)) adds from $WRITERS concurrent writers all exit 0 ($((SECONDS - t0)) s)"
+
+NADDS=$((WRITERS * FILES))
+assert_eq "$NADDS" "$(git --git-dir="$S" rev-list --count main)" "one commit per add"
+linear "$S" || fail "history of main is not linear"
+assert_eq "" "$(git --git-dir="$S" rev-list --merges main)" "no merges"
+pass "git log: linear, exactly $NADDS commits (one per add)"
+
+cat "$W"/out*.json | jq -r .commit | sort >"$W/reported-commits"
+assert_eq "$NADDS" "$(sort -u "$W/reported-commits" | grep -c '^[0-9a-f]\{40\}$')" "every add reports its own commit"
+git --git-dir="$S" rev-list main | sort >"$W/history"
+assert_eq "" "$(comm -23 "$W/reported-commits" "$W/history")" "every reported commit is in main's history"
+assert_eq "$((NADDS * PER + 2))" "$(cat "$W"/out*.json | jq -s 'map(.added) | add')" "sum of added"
+pass "every add's --json commit is on main; the adds together added each document once"
+
+assert_exit 0 ks --store "$S" ls
+awk '{print $1}' <<<"$OUT" | sort >"$W/listed"
+sort "$W/expected" >"$W/expected.sorted"
+assert_eq "" "$(comm -3 "$W/expected.sorted" "$W/listed")" "the store holds exactly the documents added"
+pass "every document is present ($((NADDS * PER)) runs + protocol + environment), nothing else"
+assert_exit 0 ks --store "$S" --json log
+assert_eq "$NADDS" "$(jv '[.entries[] | select(.op == "add")] | length')" "log: one add entry per add"
+assert_exit 0 ks --store "$S" --json verify
+assert_eq true "$(jv .ok)" "verify after concurrent adds"
+assert_eq 0 "$(jv '.problems | length')" "verify problems"
+assert_exit 0 git --git-dir="$S" fsck --strict
+pass "log has $NADDS add entries; verify clean; git fsck --strict clean"
+
+# the same input twice at once: the loser rebuilds on the winner and finds it present
+for round in 1 2 3; do
+    mkruns --start $((9000 + round * 100)) --count 20 --tag "same$round-" >"$W/same$round.jsonl"
+    before=$(git --git-dir="$S" rev-list --count main)
+    ks --store "$S" --json add "$W/same$round.jsonl" >"$W/same$round.a" 2>&1 </dev/null &
+    pa=$!
+    ks --store "$S" --json add "$W/same$round.jsonl" >"$W/same$round.b" 2>&1 </dev/null &
+    pb=$!
+    BG_PIDS=("$pa" "$pb")
+    ra=0 rb=0
+    wait "$pa" || ra=$?
+    wait "$pb" || rb=$?
+    BG_PIDS=()
+    assert_eq "0 0" "$ra $rb" "round $round: both adds of the same input succeed ($(cat "$W/same$round.a" "$W/same$round.b"))"
+    assert_eq 20 "$(cat "$W/same$round.a" "$W/same$round.b" | jq -s 'map(.added) | add')" "round $round: the 20 runs are added once"
+    assert_eq $((before + 1)) "$(git --git-dir="$S" rev-list --count main)" "round $round: one commit, no empty one"
+done
+linear "$S" || fail "history of main is not linear after same-input races"
+assert_exit 0 ks --store "$S" verify
+pass "two adds of the same input at once (3 rounds): both exit 0, each run added once, one commit"
+
+# ====================== 2. kill -9 of a large add =============================
+K=$W/killed
+N=${E2E_KILL_BUNDLES:-1500}
+assert_exit 0 ks --store "$K" init
+assert_exit 0 ks --store "$K" add "$FX"
+# JSON Lines files of 1000 bundles (each file stays under kistore's 16 MiB cap)
+mkruns --start 100000 --count "$N" --tag big- --per-file 1000 --out "$W/big"
+pass "a store with the fixture, and $N bundles to add"
+
+# after_crash WHAT : the store is at the previous commit or the complete new one
+after_crash() {
+    local what=$1 now
+    now=$(head_of "$K")
+    if [[ $now != "$PREV" ]]; then
+        # the add finished before the kill: its commit must be complete
+        assert_eq "$PREV" "$(git --git-dir="$K" rev-parse "$now^")" "$what: new head's parent is the previous commit"
+        assert_exit 0 ks --store "$K" ls --kind BenchmarkRun
+        assert_eq $((N + 1)) "$(nlines "$OUT")" "$what: a finished add has every run"
+        PREV=$now
+    fi
+    assert_exit 0 ks --store "$K" --json verify
+    assert_eq true "$(jv .ok)" "$what: verify ok"
+    assert_exit 0 git --git-dir="$K" fsck --strict
+    linear "$K" || fail "$what: history not linear"
+}
+
+PREV=$(head_of "$K")
+for t in 0.1 0.3 0.6 1.0; do
+    ks --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
+    pid=$!
+    BG_PIDS=("$pid")
+    sleep "$t"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    BG_PIDS=()
+    was=$PREV
+    after_crash "kill -9 after ${t}s"
+    pass "kill -9 of the add after ${t}s: main $([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit"), verify ok, fsck --strict ok"
+done
+
+# kill it while it writes its pack: poll for the pack being written, then kill
+packs() { find "$K/objects/pack" -maxdepth 1 -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort; }
+packs >"$W/packs.before"
+ks --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
+pid=$!
+BG_PIDS=("$pid")
+caught=no
+{   # (bash's "Killed" job notice goes to this block's stderr)
+    for ((i = 0; i < 3000; i++)); do
+        if [[ -n $(packs | comm -13 "$W/packs.before" -) ]]; then
+            kill -9 "$pid" || true
+            caught=yes
+            break
+        fi
+        kill -0 "$pid" || break
+        sleep 0.01
+    done
+    wait "$pid" || true
+} 2>/dev/null
+BG_PIDS=()
+was=$PREV
+after_crash "kill -9 while writing the pack"
+pass "kill -9 as soon as a new file appears in objects/pack (caught: $caught): main $([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit"), store intact"
+garbage=$(git --git-dir="$K" count-objects -v 2>/dev/null | awk '$1 == "garbage:" {print $2}')
+[[ $garbage == 0 ]] || printf '# note: %s garbage file(s) left in objects/pack by the killed add: %s\n' \
+    "$garbage" "$(find "$K/objects/pack" -maxdepth 1 -type f ! -name 'pack-*' -printf '%f ')"
+
+# re-run the add to the end
+t0=$SECONDS
+assert_exit 0 ks --store "$K" --json add "$W/big"
+if [[ $(jv .added) != 0 ]]; then
+    assert_eq "$N" "$(jv .added)" "re-run adds every run"
+    assert_eq "$(head_of "$K")" "$(jv .commit)" "re-run commit"
+    assert_eq "$PREV" "$(git --git-dir="$K" rev-parse main^)" "re-run: one commit on the previous head"
+fi
+assert_exit 0 ks --store "$K" ls --kind BenchmarkRun
+assert_eq $((N + 1)) "$(nlines "$OUT")" "after the re-run every run is there"
+assert_exit 0 ks --store "$K" --json verify
+assert_eq true "$(jv .ok)" "verify after re-run"
+assert_exit 0 git --git-dir="$K" fsck --strict
+pass "re-running the add succeeds ($((SECONDS - t0)) s): $N runs added in one commit, verify and fsck clean"
+
+# a lock left by a crashed writer: a prompt error that names the lock
+touch "$K/refs/heads/main.lock"
+mkruns --start 200000 --count 1 --tag lock- >"$W/lock.jsonl"
+before=$(head_of "$K")
+assert_exit 3 timeout -k 5 30 "$KISTORE" --no-progress --store "$K" add "$W/lock.jsonl"
+assert_eq "$before" "$(head_of "$K")" "a locked branch is not moved"
+assert_contains "$ERR" "main.lock" "the error names the stale lock file"
+rm -f "$K/refs/heads/main.lock"
+pass "a stale refs/heads/main.lock: exit 3 naming the lock, main unchanged"
+
+summary
