@@ -48,6 +48,12 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     progress.finish();
     if (report.refused()) {
       print_refusal(report);
+      bool levels = false;
+      for (const Problem& p : report.problems) levels |= p.kind == "level-unjustified";
+      if (levels && o->allowed_signers.empty())
+        std::fprintf(stderr,
+                     "hint: a new store trusts no controller; if you trust the keys that signed these reruns, "
+                     "name them with --allowed-signers FILE\n");
       if (g.json) print_json(pull_json(report));
       return kProblems;
     }

@@ -89,7 +89,7 @@ int print_pull(const Globals& g, const PullReport& r) {
     return kOk;
   }
   if (g.quiet) return kOk;
-  std::string head = r.commit ? r.commit->substr(0, 12) : std::string("(empty)");
+  std::string head = r.commit ? r.commit->substr(0, 12) : std::string("empty");
   std::string text;
   if (r.result == "up-to-date")
     text = "Already up to date with " + r.remote + " (" + head + ").";

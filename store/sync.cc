@@ -1,6 +1,7 @@
 #include "store/sync.h"
 
 #include <fnmatch.h>
+#include <git2/sys/repository.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -57,6 +58,8 @@ bool is_scp_like(std::string_view url) {
 }
 
 bool is_local(std::string_view url) { return !has_scheme(url) && !is_scp_like(url); }
+// A repository on this machine: a path or a file:// URL.
+bool on_this_machine(std::string_view url) { return is_local(url) || url.starts_with("file://"); }
 
 struct UrlParts {
   std::string scheme, user, password, host, port;
@@ -411,7 +414,9 @@ int on_push_update(const char* refname, const char* status, void* payload) {
 // holds a pointer to its session.
 class Connection {
  public:
-  Connection(Store& store, const std::string& remote, git_direction direction)
+  // `repo` (default: the store's) is the handle the transfer runs on; push
+  // passes one with packing settings of its own (packing_handle).
+  Connection(Store& store, const std::string& remote, git_direction direction, git_repository* repo = nullptr)
       : store_(store), direction_(direction) {
     git_remote* named = nullptr;
     int rc = git_remote_lookup(&named, store.repo(), remote.c_str());
@@ -427,7 +432,7 @@ class Connection {
     // An anonymous remote: only the refspecs kistore passes apply, so a fetch
     // never moves refs/remotes/* or anything but the quarantine ref.
     git_remote* anonymous = nullptr;
-    git::check(git_remote_create_anonymous(&anonymous, store.repo(), url), "opening remote " + remote);
+    git::check(git_remote_create_anonymous(&anonymous, repo ? repo : store.repo(), url), "opening remote " + remote);
     remote_.reset(anonymous);
     git_remote_init_callbacks(&callbacks_, GIT_REMOTE_CALLBACKS_VERSION);
     callbacks_.credentials = on_credentials;
@@ -601,7 +606,16 @@ struct LevelState {
   }
 };
 
-// Path lookups in many trees of one repository. Parsed trees are kept by id:
+// One path that differs between two trees. `leaf_ok` is false for an entry
+// that is neither a blob nor a tree (a submodule link), which no store holds.
+struct Delta {
+  git_delta_t status;  // GIT_DELTA_ADDED, GIT_DELTA_DELETED or GIT_DELTA_MODIFIED
+  std::string path;
+  git_oid old_id, new_id;
+  bool leaf_ok = true;
+};
+
+// Path lookups and diffs in many trees of one repository. Parsed trees are kept by id:
 // libgit2's own cache skips trees over 4 KiB, and a store's big directories
 // (refs/levels/<level>, a source's ids) would otherwise be read and parsed
 // again for every lookup. Must not outlive the repository.
@@ -641,13 +655,151 @@ class Trees {
     return std::nullopt;
   }
 
+  // Whether `path` is a folder below `root`.
+  bool is_folder(git_tree* root, const std::string& path) {
+    std::size_t slash = path.rfind('/');
+    git_tree* parent = slash == std::string::npos ? root : folder(root, path.substr(0, slash));
+    if (!parent) return false;
+    const git_tree_entry* e = git_tree_entry_byname(parent, path.substr(slash + 1).c_str());
+    return e && git_tree_entry_type(e) == GIT_OBJECT_TREE;
+  }
+
+  // Whether the source id `path` (refs/sources/...) cannot be an entry of its
+  // own below `root`: a folder of other ids is there, or a shorter id is a
+  // prefix of it. add then keeps the first claim and indexes nothing (verify
+  // warns).
+  bool source_blocked(git_tree* root, const std::string& path) {
+    if (is_folder(root, path)) return true;
+    for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
+      if (entry(root, path.substr(0, slash))) return true;
+    return false;
+  }
+
   int level_count(git_tree* root, const Digest& run) {
     int n = 0;
     for (Level l : kLevels) n += entry(root, level_path(l, run)).has_value();
     return n;
   }
 
+  // The blobs that differ between `from` and `to` (either may be null: the
+  // empty tree), below the folder `dir` ("" for all). Subtrees with equal ids
+  // are skipped, so the cost follows the change, not the size of the trees
+  // (git_diff_tree_to_tree in libgit2 1.5 walks every entry).
+  // Calls add(id) for every tree and blob reachable from `to` that `from`
+  // (null: none) does not have at the same path; `to` itself excluded. What
+  // a commit brings that its parent lacks, in time proportional to that.
+  void collect_new(git_tree* from, git_tree* to, const std::function<void(const git_oid&)>& add) {
+    std::size_t nf = from ? git_tree_entrycount(from) : 0, nt = to ? git_tree_entrycount(to) : 0;
+    std::size_t i = 0;
+    for (std::size_t j = 0; j < nt; ++j) {
+      const git_tree_entry* b = git_tree_entry_byindex(to, j);
+      const git_tree_entry* a = nullptr;
+      while (i < nf) {
+        const git_tree_entry* candidate = git_tree_entry_byindex(from, i);
+        int c = order(candidate, b);
+        if (c > 0) break;
+        ++i;
+        if (c == 0) {
+          a = candidate;
+          break;
+        }
+      }
+      if (a && git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b))) continue;
+      git_object_t type = git_tree_entry_type(b);
+      if (type == GIT_OBJECT_TREE) {
+        add(*git_tree_entry_id(b));
+        collect_new(a && is_tree(a) ? tree(*git_tree_entry_id(a)) : nullptr, tree(*git_tree_entry_id(b)), add);
+      } else if (type == GIT_OBJECT_BLOB) {
+        add(*git_tree_entry_id(b));
+      }
+    }
+  }
+
+  std::vector<Delta> diff(git_tree* from, git_tree* to, const std::string& dir = "") {
+    std::vector<Delta> out;
+    if (!dir.empty()) {
+      from = subtree(from, dir);
+      to = subtree(to, dir);
+    }
+    diff_into(from, to, dir.empty() ? "" : dir + "/", out);
+    return out;
+  }
+
  private:
+  // The folder at `dir` (a/b/c) below `root`, or null.
+  git_tree* folder(git_tree* root, const std::string& dir) {
+    git_tree* t = root;
+    std::size_t start = 0;
+    while (t) {
+      std::size_t slash = dir.find('/', start);
+      t = subtree(t, dir.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+      if (slash == std::string::npos) return t;
+      start = slash + 1;
+    }
+    return nullptr;
+  }
+
+  git_tree* subtree(git_tree* root, const std::string& dir) {
+    if (!root) return nullptr;
+    const git_tree_entry* e = git_tree_entry_byname(root, dir.c_str());
+    if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return nullptr;
+    return tree(*git_tree_entry_id(e));
+  }
+
+  static bool is_tree(const git_tree_entry* e) { return git_tree_entry_type(e) == GIT_OBJECT_TREE; }
+
+  // git's order of tree entries: by name, a tree's name compared as if it
+  // ended in "/".
+  static int order(const git_tree_entry* a, const git_tree_entry* b) {
+    std::string_view na = git_tree_entry_name(a), nb = git_tree_entry_name(b);
+    std::size_t n = std::min(na.size(), nb.size());
+    if (int c = n ? std::memcmp(na.data(), nb.data(), n) : 0) return c;
+    unsigned char ca = na.size() > n ? na[n] : is_tree(a) ? '/' : '\0';
+    unsigned char cb = nb.size() > n ? nb[n] : is_tree(b) ? '/' : '\0';
+    return ca < cb ? -1 : ca > cb ? 1 : 0;
+  }
+
+  void side(const git_tree_entry* e, bool added, const std::string& prefix, std::vector<Delta>& out) {
+    std::string path = prefix + git_tree_entry_name(e);
+    if (is_tree(e)) {
+      git_tree* t = tree(*git_tree_entry_id(e));
+      diff_into(added ? nullptr : t, added ? t : nullptr, path + "/", out);
+      return;
+    }
+    Delta d{added ? GIT_DELTA_ADDED : GIT_DELTA_DELETED, path, {}, {}};
+    (added ? d.new_id : d.old_id) = *git_tree_entry_id(e);
+    d.leaf_ok = git_tree_entry_type(e) == GIT_OBJECT_BLOB;
+    out.push_back(std::move(d));
+  }
+
+  void diff_into(git_tree* from, git_tree* to, const std::string& prefix, std::vector<Delta>& out) {
+    std::size_t nf = from ? git_tree_entrycount(from) : 0, nt = to ? git_tree_entrycount(to) : 0;
+    std::size_t i = 0, j = 0;
+    while (i < nf || j < nt) {
+      const git_tree_entry* a = i < nf ? git_tree_entry_byindex(from, i) : nullptr;
+      const git_tree_entry* b = j < nt ? git_tree_entry_byindex(to, j) : nullptr;
+      int c = !a ? 1 : !b ? -1 : order(a, b);
+      if (c < 0) {
+        side(a, false, prefix, out);
+        ++i;
+      } else if (c > 0) {
+        side(b, true, prefix, out);
+        ++j;
+      } else {
+        ++i, ++j;
+        if (git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) && git_tree_entry_filemode(a) == git_tree_entry_filemode(b))
+          continue;
+        if (is_tree(a)) {
+          diff_into(tree(*git_tree_entry_id(a)), tree(*git_tree_entry_id(b)), prefix + git_tree_entry_name(a) + "/", out);
+          continue;
+        }
+        Delta d{GIT_DELTA_MODIFIED, prefix + git_tree_entry_name(b), *git_tree_entry_id(a), *git_tree_entry_id(b)};
+        d.leaf_ok = git_tree_entry_type(b) == GIT_OBJECT_BLOB;
+        out.push_back(std::move(d));
+      }
+    }
+  }
+
   git_tree* tree(const git_oid& id) {
     std::string key(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ);
     auto it = cache_.find(key);
@@ -660,30 +812,6 @@ class Trees {
   git_repository* repo_;
   std::unordered_map<std::string, git::Tree> cache_;
 };
-
-struct Delta {
-  git_delta_t status;
-  std::string path;
-  git_oid old_id, new_id;
-};
-
-std::vector<Delta> diff_trees(git_repository* repo, git_tree* from, git_tree* to, const char* pathspec = nullptr) {
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  char* spec[] = {const_cast<char*>(pathspec)};
-  if (pathspec) opts.pathspec = {spec, 1};
-  git_diff* raw = nullptr;
-  git::check(git_diff_tree_to_tree(&raw, repo, from, to, &opts), "comparing trees");
-  git::Diff diff(raw);
-  std::vector<Delta> out;
-  std::size_t n = git_diff_num_deltas(raw);
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const git_diff_delta* d = git_diff_get_delta(raw, i);
-    out.push_back({d->status, d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path, d->old_file.id,
-                   d->new_file.id});
-  }
-  return out;
-}
 
 // ---- checking what comes in ---------------------------------------------------
 
@@ -707,6 +835,8 @@ class IncomingChecker {
 
   std::vector<Problem> problems;
   std::size_t new_objects = 0;
+  // Called with (paths checked, paths changed) while a commit is checked.
+  std::function<void(std::size_t, std::size_t)> progress;
   bool full() const { return problems.size() >= kMaxProblems; }
 
   void check_commit(const git_oid& id) {
@@ -732,13 +862,15 @@ class IncomingChecker {
     others_.clear();
     for (auto& o : others) others_.push_back(o.get());
 
-    for (const Delta& d : diff_trees(repo_, parent_, tree_)) {
+    std::vector<Delta> deltas = trees_.diff(parent_, tree_);
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
       if (full()) return;
-      check_delta(d);
+      check_delta(deltas[i]);
+      if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
     }
     // A merge must keep every object of every parent, not only the first's.
     for (git_tree* other : others_)
-      for (const Delta& d : diff_trees(repo_, other, tree_, "objects/"))
+      for (const Delta& d : trees_.diff(other, tree_, "objects"))
         if (d.status == GIT_DELTA_DELETED)
           problem("object-removed", d.path, "removes an object its parent has; objects are never removed");
   }
@@ -761,6 +893,7 @@ class IncomingChecker {
 
   void check_delta(const Delta& d) {
     bool removed = d.status == GIT_DELTA_DELETED;
+    if (!removed && !d.leaf_ok) return problem("layout", d.path, "adds an entry that is not a file (a submodule link)");
     bool changed = d.status != GIT_DELTA_ADDED && !removed;
     if (d.path.starts_with("objects/")) {
       if (removed) return problem("object-removed", d.path, "removes an object its parent has; objects are never removed");
@@ -840,7 +973,10 @@ class IncomingChecker {
     if (f.kind == Kind::kRun) {
       std::string what = "run " + digest->str();
       expect_entry(f.group_path, f.group_bytes, what);
-      if (f.source_path) expect_entry(*f.source_path, digest->str(), what);
+      // The first claim of a source id stays (add, verify): another run's
+      // entry there, or an id that blocks this one, is no problem.
+      if (f.source_path && !trees_.entry(tree_, *f.source_path) && !trees_.source_blocked(tree_, *f.source_path))
+        problem("index-missing", *f.source_path, "adds " + what + " without this index entry");
       int levels = trees_.level_count(tree_, *digest);
       if (levels == 0) problem("index-missing", level_path(f.default_level, *digest), "adds " + what + " without a level");
       else if (levels > 1) problem("level-mismatch", "refs/levels", what + " has " + std::to_string(levels) + " levels");
@@ -1037,11 +1173,6 @@ std::map<std::string, git_time_t> introduced_times(git_repository* repo, Trees& 
   return out;
 }
 
-// Thrown by the merge when the two sides cannot be joined.
-struct MergeConflict {
-  Problem problem;
-};
-
 // The merge of `incoming` into `head` (SPEC §2 sync), as a change to head's
 // tree. Pure on its inputs: Store::commit may call it again on a newer head.
 std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const Snapshot& head, const git_oid& incoming,
@@ -1060,8 +1191,9 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
 
   ChangeSet change;
   std::set<Digest> level_runs;
-  std::map<std::string, git_oid> meta_local, meta_incoming;
-  for (const Delta& d : diff_trees(repo, base_tree.get(), in_tree.get())) {
+  // Metadata and source ids both sides have, differently: the first claim stays.
+  std::map<std::string, git_oid> claims_local, claims_incoming;
+  for (const Delta& d : trees.diff(base_tree.get(), in_tree.get())) {
     if (d.status == GIT_DELTA_DELETED) {
       if (d.path.starts_with("refs/levels/"))
         if (auto run = Digest::parse_hex(d.path.substr(d.path.rfind('/') + 1))) level_runs.insert(*run);
@@ -1072,20 +1204,19 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
       continue;
     }
     auto mine = trees.entry(local_tree.get(), d.path);
+    if (!mine && d.path.starts_with("refs/sources/") && trees.source_blocked(local_tree.get(), d.path)) {
+      notes.push_back(d.path + ": the store already holds other source ids in its way; kept the local ones");
+      continue;
+    }
     if (!mine) {
       change.upserts.emplace(d.path, blob_bytes(repo, d.new_id));
       if (d.path.starts_with("objects/")) ++new_documents;
       continue;
     }
     if (git_oid_equal(&*mine, &d.new_id)) continue;
-    if (d.path.starts_with("refs/metadata/")) {
-      meta_local.emplace(d.path, *mine);
-      meta_incoming.emplace(d.path, d.new_id);
-    } else if (d.path.starts_with("refs/sources/")) {
-      throw MergeConflict{{"source-conflict", d.path,
-                           "the remote's " + short_id(git::oid_str(incoming)) + " names run " +
-                               blob_bytes(repo, d.new_id) + " for this source id, the store names " +
-                               blob_bytes(repo, *mine)}};
+    if (d.path.starts_with("refs/metadata/") || d.path.starts_with("refs/sources/")) {
+      claims_local.emplace(d.path, *mine);
+      claims_incoming.emplace(d.path, d.new_id);
     } else if (!d.path.starts_with("objects/")) {
       notes.push_back(d.path + ": the two sides differ; kept the local entry");
     }
@@ -1093,19 +1224,19 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
     // path on both sides, checked); keep the local frame.
   }
 
-  // Metadata: the earliest stays (by the commit that introduced it; a tie
-  // keeps the local one).
-  if (!meta_local.empty()) {
-    auto t_local = introduced_times(repo, trees, local, meta_local);
-    auto t_in = introduced_times(repo, trees, incoming, meta_incoming);
-    for (const auto& [path, blob] : meta_incoming) {
+  // Metadata and source ids: the earliest stays (by the commit that
+  // introduced it; a tie keeps the local one).
+  if (!claims_local.empty()) {
+    auto t_local = introduced_times(repo, trees, local, claims_local);
+    auto t_in = introduced_times(repo, trees, incoming, claims_incoming);
+    for (const auto& [path, blob] : claims_incoming) {
       auto l = t_local.find(path), i = t_in.find(path);
-      if (l != t_local.end() && i != t_in.end() && i->second < l->second) {
-        change.upserts.emplace(path, blob_bytes(repo, blob));
-        notes.push_back(path + ": the remote's metadata is older; it replaces the local one");
-      } else {
-        notes.push_back(path + ": the two sides have different metadata; kept the local (older) one");
-      }
+      bool theirs = l != t_local.end() && i != t_in.end() && i->second < l->second;
+      const char* what = path.starts_with("refs/sources/") ? "source id claim" : "metadata";
+      if (theirs) change.upserts.emplace(path, blob_bytes(repo, blob));
+      notes.push_back(path + ": the two sides differ; " +
+                      (theirs ? "the remote's " + std::string(what) + " is older and replaces the local one"
+                              : "kept the local " + std::string(what) + ", which is as old or older"));
     }
   }
 
@@ -1179,7 +1310,8 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
         {"history-rewritten", branch,
          "the remote's " + branch + " at " + short_id(report.incoming) + " does not contain commit " +
              short_id(git::oid_str(*synced)) + ", which was synced with " + conn.remote() +
-             " before: its history was rewritten (force-pushed)"});
+             " before: its history was rewritten (force-pushed). If the remote is meant to be another store "
+             "now, remove and add the remote again (`kistore remote remove " + conn.remote() + "`)"});
     return report;
   }
   std::optional<git_oid> local;
@@ -1205,9 +1337,13 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   report.new_commits = fresh.size();
   Trees trees(repo);
   IncomingChecker checker(repo, trees, options.trust);
+  // One big commit (a first clone, a bulk import): show progress through its
+  // paths; many commits: through the commits.
+  if (options.progress && fresh.size() == 1)
+    checker.progress = [&](std::size_t done, std::size_t total) { options.progress("checking", done, total); };
   for (std::size_t i = 0; i < fresh.size() && !checker.full(); ++i) {
     checker.check_commit(fresh[i]);
-    if (options.progress) options.progress("checking", i + 1, fresh.size());
+    if (options.progress && fresh.size() > 1) options.progress("checking", i + 1, fresh.size());
   }
   if (!checker.problems.empty()) {
     report.result = "refused";
@@ -1248,16 +1384,9 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
 
   std::vector<std::string> notes;
   std::size_t new_documents = 0;
-  std::optional<std::string> merged;
-  try {
-    merged = store.commit(
-        [&](const Snapshot& head) { return build_merge(repo, trees, head, incoming, conn.remote(), notes, new_documents); },
-        options.commit);
-  } catch (const MergeConflict& c) {
-    report.result = "refused";
-    report.problems.push_back(c.problem);
-    return report;
-  }
+  std::optional<std::string> merged = store.commit(
+      [&](const Snapshot& head) { return build_merge(repo, trees, head, incoming, conn.remote(), notes, new_documents); },
+      options.commit);
   report.notes.insert(report.notes.end(), notes.begin(), notes.end());
   set_ref(repo, synced_ref(conn.remote()), incoming, "kistore: pull " + conn.remote());
   if (!merged) {
@@ -1269,6 +1398,123 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   report.commit = *merged;
   report.new_documents = new_documents;
   return report;
+}
+
+// A second handle on the store's repository for packing what push sends.
+// kistore's objects are zstd frames: deflate gains nothing on them and a delta
+// search between them costs a third of a big push for ~3 % of pack size, so
+// the handle turns delta search off. libgit2 1.5 takes the size above which
+// it skips delta search from the key pack.deltaCacheSize (a libgit2 bug:
+// core.bigFileThreshold is never read); both are set. The settings live in a
+// file of the store's local folder, given to this handle only: git's own
+// commands on the store keep their defaults.
+git::Repository packing_handle(Store& store) {
+  git_repository* raw = nullptr;
+  git::check(git_repository_open_ext(&raw, git_repository_path(store.repo()), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+             store.dir() + ": opening for push");
+  git::Repository repo(raw);
+  std::string settings = store.local_dir() + "/push-pack.config";
+  if (!fs::exists(settings)) {
+    fs::create_directories(store.local_dir());
+    std::string tmp = settings + ".tmp." + std::to_string(getpid());
+    {
+      std::ofstream out(tmp);
+      out << "[core]\n\tbigFileThreshold = 1\n[pack]\n\tdeltaCacheSize = 1\n";
+      if (!out) throw IOError(tmp + ": cannot write");
+    }
+    fs::rename(tmp, settings);
+  }
+  git_config* cfg = nullptr;
+  git::check(git_config_new(&cfg), "config");
+  git::Config owned(cfg);
+  std::string base = git_repository_path(raw);
+  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, raw, 0),
+             store.dir() + ": reading config");
+  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, raw, 0),
+             store.dir() + ": reading " + settings);
+  git::check(git_repository_set_config(raw, cfg), "config");
+  return repo;
+}
+
+// Pushes to a repository on this machine (a path or file:// URL) and moves
+// its branch by compare-and-swap from `theirs`: libgit2's local transport
+// moves it unconditionally, so two concurrent pushes could lose one. Only the
+// objects the new commits bring are packed (libgit2's push walks the remote
+// head's whole tree). Returns GIT_EMODIFIED when the branch moved meanwhile.
+int push_local(git_repository* repo, const std::string& url, const std::string& branch, const git_oid& local,
+               const std::optional<git_oid>& theirs, Session& session) {
+  std::string path = url.starts_with("file://") ? url.substr(7) : url;
+  git_repository* raw = nullptr;
+  int rc = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc < 0) throw RemoteError("cannot open remote " + session.remote + " (" + redact_url(url) + "): " + git::last_error());
+  git::Repository remote_repo(raw);
+  if (!git_repository_is_bare(raw)) {
+    git_reference* head = nullptr;
+    bool checked_out = git_reference_lookup(&head, raw, "HEAD") == 0 &&
+                       git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+                       branch == git_reference_symbolic_target(head);
+    git_reference_free(head);
+    git_error_clear();
+    if (checked_out)
+      throw RemoteError("the remote " + session.remote + " (" + redact_url(url) + ") rejected the push: " + branch +
+                        " is checked out in its working tree (push to a bare repository)");
+  }
+
+  git_packbuilder* raw_pb = nullptr;
+  git::check(git_packbuilder_new(&raw_pb, repo), "creating a pack");
+  git::Packbuilder pb(raw_pb);
+  git_packbuilder_set_threads(raw_pb, 1);
+  {
+    git_revwalk* raw_walk = nullptr;
+    git::check(git_revwalk_new(&raw_walk, repo), "walking history");
+    git::Revwalk walk(raw_walk);
+    git::check(git_revwalk_push(raw_walk, &local), "walking history");
+    if (theirs) git::check(git_revwalk_hide(raw_walk, &*theirs), "walking history");
+    Trees trees(repo);
+    auto add = [&](const git_oid& id) { git::check(git_packbuilder_insert(raw_pb, &id, nullptr), "packing"); };
+    git_oid id;
+    while (git_revwalk_next(&id, raw_walk) == 0) {
+      add(id);
+      git_commit* c = nullptr;
+      git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
+      git::Commit commit(c);
+      git::Tree tree = commit_tree(repo, id);
+      add(*git_tree_id(tree.get()));
+      git::Tree parent;
+      if (git_commit_parentcount(c) > 0) parent = commit_tree(repo, *git_commit_parent_id(c, 0));
+      trees.collect_new(parent.get(), tree.get(), add);
+    }
+  }
+  session.pushed_objects = git_packbuilder_object_count(raw_pb);
+  std::string pack_dir = std::string(git_repository_path(raw)) + "objects/pack";
+  struct Progress {
+    Session* s;
+  } progress{&session};
+  git::check(git_packbuilder_write(raw_pb, pack_dir.c_str(), 0,
+                                   [](const git_indexer_progress* stats, void* payload) {
+                                     auto* s = static_cast<Progress*>(payload)->s;
+                                     if (s->options && s->options->progress)
+                                       s->options->progress("sending", stats->indexed_objects, stats->total_objects);
+                                     return 0;
+                                   },
+                                   &progress),
+             "writing the pack into " + redact_url(url));
+  git_odb* odb = nullptr;
+  git::check(git_repository_odb(&odb, raw), "opening the remote's object database");
+  git::Odb owned_odb(odb);
+  git_odb_refresh(odb);
+  git_reference* ref = nullptr;
+  std::string log = "push from kistore";
+  rc = theirs ? git_reference_create_matching(&ref, raw, branch.c_str(), &local, 1, &*theirs, log.c_str())
+              : git_reference_create(&ref, raw, branch.c_str(), &local, 0, log.c_str());
+  if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED) {
+    git_error_clear();
+    return GIT_EMODIFIED;
+  }
+  if (rc < 0)
+    throw RemoteError("the remote " + session.remote + " (" + redact_url(url) + ") rejected the push: " + git::last_error());
+  git_reference_free(ref);
+  return 0;
 }
 
 bool valid_remote_name(const std::string& name) {
@@ -1301,8 +1547,7 @@ void add_remote(Store& store, const std::string& name, const std::string& url) {
   if (url.empty()) throw InvalidInput("remote \"" + name + "\": the URL is empty");
   std::string stored = url;
   if (is_local(url)) {
-    std::string path = url.starts_with("file://") ? url.substr(7) : url;
-    stored = fs::absolute(path).lexically_normal().string();
+    stored = fs::absolute(url).lexically_normal().string();
     if (stored.size() > 1 && stored.back() == '/') stored.pop_back();
   }
   git_remote* remote = nullptr;
@@ -1361,7 +1606,8 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
     if (snap.empty()) throw InvalidInput(store.dir() + ": the store is empty; nothing to push");
     git_oid local = parse_oid(snap.commit_id());
     report.commit = snap.commit_id();
-    Connection conn(store, remote, GIT_DIRECTION_PUSH);
+    git::Repository packer = packing_handle(store);
+    Connection conn(store, remote, GIT_DIRECTION_PUSH, packer.get());
     conn.set_options(options);
     report.url = redact_url(conn.url());
     conn.connect();
@@ -1379,8 +1625,11 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
       behind = !git_odb_exists(odb, &*theirs) || !contains(repo, local, *theirs);
       git_error_clear();
     }
-    int rc = behind ? GIT_ENONFASTFORWARD : conn.upload(branch + ":" + branch);
-    if (rc == GIT_ENONFASTFORWARD) {
+    int rc = GIT_ENONFASTFORWARD;
+    if (!behind)
+      rc = on_this_machine(conn.url()) ? push_local(packer.get(), conn.url(), branch, local, theirs, conn.session())
+                                       : conn.upload(branch + ":" + branch);
+    if (rc == GIT_ENONFASTFORWARD || rc == GIT_EMODIFIED) {
       conn.disconnect();
       PullReport pulled = pull(store, remote, options);
       bool refused = pulled.refused();
@@ -1391,9 +1640,30 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
       }
       continue;
     }
-    if (!conn.session().push_rejection.empty())
-      throw RemoteError("the remote " + remote + " (" + report.url + ") rejected the push: " +
-                        scrub(conn.session().push_rejection, conn.url()));
+    if (!conn.session().push_rejection.empty()) {
+      // Someone else may have pushed between our look and our push: then
+      // pull and try again; any other rejection is the remote's answer.
+      std::string rejection = scrub(conn.session().push_rejection, conn.url());
+      conn.disconnect();
+      if (round + 1 < kPushRounds) {
+        Connection again(store, remote, GIT_DIRECTION_FETCH);
+        again.set_options(options);
+        again.connect();
+        auto now = again.head(branch);
+        bool moved = now.has_value() != theirs.has_value() || (now && !git_oid_equal(&*now, &*theirs));
+        if (moved && !(now && git_oid_equal(&*now, &local))) {
+          PullReport pulled = pull_with(store, options, again, branch);
+          bool refused = pulled.refused();
+          report.pulls.push_back(std::move(pulled));
+          if (refused) {
+            report.result = "refused";
+            return report;
+          }
+          continue;
+        }
+      }
+      throw RemoteError("the remote " + remote + " (" + report.url + ") rejected the push: " + rejection);
+    }
     report.pushed_objects = conn.session().pushed_objects;
     report.result = "pushed";
     set_ref(repo, synced_ref(remote), local, "kistore: push " + remote);

@@ -10,8 +10,10 @@
 //     is not at a layout path, or whose bytes do not decode and hash to the
 //     path's digest, is refused;
 //   - index entries agree with their objects (refs/index.h): a new run comes
-//     with its group entry, one level and its source entry; an attestation
-//     with its entry under its subject; nothing else is written under refs/;
+//     with its group entry, one level and its source entry (unless an earlier
+//     run claimed that source id, as add allows); an attestation with its
+//     entry under its subject; entries are never removed; nothing outside the
+//     layout is written;
 //   - a level other than a new run's default, and any change of an existing
 //     run's level, is taken only from a "rerun" commit signed by a controller
 //     in the store's trust list (store/audit.h);
@@ -22,17 +24,23 @@
 // incoming head but not from the local head, one tree diff each), not to the
 // size of the store. When everything passes, the branch fast-forwards, or a
 // merge commit with two parents (Kistore-Op: merge) joins the two sides:
-// objects, attestations, groups and sources are a union; metadata keeps the
-// earliest (by the time of the commit that introduced it; a tie keeps the
-// local one); a run's level follows the side that changed it since the merge
-// base (both changed: the local one stays, and the pull says so). A refused
+// objects, attestations and groups are a union; metadata, and a source id
+// that both sides gave to different runs, keep the earliest (by the time of
+// the commit that introduced it; a tie keeps the local one; add's "first
+// claim stays"); a run's level follows the side that changed it since the
+// merge base (both changed: the local one stays, and the pull says so). A refused
 // pull leaves the store as it was: the branch does not move and the
 // quarantine ref is removed (the fetched git objects stay unreferenced until
 // `git gc`).
 //
 // push sends the branch; when the remote's branch moved, it pulls (and
 // merges) first and pushes again, a bounded number of times. A reference
-// update the remote rejects is an error, never a silent success.
+// update the remote rejects is an error, never a silent success. The remote's
+// branch moves only from the value push saw: git's receive-pack checks that
+// for network remotes, and for a repository on this machine (a path or
+// file://) kistore writes the pack and moves the branch by compare-and-swap
+// itself (libgit2's local transport would move it unconditionally). Push
+// packs without delta search (zstd frames do not delta).
 //
 // Credentials (never printed: URLs in messages have their password removed):
 //   ssh://     ssh-agent when SSH_AUTH_SOCK is set (tried once), then the key

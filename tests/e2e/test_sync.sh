@@ -240,6 +240,39 @@ assert_eq "$(tree_of B)" "$(tree_of A)" "metadata: same tree"
 git --git-dir=A cat-file -p "main:refs/metadata/$v8_hex" | grep -q '"title":"first"' || fail "the earliest metadata did not win"
 pass "metadata conflict: the earliest metadata stays on both sides"
 
+# Concurrent pushes to one remote, on this machine and over git://: each
+# pusher that loses the race pulls, merges and pushes again; nobody's commit
+# is lost.
+concurrent() {
+    local name=$1 url=$2 bare=$3 i
+    git init -q --bare -b main "$bare"
+    assert_exit 0 ks --store A remote add "$name" "$url"
+    assert_exit 0 ks --store A push "$name"
+    for i in 1 2 3; do
+        assert_exit 0 ks clone "$url" "$WORK/$name-$i"
+        assert_exit 0 ks --store "$WORK/$name-$i" add "$(variant "$((10 * i + ${#name}))")"
+    done
+    local pids=() heads=()
+    for i in 1 2 3; do
+        heads+=("$(head_of "$WORK/$name-$i")")
+        ks --store "$WORK/$name-$i" push >"$WORK/$name-$i.log" 2>&1 &
+        pids+=($!)
+    done
+    for i in 0 1 2; do
+        wait "${pids[$i]}" || { cat "$WORK/$name-$((i + 1)).log" >&2; fail "$name: concurrent push $((i + 1)) failed"; }
+    done
+    local final
+    final=$(head_of "$bare")
+    for i in 0 1 2; do
+        git --git-dir="$bare" merge-base --is-ancestor "${heads[$i]}" "$final" ||
+            fail "$name: pusher $((i + 1))'s commit was lost"
+    done
+    assert_exit 0 git --git-dir="$bare" fsck --strict --no-progress
+    pass "$name: three concurrent pushes, all kept ($(git --git-dir="$bare" rev-list --merges --count "$(head_of A)..main") merges)"
+}
+concurrent cpath "$BASE/c-path.git" "$BASE/c-path.git"
+concurrent cdaemon "$GIT_DAEMON_URL/c-daemon.git" "$BASE/c-daemon.git"
+
 # ---------------------------------------------------------------------------
 # Stock-git stores: a non-bare repository in the layout (default branch
 # master), and a bare clone of it, clone with kistore.
@@ -268,7 +301,7 @@ GOOD=$(head_of "$F")
 assert_exit 0 ks clone "$F" C
 rm -rf "$WORK/forger"
 g clone -q "$F" "$WORK/forger"
-fg() { git -C "$WORK/forger" "$@"; }
+forger() { git -C "$WORK/forger" "$@"; }
 
 # refused KIND WHAT : C pulls, must exit 1 naming KIND, and stay unchanged.
 refused() {
@@ -285,30 +318,30 @@ refused() {
     assert_contains "$OUT" '"result":"refused"' "$what: --json result"
     return 0
 }
-# commit_with FILE-CHANGES... : a commit on the forger's main with index edits
-# given as "path<TAB>blob-or-DELETE", pushed with --force.
+# forge_commit MSG CHANGE... : a commit on GOOD with index edits, each
+# "path<TAB>blob" or "path<TAB>DELETE"; force-pushed to the remote.
 forge_commit() {
     local msg=$1
     shift
-    fg reset -q --hard "$GOOD"
+    forger reset -q --hard "$GOOD"
     local change path blob
     for change in "$@"; do
         path=${change%%$'\t'*} blob=${change#*$'\t'}
         if [[ $blob == DELETE ]]; then
-            fg update-index --force-remove "$path"
+            forger update-index --force-remove "$path"
         else
-            fg update-index --add --cacheinfo "100644,$blob,$path"
+            forger update-index --add --cacheinfo "100644,$blob,$path"
         fi
     done
     local tree commit
-    tree=$(fg write-tree)
-    commit=$(printf '%s\n' "$msg" | fg commit-tree "$tree" -p "$GOOD")
-    fg push -q --force origin "$commit:refs/heads/main"
+    tree=$(forger write-tree)
+    commit=$(printf '%s\n' "$msg" | forger commit-tree "$tree" -p "$GOOD")
+    forger push -q --force origin "$commit:refs/heads/main"
     printf '%s\n' "$commit"
 }
 seed_hex=${SEED_RUN#sha256:}
 seed_obj=objects/sha256/${seed_hex:0:2}/${seed_hex:2:2}/${seed_hex:4}
-seed_blob=$(fg rev-parse "$GOOD:$seed_obj")
+seed_blob=$(forger rev-parse "$GOOD:$seed_obj")
 
 # (b) a new object path whose blob is other bytes (a valid frame of another document)
 v5_hex=$(run_digest "$(variant 5)")
@@ -321,7 +354,7 @@ assert_contains "$ERR" "${c:0:12}" "forged object: names the commit"
 pass "refused: a new object path holding other bytes (commit ${c:0:12})"
 
 # (e) an existing object changed
-junk=$(printf 'not a zstd frame' | fg hash-object -w --stdin)
+junk=$(printf 'not a zstd frame' | forger hash-object -w --stdin)
 c=$(forge_commit "add: overwrite" "$seed_obj"$'\t'"$junk")
 refused object-changed "changed object"
 assert_contains "$ERR" "$seed_obj" "changed object: names the path"
@@ -333,7 +366,7 @@ refused object-removed "removed object"
 pass "refused: an existing object removed"
 
 # (d) an unsigned level change: source-native -> reproduced in a plain commit
-lvl_blob=$(fg rev-parse "$GOOD:refs/levels/source-native/$seed_hex")
+lvl_blob=$(forger rev-parse "$GOOD:refs/levels/source-native/$seed_hex")
 c=$(forge_commit "promote" "refs/levels/source-native/$seed_hex"$'\t'DELETE \
     "refs/levels/reproduced/$seed_hex"$'\t'"$lvl_blob")
 refused level-unjustified "unsigned level change"
@@ -342,29 +375,29 @@ assert_contains "$ERR" "${c:0:12}" "level change: names the commit"
 pass "refused: an unsigned level change (source-native -> reproduced)"
 
 # (c) an index entry inconsistent with its object (group value changed)
-grp=$(fg ls-tree -r --name-only "$GOOD" refs/groups | grep "/$seed_hex\$")
-fake=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":1}' | fg hash-object -w --stdin)
+grp=$(forger ls-tree -r --name-only "$GOOD" refs/groups | grep "/$seed_hex\$")
+fake=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":1}' | forger hash-object -w --stdin)
 c=$(forge_commit "faster" "$grp"$'\t'"$fake")
 refused index-mismatch "group entry inconsistent with its run"
 pass "refused: an index entry inconsistent with its object"
 
 # a path outside the layout
-readme=$(printf 'hello\n' | fg hash-object -w --stdin)
+readme=$(printf 'hello\n' | forger hash-object -w --stdin)
 c=$(forge_commit "docs" "README.md"$'\t'"$readme")
 refused layout "path outside the layout"
 pass "refused: a path outside the store layout"
 
 # (a) a rewritten history: C syncs a good new commit, then the remote is
 # force-pushed to a history without it.
-fg reset -q --hard "$GOOD"
-fg push -q --force origin "$GOOD:refs/heads/main"
+forger reset -q --hard "$GOOD"
+forger push -q --force origin "$GOOD:refs/heads/main"
 assert_exit 0 ks --store A add "$(variant 6)"
 assert_exit 0 ks --store A push forge
 assert_exit 0 ks --store C pull
 assert_eq "$(head_of A)" "$(head_of C)" "C took the good commit"
-fg fetch -q origin
-amended=$(printf 'add: the same documents, amended\n\nKistore-Op: add\n' | fg commit-tree 'origin/main^{tree}' -p "$GOOD")
-fg push -q --force origin "$amended:refs/heads/main"
+forger fetch -q origin
+amended=$(printf 'add: the same documents, amended\n\nKistore-Op: add\n' | forger commit-tree 'origin/main^{tree}' -p "$GOOD")
+forger push -q --force origin "$amended:refs/heads/main"
 refused history-rewritten "rewritten history"
 pass "refused: a force-pushed rewritten history"
 
@@ -374,14 +407,14 @@ pass "refused: a force-pushed rewritten history"
 ssh-keygen -q -t ed25519 -N '' -C controller -f "$WORK/controller" </dev/null >/dev/null
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 "$WORK/controller.pub")" >"$WORK/allowed_signers"
 git --git-dir="$F" update-ref refs/heads/main "$(head_of A)" # undo the rewrite
-fg fetch -q origin
-fg reset -q --hard origin/main
-fg update-index --force-remove "refs/levels/source-native/$seed_hex"
-fg update-index --add --cacheinfo "100644,$lvl_blob,refs/levels/reproduced/$seed_hex"
-tree=$(fg write-tree)
+forger fetch -q origin
+forger reset -q --hard origin/main
+forger update-index --force-remove "refs/levels/source-native/$seed_hex"
+forger update-index --add --cacheinfo "100644,$lvl_blob,refs/levels/reproduced/$seed_hex"
+tree=$(forger write-tree)
 signed=$(printf 'rerun: reproduced %s\n\nKistore-Op: rerun\n' "$SEED_RUN" |
-    fg -c gpg.format=ssh -c user.signingKey="$WORK/controller" commit-tree -S "$tree" -p HEAD)
-fg push -q origin "$signed:refs/heads/main"
+    forger -c gpg.format=ssh -c user.signingKey="$WORK/controller" commit-tree -S "$tree" -p HEAD)
+forger push -q origin "$signed:refs/heads/main"
 refused level-unjustified "signed level change, untrusted key"
 mkdir -p C/kistore && cp "$WORK/allowed_signers" C/kistore/allowed_signers
 assert_exit 0 ks --store C --json pull
@@ -401,6 +434,30 @@ assert_exit 0 ks --store A push forge
 assert_exit 0 ks --store C pull
 assert_eq "$(head_of A)" "$(head_of C)" "C takes A's merge of the rerun"
 pass "a trusted signed rerun's level change is taken (fast-forward and merge); untrusted is refused"
+
+# The same with kistore's own commands: import, add, attest, a signed rerun
+# by a controller of the writer's store; a clone takes it only when told to
+# trust that controller (--allowed-signers), and the clone verifies.
+assert_exit 0 ks init W
+assert_exit 0 ks --store W import liger "$KISTORE_SOURCE_DIR/tests/data/liger/sample.csv"
+assert_exit 0 ks --store W add "$FIXTURE"
+assert_exit 0 ks --store W attest "$SEED_RUN" --note "numbers look plausible"
+assert_exit 0 ks --store W trust add controller@example.org "$WORK/controller.pub"
+sed -e 's/"median": 2606080/"median": 2606999/' -e 's|2025-11-11-06-22-57"|2025-11-11-06-22-57-rerun"|' "$FIXTURE" >"$WORK/rerun.json"
+assert_exit 0 ks --store W rerun "$SEED_RUN" "$WORK/rerun.json" --sign "$WORK/controller"
+git init -q --bare -b main "$BASE/w.git"
+assert_exit 0 ks --store W remote add origin "$HTTP_PLAIN/w.git"
+assert_exit 0 ks --store W push
+assert_exit 1 ks clone "$HTTP_PLAIN/w.git" "$WORK/w-untrusting"
+assert_contains "$ERR" "level-unjustified" "clone without trust: refused"
+assert_contains "$ERR" "--allowed-signers" "clone without trust: hint"
+[[ ! -e $WORK/w-untrusting ]] || fail "a refused clone left its folder"
+assert_exit 0 ks clone --allowed-signers "$WORK/allowed_signers" "$HTTP_PLAIN/w.git" "$WORK/w-trusting"
+assert_eq "$(head_of W)" "$(head_of "$WORK/w-trusting")" "clone with trust: same head"
+assert_exit 0 ks --store "$WORK/w-trusting" verify
+assert_exit 0 ks --store "$WORK/w-trusting" trust list
+assert_contains "$OUT" "controller@example.org" "clone with trust: trust list kept"
+pass "import, attest and a signed rerun sync over http; clone --allowed-signers takes and verifies them"
 
 # ---------------------------------------------------------------------------
 elapsed=$((SECONDS - T0))
