@@ -1,6 +1,5 @@
 #include "store/store.h"
 
-#include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include "objects/blob.h"
 #include "refs/layout.h"
 #include "store/git.h"
+#include "store/objwrite.h"
 
 namespace kistore {
 namespace {
@@ -71,35 +71,6 @@ git::Signature make_signature(git_repository* repo, const std::string& author_op
     sig = pinned;
   }
   return git::Signature(sig);
-}
-
-// Packing settings for kistore's own bulk writes, given to the private handle
-// only (git's own commands on the store keep their defaults): objects are
-// zstd frames that neither deflate nor delta against each other, so zlib runs
-// at its fastest level and no delta search is made (libgit2 skips objects
-// above core.bigFileThreshold).
-void use_pack_settings(git_repository* repo, const std::string& dir) {
-  std::string base = git_repository_path(repo);
-  std::string settings = base + "kistore/pack.config";
-  if (FILE* f = std::fopen(settings.c_str(), "r")) {
-    std::fclose(f);
-  } else {
-    std::filesystem::create_directories(base + "kistore");
-    std::string tmp = settings + ".tmp." + std::to_string(getpid());
-    FILE* out = std::fopen(tmp.c_str(), "w");
-    if (!out) throw IOError(tmp + ": cannot create");
-    std::fputs("[core]\n\tbigFileThreshold = 1\n[pack]\n\tcompression = 1\n", out);
-    std::fclose(out);
-    std::rename(tmp.c_str(), settings.c_str());
-  }
-  git_config* cfg = nullptr;
-  git::check(git_config_new(&cfg), "config");
-  git::Config owned(cfg);
-  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, repo, 0),
-             dir + ": reading config");
-  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, repo, 0),
-             dir + ": reading pack settings");
-  git::check(git_repository_set_config(repo, cfg), "config");
 }
 
 }  // namespace
@@ -422,140 +393,53 @@ std::string commit_op(std::string_view message) {
 }
 
 std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options) {
+  // A bulk change becomes one pack; a small one, loose objects (as git
+  // writes them), so that many small adds do not pile up packs.
   bool bulk = change.upserts.size() >= kPackThreshold;
-  // Bulk changes go through a private repository handle whose odb has an
-  // in-memory backend in front: every new object lands there, and exactly
-  // those objects become one pack. The shared handle never sees the mempack.
-  git_repository* repo = repo_;
-  git::Repository private_repo;
-  git_odb_backend* mempack = nullptr;
-  if (bulk) {
-    git_repository* r = nullptr;
-    git::check(git_repository_open_ext(&r, git_repository_path(repo_), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-               dir_ + ": opening for writing");
-    private_repo.reset(r);
-    repo = r;
-    git_odb* odb = nullptr;
-    git::check(git_repository_odb(&odb, repo), "opening the object database");
-    git::Odb owned_odb(odb);
-    git::check(git_mempack_new(&mempack), "creating an in-memory pack");
-    git::check(git_odb_add_backend(odb, mempack, 1000), "adding the in-memory pack");
-    use_pack_settings(r, dir_);
-  }
+  std::optional<git::PackWriter> pack;
+  std::optional<git::LooseWriter> loose;
+  if (bulk)
+    pack.emplace(std::string(git_repository_path(repo_)) + "objects/pack");
+  else
+    loose.emplace(repo_);
+  git::ObjectWriter& out = bulk ? static_cast<git::ObjectWriter&>(*pack) : *loose;
 
-  std::vector<git_tree_update> updates;
-  updates.reserve(change.upserts.size() + change.removals.size());
+  std::map<std::string, git::PathChange> changes;
   std::size_t done = 0, total = change.upserts.size();
   for (const auto& [path, bytes] : change.upserts) {
-    git_tree_update u{};
-    u.action = GIT_TREE_UPDATE_UPSERT;
-    if (mempack) {
-      // Straight into the in-memory pack: git_odb_write would first look the
-      // new id up in every backend and, on the miss, rescan objects/pack.
-      git::check(git_odb_hash(&u.id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB), "hashing " + path);
-      git::check(mempack->write(mempack, &u.id, bytes.data(), bytes.size(), GIT_OBJECT_BLOB), "writing " + path);
-    } else {
-      git::check(git_blob_create_from_buffer(&u.id, repo, bytes.data(), bytes.size()), "writing " + path);
-    }
-    u.filemode = GIT_FILEMODE_BLOB;
-    u.path = path.c_str();
-    updates.push_back(u);
+    // Documents are zstd frames, which deflate cannot shrink: stored as is.
+    int level = path.starts_with("objects/") ? 0 : 1;
+    changes.emplace_hint(changes.end(), path, git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, level)});
     if (options.progress && (++done % 1024 == 0 || done == total)) options.progress(done, total);
   }
-  for (const std::string& path : change.removals) {
-    git_tree_update u{};
-    u.action = GIT_TREE_UPDATE_REMOVE;
-    u.path = path.c_str();
-    updates.push_back(u);
-  }
+  for (const std::string& path : change.removals) changes[path] = git::PathChange{};
 
-  git_tree* base_tree = nullptr;
-  git::Tree owned_base;
-  if (!base.empty()) {
-    git_commit* c = nullptr;
-    git_oid id;
-    git_oid_fromstr(&id, base.commit_id().c_str());
-    git::check(git_commit_lookup(&c, repo, &id), "reading the head commit");
-    git::Commit owned(c);
-    git::check(git_commit_tree(&base_tree, c), "reading the head tree");
-    owned_base.reset(base_tree);
-  }
-  git_oid tree_id;
-  // A null baseline starts from the empty tree (the store's first commit).
-  git::check(git_tree_create_updated(&tree_id, repo, base_tree, updates.size(), updates.data()),
-             "building the new tree");
-  git_tree* tree = nullptr;
-  git::check(git_tree_lookup(&tree, repo, &tree_id), "reading the new tree");
-  git::Tree owned_tree(tree);
-
-  std::vector<git::Commit> parent_objs;
-  std::vector<const git_commit*> parents;
+  std::vector<git_oid> parents;
   auto add_parent = [&](const std::string& id_text) {
     git_oid id;
-    git_oid_fromstr(&id, id_text.c_str());
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo, &id), "reading parent " + id_text);
-    parent_objs.emplace_back(c);
-    parents.push_back(c);
+    if (git_oid_fromstr(&id, id_text.c_str()) < 0) throw IOError("not a commit id: " + id_text);
+    parents.push_back(id);
   };
   if (!base.empty()) add_parent(base.commit_id());
   for (const std::string& p : change.extra_parents) add_parent(p);
+  std::optional<git_oid> base_tree;
+  if (!base.empty()) {
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo_, &parents.front()), "reading the head commit");
+    git::Commit owned(c);
+    base_tree = *git_commit_tree_id(c);
+  }
+  git_oid tree_id = git::build_tree(repo_, base_tree ? &*base_tree : nullptr, changes, out);
 
-  git::Signature author = make_signature(repo_, options.author);  // the private handle has no global config
+  git::Signature author = make_signature(repo_, options.author);
   std::string message = commit_message(change);
-  git_buf* buf = new git_buf{};
-  std::unique_ptr<git_buf, git::BufFree> owned_buf(buf);
-  git::check(git_commit_create_buffer(buf, repo, author.get(), author.get(), nullptr, message.c_str(), tree,
-                                      parents.size(), parents.data()),
-             "building the commit");
-  std::string content(buf->ptr, buf->size);
-  std::string signature = options.sign ? options.sign(content) : std::string();
-  git_oid commit_id;
-  if (signature.empty()) {
-    git_odb* odb = nullptr;
-    git::check(git_repository_odb(&odb, repo), "opening the object database");
-    git::Odb owned_odb(odb);
-    git::check(git_odb_write(&commit_id, odb, content.data(), content.size(), GIT_OBJECT_COMMIT),
-               "writing the commit");
-  } else {
-    // git stores the signature header without the armor's final newline.
-    while (!signature.empty() && signature.back() == '\n') signature.pop_back();
-    git::check(git_commit_create_with_signature(&commit_id, repo, content.c_str(), signature.c_str(), nullptr),
-               "writing the signed commit");
+  std::string content = git::commit_text(tree_id, parents, *author, *author, message);
+  if (options.sign) {
+    std::string signature = options.sign(content);
+    if (!signature.empty()) content = git::commit_text(tree_id, parents, *author, *author, message, signature);
   }
-
-  if (bulk) {
-    git_packbuilder* pb = nullptr;
-    git::check(git_packbuilder_new(&pb, repo), "creating a pack");
-    git::Packbuilder owned_pb(pb);
-    git_packbuilder_set_threads(pb, 0);
-    // Exactly the new objects: the blobs written, every tree on the path to a
-    // changed entry, and the commit (libgit2 1.5's mempack cannot list its
-    // contents, and packing the whole reachable tree would grow with the store).
-    std::set<std::string> dirs{""};
-    for (const git_tree_update& u : updates) {
-      std::string_view path = u.path;
-      for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1))
-        dirs.emplace(path.substr(0, slash));
-      if (u.action == GIT_TREE_UPDATE_UPSERT)
-        git::check(git_packbuilder_insert(pb, &u.id, nullptr), "packing " + std::string(path));
-    }
-    for (const std::string& dir : dirs) {
-      if (dir.empty()) {
-        git::check(git_packbuilder_insert(pb, &tree_id, nullptr), "packing the root tree");
-        continue;
-      }
-      git_tree_entry* entry = nullptr;
-      if (git_tree_entry_bypath(&entry, tree, dir.c_str()) < 0) {
-        git_error_clear();  // a directory emptied by removals is gone
-        continue;
-      }
-      git::TreeEntry owned_entry(entry);
-      git::check(git_packbuilder_insert(pb, git_tree_entry_id(entry), nullptr), "packing " + dir);
-    }
-    git::check(git_packbuilder_insert(pb, &commit_id, nullptr), "packing the commit");
-    git::check(git_packbuilder_write(pb, nullptr, 0, nullptr, nullptr), dir_ + ": writing the pack");
-  }
+  git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
+  if (pack) pack->finish();
   return git::oid_str(commit_id);
 }
 

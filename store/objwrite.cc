@@ -1,0 +1,509 @@
+#include "store/objwrite.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "store/git.h"
+
+namespace kistore::git {
+namespace {
+
+const char* type_name(git_object_t type) {
+  switch (type) {
+    case GIT_OBJECT_COMMIT: return "commit";
+    case GIT_OBJECT_TREE: return "tree";
+    case GIT_OBJECT_BLOB: return "blob";
+    case GIT_OBJECT_TAG: return "tag";
+    default: throw Error(ErrorCode::kIO, "writing an object of unknown type");
+  }
+}
+
+std::string header(git_object_t type, std::size_t size) {
+  return std::string(type_name(type)) + " " + std::to_string(size) + '\0';
+}
+
+// SHA-1, one context per thread, reused.
+class Sha1 {
+ public:
+  Sha1() : md_(EVP_MD_fetch(nullptr, "SHA1", nullptr)), ctx_(EVP_MD_CTX_new()) {
+    if (!md_ || !ctx_) throw Error(ErrorCode::kIO, "SHA-1 is not available from OpenSSL");
+  }
+  ~Sha1() {
+    EVP_MD_CTX_free(ctx_);
+    EVP_MD_free(md_);
+  }
+  void init() { EVP_DigestInit_ex(ctx_, md_, nullptr); }
+  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
+  void final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
+
+ private:
+  EVP_MD* md_;
+  EVP_MD_CTX* ctx_;
+};
+
+Sha1& sha1() {
+  thread_local Sha1 s;
+  return s;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// zlib's deflate of `head` + `data` into `out` (replaced).
+void deflate_into(std::string& out, std::string_view head, std::string_view data, int level) {
+  z_stream z{};
+  if (deflateInit(&z, level) != Z_OK) throw Error(ErrorCode::kIO, "zlib: cannot start deflate");
+  out.resize(deflateBound(&z, head.size() + data.size()) + 16);
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(head.data()));
+  z.avail_in = static_cast<uInt>(head.size());
+  int rc = head.empty() ? Z_OK : deflate(&z, Z_NO_FLUSH);
+  if (rc == Z_OK) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    z.avail_in = static_cast<uInt>(data.size());
+    rc = deflate(&z, Z_FINISH);
+  }
+  std::size_t n = z.total_out;
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw Error(ErrorCode::kIO, "zlib: deflate failed");
+  out.resize(n);
+}
+
+void put32(std::string& s, std::uint32_t v) {
+  char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+  s.append(b, 4);
+}
+
+void write_all(int fd, const char* p, std::size_t n, const std::string& path) {
+  while (n) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ErrorCode::kIO, path + ": cannot write: " + errno_text());
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+}  // namespace
+
+git_oid object_id(git_object_t type, std::string_view data) {
+  std::string head = header(type, data.size());
+  Sha1& h = sha1();
+  h.init();
+  h.update(head.data(), head.size());
+  h.update(data.data(), data.size());
+  git_oid id;
+  h.final(id.id);
+  return id;
+}
+
+// ---- PackWriter -----------------------------------------------------------
+
+PackWriter::PackWriter(std::string pack_dir) : dir_(std::move(pack_dir)) {
+  tmp_path_ = dir_ + "/tmp_pack_kistore_XXXXXX";
+  ::mkdir(dir_.c_str(), 0755);
+  fd_ = ::mkstemp(tmp_path_.data());
+  if (fd_ < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create a pack file: " + errno_text());
+  // The header: "PACK", version 2, the object count (filled in by finish).
+  std::string head = "PACK";
+  put32(head, 2);
+  put32(head, 0);
+  put(head.data(), head.size());
+}
+
+PackWriter::~PackWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!finished_) ::unlink(tmp_path_.c_str());
+}
+
+void PackWriter::put(const void* data, std::size_t n) {
+  buffer_.append(static_cast<const char*>(data), n);
+  offset_ += n;
+  if (buffer_.size() >= (1u << 20)) flush();
+}
+
+void PackWriter::flush() {
+  write_all(fd_, buffer_.data(), buffer_.size(), tmp_path_);
+  buffer_.clear();
+}
+
+git_oid PackWriter::write(git_object_t type, std::string_view data, int level) {
+  git_oid id = object_id(type, data);
+  write(id, type, data, level);
+  return id;
+}
+
+void PackWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
+  if (!seen_.insert(id).second) return;
+  // Entry header: type in bits 4-6 of the first byte, the size in 4 bits
+  // there and 7 bits per following byte, least significant first.
+  unsigned char head[16];
+  std::size_t n = 0;
+  std::uint64_t size = data.size();
+  unsigned char c = static_cast<unsigned char>((static_cast<int>(type) << 4) | (size & 15));
+  size >>= 4;
+  while (size) {
+    head[n++] = c | 0x80;
+    c = size & 0x7f;
+    size >>= 7;
+  }
+  head[n++] = c;
+  deflate_into(deflated_, {}, data, level);
+  std::uint32_t crc = crc32(0, head, static_cast<uInt>(n));
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
+  entries_.push_back({id, crc, offset_});
+  put(head, n);
+  put(deflated_.data(), deflated_.size());
+}
+
+std::string PackWriter::finish() {
+  if (entries_.empty()) {
+    ::close(fd_);
+    fd_ = -1;
+    return "";
+  }
+  flush();
+  // The object count, then the trailer: SHA-1 of everything before it.
+  std::string count;
+  put32(count, static_cast<std::uint32_t>(entries_.size()));
+  if (::pwrite(fd_, count.data(), 4, 8) != 4) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot write: " + errno_text());
+  Sha1& h = sha1();
+  h.init();
+  {
+    std::string chunk(1 << 20, '\0');
+    std::uint64_t at = 0;
+    while (at < offset_) {
+      ssize_t r = ::pread(fd_, chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
+      if (r <= 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot read back: " + errno_text());
+      h.update(chunk.data(), static_cast<std::size_t>(r));
+      at += static_cast<std::uint64_t>(r);
+    }
+  }
+  unsigned char checksum[20];
+  h.final(checksum);
+  write_all(fd_, reinterpret_cast<const char*>(checksum), 20, tmp_path_);
+  if (::fsync(fd_) != 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot sync: " + errno_text());
+  ::close(fd_);
+  fd_ = -1;
+
+  // The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
+  // a second table), the pack's checksum, its own checksum.
+  std::sort(entries_.begin(), entries_.end(),
+            [](const Entry& a, const Entry& b) { return std::memcmp(a.id.id, b.id.id, 20) < 0; });
+  std::string idx = "\377tOc";
+  put32(idx, 2);
+  std::uint32_t fan[256] = {};
+  for (const Entry& e : entries_) ++fan[e.id.id[0]];
+  for (std::uint32_t i = 0, sum = 0; i < 256; ++i) put32(idx, sum += fan[i]);
+  for (const Entry& e : entries_) idx.append(reinterpret_cast<const char*>(e.id.id), 20);
+  for (const Entry& e : entries_) put32(idx, e.crc);
+  std::vector<std::uint64_t> large;
+  for (const Entry& e : entries_) {
+    if (e.offset < 0x80000000u) {
+      put32(idx, static_cast<std::uint32_t>(e.offset));
+    } else {
+      put32(idx, 0x80000000u | static_cast<std::uint32_t>(large.size()));
+      large.push_back(e.offset);
+    }
+  }
+  for (std::uint64_t v : large) {
+    put32(idx, static_cast<std::uint32_t>(v >> 32));
+    put32(idx, static_cast<std::uint32_t>(v));
+  }
+  idx.append(reinterpret_cast<const char*>(checksum), 20);
+  unsigned char idx_sum[20];
+  h.init();
+  h.update(idx.data(), idx.size());
+  h.final(idx_sum);
+  idx.append(reinterpret_cast<const char*>(idx_sum), 20);
+
+  git_oid name_id;
+  std::memcpy(name_id.id, checksum, 20);
+  std::string name = "pack-" + oid_str(name_id);
+  std::string pack_path = dir_ + "/" + name + ".pack", idx_path = dir_ + "/" + name + ".idx";
+  std::string idx_tmp = dir_ + "/tmp_idx_kistore_XXXXXX";
+  int ifd = ::mkstemp(idx_tmp.data());
+  if (ifd < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create an index file: " + errno_text());
+  try {
+    write_all(ifd, idx.data(), idx.size(), idx_tmp);
+    if (::fsync(ifd) != 0) throw Error(ErrorCode::kIO, idx_tmp + ": cannot sync: " + errno_text());
+  } catch (...) {
+    ::close(ifd);
+    ::unlink(idx_tmp.c_str());
+    throw;
+  }
+  ::close(ifd);
+  ::chmod(tmp_path_.c_str(), 0444);
+  ::chmod(idx_tmp.c_str(), 0444);
+  // The pack first, then its index: readers look packs up by their index.
+  if (::rename(tmp_path_.c_str(), pack_path.c_str()) != 0) {
+    ::unlink(idx_tmp.c_str());
+    throw Error(ErrorCode::kIO, pack_path + ": cannot move into place: " + errno_text());
+  }
+  finished_ = true;
+  if (::rename(idx_tmp.c_str(), idx_path.c_str()) != 0) {
+    ::unlink(idx_tmp.c_str());
+    throw Error(ErrorCode::kIO, idx_path + ": cannot move into place: " + errno_text());
+  }
+  return name;
+}
+
+// ---- LooseWriter ----------------------------------------------------------
+
+LooseWriter::LooseWriter(git_repository* repo) : repo_(repo), objects_(std::string(git_repository_path(repo)) + "objects/") {}
+
+git_oid LooseWriter::write(git_object_t type, std::string_view data, int level) {
+  git_oid id = object_id(type, data);
+  write(id, type, data, level);
+  return id;
+}
+
+void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
+  if (!seen_.insert(id).second) return;
+  if (!odb_) check(git_repository_odb(&odb_, repo_), "opening the object database");
+  bool present = git_odb_exists(odb_, &id);
+  git_error_clear();
+  if (present) return;
+  std::string hex = oid_str(id);
+  std::string folder = objects_ + hex.substr(0, 2), path = folder + "/" + hex.substr(2);
+  std::string deflated;
+  // Loose objects deflate their header too; small texts compress.
+  deflate_into(deflated, header(type, data.size()), data, level == 0 ? 1 : level);
+  ::mkdir(folder.c_str(), 0755);
+  std::string tmp = folder + "/tmp_obj_kistore_XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw Error(ErrorCode::kIO, folder + ": cannot create an object file: " + errno_text());
+  try {
+    write_all(fd, deflated.data(), deflated.size(), tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::fchmod(fd, 0444);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    errno = e;
+    throw Error(ErrorCode::kIO, path + ": cannot move into place: " + errno_text());
+  }
+}
+
+// ---- build_tree -----------------------------------------------------------
+
+namespace {
+
+// One entry of a raw tree: "<mode> <name>\0<20-byte id>".
+struct RawEntry {
+  std::string_view name;
+  std::string_view bytes;  // the whole entry
+  bool tree;
+  const unsigned char* id;
+};
+
+bool next_entry(std::string_view& rest, RawEntry& e) {
+  if (rest.empty()) return false;
+  std::size_t space = rest.find(' ');
+  std::size_t nul = rest.find('\0', space);
+  if (space == std::string_view::npos || nul == std::string_view::npos || nul + 21 > rest.size())
+    throw Error(ErrorCode::kCorruption, "a tree object is malformed");
+  e.tree = rest.substr(0, space) == "40000";
+  e.name = rest.substr(space + 1, nul - space - 1);
+  e.id = reinterpret_cast<const unsigned char*>(rest.data() + nul + 1);
+  e.bytes = rest.substr(0, nul + 21);
+  rest.remove_prefix(nul + 21);
+  return true;
+}
+
+// git's order of entries: by name, a tree's name as if it ended in '/'.
+int compare(std::string_view a, bool a_tree, std::string_view b, bool b_tree) {
+  std::size_t n = std::min(a.size(), b.size());
+  if (int c = n ? std::memcmp(a.data(), b.data(), n) : 0) return c;
+  unsigned char ca = a.size() > n ? a[n] : a_tree ? '/' : '\0';
+  unsigned char cb = b.size() > n ? b[n] : b_tree ? '/' : '\0';
+  return ca < cb ? -1 : ca > cb ? 1 : 0;
+}
+
+using Changes = std::map<std::string, PathChange>;
+using Iter = Changes::const_iterator;
+
+class TreeBuilder {
+ public:
+  TreeBuilder(git_repository* repo, ObjectWriter& out) : out_(out) {
+    check(git_repository_odb(&odb_, repo), "opening the object database");
+  }
+  ~TreeBuilder() { git_odb_free(odb_); }
+
+  // The tree for the folder whose changes are [begin, end), paths relative to
+  // it starting at `skip`; nullopt when it ends up empty.
+  std::optional<git_oid> build(const git_oid* base, Iter begin, Iter end, std::size_t skip) {
+    git::OdbObject base_obj;
+    std::string_view rest;
+    if (base) {
+      git_odb_object* o = nullptr;
+      check(git_odb_read(&o, odb_, base), "reading tree " + oid_str(*base), ErrorCode::kCorruption);
+      base_obj.reset(o);
+      if (git_odb_object_type(o) != GIT_OBJECT_TREE)
+        throw Error(ErrorCode::kCorruption, "object " + oid_str(*base) + " is not a tree");
+      rest = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
+    }
+
+    // The changes of this folder, by child name: a leaf (blob or removal) or
+    // a range of changes below a child folder.
+    struct Child {
+      std::string_view name;
+      bool folder;
+      Iter begin, end;
+    };
+    std::vector<Child> children;
+    for (Iter it = begin; it != end;) {
+      std::string_view path = std::string_view(it->first).substr(skip);
+      std::size_t slash = path.find('/');
+      if (slash == std::string_view::npos) {
+        children.push_back({path, false, it, std::next(it)});
+        ++it;
+        continue;
+      }
+      std::string_view name = path.substr(0, slash);
+      Iter stop = it;
+      while (stop != end) {
+        std::string_view p = std::string_view(stop->first).substr(skip);
+        if (p.size() <= slash || p.substr(0, slash) != name || p[slash] != '/') break;
+        ++stop;
+      }
+      children.push_back({name, true, it, stop});
+      it = stop;
+    }
+    // A name may have both a leaf change and a folder of changes (a blob
+    // replaced by a folder): the folder wins, the leaf is then its removal.
+    std::sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
+      return compare(a.name, a.folder, b.name, b.folder) < 0;
+    });
+    std::unordered_map<std::string_view, const Child*> by_name;
+    for (const Child& c : children)
+      if (c.folder || !by_name.contains(c.name)) by_name[c.name] = &c;
+
+    std::string_view scan = rest;
+    RawEntry e;
+    std::string text;
+    text.reserve(rest.size() + children.size() * 80);
+    // Merge: unchanged base entries are copied as they are; changed names
+    // are written from their change, in git's order.
+    std::size_t ci = 0;
+    auto emit_child = [&](const Child& c, const RawEntry* old) {
+      if (by_name.at(c.name) != &c) return;  // a leaf shadowed by a folder
+      if (c.folder) {
+        git_oid old_id;
+        const git_oid* old_tree = nullptr;
+        if (old && old->tree) {
+          std::memcpy(old_id.id, old->id, 20);
+          old_tree = &old_id;
+        }
+        std::optional<git_oid> sub = build(old_tree, c.begin, c.end, skip + c.name.size() + 1);
+        if (!sub) return;
+        text += "40000 ";
+        text += c.name;
+        text += '\0';
+        text.append(reinterpret_cast<const char*>(sub->id), 20);
+      } else if (c.begin->second.blob) {
+        text += "100644 ";
+        text += c.name;
+        text += '\0';
+        text.append(reinterpret_cast<const char*>(c.begin->second.blob->id), 20);
+      }
+    };
+    // Base entries are in git's order; so are the children. A change to a
+    // name replaces the base entry of that name, whatever its kind.
+    std::unordered_map<std::string_view, RawEntry> replaced;
+    {
+      std::string_view s = rest;
+      while (next_entry(s, e))
+        if (by_name.contains(e.name)) replaced.emplace(e.name, e);
+    }
+    while (next_entry(scan, e)) {
+      if (replaced.contains(e.name)) continue;
+      while (ci < children.size() && compare(children[ci].name, children[ci].folder, e.name, e.tree) < 0) {
+        auto r = replaced.find(children[ci].name);
+        emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
+        ++ci;
+      }
+      text.append(e.bytes);
+    }
+    for (; ci < children.size(); ++ci) {
+      auto r = replaced.find(children[ci].name);
+      emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
+    }
+    if (text.empty()) return std::nullopt;
+    return out_.write(GIT_OBJECT_TREE, text, 1);
+  }
+
+ private:
+  git_odb* odb_ = nullptr;
+  ObjectWriter& out_;
+};
+
+}  // namespace
+
+git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
+                   ObjectWriter& out) {
+  TreeBuilder builder(repo, out);
+  std::optional<git_oid> root = builder.build(base, changes.begin(), changes.end(), 0);
+  if (root) return *root;
+  return out.write(GIT_OBJECT_TREE, {}, 1);
+}
+
+// ---- commits --------------------------------------------------------------
+
+namespace {
+void signature_line(std::string& out, const char* key, const git_signature& s) {
+  int offset = s.when.offset;
+  char sign = s.when.sign == '-' || offset < 0 ? '-' : '+';
+  if (offset < 0) offset = -offset;
+  char tz[16];
+  std::snprintf(tz, sizeof tz, "%c%02d%02d", sign, offset / 60, offset % 60);
+  out += key;
+  out += ' ';
+  out += s.name;
+  out += " <";
+  out += s.email;
+  out += "> ";
+  out += std::to_string(static_cast<long long>(s.when.time));
+  out += ' ';
+  out += tz;
+  out += '\n';
+}
+}  // namespace
+
+std::string commit_text(const git_oid& tree, const std::vector<git_oid>& parents, const git_signature& author,
+                        const git_signature& committer, std::string_view message, std::string_view signature) {
+  std::string out = "tree " + oid_str(tree) + "\n";
+  for (const git_oid& p : parents) out += "parent " + oid_str(p) + "\n";
+  signature_line(out, "author", author);
+  signature_line(out, "committer", committer);
+  if (!signature.empty()) {
+    // git's gpgsig header: continuation lines start with a space.
+    while (!signature.empty() && signature.back() == '\n') signature.remove_suffix(1);
+    out += "gpgsig ";
+    for (char c : signature) {
+      out += c;
+      if (c == '\n') out += ' ';
+    }
+    out += '\n';
+  }
+  out += '\n';
+  out += message;
+  return out;
+}
+
+}  // namespace kistore::git

@@ -1,0 +1,134 @@
+// Writing git objects without libgit2's write path, private to store/.
+//
+// libgit2 1.5 looks every written object up in all backends first (and
+// rescans objects/pack on a miss), builds trees through a hash map of every
+// entry, and packs through its packbuilder, which re-reads, re-deflates and
+// re-indexes what it was given. kistore's writes are simpler than git's
+// general case: new blobs whose ids it computes itself, trees that differ
+// from the head's in a few paths, one commit. So it hashes (SHA-1, git's
+// object ids), deflates and writes them itself:
+//
+//   - PackWriter: one pack (version 2, no deltas: kistore's blobs are zstd
+//     frames, which neither deflate nor delta) and its index (version 2), for
+//     bulk changes and pushes. The pack is written under a temporary name and
+//     renamed into objects/pack/ before its index, as git does, so a reader
+//     never sees an index without its pack; a crash leaves only a tmp_ file.
+//   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes.
+//   - build_tree: the new root tree from a base tree and a sorted set of
+//     changed paths, reading only the base trees on the changed paths and
+//     copying their unchanged entries byte for byte.
+//
+// Both writers skip objects they already wrote; LooseWriter also skips
+// objects the repository has. Objects become visible to the repository's
+// readers once the writer is finished (PackWriter::finish) or written
+// (LooseWriter), before the branch moves.
+#pragma once
+
+#include <git2.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace kistore::git {
+
+// git's id of an object: SHA-1 of "<type> <size>\0" + data.
+git_oid object_id(git_object_t type, std::string_view data);
+
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const noexcept {
+    std::size_t h;
+    __builtin_memcpy(&h, id.id, sizeof h);
+    return h;
+  }
+};
+struct OidEq {
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b); }
+};
+
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  // Writes an object (deflated at `level`, 0-9: 0 for data that does not
+  // compress, such as zstd frames) and returns its id.
+  virtual git_oid write(git_object_t type, std::string_view data, int level) = 0;
+  // Writes an object whose id the caller already computed (object_id).
+  virtual void write(const git_oid& id, git_object_t type, std::string_view data, int level) = 0;
+};
+
+class PackWriter final : public ObjectWriter {
+ public:
+  // A pack to be placed in `pack_dir` (the repository's objects/pack).
+  explicit PackWriter(std::string pack_dir);
+  ~PackWriter() override;  // removes the temporary file unless finished
+  PackWriter(const PackWriter&) = delete;
+  PackWriter& operator=(const PackWriter&) = delete;
+
+  using ObjectWriter::write;
+  git_oid write(git_object_t type, std::string_view data, int level) override;
+  void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
+  bool has(const git_oid& id) const { return seen_.contains(id); }
+  std::size_t count() const { return entries_.size(); }
+  std::uint64_t bytes() const { return offset_; }
+
+  // Completes the pack and its index and moves both into place; returns the
+  // pack's name (pack-<hex>), or "" when nothing was written (no files are
+  // left). Error(kIO) naming the file on failure.
+  std::string finish();
+
+ private:
+  struct Entry {
+    git_oid id;
+    std::uint32_t crc;
+    std::uint64_t offset;
+  };
+  void put(const void* data, std::size_t n);
+  void flush();
+
+  std::string dir_, tmp_path_;
+  int fd_ = -1;
+  std::uint64_t offset_ = 0;
+  std::string buffer_, deflated_;
+  std::vector<Entry> entries_;
+  std::unordered_set<git_oid, OidHash, OidEq> seen_;
+  bool finished_ = false;
+};
+
+class LooseWriter final : public ObjectWriter {
+ public:
+  // Loose objects of the repository `repo` (its objects/ folder).
+  explicit LooseWriter(git_repository* repo);
+  using ObjectWriter::write;
+  git_oid write(git_object_t type, std::string_view data, int level) override;
+  void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
+
+ private:
+  git_repository* repo_;
+  std::string objects_;
+  git_odb* odb_ = nullptr;
+  std::unordered_set<git_oid, OidHash, OidEq> seen_;
+};
+
+// A change to one path of a tree: a blob (upsert) or nothing (removal).
+struct PathChange {
+  std::optional<git_oid> blob;  // nullopt: remove the path
+};
+
+// Builds the tree that `base` (null: the empty tree) becomes with `changes`
+// (full paths, '/'-separated) applied, writing every new tree to `out`.
+// Folders left empty disappear. Returns the new root tree's id (the empty
+// tree's id when nothing is left). `repo` reads the base trees.
+git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
+                   ObjectWriter& out);
+
+// The git object text of a commit kistore writes (as libgit2's
+// git_commit_create_buffer and git write it), with `signature` (an armored
+// SSH signature, may be empty) as its gpgsig header.
+std::string commit_text(const git_oid& tree, const std::vector<git_oid>& parents, const git_signature& author,
+                        const git_signature& committer, std::string_view message, std::string_view signature = {});
+
+}  // namespace kistore::git
