@@ -507,3 +507,113 @@ std::string commit_text(const git_oid& tree, const std::vector<git_oid>& parents
 }
 
 }  // namespace kistore::git
+
+namespace kistore::git {
+namespace {
+
+// check_id: hash the content (libgit2 does when its strict verification is on).
+OdbObject read_tree(git_odb* odb, const git_oid& id, const std::string& path, bool check_id = false) {
+  git_odb_object* o = nullptr;
+  check(git_odb_read(&o, odb, &id), "reading the tree " + (path.empty() ? std::string("at the root") : path),
+        ErrorCode::kCorruption);
+  OdbObject owned(o);
+  git_oid actual;
+  if (check_id && (git_odb_hash(&actual, git_odb_object_data(o), git_odb_object_size(o), GIT_OBJECT_TREE) < 0 ||
+                   !git_oid_equal(&actual, &id)))
+    throw Error(ErrorCode::kCorruption, (path.empty() ? std::string("the root") : path) + ": the tree object " +
+                                            oid_str(id) + " holds content with another id");
+  if (git_odb_object_type(o) != GIT_OBJECT_TREE)
+    throw Error(ErrorCode::kCorruption, (path.empty() ? std::string("the root") : path) + ": " + oid_str(id) +
+                                            " is not a tree");
+  return owned;
+}
+
+std::string_view data_of(const OdbObject& o) {
+  return {static_cast<const char*>(git_odb_object_data(o.get())), git_odb_object_size(o.get())};
+}
+
+git_object_t entry_type(std::string_view entry) {
+  if (entry.starts_with("40000 ")) return GIT_OBJECT_TREE;
+  if (entry.starts_with("160000 ")) return GIT_OBJECT_COMMIT;
+  return GIT_OBJECT_BLOB;
+}
+
+}  // namespace
+
+void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
+               const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
+               const std::function<bool(const std::string&, const git_oid&)>& on_tree) {
+  OdbObject tree = read_tree(odb, root, prefix, true);
+  std::string_view rest = data_of(tree);
+  RawEntry e;
+  while (next_entry(rest, e)) {
+    std::string path = prefix.empty() ? std::string(e.name) : prefix + "/" + std::string(e.name);
+    git_oid id;
+    std::memcpy(id.id, e.id, 20);
+    git_object_t type = entry_type(e.bytes);
+    if (type != GIT_OBJECT_TREE) fn(path, id, type);
+    else if (!on_tree || on_tree(path, id)) list_tree(odb, id, path, fn, on_tree);
+  }
+}
+
+namespace {
+void diff_raw(git_odb* odb, const git_oid& from, const git_oid* to, const std::string& dir,
+              const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
+  OdbObject a = read_tree(odb, from, dir);
+  OdbObject b;
+  if (to) b = read_tree(odb, *to, dir);
+  std::string_view ra = data_of(a), rb = b ? data_of(b) : std::string_view();
+  RawEntry ea, eb;
+  bool has_b = next_entry(rb, eb);
+  while (next_entry(ra, ea)) {
+    int c = 1;
+    while (has_b && (c = compare(eb.name, eb.tree, ea.name, ea.tree)) < 0) has_b = next_entry(rb, eb);
+    bool same_name = has_b && eb.name == ea.name;
+    std::string path = dir + std::string(ea.name);
+    git_oid old_id, new_id;
+    std::memcpy(old_id.id, ea.id, 20);
+    if (same_name) std::memcpy(new_id.id, eb.id, 20);
+    if (same_name && c == 0 && std::memcmp(ea.id, eb.id, 20) == 0) continue;
+    if (ea.tree) {
+      diff_raw(odb, old_id, same_name && eb.tree ? &new_id : nullptr, path + "/", fn);
+    } else if (entry_type(ea.bytes) == GIT_OBJECT_BLOB) {
+      fn(path, old_id, same_name && c == 0 && !eb.tree ? &new_id : nullptr);
+    }
+  }
+}
+}  // namespace
+
+void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
+                        const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
+  git_oid a = from, b = to;
+  bool has_a = true, has_b = true;
+  std::string walked;
+  // Descend to the prefix folder on both sides.
+  std::size_t start = 0;
+  while (start < prefix.size()) {
+    std::size_t slash = prefix.find('/', start);
+    std::string_view name = std::string_view(prefix).substr(start, slash - start);
+    auto child = [&](const git_oid& tree, bool& has, git_oid& out) {
+      if (!has) return;
+      OdbObject t = read_tree(odb, tree, walked);
+      std::string_view rest = data_of(t);
+      RawEntry e;
+      has = false;
+      while (next_entry(rest, e))
+        if (e.tree && e.name == name) {
+          std::memcpy(out.id, e.id, 20);
+          has = true;
+          break;
+        }
+    };
+    child(a, has_a, a);
+    child(b, has_b, b);
+    walked = prefix.substr(0, slash + 1);
+    start = slash + 1;
+  }
+  if (!has_a) return;
+  if (has_b && git_oid_equal(&a, &b)) return;
+  diff_raw(odb, a, has_b ? &b : nullptr, prefix, fn);
+}
+
+}  // namespace kistore::git

@@ -27,6 +27,7 @@
 #include <git2.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -124,6 +125,25 @@ struct PathChange {
 // tree's id when nothing is left). `repo` reads the base trees.
 git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
                    ObjectWriter& out);
+
+// Calls fn(path, id, type) for every entry below the tree `root` (paths
+// relative to it, prefixed by `prefix`), depth first in tree order, reading
+// trees straight from `odb` (no object cache); trees themselves are not
+// reported, submodule links are (type GIT_OBJECT_COMMIT). Each tree's content
+// is hashed and checked against its id (Error(kCorruption) on a mismatch),
+// so this holds with libgit2's own check turned off.
+// With `on_tree`, a subtree is entered only when on_tree(path, id) is true.
+void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
+               const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
+               const std::function<bool(const std::string&, const git_oid&)>& on_tree = nullptr);
+
+// Calls fn(path, old, new) for every blob path that `to` lacks (new null) or
+// holds with other content than `from` (both set), below `prefix` ("" or
+// "dir/": only that folder). Subtrees with equal ids are skipped, so the cost
+// follows the change, not the size of the trees. Added paths are not
+// reported.
+void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
+                        const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn);
 
 // The git object text of a commit kistore writes (as libgit2's
 // git_commit_create_buffer and git write it), with `signature` (an armored

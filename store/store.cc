@@ -4,7 +4,11 @@
 #include <git2/sys/repository.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
 #include <cstdio>
 #include <filesystem>
 #include <cstdlib>
@@ -188,6 +192,128 @@ void Snapshot::walk(std::string_view dir, const std::function<void(const std::st
                     const std::function<void(const std::string&)>& other) const {
   git::Tree t = subtree(repo_, tree_.get(), dir);
   if (t) walk_tree(repo_, t.get(), std::string(dir), fn, other);
+}
+
+void Snapshot::walk_parallel(
+    std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
+    const std::function<void(std::size_t, const std::string&, const std::string_view*, const std::string&)>& fn,
+    const std::function<void(const std::string&)>& other, const std::function<bool(const std::string&)>& self_checked,
+    const std::function<void(std::size_t, std::size_t)>& progress) const {
+  git::Tree t = subtree(repo_, tree_.get(), dir);
+  // libgit2 re-hashes every object it reads (SHA-1 with collision
+  // detection); objects are hashed here instead, and only where the caller
+  // does not check the content itself.
+  struct HashCheckOff {
+    HashCheckOff() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0); }
+    ~HashCheckOff() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1); }
+  } hash_check_off;
+  if (!t) {
+    count(0);
+    return;
+  }
+  // Parts: the folders three levels down (objects/sha256/ab, refs/levels/x,
+  // ...) and the blobs above them, listed here; workers list and read the
+  // folders.
+  struct Part {
+    std::string path;
+    git_oid id;
+    bool tree;
+  };
+  std::vector<Part> parts;
+  git_odb* main_raw = nullptr;
+  git::check(git_repository_odb(&main_raw, repo_), "opening the object database");
+  git::Odb main_odb(main_raw);
+  std::function<void(const std::string&, const git_oid&, int)> list = [&](const std::string& path, const git_oid& id,
+                                                                          int depth) {
+    git::list_tree(main_raw, id, path, [&](const std::string& p, const git_oid& e, git_object_t type) {
+      if (type == GIT_OBJECT_BLOB) parts.push_back({p, e, false});
+      else if (other) other(p);
+    }, [&](const std::string& p, const git_oid& e) {
+      if (depth + 1 >= 3) {
+        parts.push_back({p, e, true});
+        return false;
+      }
+      list(p, e, depth + 1);
+      return false;
+    });
+  };
+  std::size_t depth0 = dir.empty() ? 0 : std::count(dir.begin(), dir.end(), '/') + 1;
+  list(std::string(dir), *git_tree_id(t.get()), static_cast<int>(depth0));
+  count(parts.size());
+  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+
+  // Workers take parts from the end (the big index folders under refs/
+  // first, so that no long part starts last); each reads through a
+  // repository handle of its own. The calling thread works too.
+  std::atomic<std::ptrdiff_t> next{static_cast<std::ptrdiff_t>(parts.size()) - 1};
+  std::atomic<std::size_t> done{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  std::string gitdir = git_repository_path(repo_);
+  auto work = [&](bool reporting) {
+    try {
+      git_repository* r = nullptr;
+      git::check(git_repository_open_ext(&r, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+                 gitdir + ": opening for reading");
+      git::Repository repo(r);
+      git_odb* raw = nullptr;
+      git::check(git_repository_odb(&raw, r), "opening the object database");
+      git::Odb odb(raw);
+      std::size_t since = 0;
+      auto read = [&](std::size_t part, const std::string& path, const git_oid& id) {
+        git_odb_object* o = nullptr;
+        if (git_odb_read(&o, raw, &id) < 0) {
+          std::string why = "its git object " + git::oid_str(id) + " cannot be read: " + git::last_error();
+          git_error_clear();
+          fn(part, path, nullptr, why);
+          return;
+        }
+        git::OdbObject owned(o);
+        std::string_view bytes(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
+        git_oid actual;
+        if (!(self_checked && self_checked(path)) &&
+            (git_odb_hash(&actual, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) < 0 || !git_oid_equal(&actual, &id))) {
+          fn(part, path, nullptr, "its git object " + git::oid_str(id) + " holds content with another id");
+          return;
+        }
+        fn(part, path, &bytes, std::string());
+        if (++since == 256) {
+          std::size_t d = done.fetch_add(since) + since;
+          since = 0;
+          if (reporting && progress) progress(d, 0);
+        }
+      };
+      for (;;) {
+        std::ptrdiff_t k = next.fetch_sub(1);
+        if (k < 0) break;
+        const Part& part = parts[static_cast<std::size_t>(k)];
+        if (!part.tree) {
+          read(static_cast<std::size_t>(k), part.path, part.id);
+          continue;
+        }
+        std::vector<std::pair<std::string, git_oid>> blobs;
+        std::vector<std::string> others;
+        git::list_tree(raw, part.id, part.path, [&](const std::string& p, const git_oid& e, git_object_t type) {
+          if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
+          else others.push_back(p);
+        });
+        if (!others.empty() && other) {
+          std::lock_guard lock(failure_mutex);
+          for (const std::string& p : others) other(p);
+        }
+        for (const auto& [p, e] : blobs) read(static_cast<std::size_t>(k), p, e);
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = -1;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < threads; ++k) pool.emplace_back(work, false);
+  work(true);
+  for (std::thread& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }

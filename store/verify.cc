@@ -8,6 +8,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
+#include "store/objwrite.h"
 
 namespace kistore {
 namespace {
@@ -25,16 +26,58 @@ struct ObjectFacts {
   std::vector<std::pair<std::string, Digest>> references;  // runs: role -> digest
 };
 
+
+struct Outcome {
+  std::string path;
+  bool object = false;
+  bool deep = false;
+  std::optional<Digest> digest;
+  ObjectFacts facts;
+  std::vector<Problem> problems;
+  std::string bytes;  // index entries: kept for the merge
+};
+
+
 class Verifier {
  public:
   Verifier(const Store& store, const VerifyOptions& options)
       : store_(store), options_(options), snap_(store.snapshot()) {}
 
   VerifyReport run() {
-    snap_.walk("", [&](const std::string& path, std::string_view bytes) { visit(path, bytes); },
-               [&](const std::string& path) {
-                 problem("layout", path, "expected only blobs and trees, found a submodule or link entry");
-               });
+    // Reading, decoding, hashing and parsing run on every core; what the
+    // objects imply is then merged in tree order, so reports are the same
+    // whatever the thread count.
+    std::vector<std::vector<Outcome>> parts;
+    snap_.walk_parallel(
+        "", 0, [&](std::size_t n) { parts.resize(n); },
+        [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
+          Outcome& o = parts[part].emplace_back();
+          o.path = path;
+          if (!bytes) {
+            o.problems.push_back({"object-corrupt", path, error});
+          } else if (path.starts_with("objects/")) {
+            o.object = true;
+            o.deep = options_.deep;
+            examine_object(path, *bytes, o);
+          } else {
+            o.bytes.assign(bytes->data(), bytes->size());
+          }
+        },
+        [&](const std::string& path) {
+          problem("layout", path, "expected only blobs and trees, found a submodule or link entry");
+        },
+        [](const std::string& path) { return path.starts_with("objects/"); },
+        options_.progress ? std::function<void(std::size_t, std::size_t)>(
+                                [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
+                          : nullptr);
+    for (std::vector<Outcome>& part : parts) {
+      for (Outcome& o : part) {
+        if (o.object && o.digest) objects_[*o.digest] = std::move(o.facts);
+        for (Problem& p : o.problems) report_.problems.push_back(std::move(p));
+        if (!o.object && o.problems.empty()) visit(o.path, o.bytes);
+      }
+      std::vector<Outcome>().swap(part);
+    }
     check_index();
     check_history();
     report_.objects = objects_.size();
@@ -50,7 +93,6 @@ class Verifier {
   }
 
   void visit(const std::string& path, std::string_view bytes) {
-    if (path.starts_with("objects/")) return visit_object(path, bytes);
     std::string_view rest = path;
     auto take = [&](std::string_view prefix) {
       if (!rest.starts_with(prefix)) return false;
@@ -94,11 +136,15 @@ class Verifier {
     problem("layout", path, "path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
   }
 
-  void visit_object(const std::string& path, std::string_view frame) {
+  // Everything one object implies, on its own (called from many threads).
+  static void examine_object(const std::string& path, std::string_view frame, Outcome& out) {
+    auto problem = [&](std::string kind, std::string where, std::string detail) {
+      out.problems.push_back({std::move(kind), std::move(where), std::move(detail)});
+    };
     auto d = parse_object_path(path);
     if (!d) return problem("layout", path, "expected objects/sha256/<2 hex>/<2 hex>/<60 hex>");
-    ObjectFacts& facts = objects_[*d];
-    if (options_.progress && objects_.size() % 1024 == 0) options_.progress(objects_.size(), 0);
+    out.digest = d;
+    ObjectFacts& facts = out.facts;
     std::string bytes;
     try {
       bytes = decode_object(frame, path);
@@ -114,7 +160,7 @@ class Verifier {
     } catch (const Error& e) {
       return problem("object-invalid", path, e.what());
     }
-    if (options_.deep) {
+    if (out.deep) {
       try {
         Document::from_json(body, Location{path, ""});
       } catch (const Error& e) {
@@ -271,10 +317,10 @@ class Verifier {
     git_oid head;
     git_oid_fromstr(&head, snap_.commit_id().c_str());
     git::check(git_revwalk_push(walk.get(), &head), "walking history");
+    git_odb* raw_odb = nullptr;
+    git::check(git_repository_odb(&raw_odb, repo), "opening the object database");
+    git::Odb odb(raw_odb);
     git_oid id;
-    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-    char* spec[] = {const_cast<char*>("objects/")};
-    opts.pathspec = {spec, 1};
     while (git_revwalk_next(&id, walk.get()) == 0) {
       git_commit* c = nullptr;
       if (git_commit_lookup(&c, repo, &id) < 0) {
@@ -282,34 +328,27 @@ class Verifier {
         continue;
       }
       git::Commit commit(c);
-      git_tree* tree = nullptr;
-      if (git_commit_tree(&tree, c) < 0) {
-        problem("history-missing", git::oid_str(id), "the commit's tree cannot be read");
-        continue;
-      }
-      git::Tree owned_tree(tree);
       for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
         git_commit* p = nullptr;
-        if (git_commit_parent(&p, c, i) < 0) continue;
+        if (git_commit_parent(&p, c, i) < 0) {
+          problem("history-missing", git::oid_str(*git_commit_parent_id(c, i)),
+                  "a parent of commit " + git::oid_str(id) + " cannot be read: " + git::last_error());
+          continue;
+        }
         git::Commit parent(p);
-        git_tree* ptree = nullptr;
-        if (git_commit_tree(&ptree, p) < 0) continue;
-        git::Tree owned_ptree(ptree);
-        git_diff* diff = nullptr;
-        if (git_diff_tree_to_tree(&diff, repo, ptree, tree, &opts) < 0) continue;
-        git::Diff owned_diff(diff);
-        for (std::size_t k = 0, n = git_diff_num_deltas(diff); k < n; ++k) {
-          const git_diff_delta* delta = git_diff_get_delta(diff, k);
-          if (delta->status == GIT_DELTA_DELETED || delta->status == GIT_DELTA_MODIFIED)
-            problem("history-rewritten", delta->old_file.path,
-                    "commit " + git::oid_str(id) + " " +
-                        (delta->status == GIT_DELTA_DELETED ? "removed" : "changed") + " an object its parent " +
-                        git::oid_str(*git_commit_id(p)) + " had");
+        try {
+          git::removed_or_changed(odb.get(), *git_commit_tree_id(p), *git_commit_tree_id(c), "objects/",
+                                  [&](const std::string& path, const git_oid&, const git_oid* now) {
+                                    problem("history-rewritten", path,
+                                            "commit " + git::oid_str(id) + " " + (now ? "changed" : "removed") +
+                                                " an object its parent " + git::oid_str(*git_commit_id(p)) + " had");
+                                  });
+        } catch (const Error& e) {
+          problem("history-missing", git::oid_str(id), e.what());
         }
       }
     }
   }
-
   struct PairEntry {
     std::string path;
     Digest first, second;

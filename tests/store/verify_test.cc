@@ -520,6 +520,58 @@ TEST_CASE("verify: the level-unjustified detail says why", "[store][verify][tamp
   }
 }
 
+// Replaces the loose object `id` of the store at `dir` with a well-formed
+// loose object of `type` holding `content`: its file name no longer matches
+// its content, as a disk error or a hand editing objects/ would leave it.
+void swap_loose_object(const std::string& dir, const std::string& id, const std::string& type, const std::string& content) {
+  const std::string file = dir + "/objects/" + id.substr(0, 2) + "/" + id.substr(2);
+  REQUIRE(fs::exists(file));
+  write_file(dir + "/swap.bin", content);
+  must("python3 -c " + quote("import sys, zlib; d = open(sys.argv[1], 'rb').read(); "
+                             "open(sys.argv[2], 'wb').write(zlib.compress(sys.argv[3].encode() + b' ' + str(len(d)).encode() + b'\\0' + d))") +
+       " " + quote(dir + "/swap.bin") + " " + quote(dir + "/swapped") + " " + type);
+  fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+  fs::rename(dir + "/swapped", file);
+}
+
+TEST_CASE("verify: a git object whose content does not match its id is reported", "[store][verify][tamper]") {
+  BaseStore s;
+  SECTION("an index entry (git's id is its only check)") {
+    const std::string path = level_path(Level::kSourceNative, s.run2);
+    const std::string id = trim(must(s.git() + "rev-parse " + quote("main:" + path)));
+    // {"evidence":null} is shared by both runs' level entries: both paths are reported.
+    swap_loose_object(s.dir, id, "blob", R"({"evidence":"sha256:0000000000000000000000000000000000000000000000000000000000000000"})");
+    VerifyReport r = verify(s.dir);
+    INFO(describe(r.problems));
+    // ... and, unreadable, they leave both runs without a level.
+    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-corrupt " + level_path(Level::kSourceNative, s.run),
+                                                                      "object-corrupt " + path,
+                                                                      "missing-level " + level_path(Level::kSourceNative, s.run),
+                                                                      "missing-level " + path});
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains(id));
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("another id"));
+  }
+  SECTION("a document (its SHA-256 is checked)") {
+    const std::string path = object_path(s.protocol);
+    const std::string id = trim(must(s.git() + "rev-parse " + quote("main:" + path)));
+    swap_loose_object(s.dir, id, "blob", zstd_frame(R"({"other":"json"})", s.tmp.path));
+    VerifyReport r = verify(s.dir);
+    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-hash-mismatch " + path});
+  }
+  SECTION("a tree") {
+    const std::string id = trim(must(s.git() + "rev-parse main:refs/levels"));
+    swap_loose_object(s.dir, id, "tree", must(s.git() + "cat-file tree main:refs/groups"));
+    try {
+      verify(s.dir);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kCorruption);
+      CHECK_THAT(e.what(), Catch::Matchers::Contains("refs/levels"));
+      CHECK_THAT(e.what(), Catch::Matchers::Contains(id));
+    }
+  }
+}
+
 TEST_CASE("Snapshot::object_bytes names both digests when an object does not hash to its name", "[store][verify][tamper]") {
   BaseStore s;
   const std::string other = R"({"other":"json"})";
