@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
 #include "store/git.h"
@@ -56,10 +57,63 @@ Sha1& sha1() {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// Level 0: zlib's stored format written directly (header, blocks of at
+// most 65,535 bytes, Adler-32), with none of deflate's per-stream set-up.
+void store_into(std::string& out, std::string_view head, std::string_view data) {
+  out.clear();
+  out.reserve(head.size() + data.size() + 16 + (head.size() + data.size()) / 65535 * 5);
+  out += '\x78';
+  out += '\x01';
+  uLong adler = adler32(0, nullptr, 0);
+  std::string_view parts[2] = {head, data};
+  std::size_t total = head.size() + data.size(), written = 0;
+  // Blocks span both parts; one block when the object is small.
+  std::size_t part = 0, at = 0;
+  do {
+    std::size_t n = std::min<std::size_t>(65535, total - written);
+    bool last = written + n == total;
+    out += static_cast<char>(last ? 1 : 0);
+    out += static_cast<char>(n & 0xff);
+    out += static_cast<char>(n >> 8);
+    out += static_cast<char>(~n & 0xff);
+    out += static_cast<char>((~n >> 8) & 0xff);
+    std::size_t left = n;
+    while (left) {
+      while (at == parts[part].size()) ++part, at = 0;
+      std::size_t take = std::min(left, parts[part].size() - at);
+      out.append(parts[part].data() + at, take);
+      adler = adler32(adler, reinterpret_cast<const Bytef*>(parts[part].data() + at), static_cast<uInt>(take));
+      at += take;
+      left -= take;
+    }
+    written += n;
+  } while (written < total);
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((adler >> shift) & 0xff);
+}
+
+// A deflate stream kept for the thread's life and reset per object:
+// deflateInit allocates and clears its tables each time, which costs more
+// than compressing a small tree. Small objects use small hash tables
+// (memLevel 5: 8 KiB to clear, blocks of 2,048 symbols), big ones the default.
+struct Deflater {
+  z_stream z{};
+  Deflater(int level, int mem_level) {
+    if (deflateInit2(&z, level, Z_DEFLATED, 15, mem_level, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw Error(ErrorCode::kIO, "zlib: cannot start deflate");
+  }
+  ~Deflater() { deflateEnd(&z); }
+};
+
 // zlib's deflate of `head` + `data` into `out` (replaced).
 void deflate_into(std::string& out, std::string_view head, std::string_view data, int level) {
-  z_stream z{};
-  if (deflateInit(&z, level) != Z_OK) throw Error(ErrorCode::kIO, "zlib: cannot start deflate");
+  if (level == 0) return store_into(out, head, data);
+  thread_local std::unique_ptr<Deflater> streams[10][2];
+  level = std::clamp(level, 1, 9);
+  bool small = head.size() + data.size() <= 16384;
+  std::unique_ptr<Deflater>& stream = streams[level][small];
+  if (!stream) stream = std::make_unique<Deflater>(level, small ? 5 : 8);
+  z_stream& z = stream->z;
+  deflateReset(&z);
   out.resize(deflateBound(&z, head.size() + data.size()) + 16);
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = static_cast<uInt>(out.size());
@@ -72,7 +126,6 @@ void deflate_into(std::string& out, std::string_view head, std::string_view data
     rc = deflate(&z, Z_FINISH);
   }
   std::size_t n = z.total_out;
-  deflateEnd(&z);
   if (rc != Z_STREAM_END) throw Error(ErrorCode::kIO, "zlib: deflate failed");
   out.resize(n);
 }
@@ -277,8 +330,8 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
   std::string hex = oid_str(id);
   std::string folder = objects_ + hex.substr(0, 2), path = folder + "/" + hex.substr(2);
   std::string deflated;
-  // Loose objects deflate their header too; small texts compress.
-  deflate_into(deflated, header(type, data.size()), data, level == 0 ? 1 : level);
+  // Loose objects deflate their header too.
+  deflate_into(deflated, header(type, data.size()), data, level);
   ::mkdir(folder.c_str(), 0755);
   std::string tmp = folder + "/tmp_obj_kistore_XXXXXX";
   int fd = ::mkstemp(tmp.data());
