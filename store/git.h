@@ -18,6 +18,19 @@ namespace kistore::git {
 // Initialises libgit2 once per process.
 void ensure_init();
 
+// While alive, libgit2 re-hashes (on) or trusts (off) every object it reads
+// (process-wide; off by default, as in git). Restores the previous setting.
+class HashCheck {
+ public:
+  explicit HashCheck(bool on);
+  ~HashCheck();
+  HashCheck(const HashCheck&) = delete;
+  HashCheck& operator=(const HashCheck&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // libgit2's last error message, or "unknown error".
 std::string last_error();
 

@@ -388,6 +388,12 @@ int compare(std::string_view a, bool a_tree, std::string_view b, bool b_tree) {
   return ca < cb ? -1 : ca > cb ? 1 : 0;
 }
 
+// Trees are stored, not deflated: the index's flat folders (SPEC §2) are
+// trees of a hundred bytes per run, read whole by every query that looks
+// one entry up; deflate would shrink them by a fifth and make each read
+// inflate them.
+constexpr int kTreeLevel = 0;
+
 using Changes = std::map<std::string, PathChange>;
 using Iter = Changes::const_iterator;
 
@@ -498,7 +504,7 @@ class TreeBuilder {
       emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
     }
     if (text.empty()) return std::nullopt;
-    return out_.write(GIT_OBJECT_TREE, text, 1);
+    return out_.write(GIT_OBJECT_TREE, text, kTreeLevel);
   }
 
  private:
@@ -513,7 +519,7 @@ git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std
   TreeBuilder builder(repo, out);
   std::optional<git_oid> root = builder.build(base, changes.begin(), changes.end(), 0);
   if (root) return *root;
-  return out.write(GIT_OBJECT_TREE, {}, 1);
+  return out.write(GIT_OBJECT_TREE, {}, kTreeLevel);
 }
 
 // ---- commits --------------------------------------------------------------

@@ -200,13 +200,9 @@ void Snapshot::walk_parallel(
     const std::function<void(const std::string&)>& other, const std::function<bool(const std::string&)>& self_checked,
     const std::function<void(std::size_t, std::size_t)>& progress) const {
   git::Tree t = subtree(repo_, tree_.get(), dir);
-  // libgit2 re-hashes every object it reads (SHA-1 with collision
-  // detection); objects are hashed here instead, and only where the caller
-  // does not check the content itself.
-  struct HashCheckOff {
-    HashCheckOff() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0); }
-    ~HashCheckOff() { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1); }
-  } hash_check_off;
+  // libgit2 does not re-hash what it reads here; objects are hashed below
+  // instead, except where the caller checks the content itself.
+  git::HashCheck hash_check_off(false);
   if (!t) {
     count(0);
     return;

@@ -1337,6 +1337,7 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   }
   report.new_commits = fresh.size();
   Trees trees(repo);
+  git::HashCheck hashes(true);  // what came in is read against its ids
   IncomingChecker checker(repo, trees, options.trust);
   // One big commit (a first clone, a bulk import): show progress through its
   // paths; many commits: through the commits.

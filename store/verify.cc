@@ -375,6 +375,7 @@ class Verifier {
 }  // namespace
 
 VerifyReport verify_store(const Store& store, const VerifyOptions& options) {
+  git::HashCheck hashes(true);  // every commit and tree of the history is checked against its id
   return Verifier(store, options).run();
 }
 
