@@ -149,6 +149,17 @@ sys.stdout.buffer.write(gen.canonical(json.loads(open('$single').readline())['ru
     t "$d/one.g" sh -c "cd '$d/checkout' && git add '$one_path' && git commit -q -m 'add one run'"
   done
   report one-add "$d/one.k" "$d/one.g" "$REPS_FAST"
+  # ... and the same add into an empty store: how the cost of one add grows with the store.
+  : >"$d/one.e"
+  for ((i = 0; i < REPS_FAST; i++)); do
+    rm -rf "$d/store0"; "$KISTORE" init "$d/store0" >/dev/null 2>&1
+    t "$d/one.e" "$KISTORE" --store "$d/store0" --no-progress --quiet add "$single"
+  done
+  printf '%-9s kistore %8.3f s into the %s-bundle store, %8.3f s into an empty one, ratio %5s   (median of %d; bytes written into the big store: %s KiB)\n' \
+    one-add-scaling: "$(median "$d/one.k" 1)" "$set" "$(median "$d/one.e" 1)" "$(ratio "$(median "$d/one.k" 1)" "$(median "$d/one.e" 1)")" "$REPS_FAST" \
+    "$(( $(du -sk "$d/store1/objects" | cut -f1) - $(du -sk "$store/objects" | cut -f1) ))"
+  cmdline kistore init EMPTY "&&" kistore --store EMPTY add single.jsonl
+  rm -rf "$d/store0"
   cmdline kistore --store STORE add single.jsonl "   (fresh copy of the big store each time)"
   cmdline git add "$one_path" "&&" git commit -m "'add one run'" "   (in a git clone of STORE)"
   git -C "$d/checkout" reset -q --hard "$base"

@@ -44,7 +44,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     std::string text;
     std::optional<GroupLabel> label;
     for (const RankedMember& r : ranked) {
-      Document run = snap.document(r.member.run);
+      Document run = snap.document(r.member.run, false);
       if (!label) label = group_label(snap, run);
       std::string impl = implementation_name(snap, run);
       const auto& p = r.member.primary;

@@ -103,7 +103,7 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
   if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
   if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
   Digest run = snap.resolve(ref);
-  Document doc = snap.document(run);
+  Document doc = snap.document(run, false);
   if (doc.kind() != Kind::kRun)
     throw InvalidInput("REF \"" + std::string(ref) + "\": expected a run or a group, found a " +
                        std::string(kind_name(doc.kind())));
@@ -112,10 +112,11 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
 
 GroupLabel group_label(const Snapshot& snap, const Document& run) {
   GroupLabel label;
+  // Only the protocol's metadata is used (its title names the timed pass).
   auto load = [&](const char* role) -> std::optional<Document> {
     auto d = run_reference(run, role);
     if (!d || !snap.has_object(*d)) return std::nullopt;
-    return snap.document(*d);
+    return snap.document(*d, std::string_view(role) == "protocol");
   };
   if (const Json* native = run.spec().find("sourceNative"))
     if (const Json* b = native->find("benchmark"); b && b->is_string()) label.benchmark = b->as_string();

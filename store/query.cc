@@ -59,7 +59,7 @@ std::vector<Digest> group_keys(const Snapshot& snap) {
 std::string implementation_name(const Snapshot& snap, const Document& run) {
   if (auto impl = run_reference(run, "implementation"); impl && snap.has_object(*impl)) {
     try {
-      Document d = snap.document(*impl);
+      Document d = snap.document(*impl, false);
       if (const Json* name = d.spec().find("name"); name && name->is_string()) return name->as_string();
     } catch (const Error&) {
     }
@@ -72,8 +72,9 @@ std::string implementation_name(const Snapshot& snap, const Document& run) {
       if (b != s.npos) return std::string(s.substr(b + 1, s.find('/', b + 1) - b - 1));
     }
   }
-  if (run.metadata())
-    if (const Json* name = run.metadata()->find("name"); name && name->is_string()) return name->as_string();
+  std::optional<Json> meta = run.metadata() ? run.metadata() : snap.metadata(run.digest());
+  if (meta)
+    if (const Json* name = meta->find("name"); name && name->is_string()) return name->as_string();
   return "?";
 }
 

@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <cstdlib>
 #include <random>
@@ -113,22 +114,105 @@ std::pair<std::string_view, std::string> split_path(std::string_view path) {
 
 }  // namespace
 
+struct Snapshot::RawTree {
+  git::OdbObject object;
+  // 8 bytes per entry: the index's flat folders have one per run.
+  struct Entry {
+    std::uint32_t name;      // offset of the name in the tree's bytes
+    std::uint16_t name_size;
+    char kind;               // 't' tree, 'b' blob, 'l' submodule link
+  };
+  const char* data = nullptr;
+  std::vector<Entry> entries;  // sorted by name
+  std::string_view name(const Entry& e) const { return {data + e.name, e.name_size}; }
+  const unsigned char* id(const Entry& e) const {
+    return reinterpret_cast<const unsigned char*>(data + e.name + e.name_size + 1);
+  }
+};
+
+const Snapshot::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
+  if (!tree_) return nullptr;
+  std::string key(dir);
+  if (auto it = raw_.find(key); it != raw_.end()) return it->second.get();
+  git_oid id;
+  bool found = false;
+  if (dir.empty()) {
+    id = *git_tree_id(tree_.get());
+    found = true;
+  } else {
+    std::size_t slash = dir.rfind('/');
+    std::string_view parent = slash == std::string_view::npos ? std::string_view() : dir.substr(0, slash);
+    std::string_view name = slash == std::string_view::npos ? dir : dir.substr(slash + 1);
+    bool is_tree = false;
+    found = find_entry(parent, name, id.id, &is_tree) && is_tree;
+  }
+  std::shared_ptr<RawTree> tree;
+  if (found) {
+    if (!odb_) {
+      git_odb* raw = nullptr;
+      git::check(git_repository_odb(&raw, repo_), "opening the object database");
+      odb_.reset(raw, git_odb_free);
+    }
+    git_odb_object* obj = nullptr;
+    git::check(git_odb_read(&obj, odb_.get(), &id), "reading the tree " + key, ErrorCode::kCorruption);
+    tree = std::make_shared<RawTree>();
+    tree->object.reset(obj);
+    if (git_odb_object_type(obj) != GIT_OBJECT_TREE) throw Corruption(key + ": " + git::oid_str(id) + " is not a tree");
+    const char* p = static_cast<const char*>(git_odb_object_data(obj));
+    const char* end = p + git_odb_object_size(obj);
+    tree->data = p;
+    if (git_odb_object_size(obj) > 0xffffffffu) throw Corruption(key + ": the tree " + git::oid_str(id) + " is over 4 GiB");
+    // Entries: "<mode> <name>\0<20-byte id>".
+    while (p < end) {
+      const char* space = static_cast<const char*>(std::memchr(p, ' ', static_cast<std::size_t>(end - p)));
+      const char* nul = space ? static_cast<const char*>(std::memchr(space, '\0', static_cast<std::size_t>(end - space))) : nullptr;
+      if (!nul || end - nul < 21 || nul - space - 1 > 0xffff)
+        throw Corruption(key + ": the tree " + git::oid_str(id) + " is malformed");
+      std::string_view mode(p, static_cast<std::size_t>(space - p));
+      char kind = mode == "40000" ? 't' : mode == "160000" ? 'l' : 'b';
+      if (tree->entries.empty()) tree->entries.reserve(static_cast<std::size_t>(end - p) / 90 + 1);
+      tree->entries.push_back({static_cast<std::uint32_t>(space + 1 - tree->data),
+                               static_cast<std::uint16_t>(nul - space - 1), kind});
+      p = nul + 21;
+    }
+    const RawTree& t = *tree;
+    auto by_name = [&t](const RawTree::Entry& a, const RawTree::Entry& b) { return t.name(a) < t.name(b); };
+    if (!std::is_sorted(tree->entries.begin(), tree->entries.end(), by_name))
+      std::sort(tree->entries.begin(), tree->entries.end(), by_name);
+  }
+  const RawTree* out = tree.get();
+  raw_[key] = std::move(tree);
+  return out;
+}
+
+bool Snapshot::find_entry(std::string_view dir, std::string_view name, unsigned char id[20], bool* is_tree) const {
+  const RawTree* t = raw_tree_index(dir);
+  if (!t) return false;
+  auto it = std::lower_bound(t->entries.begin(), t->entries.end(), name,
+                             [t](const RawTree::Entry& e, std::string_view n) { return t->name(e) < n; });
+  if (it == t->entries.end() || t->name(*it) != name) return false;
+  std::memcpy(id, t->id(*it), 20);
+  if (!is_tree) return true;
+  *is_tree = it->kind == 't';
+  return it->kind != 'l';  // a submodule link names a commit elsewhere: no blob, no tree here
+}
+
 std::optional<std::string> Snapshot::read(std::string_view path) const {
   auto [dir, name] = split_path(path);
-  git_tree* t = tree_at(dir);
-  if (!t) return std::nullopt;
-  const git_tree_entry* e = git_tree_entry_byname(t, name.c_str());
-  if (!e || git_tree_entry_type(e) != GIT_OBJECT_BLOB) return std::nullopt;
-  git_blob* blob = nullptr;
-  git::check(git_blob_lookup(&blob, repo_, git_tree_entry_id(e)), "reading " + std::string(path));
-  git::Blob owned(blob);
-  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
+  git_oid id;
+  bool is_tree = false;
+  if (!find_entry(dir, name, id.id, &is_tree) || is_tree) return std::nullopt;
+  git_odb_object* obj = nullptr;
+  git::check(git_odb_read(&obj, odb_.get(), &id), "reading " + std::string(path), ErrorCode::kCorruption);
+  git::OdbObject owned(obj);
+  if (git_odb_object_type(obj) != GIT_OBJECT_BLOB) return std::nullopt;  // a submodule link, say
+  return std::string(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
 }
 
 bool Snapshot::exists(std::string_view path) const {
   auto [dir, name] = split_path(path);
-  git_tree* t = tree_at(dir);
-  return t && git_tree_entry_byname(t, name.c_str()) != nullptr;
+  unsigned char id[20];
+  return find_entry(dir, name, id, nullptr);
 }
 
 namespace {
@@ -332,10 +416,10 @@ std::optional<Json> Snapshot::metadata(const Digest& d) const {
   return parse_json(*bytes, path);
 }
 
-Document Snapshot::document(const Digest& d) const {
+Document Snapshot::document(const Digest& d, bool with_metadata) const {
   std::string bytes = object_bytes(d);
   try {
-    return Document::from_canonical(bytes, metadata(d), Location{object_path(d), ""});
+    return Document::from_canonical(bytes, with_metadata ? metadata(d) : std::nullopt, Location{object_path(d), ""});
   } catch (const Error& e) {
     throw Corruption(std::string("stored object is not a valid document: ") + e.what());
   }

@@ -29,6 +29,8 @@
 
 struct git_repository;
 struct git_tree;
+struct git_odb;
+struct git_odb_object;
 
 namespace kistore {
 
@@ -75,7 +77,8 @@ class Snapshot {
   std::string object_bytes(const Digest& d) const;
   std::optional<Json> metadata(const Digest& d) const;
   // The stored document with its metadata. Errors as object_bytes.
-  Document document(const Digest& d) const;
+  // Without metadata (with_metadata false), refs/metadata is not read.
+  Document document(const Digest& d, bool with_metadata = true) const;
   // Every object digest in the store, in path order.
   std::vector<Digest> object_digests() const;
 
@@ -90,10 +93,22 @@ class Snapshot {
   // that many reads in one directory parse it once.
   git_tree* tree_at(std::string_view dir) const;
 
+  // Path lookups read raw trees and index their entries once, instead of
+  // parsing them into libgit2 trees: the index's flat folders hold an
+  // entry per run, and a query looks up a handful of them.
+  // The entry `name` of the tree at `dir`: copies its id to `id` and says
+  // whether it is a tree. False when there is none (with is_tree given,
+  // also for a submodule link).
+  bool find_entry(std::string_view dir, std::string_view name, unsigned char id[20], bool* is_tree) const;
+
   git_repository* repo_;
   std::shared_ptr<git_tree> tree_;
   std::string commit_id_;
   mutable std::unordered_map<std::string, std::shared_ptr<git_tree>> trees_;
+  mutable std::shared_ptr<git_odb> odb_;
+  struct RawTree;  // a tree's bytes and its entries sorted by name
+  const RawTree* raw_tree_index(std::string_view dir) const;
+  mutable std::unordered_map<std::string, std::shared_ptr<RawTree>> raw_;
 };
 
 // A change to the branch tree: blobs to write at paths, paths to remove.
