@@ -212,6 +212,27 @@ sys.stdout.buffer.write(gen.canonical(json.loads(open('$single').readline())['ru
     report push "$d/push.k" "$d/push.g" "$REPS_SLOW"
     cmdline kistore --store STORE remote add bench REMOTE "&&" kistore --store STORE push bench
     cmdline git -C STORE push REMOTE main
+
+    # 7. pull of one new run: a second store (a clone of the remote) adds one bundle and
+    # pushes; the big store pulls it (fast-forward). git: a fetch of the same commit into a
+    # copy of the store (git fetch only moves a remote-tracking ref; kistore also checks
+    # what came in and moves the branch).
+    rm -rf "$d/other"
+    "$KISTORE" --quiet clone "$d/remote.k" "$d/other" >/dev/null 2>&1
+    "$KISTORE" --store "$d/other" --no-progress --quiet add "$single" >/dev/null
+    "$KISTORE" --store "$d/other" --no-progress --quiet push origin >/dev/null
+    : >"$d/pull.k"; : >"$d/pull.g"
+    for ((i = 0; i < REPS_FAST; i++)); do
+      rm -rf "$d/store1"; cp -a "$store" "$d/store1"
+      "$KISTORE" --store "$d/store1" remote add bench "$d/remote.k" >/dev/null 2>&1
+      t "$d/pull.k" "$KISTORE" --store "$d/store1" --no-progress --quiet pull bench
+      rm -rf "$d/store2"; cp -a "$store" "$d/store2"
+      t "$d/pull.g" git -C "$d/store2" fetch -q "$d/remote.k" main
+    done
+    report pull-one "$d/pull.k" "$d/pull.g" "$REPS_FAST"
+    cmdline kistore --store STORE pull bench "   (REMOTE holds STORE + one new run)"
+    cmdline git -C STORE fetch REMOTE main
+    rm -rf "$d/other" "$d/store2"
   else
     echo "push:     skipped: this kistore has no \`push\` command yet"
   fi

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "store/git.h"
+#include "store/packread.h"
 
 namespace kistore::git {
 namespace {
@@ -601,17 +602,29 @@ git_object_t entry_type(std::string_view entry) {
 
 void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
                const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
-               const std::function<bool(const std::string&, const git_oid&)>& on_tree) {
-  OdbObject tree = read_tree(odb, root, prefix, true);
-  std::string_view rest = data_of(tree);
+               const std::function<bool(const std::string&, const git_oid&)>& on_tree, const PackReader* packs) {
+  OdbObject tree;
+  std::string stored;
+  std::string_view rest;
+  git_object_t type = GIT_OBJECT_INVALID;
+  git_oid actual;
+  if (packs && packs->read(root, type, stored) && type == GIT_OBJECT_TREE) {
+    if (git_odb_hash(&actual, stored.data(), stored.size(), GIT_OBJECT_TREE) < 0 || !git_oid_equal(&actual, &root))
+      throw Error(ErrorCode::kCorruption, (prefix.empty() ? std::string("the root") : prefix) + ": the tree object " +
+                                              oid_str(root) + " holds content with another id");
+    rest = stored;
+  } else {
+    tree = read_tree(odb, root, prefix, true);
+    rest = data_of(tree);
+  }
   RawEntry e;
   while (next_entry(rest, e)) {
     std::string path = prefix.empty() ? std::string(e.name) : prefix + "/" + std::string(e.name);
     git_oid id;
     std::memcpy(id.id, e.id, 20);
-    git_object_t type = entry_type(e.bytes);
-    if (type != GIT_OBJECT_TREE) fn(path, id, type);
-    else if (!on_tree || on_tree(path, id)) list_tree(odb, id, path, fn, on_tree);
+    git_object_t kind = entry_type(e.bytes);
+    if (kind != GIT_OBJECT_TREE) fn(path, id, kind);
+    else if (!on_tree || on_tree(path, id)) list_tree(odb, id, path, fn, on_tree, packs);
   }
 }
 

@@ -133,9 +133,12 @@ git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std
 // is hashed and checked against its id (Error(kCorruption) on a mismatch),
 // so this holds with libgit2's own check turned off.
 // With `on_tree`, a subtree is entered only when on_tree(path, id) is true.
+// `packs` (may be null) reads stored trees without libgit2.
+class PackReader;
 void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
                const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
-               const std::function<bool(const std::string&, const git_oid&)>& on_tree = nullptr);
+               const std::function<bool(const std::string&, const git_oid&)>& on_tree = nullptr,
+               const PackReader* packs = nullptr);
 
 // Calls fn(path, old, new) for every blob path that `to` lacks (new null) or
 // holds with other content than `from` (both set), below `prefix` ("" or

@@ -21,6 +21,7 @@
 #include "refs/layout.h"
 #include "store/git.h"
 #include "store/objwrite.h"
+#include "store/packread.h"
 
 namespace kistore {
 namespace {
@@ -300,6 +301,8 @@ void Snapshot::walk_parallel(
     bool tree;
   };
   std::vector<Part> parts;
+  std::string gitdir = git_repository_path(repo_);
+  git::PackReader packs(gitdir);  // whole stored objects, read without libgit2
   git_odb* main_raw = nullptr;
   git::check(git_repository_odb(&main_raw, repo_), "opening the object database");
   git::Odb main_odb(main_raw);
@@ -315,7 +318,7 @@ void Snapshot::walk_parallel(
       }
       list(p, e, depth + 1);
       return false;
-    });
+    }, &packs);
   };
   std::size_t depth0 = dir.empty() ? 0 : std::count(dir.begin(), dir.end(), '/') + 1;
   list(std::string(dir), *git_tree_id(t.get()), static_cast<int>(depth0));
@@ -329,7 +332,6 @@ void Snapshot::walk_parallel(
   std::atomic<std::size_t> done{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  std::string gitdir = git_repository_path(repo_);
   auto work = [&](bool reporting) {
     try {
       git_repository* r = nullptr;
@@ -340,16 +342,24 @@ void Snapshot::walk_parallel(
       git::check(git_repository_odb(&raw, r), "opening the object database");
       git::Odb odb(raw);
       std::size_t since = 0;
+      std::string buffer;
       auto read = [&](std::size_t part, const std::string& path, const git_oid& id) {
-        git_odb_object* o = nullptr;
-        if (git_odb_read(&o, raw, &id) < 0) {
-          std::string why = "its git object " + git::oid_str(id) + " cannot be read: " + git::last_error();
-          git_error_clear();
-          fn(part, path, nullptr, why);
-          return;
+        git::OdbObject owned;
+        std::string_view bytes;
+        git_object_t type = GIT_OBJECT_INVALID;
+        if (packs.read(id, type, buffer) && type == GIT_OBJECT_BLOB) {
+          bytes = buffer;
+        } else {
+          git_odb_object* o = nullptr;
+          if (git_odb_read(&o, raw, &id) < 0) {
+            std::string why = "its git object " + git::oid_str(id) + " cannot be read: " + git::last_error();
+            git_error_clear();
+            fn(part, path, nullptr, why);
+            return;
+          }
+          owned.reset(o);
+          bytes = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
         }
-        git::OdbObject owned(o);
-        std::string_view bytes(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
         git_oid actual;
         if (!(self_checked && self_checked(path)) &&
             (git_odb_hash(&actual, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) < 0 || !git_oid_equal(&actual, &id))) {
@@ -376,7 +386,7 @@ void Snapshot::walk_parallel(
         git::list_tree(raw, part.id, part.path, [&](const std::string& p, const git_oid& e, git_object_t type) {
           if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
           else others.push_back(p);
-        });
+        }, nullptr, &packs);
         if (!others.empty() && other) {
           std::lock_guard lock(failure_mutex);
           for (const std::string& p : others) other(p);
@@ -613,9 +623,10 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   std::map<std::string, git::PathChange> changes;
   std::size_t done = 0, total = change.upserts.size();
   for (const auto& [path, bytes] : change.upserts) {
-    // Documents are zstd frames, which deflate cannot shrink: stored as is.
-    int level = path.starts_with("objects/") ? 0 : 1;
-    changes.emplace_hint(changes.end(), path, git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, level)});
+    // Stored, not deflated: documents are zstd frames, which deflate cannot
+    // shrink, and index entries are a few dozen bytes, which it barely does;
+    // stored objects are read without inflating (packread.h).
+    changes.emplace_hint(changes.end(), path, git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)});
     if (options.progress && (++done % 1024 == 0 || done == total)) options.progress(done, total);
   }
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};

@@ -30,6 +30,7 @@ struct ObjectFacts {
 struct Outcome {
   std::string path;
   bool object = false;
+  bool read = false;  // an index entry whose bytes were read
   bool deep = false;
   std::optional<Digest> digest;
   ObjectFacts facts;
@@ -60,7 +61,11 @@ class Verifier {
             o.deep = options_.deep;
             examine_object(path, *bytes, o);
           } else {
-            o.bytes.assign(bytes->data(), bytes->size());
+            o.read = true;
+            if (path.starts_with("refs/metadata/") && Digest::parse_hex(std::string_view(path).substr(14)))
+              check_metadata(path, *bytes, o.problems);  // here, on every core: a parse per document
+            else
+              o.bytes.assign(bytes->data(), bytes->size());
           }
         },
         [&](const std::string& path) {
@@ -74,7 +79,7 @@ class Verifier {
       for (Outcome& o : part) {
         if (o.object && o.digest) objects_[*o.digest] = std::move(o.facts);
         for (Problem& p : o.problems) report_.problems.push_back(std::move(p));
-        if (!o.object && o.problems.empty()) visit(o.path, o.bytes);
+        if (o.read) visit(o.path, o.bytes);
       }
       std::vector<Outcome>().swap(part);
     }
@@ -102,14 +107,7 @@ class Verifier {
     if (take("refs/metadata/")) {
       auto d = Digest::parse_hex(rest);
       if (!d) return problem("layout", path, "expected refs/metadata/<64 hex>, found another name");
-      metadata_.emplace(*d, path);
-      try {
-        Json meta = parse_json(bytes, path);
-        if (!meta.is_object()) problem("metadata-invalid", path, "expected a JSON object");
-        else if (canonical(meta) != bytes) problem("metadata-invalid", path, "expected RFC 8785 bytes, found another form");
-      } catch (const Error& e) {
-        problem("metadata-invalid", path, e.what());
-      }
+      metadata_.emplace(*d, path);  // its bytes were checked while read (check_metadata)
       return;
     }
     if (take("refs/groups/") || take("refs/attestations/")) {
@@ -134,6 +132,17 @@ class Verifier {
       return;
     }
     problem("layout", path, "path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
+  }
+
+  // A metadata entry is the JCS of a JSON object (called from many threads).
+  static void check_metadata(const std::string& path, std::string_view bytes, std::vector<Problem>& out) {
+    try {
+      Json meta = parse_json(bytes, path);
+      if (!meta.is_object()) out.push_back({"metadata-invalid", path, "expected a JSON object"});
+      else if (canonical(meta) != bytes) out.push_back({"metadata-invalid", path, "expected RFC 8785 bytes, found another form"});
+    } catch (const Error& e) {
+      out.push_back({"metadata-invalid", path, e.what()});
+    }
   }
 
   // Everything one object implies, on its own (called from many threads).

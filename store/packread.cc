@@ -1,0 +1,154 @@
+#include "store/packread.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstring>
+
+namespace kistore::git {
+namespace {
+
+std::uint32_t be32(const unsigned char* p) {
+  return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | p[3];
+}
+
+struct Mapping {
+  const unsigned char* data = nullptr;
+  std::size_t size = 0;
+  bool open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+      ::close(fd);
+      return false;
+    }
+    void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) return false;
+    data = static_cast<const unsigned char*>(p);
+    size = static_cast<std::size_t>(st.st_size);
+    return true;
+  }
+  ~Mapping() {
+    if (data) ::munmap(const_cast<unsigned char*>(data), size);
+  }
+};
+
+}  // namespace
+
+struct PackReader::Pack {
+  Mapping idx, pack;
+  std::uint32_t count = 0;
+  const unsigned char* fanout = nullptr;  // 256 big-endian counts
+  const unsigned char* names = nullptr;   // count x 20 bytes, sorted
+  const unsigned char* offsets = nullptr;  // count x 4 bytes
+  const unsigned char* large = nullptr;    // 8-byte offsets
+  std::size_t large_count = 0;
+
+  bool open(const std::string& base) {
+    if (!idx.open(base + ".idx") || !pack.open(base + ".pack")) return false;
+    // Index v2: "\377tOc", version 2, fan-out, names, CRCs, offsets, large
+    // offsets, two checksums.
+    if (idx.size < 8 + 1024 + 40 || std::memcmp(idx.data, "\377tOc", 4) != 0 || be32(idx.data + 4) != 2) return false;
+    fanout = idx.data + 8;
+    count = be32(fanout + 255 * 4);
+    std::size_t need = 8 + 1024 + std::size_t(count) * 28 + 40;
+    if (idx.size < need) return false;
+    names = fanout + 1024;
+    offsets = names + std::size_t(count) * 24;  // after the names and the CRCs
+    large = offsets + std::size_t(count) * 4;
+    large_count = (idx.size - need) / 8;
+    if (pack.size < 32 || std::memcmp(pack.data, "PACK", 4) != 0) return false;
+    return true;
+  }
+
+  // The offset of `id` in the pack, or 0 (no entry starts at 0).
+  std::uint64_t find(const git_oid& id) const {
+    unsigned first = id.id[0];
+    std::uint32_t lo = first ? be32(fanout + (first - 1) * 4) : 0, hi = be32(fanout + first * 4);
+    if (hi > count || lo > hi) return 0;
+    while (lo < hi) {
+      std::uint32_t mid = lo + (hi - lo) / 2;
+      int c = std::memcmp(names + std::size_t(mid) * 20, id.id, 20);
+      if (c == 0) {
+        std::uint32_t off = be32(offsets + std::size_t(mid) * 4);
+        if (!(off & 0x80000000u)) return off;
+        std::size_t k = off & 0x7fffffffu;
+        if (k >= large_count) return 0;
+        return std::uint64_t(be32(large + k * 8)) << 32 | be32(large + k * 8 + 4);
+      }
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return 0;
+  }
+};
+
+PackReader::PackReader(const std::string& gitdir) {
+  std::string dir = gitdir + "objects/pack";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() <= 4 || name.compare(name.size() - 4, 4, ".idx") != 0) continue;
+    auto pack = std::make_unique<Pack>();
+    if (pack->open(dir + "/" + name.substr(0, name.size() - 4))) packs_.push_back(std::move(pack));
+  }
+  ::closedir(d);
+}
+
+PackReader::~PackReader() = default;
+
+bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out) const {
+  for (const auto& pack : packs_) {
+    std::uint64_t at = pack->find(id);
+    if (at == 0) continue;
+    const unsigned char* p = pack->pack.data;
+    const std::size_t end = pack->pack.size - 20;  // the trailer
+    if (at >= end) return false;
+    // Entry header: type and size.
+    unsigned c = p[at++];
+    int t = (c >> 4) & 7;
+    std::uint64_t size = c & 15;
+    for (int shift = 4; c & 0x80; shift += 7) {
+      if (at >= end || shift > 56) return false;
+      c = p[at++];
+      size |= std::uint64_t(c & 0x7f) << shift;
+    }
+    if (t < GIT_OBJECT_COMMIT || t > GIT_OBJECT_TAG) return false;  // a delta: libgit2 resolves it
+    // zlib header: deflate, no preset dictionary, check bits.
+    if (at + 2 > end) return false;
+    unsigned cmf = p[at], flg = p[at + 1];
+    if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0) return false;
+    at += 2;
+    out.clear();
+    if (size > out.max_size()) return false;
+    out.reserve(size);
+    uLong adler = adler32(0, nullptr, 0);
+    for (bool last = false; !last;) {
+      // A stored block starts on a byte: BFINAL, BTYPE 00, zero padding.
+      if (at + 5 > end) return false;
+      unsigned h = p[at];
+      if (h & ~1u) return false;  // compressed, or not byte-aligned: libgit2 inflates it
+      last = h & 1;
+      unsigned len = p[at + 1] | p[at + 2] << 8, nlen = p[at + 3] | p[at + 4] << 8;
+      if ((len ^ 0xffffu) != nlen) return false;
+      at += 5;
+      if (at + len > end || out.size() + len > size) return false;
+      out.append(reinterpret_cast<const char*>(p + at), len);
+      adler = adler32(adler, p + at, len);
+      at += len;
+    }
+    if (out.size() != size || at + 4 > end || be32(p + at) != adler) return false;
+    type = static_cast<git_object_t>(t);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace kistore::git
