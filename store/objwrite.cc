@@ -316,6 +316,8 @@ std::string PackWriter::finish() {
 
 LooseWriter::LooseWriter(git_repository* repo) : repo_(repo), objects_(std::string(git_repository_path(repo)) + "objects/") {}
 
+LooseWriter::~LooseWriter() { git_odb_free(odb_); }
+
 git_oid LooseWriter::write(git_object_t type, std::string_view data, int level) {
   git_oid id = object_id(type, data);
   write(id, type, data, level);
@@ -330,15 +332,50 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
   if (present) return;
   std::string hex = oid_str(id);
   std::string folder = objects_ + hex.substr(0, 2), path = folder + "/" + hex.substr(2);
-  std::string deflated;
   // Loose objects deflate their header too.
-  deflate_into(deflated, header(type, data.size()), data, level);
+  std::string head = header(type, data.size());
+  std::string deflated;
+  if (level != 0) deflate_into(deflated, head, data, level);
   ::mkdir(folder.c_str(), 0755);
   std::string tmp = folder + "/tmp_obj_kistore_XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw Error(ErrorCode::kIO, folder + ": cannot create an object file: " + errno_text());
   try {
-    write_all(fd, deflated.data(), deflated.size(), tmp);
+    if (level != 0) {
+      write_all(fd, deflated.data(), deflated.size(), tmp);
+    } else {
+      // Stored blocks written as they are made: a big tree is not copied
+      // into a buffer first.
+      std::string frame;
+      uLong adler = adler32(0, nullptr, 0);
+      std::string_view parts[2] = {head, data};
+      std::size_t total = head.size() + data.size(), written = 0, part = 0, at = 0;
+      frame.reserve(std::min<std::size_t>(total + total / 65535 * 5 + 16, (1u << 20) + 65600));
+      frame = "\x78\x01";
+      do {
+        std::size_t n = std::min<std::size_t>(65535, total - written);
+        frame += static_cast<char>(written + n == total ? 1 : 0);
+        frame += static_cast<char>(n & 0xff);
+        frame += static_cast<char>(n >> 8);
+        frame += static_cast<char>(~n & 0xff);
+        frame += static_cast<char>((~n >> 8) & 0xff);
+        for (std::size_t left = n; left;) {
+          while (at == parts[part].size()) ++part, at = 0;
+          std::size_t take = std::min(left, parts[part].size() - at);
+          frame.append(parts[part].data() + at, take);
+          adler = adler32(adler, reinterpret_cast<const Bytef*>(parts[part].data() + at), static_cast<uInt>(take));
+          at += take;
+          left -= take;
+        }
+        written += n;
+        if (frame.size() >= (1u << 20)) {
+          write_all(fd, frame.data(), frame.size(), tmp);
+          frame.clear();
+        }
+      } while (written < total);
+      for (int shift = 24; shift >= 0; shift -= 8) frame += static_cast<char>((adler >> shift) & 0xff);
+      write_all(fd, frame.data(), frame.size(), tmp);
+    }
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -400,7 +437,7 @@ using Iter = Changes::const_iterator;
 
 class TreeBuilder {
  public:
-  TreeBuilder(git_repository* repo, ObjectWriter& out) : out_(out) {
+  TreeBuilder(git_repository* repo, ObjectWriter& out) : out_(out), packs_(git_repository_path(repo)) {
     check(git_repository_odb(&odb_, repo), "opening the object database");
   }
   ~TreeBuilder() { git_odb_free(odb_); }
@@ -410,7 +447,11 @@ class TreeBuilder {
   std::optional<git_oid> build(const git_oid* base, Iter begin, Iter end, std::size_t skip) {
     git::OdbObject base_obj;
     std::string_view rest;
-    if (base) {
+    std::string stored;
+    git_object_t stored_type = GIT_OBJECT_INVALID;
+    if (base && packs_.read(*base, stored_type, stored) && stored_type == GIT_OBJECT_TREE) {
+      rest = stored;
+    } else if (base) {
       git_odb_object* o = nullptr;
       check(git_odb_read(&o, odb_, base), "reading tree " + oid_str(*base), ErrorCode::kCorruption);
       base_obj.reset(o);
@@ -511,6 +552,7 @@ class TreeBuilder {
  private:
   git_odb* odb_ = nullptr;
   ObjectWriter& out_;
+  PackReader packs_;
 };
 
 }  // namespace

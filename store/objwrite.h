@@ -103,6 +103,9 @@ class LooseWriter final : public ObjectWriter {
  public:
   // Loose objects of the repository `repo` (its objects/ folder).
   explicit LooseWriter(git_repository* repo);
+  ~LooseWriter() override;
+  LooseWriter(const LooseWriter&) = delete;
+  LooseWriter& operator=(const LooseWriter&) = delete;
   using ObjectWriter::write;
   git_oid write(git_object_t type, std::string_view data, int level) override;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
