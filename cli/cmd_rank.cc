@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <map>
 
 #include "cli/common.h"
 #include "cli/describe.h"
@@ -37,14 +38,22 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     Store store = open_store(g);
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
-    std::vector<GroupMember> members = group_members(snap, ref.key);
+    // Levels from the runs and their rerun entries (run_level): the default
+    // levels' folders hold an entry per run of the store.
+    std::vector<GroupMember> members = group_members(snap, ref.key, false);
     if (members.empty()) throw NotFound("group " + ref.key.str() + " has no runs");
+    std::map<Digest, Document> runs;
+    for (GroupMember& m : members) {
+      Document run = snap.document(m.run, false);
+      m.level = run_level(snap, run);
+      runs.emplace(m.run, std::move(run));
+    }
     auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
     Json list = Json::array();
     std::string text;
     std::optional<GroupLabel> label;
     for (const RankedMember& r : ranked) {
-      Document run = snap.document(r.member.run, false);
+      const Document& run = runs.at(r.member.run);
       if (!label) label = group_label(snap, run);
       std::string impl = implementation_name(snap, run);
       const auto& p = r.member.primary;

@@ -2,6 +2,7 @@
 
 #include "objects/error.h"
 #include "refs/layout.h"
+#include "refs/level.h"
 
 namespace kistore {
 
@@ -23,7 +24,13 @@ std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Le
   return std::nullopt;
 }
 
-std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key) {
+Level run_level(const Snapshot& snap, const Document& run) {
+  for (Level l : {Level::kReproduced, Level::kDisputed})
+    if (snap.exists(level_path(l, run.digest()))) return l;
+  return default_level(run.spec());
+}
+
+std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {
   std::vector<GroupMember> out;
   std::string dir = "refs/groups/" + key.hex();
   for (const std::string& name : snap.list(dir)) {
@@ -36,7 +43,7 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key) 
       } catch (const Error&) {
       }
     }
-    m.level = recorded_level(snap, *run).value_or(Level::kReported);
+    if (levels) m.level = recorded_level(snap, *run).value_or(Level::kReported);
     out.push_back(std::move(m));
   }
   return out;

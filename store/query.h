@@ -18,8 +18,17 @@ std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
 // The evidence recorded with the level ({"evidence": digest|null}).
 std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Level level);
 
+// The run's level from its rerun entries and its own document: reproduced
+// or disputed when refs/levels/ says so (small folders: only reruns write
+// them), else the run's default level (SPEC §1), which is all any other
+// level entry may say (verify checks that it does). Reads neither of the
+// big default-level folders.
+Level run_level(const Snapshot& snap, const Document& run);
+
 // The members of the group `key`, from refs/groups/<key>/ and the levels.
-std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key);
+// With `levels` false, each member's level is left at kReported for the
+// caller to set (run_level).
+std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels = true);
 
 // Digests of the attestations indexed under `run`.
 std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run);
