@@ -1,5 +1,7 @@
 #include "cli/common.h"
 
+#include "objects/parallel.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace kistore::cli {
@@ -72,9 +75,18 @@ std::string read_input_file(const std::string& path) {
 }
 
 void parse_paths(const std::vector<std::string>& paths, ParsedInput& out) {
+  // The inputs in order; files are then read and parsed on every core, each
+  // into its own result, and the results joined in order (so errors and
+  // items come out as a sequential parse would give them).
+  struct Task {
+    std::string path;
+    InputFormat format;
+    std::optional<std::string> text;  // stdin, read here, once
+  };
+  std::vector<Task> tasks;
   for (const std::string& path : paths) {
     if (path == "-") {
-      parse_input(read_input_file(path), "<stdin>", InputFormat::kAuto, out);
+      tasks.push_back({path, InputFormat::kAuto, read_input_file(path)});
       continue;
     }
     std::error_code ec;
@@ -90,10 +102,20 @@ void parse_paths(const std::vector<std::string>& paths, ParsedInput& out) {
       }
       if (ec) throw IOError(path + ": cannot list folder: " + ec.message());
       std::sort(files.begin(), files.end());
-      for (const std::string& f : files) parse_input(read_input_file(f), f, format_for_name(f), out);
+      for (const std::string& f : files) tasks.push_back({f, format_for_name(f), std::nullopt});
     } else {
-      parse_input(read_input_file(path), path, format_for_name(path), out);
+      tasks.push_back({path, format_for_name(path), std::nullopt});
     }
+  }
+  std::vector<ParsedInput> parts(tasks.size());
+  parallel_for(tasks.size(), [&](std::size_t i) {
+    const Task& t = tasks[i];
+    if (t.text) parse_input(*t.text, "<stdin>", t.format, parts[i]);
+    else parse_input(read_input_file(t.path), t.path, t.format, parts[i]);
+  });
+  for (ParsedInput& part : parts) {
+    for (InputItem& item : part.items) out.items.push_back(std::move(item));
+    for (InputError& error : part.errors) out.errors.push_back(std::move(error));
   }
 }
 

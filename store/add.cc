@@ -1,5 +1,7 @@
 #include "store/add.h"
 
+#include "objects/parallel.h"
+
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -75,10 +77,17 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
                                first.where + "; the first metadata is kept");
       continue;
     }
-    Prepared p{&in, encode_object(in.doc->canonical()), "", index_entries(*in.doc, in.where, in.pointer)};
-    if (in.doc->metadata()) p.metadata = canonical(*in.doc->metadata());
-    prepared.push_back(std::move(p));
+    prepared.push_back(Prepared{&in, "", "", {}});
   }
+  // Compressing, canonicalizing and indexing each document is independent
+  // work: on every core.
+  parallel_for(prepared.size(), [&](std::size_t i) {
+    Prepared& p = prepared[i];
+    const AddedDocument& in = *p.input;
+    p.frame = encode_object(in.doc->canonical());
+    p.index = index_entries(*in.doc, in.where, in.pointer);
+    if (in.doc->metadata()) p.metadata = canonical(*in.doc->metadata());
+  });
 
   auto build = [&](const Snapshot& head) -> std::optional<ChangeSet> {
     report.added.clear();

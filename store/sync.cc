@@ -1275,6 +1275,9 @@ struct QuarantineGuard {
   ~QuarantineGuard() { delete_ref(repo, ref); }
 };
 
+std::size_t fetch_local(git_repository* repo, const std::string& url, const git_oid& head,
+                        const std::vector<git_oid>& have, const SyncOptions& options);
+
 PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn, const std::string& branch) {
   git_repository* repo = store.repo();
   PullReport report;
@@ -1293,8 +1296,17 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   git_oid incoming = *remote_head;
   report.incoming = git::oid_str(incoming);
   QuarantineGuard guard{repo, quarantine};
-  conn.download("+" + branch + ":" + quarantine);
-  report.fetched_objects = conn.received_objects();
+  if (on_this_machine(conn.url())) {
+    // A repository on this machine: copy what is new straight into a pack
+    // of the store's (libgit2's local fetch walks every tree the store has).
+    std::vector<git_oid> have;
+    if (!snap.empty()) have.push_back(parse_oid(snap.commit_id()));
+    if (auto synced = ref_target(repo, synced_ref(conn.remote()))) have.push_back(*synced);
+    report.fetched_objects = fetch_local(repo, conn.url(), incoming, have, options);
+  } else {
+    conn.download("+" + branch + ":" + quarantine);
+    report.fetched_objects = conn.received_objects();
+  }
   conn.disconnect();
   git_odb* odb = nullptr;
   git::check(git_repository_odb(&odb, repo), "opening the object database");
@@ -1438,6 +1450,70 @@ git::Repository packing_handle(Store& store) {
   return repo;
 }
 
+// Writes into `pack` every object reachable from `head` in `from` that the
+// commits `hide` (those of them `from` has) do not already bring: each new
+// commit, its tree and what its tree has that its first parent's lacks.
+// Cost follows what is new, not the size of the trees (libgit2 1.5's
+// packbuilder walks the whole tree of every commit it hides).
+std::size_t copy_new_objects(git_repository* from, const git_oid& head, const std::vector<git_oid>& hide,
+                             git::PackWriter& pack, const std::function<void(std::size_t)>& progress) {
+  git_odb* raw_odb = nullptr;
+  git::check(git_repository_odb(&raw_odb, from), "opening the object database");
+  git::Odb odb(raw_odb);
+  git_revwalk* raw_walk = nullptr;
+  git::check(git_revwalk_new(&raw_walk, from), "walking history");
+  git::Revwalk walk(raw_walk);
+  git::check(git_revwalk_push(raw_walk, &head), "walking history");
+  for (const git_oid& h : hide)
+    if (git_odb_exists(raw_odb, &h)) git::check(git_revwalk_hide(raw_walk, &h), "walking history");
+  git_error_clear();
+  Trees trees(from);
+  std::size_t sent = 0;
+  auto add = [&](const git_oid& id) {
+    if (pack.has(id)) return;
+    git_odb_object* o = nullptr;
+    git::check(git_odb_read(&o, raw_odb, &id), "reading object " + git::oid_str(id));
+    git::OdbObject owned(o);
+    git_object_t type = git_odb_object_type(o);
+    // Stored, not deflated, as kistore writes them (objwrite.h).
+    pack.write(id, type, {static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)},
+               type == GIT_OBJECT_COMMIT ? 1 : 0);
+    if (++sent % 1024 == 0 && progress) progress(sent);
+  };
+  git_oid id;
+  while (git_revwalk_next(&id, raw_walk) == 0) {
+    add(id);
+    git::Tree tree = commit_tree(from, id);
+    add(*git_tree_id(tree.get()));
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, from, &id), "reading commit " + git::oid_str(id));
+    git::Commit commit(c);
+    git::Tree parent;
+    if (git_commit_parentcount(c) > 0) parent = commit_tree(from, *git_commit_parent_id(c, 0));
+    trees.collect_new(parent.get(), tree.get(), add);
+  }
+  return sent;
+}
+
+// Fetches `head` from a repository on this machine (a path or file:// URL)
+// into the store's own objects/pack, bringing only what the store's branch
+// and what was synced before do not (copy_new_objects). Returns the number
+// of objects copied.
+std::size_t fetch_local(git_repository* repo, const std::string& url, const git_oid& head,
+                        const std::vector<git_oid>& have, const SyncOptions& options) {
+  std::string path = url.starts_with("file://") ? url.substr(7) : url;
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
+    throw RemoteError("cannot open remote " + redact_url(url) + ": " + git::last_error());
+  git::Repository remote_repo(raw);
+  git::PackWriter pack(std::string(git_repository_path(repo)) + "objects/pack");
+  std::size_t n = copy_new_objects(raw, head, have, pack, [&](std::size_t got) {
+    if (options.progress) options.progress("receiving", got, 0);
+  });
+  pack.finish();
+  return n;
+}
+
 // Pushes to a repository on this machine (a path or file:// URL) and moves
 // its branch by compare-and-swap from `theirs`: libgit2's local transport
 // moves it unconditionally, so two concurrent pushes could lose one. Only the
@@ -1465,44 +1541,12 @@ int push_local(git_repository* repo, const std::string& url, const std::string& 
   // The objects the new commits bring, in one pack written straight into
   // the remote's objects/pack (kistore's own writer: no delta search, no
   // re-indexing).
-  git_odb* local_raw = nullptr;
-  git::check(git_repository_odb(&local_raw, repo), "opening the object database");
-  git::Odb local_odb(local_raw);
   git::PackWriter pack(std::string(git_repository_path(raw)) + "objects/pack");
-  {
-    git_revwalk* raw_walk = nullptr;
-    git::check(git_revwalk_new(&raw_walk, repo), "walking history");
-    git::Revwalk walk(raw_walk);
-    git::check(git_revwalk_push(raw_walk, &local), "walking history");
-    if (theirs) git::check(git_revwalk_hide(raw_walk, &*theirs), "walking history");
-    Trees trees(repo);
-    std::size_t sent = 0;
-    auto add = [&](const git_oid& id) {
-      if (pack.has(id)) return;
-      git_odb_object* o = nullptr;
-      git::check(git_odb_read(&o, local_raw, &id), "reading object " + git::oid_str(id));
-      git::OdbObject owned(o);
-      git_object_t type = git_odb_object_type(o);
-      // Stored, not deflated: blobs are mostly zstd frames, and trees (ids
-      // and hex names) shrink by a fifth at a quarter of push's time.
-      pack.write(id, type, {static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)},
-                 type == GIT_OBJECT_COMMIT ? 1 : 0);
-      if (++sent % 1024 == 0 && session.options && session.options->progress)
-        session.options->progress("sending", sent, 0);
-    };
-    git_oid id;
-    while (git_revwalk_next(&id, raw_walk) == 0) {
-      add(id);
-      git::Tree tree = commit_tree(repo, id);
-      add(*git_tree_id(tree.get()));
-      git_commit* c = nullptr;
-      git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
-      git::Commit commit(c);
-      git::Tree parent;
-      if (git_commit_parentcount(c) > 0) parent = commit_tree(repo, *git_commit_parent_id(c, 0));
-      trees.collect_new(parent.get(), tree.get(), add);
-    }
-  }
+  std::vector<git_oid> hide;
+  if (theirs) hide.push_back(*theirs);
+  copy_new_objects(repo, local, hide, pack, [&](std::size_t sent) {
+    if (session.options && session.options->progress) session.options->progress("sending", sent, 0);
+  });
   session.pushed_objects = pack.count();
   pack.finish();
   git_odb* odb = nullptr;
