@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "objects/blob.h"
+#include "objects/parallel.h"
 #include "refs/layout.h"
 #include "store/git.h"
 #include "store/objwrite.h"
@@ -622,12 +623,29 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
 
   std::map<std::string, git::PathChange> changes;
   std::size_t done = 0, total = change.upserts.size();
+  // Blob ids (SHA-1) on every core; the writes that follow are in order.
+  std::vector<git_oid> ids;
+  if (bulk) {
+    std::vector<const std::string*> contents;
+    contents.reserve(total);
+    for (const auto& kv : change.upserts) contents.push_back(&kv.second);
+    ids.resize(total);
+    parallel_for(total, [&](std::size_t i) { ids[i] = git::object_id(GIT_OBJECT_BLOB, *contents[i]); });
+  }
   for (const auto& [path, bytes] : change.upserts) {
     // Stored, not deflated: documents are zstd frames, which deflate cannot
     // shrink, and index entries are a few dozen bytes, which it barely does;
     // stored objects are read without inflating (packread.h).
-    changes.emplace_hint(changes.end(), path, git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)});
-    if (options.progress && (++done % 1024 == 0 || done == total)) options.progress(done, total);
+    git_oid id;
+    if (bulk) {
+      id = ids[done];
+      out.write(id, GIT_OBJECT_BLOB, bytes, 0);
+    } else {
+      id = out.write(GIT_OBJECT_BLOB, bytes, 0);
+    }
+    changes.emplace_hint(changes.end(), path, git::PathChange{id});
+    ++done;
+    if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
   }
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};
 
