@@ -96,7 +96,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     std::vector<const Prepared*> added;
     ChangeSet change;
     std::map<std::string, Digest> source_claims;
-    for (const Prepared& p : prepared) {
+    for (Prepared& p : prepared) {
       const Document& doc = *p.input->doc;
       if (head.has_object(doc.digest())) {
         report.present.push_back(doc.digest());
@@ -121,7 +121,12 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
                                                   : ", which is not there"));
       }
       std::string path = object_path(doc.digest());
-      change.upserts.emplace(path, p.frame);
+      // The frame moves into the change (a bulk add's frames are most of
+      // its memory); when another writer wins and this runs again, it is
+      // compressed again.
+      if (p.frame.empty()) p.frame = encode_object(doc.canonical());
+      change.upserts.emplace(std::move(path), std::move(p.frame));
+      p.frame.clear();
       if (!p.metadata.empty()) change.upserts.emplace(metadata_path(doc.digest()), p.metadata);
       for (const IndexEntry& e : p.index) {
         if (e.path.starts_with("refs/sources/")) {
