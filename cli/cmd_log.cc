@@ -16,7 +16,7 @@ std::string iso_time(std::int64_t t, int offset_minutes) {
   gmtime_r(&shifted, &tm);
   char buf[40];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char zone[8];
+  char zone[16];  // "+hh:mm"; room for any int the compiler cannot rule out
   if (offset_minutes == 0) return std::string(buf) + "Z";
   int a = offset_minutes < 0 ? -offset_minutes : offset_minutes;
   std::snprintf(zone, sizeof zone, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', a / 60, a % 60);

@@ -60,36 +60,39 @@ std::string errno_text() { return std::strerror(errno); }
 
 // Level 0: zlib's stored format written directly (header, blocks of at
 // most 65,535 bytes, Adler-32), with none of deflate's per-stream set-up.
-void store_into(std::string& out, std::string_view head, std::string_view data) {
-  out.clear();
-  out.reserve(head.size() + data.size() + 16 + (head.size() + data.size()) / 65535 * 5);
-  out += '\x78';
-  out += '\x01';
+// The stream of `head` + `data` goes to put(bytes, size) piece by piece.
+template <typename Put>
+void stored_stream(std::string_view head, std::string_view data, Put&& put) {
+  put("\x78\x01", 2);
   uLong adler = adler32(0, nullptr, 0);
   std::string_view parts[2] = {head, data};
-  std::size_t total = head.size() + data.size(), written = 0;
+  std::size_t total = head.size() + data.size(), written = 0, part = 0, at = 0;
   // Blocks span both parts; one block when the object is small.
-  std::size_t part = 0, at = 0;
   do {
     std::size_t n = std::min<std::size_t>(65535, total - written);
-    bool last = written + n == total;
-    out += static_cast<char>(last ? 1 : 0);
-    out += static_cast<char>(n & 0xff);
-    out += static_cast<char>(n >> 8);
-    out += static_cast<char>(~n & 0xff);
-    out += static_cast<char>((~n >> 8) & 0xff);
-    std::size_t left = n;
-    while (left) {
+    const char block[5] = {static_cast<char>(written + n == total ? 1 : 0), static_cast<char>(n & 0xff),
+                           static_cast<char>(n >> 8), static_cast<char>(~n & 0xff),
+                           static_cast<char>((~n >> 8) & 0xff)};
+    put(block, 5);
+    for (std::size_t left = n; left;) {
       while (at == parts[part].size()) ++part, at = 0;
       std::size_t take = std::min(left, parts[part].size() - at);
-      out.append(parts[part].data() + at, take);
+      put(parts[part].data() + at, take);
       adler = adler32(adler, reinterpret_cast<const Bytef*>(parts[part].data() + at), static_cast<uInt>(take));
       at += take;
       left -= take;
     }
     written += n;
   } while (written < total);
-  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((adler >> shift) & 0xff);
+  const char trailer[4] = {static_cast<char>((adler >> 24) & 0xff), static_cast<char>((adler >> 16) & 0xff),
+                           static_cast<char>((adler >> 8) & 0xff), static_cast<char>(adler & 0xff)};
+  put(trailer, 4);
+}
+
+void store_into(std::string& out, std::string_view head, std::string_view data) {
+  out.clear();
+  out.reserve(head.size() + data.size() + 16 + (head.size() + data.size()) / 65535 * 5);
+  stored_stream(head, data, [&](const char* p, std::size_t n) { out.append(p, n); });
 }
 
 // A deflate stream kept for the thread's life and reset per object:
@@ -347,33 +350,15 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
       // Stored blocks written as they are made: a big tree is not copied
       // into a buffer first.
       std::string frame;
-      uLong adler = adler32(0, nullptr, 0);
-      std::string_view parts[2] = {head, data};
-      std::size_t total = head.size() + data.size(), written = 0, part = 0, at = 0;
-      frame.reserve(std::min<std::size_t>(total + total / 65535 * 5 + 16, (1u << 20) + 65600));
-      frame = "\x78\x01";
-      do {
-        std::size_t n = std::min<std::size_t>(65535, total - written);
-        frame += static_cast<char>(written + n == total ? 1 : 0);
-        frame += static_cast<char>(n & 0xff);
-        frame += static_cast<char>(n >> 8);
-        frame += static_cast<char>(~n & 0xff);
-        frame += static_cast<char>((~n >> 8) & 0xff);
-        for (std::size_t left = n; left;) {
-          while (at == parts[part].size()) ++part, at = 0;
-          std::size_t take = std::min(left, parts[part].size() - at);
-          frame.append(parts[part].data() + at, take);
-          adler = adler32(adler, reinterpret_cast<const Bytef*>(parts[part].data() + at), static_cast<uInt>(take));
-          at += take;
-          left -= take;
-        }
-        written += n;
+      frame.reserve(std::min<std::size_t>(head.size() + data.size() + (data.size() / 65535 + 1) * 5 + 16,
+                                          (1u << 20) + 65600));
+      stored_stream(head, data, [&](const char* p, std::size_t n) {
+        frame.append(p, n);
         if (frame.size() >= (1u << 20)) {
           write_all(fd, frame.data(), frame.size(), tmp);
           frame.clear();
         }
-      } while (written < total);
-      for (int shift = 24; shift >= 0; shift -= 8) frame += static_cast<char>((adler >> shift) & 0xff);
+      });
       write_all(fd, frame.data(), frame.size(), tmp);
     }
   } catch (...) {

@@ -178,13 +178,15 @@ class Verifier {
       if (canonical(body) != bytes) return problem("object-not-canonical", path, "expected RFC 8785 bytes, found another form");
     }
     const Json* kind_json = body.find("kind");
-    std::optional<Kind> kind = kind_json && kind_json->is_string() ? parse_kind(kind_json->as_string()) : std::nullopt;
+    std::optional<Kind> parsed_kind;
+    if (kind_json && kind_json->is_string()) parsed_kind = parse_kind(kind_json->as_string());
     const Json* spec = body.find("spec");
-    if (!kind || !spec || !spec->is_object())
+    if (!parsed_kind || !spec || !spec->is_object())
       return problem("object-invalid", path, "expected a document with a known kind and a spec");
-    facts.kind = *kind;
+    const Kind kind = *parsed_kind;
+    facts.kind = kind;
     facts.valid = true;
-    if (*kind == Kind::kRun) {
+    if (kind == Kind::kRun) {
       facts.group_path = group_path(comparison_key(*spec), *d);
       facts.group_bytes = group_entry(*spec);
       facts.default_level = default_level(*spec);
@@ -198,7 +200,7 @@ class Verifier {
         if (ref && ref->is_string())
           if (auto rd = Digest::parse(ref->as_string())) facts.references.emplace_back(role, *rd);
       }
-    } else if (*kind == Kind::kAttestation) {
+    } else if (kind == Kind::kAttestation) {
       const Json* subject = spec->find("subject");
       if (subject && subject->is_string()) facts.subject = Digest::parse(subject->as_string());
       if (spec->find("author") && spec->find("type")) facts.attestation_bytes = attestation_entry(*spec);
