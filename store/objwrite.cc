@@ -194,12 +194,6 @@ void PackWriter::flush() {
   buffer_.clear();
 }
 
-git_oid PackWriter::write(git_object_t type, std::string_view data, int level) {
-  git_oid id = object_id(type, data);
-  write(id, type, data, level);
-  return id;
-}
-
 void PackWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
   if (!seen_.insert(id).second) return;
   // Entry header: type in bits 4-6 of the first byte, the size in 4 bits
@@ -321,12 +315,6 @@ LooseWriter::LooseWriter(git_repository* repo) : repo_(repo), objects_(std::stri
 
 LooseWriter::~LooseWriter() { git_odb_free(odb_); }
 
-git_oid LooseWriter::write(git_object_t type, std::string_view data, int level) {
-  git_oid id = object_id(type, data);
-  write(id, type, data, level);
-  return id;
-}
-
 void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
   if (!seen_.insert(id).second) return;
   if (!odb_) check(git_repository_odb(&odb_, repo_), "opening the object database");
@@ -380,13 +368,7 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
 
 namespace {
 
-// One entry of a raw tree: "<mode> <name>\0<20-byte id>".
-struct RawEntry {
-  std::string_view name;
-  std::string_view bytes;  // the whole entry
-  bool tree;
-  const unsigned char* id;
-};
+}  // namespace
 
 bool next_entry(std::string_view& rest, RawEntry& e) {
   if (rest.empty()) return false;
@@ -394,13 +376,23 @@ bool next_entry(std::string_view& rest, RawEntry& e) {
   std::size_t nul = rest.find('\0', space);
   if (space == std::string_view::npos || nul == std::string_view::npos || nul + 21 > rest.size())
     throw Error(ErrorCode::kCorruption, "a tree object is malformed");
-  e.tree = rest.substr(0, space) == "40000";
+  std::string_view mode = rest.substr(0, space);
+  e.tree = mode == "40000";
+  e.link = mode == "160000";
   e.name = rest.substr(space + 1, nul - space - 1);
   e.id = reinterpret_cast<const unsigned char*>(rest.data() + nul + 1);
   e.bytes = rest.substr(0, nul + 21);
   rest.remove_prefix(nul + 21);
   return true;
 }
+
+void check_tree_id(std::string_view data, const git_oid& id, const std::string& where) {
+  git_oid actual;
+  if (git_odb_hash(&actual, data.data(), data.size(), GIT_OBJECT_TREE) < 0 || !git_oid_equal(&actual, &id))
+    throw Error(ErrorCode::kCorruption, where + ": the tree object " + oid_str(id) + " holds content with another id");
+}
+
+namespace {
 
 // git's order of entries: by name, a tree's name as if it ended in '/'.
 int compare(std::string_view a, bool a_tree, std::string_view b, bool b_tree) {
@@ -598,20 +590,18 @@ std::string commit_text(const git_oid& tree, const std::vector<git_oid>& parents
 namespace kistore::git {
 namespace {
 
+std::string where_of(const std::string& path) { return path.empty() ? std::string("the root") : path; }
+
 // check_id: hash the content (libgit2 does when its strict verification is on).
 OdbObject read_tree(git_odb* odb, const git_oid& id, const std::string& path, bool check_id = false) {
   git_odb_object* o = nullptr;
   check(git_odb_read(&o, odb, &id), "reading the tree " + (path.empty() ? std::string("at the root") : path),
         ErrorCode::kCorruption);
   OdbObject owned(o);
-  git_oid actual;
-  if (check_id && (git_odb_hash(&actual, git_odb_object_data(o), git_odb_object_size(o), GIT_OBJECT_TREE) < 0 ||
-                   !git_oid_equal(&actual, &id)))
-    throw Error(ErrorCode::kCorruption, (path.empty() ? std::string("the root") : path) + ": the tree object " +
-                                            oid_str(id) + " holds content with another id");
+  if (check_id)
+    check_tree_id({static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)}, id, where_of(path));
   if (git_odb_object_type(o) != GIT_OBJECT_TREE)
-    throw Error(ErrorCode::kCorruption, (path.empty() ? std::string("the root") : path) + ": " + oid_str(id) +
-                                            " is not a tree");
+    throw Error(ErrorCode::kCorruption, where_of(path) + ": " + oid_str(id) + " is not a tree");
   return owned;
 }
 
@@ -619,10 +609,8 @@ std::string_view data_of(const OdbObject& o) {
   return {static_cast<const char*>(git_odb_object_data(o.get())), git_odb_object_size(o.get())};
 }
 
-git_object_t entry_type(std::string_view entry) {
-  if (entry.starts_with("40000 ")) return GIT_OBJECT_TREE;
-  if (entry.starts_with("160000 ")) return GIT_OBJECT_COMMIT;
-  return GIT_OBJECT_BLOB;
+git_object_t entry_type(const RawEntry& e) {
+  return e.tree ? GIT_OBJECT_TREE : e.link ? GIT_OBJECT_COMMIT : GIT_OBJECT_BLOB;
 }
 
 }  // namespace
@@ -634,11 +622,8 @@ void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
   std::string stored;
   std::string_view rest;
   git_object_t type = GIT_OBJECT_INVALID;
-  git_oid actual;
   if (packs && packs->read(root, type, stored) && type == GIT_OBJECT_TREE) {
-    if (git_odb_hash(&actual, stored.data(), stored.size(), GIT_OBJECT_TREE) < 0 || !git_oid_equal(&actual, &root))
-      throw Error(ErrorCode::kCorruption, (prefix.empty() ? std::string("the root") : prefix) + ": the tree object " +
-                                              oid_str(root) + " holds content with another id");
+    check_tree_id(stored, root, where_of(prefix));
     rest = stored;
   } else {
     tree = read_tree(odb, root, prefix, true);
@@ -649,7 +634,7 @@ void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
     std::string path = prefix.empty() ? std::string(e.name) : prefix + "/" + std::string(e.name);
     git_oid id;
     std::memcpy(id.id, e.id, 20);
-    git_object_t kind = entry_type(e.bytes);
+    git_object_t kind = entry_type(e);
     if (kind != GIT_OBJECT_TREE) fn(path, id, kind);
     else if (!on_tree || on_tree(path, id)) list_tree(odb, id, path, fn, on_tree, packs);
   }
@@ -675,7 +660,7 @@ void diff_raw(git_odb* odb, const git_oid& from, const git_oid* to, const std::s
     if (same_name && c == 0 && std::memcmp(ea.id, eb.id, 20) == 0) continue;
     if (ea.tree) {
       diff_raw(odb, old_id, same_name && eb.tree ? &new_id : nullptr, path + "/", fn);
-    } else if (entry_type(ea.bytes) == GIT_OBJECT_BLOB) {
+    } else if (entry_type(ea) == GIT_OBJECT_BLOB) {
       fn(path, old_id, same_name && c == 0 && !eb.tree ? &new_id : nullptr);
     }
   }

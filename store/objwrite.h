@@ -56,7 +56,11 @@ class ObjectWriter {
   virtual ~ObjectWriter() = default;
   // Writes an object (deflated at `level`, 0-9: 0 for data that does not
   // compress, such as zstd frames) and returns its id.
-  virtual git_oid write(git_object_t type, std::string_view data, int level) = 0;
+  git_oid write(git_object_t type, std::string_view data, int level) {
+    git_oid id = object_id(type, data);
+    write(id, type, data, level);
+    return id;
+  }
   // Writes an object whose id the caller already computed (object_id).
   virtual void write(const git_oid& id, git_object_t type, std::string_view data, int level) = 0;
 };
@@ -70,7 +74,6 @@ class PackWriter final : public ObjectWriter {
   PackWriter& operator=(const PackWriter&) = delete;
 
   using ObjectWriter::write;
-  git_oid write(git_object_t type, std::string_view data, int level) override;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
   bool has(const git_oid& id) const { return seen_.contains(id); }
   std::size_t count() const { return entries_.size(); }
@@ -107,7 +110,6 @@ class LooseWriter final : public ObjectWriter {
   LooseWriter(const LooseWriter&) = delete;
   LooseWriter& operator=(const LooseWriter&) = delete;
   using ObjectWriter::write;
-  git_oid write(git_object_t type, std::string_view data, int level) override;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
 
  private:
@@ -116,6 +118,21 @@ class LooseWriter final : public ObjectWriter {
   git_odb* odb_ = nullptr;
   std::unordered_set<git_oid, OidHash, OidEq> seen_;
 };
+
+// One entry of a tree object's bytes: "<mode> <name>\0<20-byte id>".
+struct RawEntry {
+  std::string_view name;
+  std::string_view bytes;  // the whole entry
+  bool tree;               // mode 40000
+  bool link;               // mode 160000: a submodule link
+  const unsigned char* id;
+};
+// Reads the next entry of `rest` (a tree's bytes) into `e` and advances;
+// false at the end. Error(kCorruption) when the bytes are not a tree.
+bool next_entry(std::string_view& rest, RawEntry& e);
+
+// Error(kCorruption) naming `where` unless `data` is the tree whose id is `id`.
+void check_tree_id(std::string_view data, const git_oid& id, const std::string& where);
 
 // A change to one path of a tree: a blob (upsert) or nothing (removal).
 struct PathChange {

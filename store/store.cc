@@ -160,22 +160,18 @@ const Snapshot::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
     tree = std::make_shared<RawTree>();
     tree->object.reset(obj);
     if (git_odb_object_type(obj) != GIT_OBJECT_TREE) throw Corruption(key + ": " + git::oid_str(id) + " is not a tree");
-    const char* p = static_cast<const char*>(git_odb_object_data(obj));
-    const char* end = p + git_odb_object_size(obj);
-    tree->data = p;
-    if (git_odb_object_size(obj) > 0xffffffffu) throw Corruption(key + ": the tree " + git::oid_str(id) + " is over 4 GiB");
-    // Entries: "<mode> <name>\0<20-byte id>".
-    while (p < end) {
-      const char* space = static_cast<const char*>(std::memchr(p, ' ', static_cast<std::size_t>(end - p)));
-      const char* nul = space ? static_cast<const char*>(std::memchr(space, '\0', static_cast<std::size_t>(end - space))) : nullptr;
-      if (!nul || end - nul < 21 || nul - space - 1 > 0xffff)
-        throw Corruption(key + ": the tree " + git::oid_str(id) + " is malformed");
-      std::string_view mode(p, static_cast<std::size_t>(space - p));
-      char kind = mode == "40000" ? 't' : mode == "160000" ? 'l' : 'b';
-      if (tree->entries.empty()) tree->entries.reserve(static_cast<std::size_t>(end - p) / 90 + 1);
-      tree->entries.push_back({static_cast<std::uint32_t>(space + 1 - tree->data),
-                               static_cast<std::uint16_t>(nul - space - 1), kind});
-      p = nul + 21;
+    std::string_view rest(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
+    tree->data = rest.data();
+    if (rest.size() > 0xffffffffu) throw Corruption(key + ": the tree " + git::oid_str(id) + " is over 4 GiB");
+    tree->entries.reserve(rest.size() / 90 + 1);
+    try {
+      for (git::RawEntry e; git::next_entry(rest, e);) {
+        if (e.name.size() > 0xffff) throw Corruption("name over 64 KiB");
+        tree->entries.push_back({static_cast<std::uint32_t>(e.name.data() - tree->data),
+                                 static_cast<std::uint16_t>(e.name.size()), e.tree ? 't' : e.link ? 'l' : 'b'});
+      }
+    } catch (const Error&) {
+      throw Corruption(key + ": the tree " + git::oid_str(id) + " is malformed");
     }
     const RawTree& t = *tree;
     auto by_name = [&t](const RawTree::Entry& a, const RawTree::Entry& b) { return t.name(a) < t.name(b); };

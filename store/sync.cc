@@ -1275,7 +1275,7 @@ struct QuarantineGuard {
   ~QuarantineGuard() { delete_ref(repo, ref); }
 };
 
-std::size_t fetch_local(git_repository* repo, const std::string& url, const git_oid& head,
+std::size_t fetch_local(git_repository* repo, const std::string& remote, const std::string& url, const git_oid& head,
                         const std::vector<git_oid>& have, const SyncOptions& options);
 
 PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn, const std::string& branch) {
@@ -1302,7 +1302,7 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
     std::vector<git_oid> have;
     if (!snap.empty()) have.push_back(parse_oid(snap.commit_id()));
     if (auto synced = ref_target(repo, synced_ref(conn.remote()))) have.push_back(*synced);
-    report.fetched_objects = fetch_local(repo, conn.url(), incoming, have, options);
+    report.fetched_objects = fetch_local(repo, conn.remote(), conn.url(), incoming, have, options);
   } else {
     conn.download("+" + branch + ":" + quarantine);
     report.fetched_objects = conn.received_objects();
@@ -1450,6 +1450,15 @@ git::Repository packing_handle(Store& store) {
   return repo;
 }
 
+// The repository of `remote` at `url`, a path or file:// URL on this machine.
+git::Repository open_on_this_machine(const std::string& remote, const std::string& url) {
+  std::string path = url.starts_with("file://") ? url.substr(7) : url;
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
+    throw RemoteError("cannot open remote " + remote + " (" + redact_url(url) + "): " + git::last_error());
+  return git::Repository(raw);
+}
+
 // Writes into `pack` every object reachable from `head` in `from` that the
 // commits `hide` (those of them `from` has) do not already bring: each new
 // commit, its tree and what its tree has that its first parent's lacks.
@@ -1499,13 +1508,10 @@ std::size_t copy_new_objects(git_repository* from, const git_oid& head, const st
 // into the store's own objects/pack, bringing only what the store's branch
 // and what was synced before do not (copy_new_objects). Returns the number
 // of objects copied.
-std::size_t fetch_local(git_repository* repo, const std::string& url, const git_oid& head,
+std::size_t fetch_local(git_repository* repo, const std::string& remote, const std::string& url, const git_oid& head,
                         const std::vector<git_oid>& have, const SyncOptions& options) {
-  std::string path = url.starts_with("file://") ? url.substr(7) : url;
-  git_repository* raw = nullptr;
-  if (git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
-    throw RemoteError("cannot open remote " + redact_url(url) + ": " + git::last_error());
-  git::Repository remote_repo(raw);
+  git::Repository remote_repo = open_on_this_machine(remote, url);
+  git_repository* raw = remote_repo.get();
   git::PackWriter pack(std::string(git_repository_path(repo)) + "objects/pack");
   std::size_t n = copy_new_objects(raw, head, have, pack, [&](std::size_t got) {
     if (options.progress) options.progress("receiving", got, 0);
@@ -1521,11 +1527,8 @@ std::size_t fetch_local(git_repository* repo, const std::string& url, const git_
 // head's whole tree). Returns GIT_EMODIFIED when the branch moved meanwhile.
 int push_local(git_repository* repo, const std::string& url, const std::string& branch, const git_oid& local,
                const std::optional<git_oid>& theirs, Session& session) {
-  std::string path = url.starts_with("file://") ? url.substr(7) : url;
-  git_repository* raw = nullptr;
-  int rc = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
-  if (rc < 0) throw RemoteError("cannot open remote " + session.remote + " (" + redact_url(url) + "): " + git::last_error());
-  git::Repository remote_repo(raw);
+  git::Repository remote_repo = open_on_this_machine(session.remote, url);
+  git_repository* raw = remote_repo.get();
   if (!git_repository_is_bare(raw)) {
     git_reference* head = nullptr;
     bool checked_out = git_reference_lookup(&head, raw, "HEAD") == 0 &&
@@ -1555,7 +1558,7 @@ int push_local(git_repository* repo, const std::string& url, const std::string& 
   git_odb_refresh(odb);
   git_reference* ref = nullptr;
   std::string log = "push from kistore";
-  rc = theirs ? git_reference_create_matching(&ref, raw, branch.c_str(), &local, 1, &*theirs, log.c_str())
+  int rc = theirs ? git_reference_create_matching(&ref, raw, branch.c_str(), &local, 1, &*theirs, log.c_str())
               : git_reference_create(&ref, raw, branch.c_str(), &local, 0, log.c_str());
   if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED) {
     git_error_clear();
