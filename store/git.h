@@ -65,6 +65,22 @@ struct BufFree {
   void operator()(git_buf* b) const { git_buf_dispose(b); delete b; }
 };
 
+// Moves the reference `name` to `to` only if it still points at `from`, or,
+// with `from` null, only if it does not exist yet: both checked under the
+// reference's lock (an all-zero current id means "must not exist" to
+// libgit2). git_reference_create without force checks existence before it
+// takes the lock, so two first commits could both "succeed" and one be
+// lost. Returns libgit2's code: GIT_EMODIFIED, GIT_EEXISTS or GIT_ELOCKED
+// when another writer came first. On success frees the new reference.
+inline int move_ref(git_repository* repo, const std::string& name, const git_oid& to, const git_oid* from,
+                    const std::string& log) {
+  git_oid absent{};
+  git_reference* ref = nullptr;
+  int rc = git_reference_create_matching(&ref, repo, name.c_str(), &to, 1, from ? from : &absent, log.c_str());
+  if (rc == 0) git_reference_free(ref);
+  return rc;
+}
+
 inline std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
   git_oid_tostr(buf, sizeof buf, &oid);

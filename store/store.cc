@@ -685,18 +685,10 @@ std::optional<std::string> Store::commit(
     std::string id = write_commit(base, *change, options);
     git_oid new_id;
     git_oid_fromstr(&new_id, id.c_str());
-    git_reference* ref = nullptr;
-    std::string log = "kistore: " + change->op;
-    int rc;
-    if (base.empty()) {
-      rc = git_reference_create(&ref, repo_, branch_.c_str(), &new_id, 0, log.c_str());
-    } else {
-      git_oid old_id;
-      git_oid_fromstr(&old_id, base.commit_id().c_str());
-      rc = git_reference_create_matching(&ref, repo_, branch_.c_str(), &new_id, 1, &old_id, log.c_str());
-    }
+    std::optional<git_oid> old_id;
+    if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
+    int rc = git::move_ref(repo_, branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + change->op);
     if (rc == 0) {
-      git_reference_free(ref);
       git_odb* odb = nullptr;
       if (git_repository_odb(&odb, repo_) == 0) {
         git_odb_refresh(odb);  // see the pack just written

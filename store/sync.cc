@@ -1368,11 +1368,10 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   // Fast-forward when the local branch is empty or behind.
   for (int attempt = 0; attempt < 16; ++attempt) {
     Snapshot now = store.snapshot();
-    git_reference* ref = nullptr;
     int rc;
     std::string log = "kistore: pull " + conn.remote() + " (fast-forward)";
     if (now.empty()) {
-      rc = git_reference_create(&ref, repo, branch.c_str(), &incoming, 0, log.c_str());
+      rc = git::move_ref(repo, branch, incoming, nullptr, log);
     } else {
       git_oid head = parse_oid(now.commit_id());
       if (contains(repo, head, incoming)) {
@@ -1382,10 +1381,9 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
         return report;
       }
       if (!contains(repo, incoming, head)) break;  // diverged: merge
-      rc = git_reference_create_matching(&ref, repo, branch.c_str(), &incoming, 1, &head, log.c_str());
+      rc = git::move_ref(repo, branch, incoming, &head, log);
     }
     if (rc == 0) {
-      git_reference_free(ref);
       report.result = "fast-forward";
       report.commit = report.incoming;
       report.new_documents = checker.new_objects;
@@ -1556,17 +1554,13 @@ int push_local(git_repository* repo, const std::string& url, const std::string& 
   git::check(git_repository_odb(&odb, raw), "opening the remote's object database");
   git::Odb owned_odb(odb);
   git_odb_refresh(odb);
-  git_reference* ref = nullptr;
-  std::string log = "push from kistore";
-  int rc = theirs ? git_reference_create_matching(&ref, raw, branch.c_str(), &local, 1, &*theirs, log.c_str())
-              : git_reference_create(&ref, raw, branch.c_str(), &local, 0, log.c_str());
+  int rc = git::move_ref(raw, branch, local, theirs ? &*theirs : nullptr, "push from kistore");
   if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED) {
     git_error_clear();
     return GIT_EMODIFIED;
   }
   if (rc < 0)
     throw RemoteError("the remote " + session.remote + " (" + redact_url(url) + ") rejected the push: " + git::last_error());
-  git_reference_free(ref);
   return 0;
 }
 
