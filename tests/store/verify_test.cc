@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "objects/error.h"
+#include "tests/store/support.h"
 #include "objects/json.h"
 #include "refs/index.h"
 #include "refs/layout.h"
@@ -29,76 +30,11 @@
 namespace kistore {
 namespace {
 
+using namespace test_support;
+
 namespace fs = std::filesystem;
 
-// ---- helpers (each store test file keeps its own: no shared test header) ----
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kistore-verify-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Shell {
-  int rc;
-  std::string out;
-};
-
-Shell sh(const std::string& cmd, bool with_stderr = false) {
-  std::string full = cmd + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* p = popen(full.c_str(), "r");
-  if (!p) throw std::runtime_error("popen failed: " + cmd);
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-// stdout of a command that must succeed (stderr is shown only on failure).
-std::string must(const std::string& cmd) {
-  Shell r = sh(cmd, false);
-  if (r.rc != 0) {
-    INFO(cmd << "\n" << sh(cmd, true).out);
-    REQUIRE(r.rc == 0);
-  }
-  return r.out;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
+// ---- helpers (shared ones: tests/store/support.h) ----
 
 const char kFixture[] = "refs/seed-run-tiled-geglu-backward.json";
 const char kSeedRun[] = "sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0";
