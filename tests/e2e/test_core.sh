@@ -18,33 +18,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/servers.sh"
 servers_init
 
-# --- common setup (same block in every tests/e2e/test_*.sh of this family) ---
-: "${KISTORE:?set KISTORE to the kistore binary}"
-[[ $KISTORE == /* ]] || KISTORE=$PWD/$KISTORE
-[[ -x $KISTORE ]] || fail "KISTORE=$KISTORE is not an executable"
-SRC=${KISTORE_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
-DATA=$SRC/tests/data/e2e
-FX=$DATA/seed-run-tiled-geglu-backward.json
-PY=$(command -v /usr/bin/python3 || command -v python3)
-export HOME=$SERVERS_DIR/home TMPDIR=$SERVERS_DIR/tmp
-mkdir -p "$HOME" "$TMPDIR"
-export GIT_CONFIG_NOSYSTEM=1 KISTORE_AUTHOR='kistore e2e <e2e@example.invalid>'
-export GIT_AUTHOR_NAME=e2e GIT_AUTHOR_EMAIL=e2e@example.invalid
-export GIT_COMMITTER_NAME=e2e GIT_COMMITTER_EMAIL=e2e@example.invalid
-unset KISTORE_DIR GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
-if [[ -n ${E2E_KEEP_GOING:-} ]]; then
-    fail() { printf 'FAIL: %s\n' "$*" >&2; TESTS_FAILED=$((TESTS_FAILED + 1)); _E2E_BAD=1; }
-    pass() {
-        if ((${_E2E_BAD:-0})); then printf 'not ok - %s\n' "$*"; _E2E_BAD=0; return 0; fi
-        TESTS_PASSED=$((TESTS_PASSED + 1)); _TESTS_LAST_PASS=$*
-        printf 'ok %d - %s\n' "$TESTS_PASSED" "$*"
-    }
-fi
-ks() { "$KISTORE" --no-progress "$@"; }
-mkruns() { "$PY" "$DATA/make_runs.py" "$FX" "$@"; }
-head_of() { git --git-dir="$1" rev-parse -q --verify refs/heads/main || echo none; }
-# jv [JQ-OPTION...] EXPR : jq -r on the last command's stdout ($OUT)
-jv() { jq -r "$@" <<<"$OUT" 2>/dev/null || echo "<not JSON: ${OUT:0:200}>"; }
+# shellcheck source=lib/common.sh
+. "$here/lib/common.sh"
 # jcs_of FILE PYEXPR : RFC 8785 bytes of the value PYEXPR (of d, the file's JSON)
 # without its top-level metadata, made by Python (sorted keys, no whitespace:
 # JCS for the fixture's content), independently of kistore.
