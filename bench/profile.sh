@@ -2,7 +2,10 @@
 # Profiles kistore's add, verify, one-add, rank or push with perf (DWARF call stacks) and prints where
 # the time goes, by category (bench/perf_categories.py).
 #
-#   bench/profile.sh add|verify|one-add|rank|push N     e.g. bench/profile.sh add 20000
+#   bench/profile.sh add|verify|one-add|rank|push|push-git N     e.g. bench/profile.sh add 20000
+#
+# push goes to an empty bare repository by path, push-git to one served by `git daemon` on
+# 127.0.0.1 (only kistore's side is profiled, not the server's receive-pack).
 #
 # Environment: KISTORE (binary; default build-bench/kistore), BENCH_WORK (scratch; default
 # /tmp/kistore-profile, kept: the store of `add` is reused by the other operations), FREQ (perf
@@ -17,8 +20,8 @@ root=$(cd "$here/.." && pwd)
 KISTORE=$(readlink -f "${KISTORE:-$root/build-bench/kistore}")
 WORK=${BENCH_WORK:-/tmp/kistore-profile}
 FREQ=${FREQ:-500}
-op=${1:?usage: bench/profile.sh add|verify|one-add|rank|push N}
-n=${2:?usage: bench/profile.sh add|verify|one-add|rank|push N}
+op=${1:?usage: bench/profile.sh add|verify|one-add|rank|push|push-git N}
+n=${2:?usage: bench/profile.sh add|verify|one-add|rank|push|push-git N}
 export KISTORE_AUTHOR="Bench <bench@example.org>"
 
 d=$WORK/$n
@@ -41,6 +44,15 @@ case $op in
   push)
     rm -rf "$d/store1" "$d/remote"; cp -a "$d/store" "$d/store1"; git init -q --bare "$d/remote"
     "$KISTORE" --store "$d/store1" remote add bench "$d/remote" >/dev/null 2>&1
+    cmd=("$KISTORE" --store "$d/store1" --quiet --no-progress push bench) ;;
+  push-git)
+    # shellcheck source=../tests/e2e/lib/servers.sh
+    source "$root/tests/e2e/lib/servers.sh"
+    servers_init
+    rm -rf "$d/store1" "$d/served"; mkdir -p "$d/served"; cp -a "$d/store" "$d/store1"
+    git init -q --bare "$d/served/remote.git"
+    start_git_daemon "$d/served"
+    "$KISTORE" --store "$d/store1" remote add bench "$GIT_DAEMON_URL/remote.git" >/dev/null 2>&1
     cmd=("$KISTORE" --store "$d/store1" --quiet --no-progress push bench) ;;
   rank)
     run=$(git -C "$d/store" ls-tree -r --name-only main refs/groups | awk -F/ 'NR == 1 {print $4}')

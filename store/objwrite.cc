@@ -16,6 +16,28 @@
 #include "store/packread.h"
 
 namespace kistore::git {
+
+// SHA-1 through OpenSSL; sha1() is one context per thread, reused.
+class Sha1 {
+ public:
+  Sha1() : md_(EVP_MD_fetch(nullptr, "SHA1", nullptr)), ctx_(EVP_MD_CTX_new()) {
+    if (!md_ || !ctx_) throw Error(ErrorCode::kIO, "SHA-1 is not available from OpenSSL");
+  }
+  ~Sha1() {
+    EVP_MD_CTX_free(ctx_);
+    EVP_MD_free(md_);
+  }
+  Sha1(const Sha1&) = delete;
+  Sha1& operator=(const Sha1&) = delete;
+  void init() { EVP_DigestInit_ex(ctx_, md_, nullptr); }
+  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
+  void final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
+
+ private:
+  EVP_MD* md_;
+  EVP_MD_CTX* ctx_;
+};
+
 namespace {
 
 const char* type_name(git_object_t type) {
@@ -31,25 +53,6 @@ const char* type_name(git_object_t type) {
 std::string header(git_object_t type, std::size_t size) {
   return std::string(type_name(type)) + " " + std::to_string(size) + '\0';
 }
-
-// SHA-1, one context per thread, reused.
-class Sha1 {
- public:
-  Sha1() : md_(EVP_MD_fetch(nullptr, "SHA1", nullptr)), ctx_(EVP_MD_CTX_new()) {
-    if (!md_ || !ctx_) throw Error(ErrorCode::kIO, "SHA-1 is not available from OpenSSL");
-  }
-  ~Sha1() {
-    EVP_MD_CTX_free(ctx_);
-    EVP_MD_free(md_);
-  }
-  void init() { EVP_DigestInit_ex(ctx_, md_, nullptr); }
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  void final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
-
- private:
-  EVP_MD* md_;
-  EVP_MD_CTX* ctx_;
-};
 
 Sha1& sha1() {
   thread_local Sha1 s;
@@ -151,6 +154,30 @@ void write_all(int fd, const char* p, std::size_t n, const std::string& path) {
   }
 }
 
+// A pack entry's header: the type in bits 4-6 of the first byte, the size
+// in its low 4 bits and 7 bits per following byte, least significant first.
+// Returns its length.
+std::size_t entry_header(unsigned char (&head)[16], git_object_t type, std::uint64_t size) {
+  std::size_t n = 0;
+  unsigned char c = static_cast<unsigned char>((static_cast<int>(type) << 4) | (size & 15));
+  size >>= 4;
+  while (size) {
+    head[n++] = c | 0x80;
+    c = size & 0x7f;
+    size >>= 7;
+  }
+  head[n++] = c;
+  return n;
+}
+
+// "PACK", version 2, the object count.
+std::string pack_header(std::uint32_t count) {
+  std::string head = "PACK";
+  put32(head, 2);
+  put32(head, count);
+  return head;
+}
+
 }  // namespace
 
 git_oid object_id(git_object_t type, std::string_view data) {
@@ -171,10 +198,8 @@ PackWriter::PackWriter(std::string pack_dir) : dir_(std::move(pack_dir)) {
   ::mkdir(dir_.c_str(), 0755);
   fd_ = ::mkstemp(tmp_path_.data());
   if (fd_ < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create a pack file: " + errno_text());
-  // The header: "PACK", version 2, the object count (filled in by finish).
-  std::string head = "PACK";
-  put32(head, 2);
-  put32(head, 0);
+  // The object count is filled in by finish.
+  std::string head = pack_header(0);
   put(head.data(), head.size());
 }
 
@@ -196,19 +221,8 @@ void PackWriter::flush() {
 
 void PackWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
   if (!seen_.insert(id).second) return;
-  // Entry header: type in bits 4-6 of the first byte, the size in 4 bits
-  // there and 7 bits per following byte, least significant first.
   unsigned char head[16];
-  std::size_t n = 0;
-  std::uint64_t size = data.size();
-  unsigned char c = static_cast<unsigned char>((static_cast<int>(type) << 4) | (size & 15));
-  size >>= 4;
-  while (size) {
-    head[n++] = c | 0x80;
-    c = size & 0x7f;
-    size >>= 7;
-  }
-  head[n++] = c;
+  std::size_t n = entry_header(head, type, data.size());
   deflate_into(deflated_, {}, data, level);
   std::uint32_t crc = crc32(0, head, static_cast<uInt>(n));
   crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
@@ -307,6 +321,55 @@ std::string PackWriter::finish() {
     throw Error(ErrorCode::kIO, idx_path + ": cannot move into place: " + errno_text());
   }
   return name;
+}
+
+// ---- PackStream -----------------------------------------------------------
+
+PackStream::PackStream(std::uint32_t count, Sink sink, std::size_t piece)
+    : count_(count), sink_(std::move(sink)), piece_(piece), sha_(std::make_unique<Sha1>()) {
+  sha_->init();
+  std::string head = pack_header(count);
+  put(head.data(), head.size());
+}
+
+PackStream::~PackStream() = default;
+
+void PackStream::put(const void* data, std::size_t n) {
+  buffer_.append(static_cast<const char*>(data), n);
+  if (buffer_.size() >= piece_) flush();
+}
+
+void PackStream::flush() {
+  if (buffer_.empty()) return;
+  sha_->update(buffer_.data(), buffer_.size());
+  bytes_ += buffer_.size();
+  sink_(buffer_);
+  buffer_.clear();
+}
+
+void PackStream::write(git_object_t type, std::string_view data, int level) {
+  if (written_ == count_)
+    throw Error(ErrorCode::kIO, "pack stream: more objects than the " + std::to_string(count_) + " announced");
+  unsigned char head[16];
+  put(head, entry_header(head, type, data.size()));
+  if (level == 0) {
+    stored_stream({}, data, [&](const char* p, std::size_t n) { put(p, n); });
+  } else {
+    deflate_into(deflated_, {}, data, level);
+    put(deflated_.data(), deflated_.size());
+  }
+  ++written_;
+}
+
+void PackStream::finish() {
+  if (written_ != count_)
+    throw Error(ErrorCode::kIO, "pack stream: " + std::to_string(written_) + " objects written, " +
+                                    std::to_string(count_) + " announced");
+  flush();
+  unsigned char checksum[20];
+  sha_->final(checksum);
+  bytes_ += 20;
+  sink_({reinterpret_cast<const char*>(checksum), 20});
 }
 
 // ---- LooseWriter ----------------------------------------------------------
@@ -666,6 +729,50 @@ void diff_raw(git_odb* odb, const git_oid& from, const git_oid* to, const std::s
   }
 }
 }  // namespace
+
+namespace {
+// The bytes of the tree `id` (at `path`, for messages): through `packs` when
+// it holds the tree whole, else through libgit2. `stored` or `held` keeps them.
+std::string_view tree_bytes(git_odb* odb, const PackReader* packs, const git_oid& id, const std::string& path,
+                            std::string& stored, OdbObject& held) {
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (packs && packs->read(id, type, stored) && type == GIT_OBJECT_TREE) return stored;
+  held = read_tree(odb, id, path);
+  return data_of(held);
+}
+
+void added_raw(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to, const std::string& dir,
+               const std::function<void(const git_oid&, git_object_t)>& fn) {
+  std::string stored_a, stored_b;
+  OdbObject held_a, held_b;
+  std::string_view ra = from ? tree_bytes(odb, packs, *from, dir, stored_a, held_a) : std::string_view();
+  std::string_view rb = tree_bytes(odb, packs, to, dir, stored_b, held_b);
+  RawEntry ea, eb;
+  bool has_a = next_entry(ra, ea);
+  while (next_entry(rb, eb)) {
+    int c = 1;
+    while (has_a && (c = compare(ea.name, ea.tree, eb.name, eb.tree)) < 0) has_a = next_entry(ra, ea);
+    bool matched = has_a && c == 0;  // same name, both trees or both not
+    if (matched && std::memcmp(ea.id, eb.id, 20) == 0) continue;
+    git_oid id;
+    std::memcpy(id.id, eb.id, 20);
+    if (eb.tree) {
+      fn(id, GIT_OBJECT_TREE);
+      git_oid old;
+      if (matched) std::memcpy(old.id, ea.id, 20);
+      added_raw(odb, packs, matched ? &old : nullptr, id, dir + std::string(eb.name) + "/", fn);
+    } else if (!eb.link) {
+      fn(id, GIT_OBJECT_BLOB);
+    }
+  }
+}
+}  // namespace
+
+void added_or_changed(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to,
+                      const std::function<void(const git_oid&, git_object_t)>& fn) {
+  if (from && git_oid_equal(from, &to)) return;
+  added_raw(odb, packs, from, to, "", fn);
+}
 
 void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
                         const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {

@@ -13,6 +13,8 @@
 //     bulk changes and pushes. The pack is written under a temporary name and
 //     renamed into objects/pack/ before its index, as git does, so a reader
 //     never sees an index without its pack; a crash leaves only a tmp_ file.
+//   - PackStream: the same pack format handed to a sink as it is made, for
+//     sending over git's smart protocol (receive_pack.h).
 //   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes.
 //   - build_tree: the new root tree from a base tree and a sorted set of
 //     changed paths, reading only the base trees on the changed paths and
@@ -29,6 +31,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -102,6 +105,40 @@ class PackWriter final : public ObjectWriter {
   bool finished_ = false;
 };
 
+class Sha1;
+
+// A pack (version 2, no deltas) handed to `sink` piece by piece (in pieces
+// of about `piece` bytes) as it is made: the header, then each object, then
+// the SHA-1 trailer. The header holds the object count, so it is fixed up
+// front. No index: the receiver builds its own.
+class PackStream {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  PackStream(std::uint32_t count, Sink sink, std::size_t piece = 1 << 18);
+  ~PackStream();
+  PackStream(const PackStream&) = delete;
+  PackStream& operator=(const PackStream&) = delete;
+
+  // Appends an object, deflated at `level` (0: zlib's stored format).
+  void write(git_object_t type, std::string_view data, int level);
+  // Appends the trailer and hands over the rest. Error(kIO) unless exactly
+  // the announced number of objects was written.
+  void finish();
+  std::uint32_t written() const { return written_; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  void put(const void* data, std::size_t n);
+  void flush();
+
+  std::uint32_t count_, written_ = 0;
+  Sink sink_;
+  std::size_t piece_;
+  std::string buffer_, deflated_;
+  std::uint64_t bytes_ = 0;
+  std::unique_ptr<Sha1> sha_;  // of everything handed over
+};
+
 class LooseWriter final : public ObjectWriter {
  public:
   // Loose objects of the repository `repo` (its objects/ folder).
@@ -167,6 +204,15 @@ void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
 // reported.
 void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
                         const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn);
+
+// Calls fn(id, type) for every tree and blob reachable from the tree `to`
+// that the tree `from` (null: the empty tree) does not hold at the same path,
+// `to` itself excluded: what a commit brings that its parent lacks, in time
+// proportional to that (subtrees with equal ids are skipped, submodule links
+// are not reported). An object held at two new paths is reported twice.
+// Trees are read through `packs` first (may be null), their ids unchecked.
+void added_or_changed(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to,
+                      const std::function<void(const git_oid&, git_object_t)>& fn);
 
 // The git object text of a commit kistore writes (as libgit2's
 // git_commit_create_buffer and git write it), with `signature` (an armored

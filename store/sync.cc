@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "objects/blob.h"
 #include "refs/index.h"
@@ -21,6 +22,8 @@
 #include "store/audit.h"
 #include "store/git.h"
 #include "store/objwrite.h"
+#include "store/packread.h"
+#include "store/receive_pack.h"
 
 namespace kistore {
 namespace fs = std::filesystem;
@@ -276,6 +279,7 @@ struct Session {
   std::string host_key_failure;      // set when the host key was refused
   std::string push_rejection;        // set when the remote rejected a ref update
   std::size_t pushed_objects = 0;
+  git::ReceivePack* receive_pack = nullptr;  // pushes over the network speak receive-pack through it
 };
 
 int on_credentials(git_credential** out, const char* url, const char* user_from_url, unsigned int allowed,
@@ -411,6 +415,15 @@ int on_push_update(const char* refname, const char* status, void* payload) {
   return 0;
 }
 
+// For a push, the transport that lets kistore send its own pack (receive_pack.h).
+int on_transport(git_transport** out, git_remote* owner, void* payload) {
+  auto* s = static_cast<Session*>(payload);
+  *out = nullptr;
+  if (!s->receive_pack) return 0;
+  const char* url = git_remote_pushurl(owner) ? git_remote_pushurl(owner) : git_remote_url(owner);
+  return s->receive_pack->make_transport(out, owner, url ? url : "");
+}
+
 // One connection to a remote, for fetching or pushing. Not movable: libgit2
 // holds a pointer to its session.
 class Connection {
@@ -443,6 +456,10 @@ class Connection {
     callbacks_.push_transfer_progress = on_push_transfer;
     callbacks_.push_update_reference = on_push_update;
     callbacks_.payload = &session_;
+    if (direction == GIT_DIRECTION_PUSH) {
+      session_.receive_pack = &receive_pack_;
+      callbacks_.transport = on_transport;
+    }
   }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -454,6 +471,7 @@ class Connection {
   const std::string& remote() const { return session_.remote; }
   const std::string& url() const { return session_.url; }
   Session& session() { return session_; }
+  git::ReceivePack& receive_pack() { return receive_pack_; }
 
   void connect() {
     check(git_remote_connect(remote_.get(), direction_, &callbacks_, nullptr, nullptr), "cannot connect to");
@@ -537,6 +555,7 @@ class Connection {
 
   Store& store_;
   git_direction direction_;
+  git::ReceivePack receive_pack_;  // before remote_: its transport refers to it
   git::Remote remote_;
   Session session_;
   git_remote_callbacks callbacks_{};
@@ -686,36 +705,6 @@ class Trees {
   // empty tree), below the folder `dir` ("" for all). Subtrees with equal ids
   // are skipped, so the cost follows the change, not the size of the trees
   // (git_diff_tree_to_tree in libgit2 1.5 walks every entry).
-  // Calls add(id) for every tree and blob reachable from `to` that `from`
-  // (null: none) does not have at the same path; `to` itself excluded. What
-  // a commit brings that its parent lacks, in time proportional to that.
-  void collect_new(git_tree* from, git_tree* to, const std::function<void(const git_oid&)>& add) {
-    std::size_t nf = from ? git_tree_entrycount(from) : 0, nt = to ? git_tree_entrycount(to) : 0;
-    std::size_t i = 0;
-    for (std::size_t j = 0; j < nt; ++j) {
-      const git_tree_entry* b = git_tree_entry_byindex(to, j);
-      const git_tree_entry* a = nullptr;
-      while (i < nf) {
-        const git_tree_entry* candidate = git_tree_entry_byindex(from, i);
-        int c = order(candidate, b);
-        if (c > 0) break;
-        ++i;
-        if (c == 0) {
-          a = candidate;
-          break;
-        }
-      }
-      if (a && git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b))) continue;
-      git_object_t type = git_tree_entry_type(b);
-      if (type == GIT_OBJECT_TREE) {
-        add(*git_tree_entry_id(b));
-        collect_new(a && is_tree(a) ? tree(*git_tree_entry_id(a)) : nullptr, tree(*git_tree_entry_id(b)), add);
-      } else if (type == GIT_OBJECT_BLOB) {
-        add(*git_tree_entry_id(b));
-      }
-    }
-  }
-
   std::vector<Delta> diff(git_tree* from, git_tree* to, const std::string& dir = "") {
     std::vector<Delta> out;
     if (!dir.empty()) {
@@ -1457,13 +1446,19 @@ git::Repository open_on_this_machine(const std::string& remote, const std::strin
   return git::Repository(raw);
 }
 
-// Writes into `pack` every object reachable from `head` in `from` that the
-// commits `hide` (those of them `from` has) do not already bring: each new
-// commit, its tree and what its tree has that its first parent's lacks.
-// Cost follows what is new, not the size of the trees (libgit2 1.5's
-// packbuilder walks the whole tree of every commit it hides).
-std::size_t copy_new_objects(git_repository* from, const git_oid& head, const std::vector<git_oid>& hide,
-                             git::PackWriter& pack, const std::function<void(std::size_t)>& progress) {
+struct NewObject {
+  git_oid id;
+  git_object_t type;
+};
+
+// Every object reachable from `head` in `from` that the commits `hide`
+// (those of them `from` has) do not already bring, each once: each new
+// commit, its tree and what its tree has that its first parent's lacks
+// (git::added_or_changed, on the raw trees). Cost follows what is new, not
+// the size of the trees (libgit2 1.5's packbuilder walks the whole tree of
+// every commit it hides).
+std::vector<NewObject> new_objects(git_repository* from, const git::PackReader& packs, const git_oid& head,
+                                   const std::vector<git_oid>& hide) {
   git_odb* raw_odb = nullptr;
   git::check(git_repository_odb(&raw_odb, from), "opening the object database");
   git::Odb odb(raw_odb);
@@ -1474,32 +1469,70 @@ std::size_t copy_new_objects(git_repository* from, const git_oid& head, const st
   for (const git_oid& h : hide)
     if (git_odb_exists(raw_odb, &h)) git::check(git_revwalk_hide(raw_walk, &h), "walking history");
   git_error_clear();
-  Trees trees(from);
-  std::size_t sent = 0;
-  auto add = [&](const git_oid& id) {
-    if (pack.has(id)) return;
-    git_odb_object* o = nullptr;
-    git::check(git_odb_read(&o, raw_odb, &id), "reading object " + git::oid_str(id));
-    git::OdbObject owned(o);
-    git_object_t type = git_odb_object_type(o);
-    // Stored, not deflated, as kistore writes them (objwrite.h).
-    pack.write(id, type, {static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)},
-               type == GIT_OBJECT_COMMIT ? 1 : 0);
-    if (++sent % 1024 == 0 && progress) progress(sent);
+  std::vector<NewObject> out;
+  std::unordered_set<git_oid, git::OidHash, git::OidEq> seen;
+  auto add = [&](const git_oid& id, git_object_t type) {
+    if (seen.insert(id).second) out.push_back({id, type});
   };
   git_oid id;
   while (git_revwalk_next(&id, raw_walk) == 0) {
-    add(id);
-    git::Tree tree = commit_tree(from, id);
-    add(*git_tree_id(tree.get()));
+    add(id, GIT_OBJECT_COMMIT);
     git_commit* c = nullptr;
     git::check(git_commit_lookup(&c, from, &id), "reading commit " + git::oid_str(id));
     git::Commit commit(c);
-    git::Tree parent;
-    if (git_commit_parentcount(c) > 0) parent = commit_tree(from, *git_commit_parent_id(c, 0));
-    trees.collect_new(parent.get(), tree.get(), add);
+    const git_oid* tree = git_commit_tree_id(c);
+    add(*tree, GIT_OBJECT_TREE);
+    std::optional<git_oid> parent_tree;
+    if (git_commit_parentcount(c) > 0) {
+      git_commit* p = nullptr;
+      git::check(git_commit_parent(&p, c, 0), "reading the parent of commit " + git::oid_str(id));
+      git::Commit parent(p);
+      parent_tree = *git_commit_tree_id(p);
+    }
+    git::added_or_changed(raw_odb, &packs, parent_tree ? &*parent_tree : nullptr, *tree, add);
   }
-  return sent;
+  return out;
+}
+
+// Calls write(object, bytes, level) for each of `objects`, read from `from`
+// (through `packs` first), at the level kistore stores them (objwrite.h:
+// commits deflated, the rest stored as they are), and progress(done) every
+// 1,024 objects.
+void read_objects(git_repository* from, const git::PackReader& packs, const std::vector<NewObject>& objects,
+                  const std::function<void(const NewObject&, std::string_view, int)>& write,
+                  const std::function<void(std::size_t)>& progress) {
+  git_odb* raw_odb = nullptr;
+  git::check(git_repository_odb(&raw_odb, from), "opening the object database");
+  git::Odb odb(raw_odb);
+  std::size_t done = 0;
+  std::string stored;
+  for (const NewObject& object : objects) {
+    git_object_t type = GIT_OBJECT_INVALID;
+    int level = object.type == GIT_OBJECT_COMMIT ? 1 : 0;
+    if (packs.read(object.id, type, stored) && type == object.type) {
+      write(object, stored, level);
+    } else {
+      git_odb_object* o = nullptr;
+      git::check(git_odb_read(&o, raw_odb, &object.id), "reading object " + git::oid_str(object.id));
+      git::OdbObject owned(o);
+      if (git_odb_object_type(o) != object.type)
+        throw Corruption("object " + git::oid_str(object.id) + " is a " + git_object_type2string(git_odb_object_type(o)) +
+                              ", where its tree says " + git_object_type2string(object.type));
+      write(object, {static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)}, level);
+    }
+    if (++done % 1024 == 0 && progress) progress(done);
+  }
+}
+
+// Writes into `pack` what new_objects(from, head, hide) lists; returns how many.
+std::size_t copy_new_objects(git_repository* from, const git_oid& head, const std::vector<git_oid>& hide,
+                             git::PackWriter& pack, const std::function<void(std::size_t)>& progress) {
+  git::PackReader packs(git_repository_path(from));
+  std::vector<NewObject> objects = new_objects(from, packs, head, hide);
+  read_objects(
+      from, packs, objects,
+      [&](const NewObject& o, std::string_view data, int level) { pack.write(o.id, o.type, data, level); }, progress);
+  return objects.size();
 }
 
 // Fetches `head` from a repository on this machine (a path or file:// URL)
@@ -1562,6 +1595,42 @@ int push_local(git_repository* repo, const std::string& url, const std::string& 
   if (rc < 0)
     throw RemoteError("the remote " + session.remote + " (" + redact_url(url) + ") rejected the push: " + git::last_error());
   return 0;
+}
+
+// Pushes over the network with kistore's own pack (receive_pack.h): the
+// objects the new commits bring, as they are stored, and an update of
+// `branch` from `theirs` (none: it must not exist), which the server applies
+// only if the branch did not move meanwhile. A ref the server refuses is left
+// in the session's push_rejection, as libgit2's callback would.
+void push_smart(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
+                const std::optional<git_oid>& theirs) {
+  Session& session = conn.session();
+  std::vector<git_oid> hide;
+  if (theirs) hide.push_back(*theirs);
+  git::PackReader packs(git_repository_path(repo));
+  std::vector<NewObject> objects = new_objects(repo, packs, local, hide);
+  auto progress = [&](std::size_t sent) {
+    if (session.options && session.options->progress) session.options->progress("sending", sent, objects.size());
+  };
+  std::string where = "the remote " + session.remote + " (" + redact_url(session.url) + ")";
+  git::ReceivePack::Result result;
+  try {
+    result = conn.receive_pack().send(
+        branch, theirs ? &*theirs : nullptr, local, static_cast<std::uint32_t>(objects.size()),
+        [&](git::PackStream& pack) {
+          read_objects(
+              repo, packs, objects,
+              [&](const NewObject& o, std::string_view data, int level) { pack.write(o.type, data, level); }, progress);
+        });
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kRemote) throw;
+    throw RemoteError("pushing to " + where + ": " + scrub(e.what(), session.url));
+  }
+  progress(objects.size());
+  if (result.unpack != "ok")
+    throw RemoteError(where + " could not store the pushed objects: " + scrub(result.unpack, session.url));
+  session.pushed_objects = objects.size();
+  if (!result.rejection.empty()) session.push_rejection = branch + ": " + result.rejection;
 }
 
 bool valid_remote_name(const std::string& name) {
@@ -1674,8 +1743,9 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
     }
     int rc = GIT_ENONFASTFORWARD;
     if (!behind)
-      rc = on_this_machine(conn.url()) ? push_local(packer.get(), conn.url(), branch, local, theirs, conn.session())
-                                       : conn.upload(branch + ":" + branch);
+      rc = on_this_machine(conn.url())        ? push_local(packer.get(), conn.url(), branch, local, theirs, conn.session())
+           : conn.receive_pack().usable() ? (push_smart(packer.get(), conn, branch, local, theirs), 0)
+                                          : conn.upload(branch + ":" + branch);
     if (rc == GIT_ENONFASTFORWARD || rc == GIT_EMODIFIED) {
       conn.disconnect();
       PullReport pulled = pull(store, remote, options);

@@ -80,11 +80,17 @@ transport() {
     local name=$1 url=$2 bare=$BASE/t-$1.git
     shift 2
     git init -q --bare -b main "$bare"
+    # Keep what arrives as the pack it came in (not loose objects), to look at it.
+    git --git-dir="$bare" config receive.unpackLimit 1
     assert_exit 0 ks --store A remote add "$name" "$url"
     assert_exit 0 env "$@" "$KISTORE" --store A push "$name"
     assert_contains "$OUT" "Pushed" "$name: push output"
     assert_eq "$(head_of A)" "$(head_of "$bare")" "$name: the remote has A's branch"
     assert_exit 0 git --git-dir="$bare" fsck --strict --no-progress
+    # The pack is kistore's own (every entry stored or deflated at level 1, as
+    # kistore keeps them), not one libgit2's packbuilder deflated again.
+    assert_eq "7801" "$(python3 "$KISTORE_SOURCE_DIR/tests/e2e/lib/pack_zlib_headers.py" "$bare"/objects/pack/*.pack)" \
+        "$name: the remote got kistore's pack"
     rm -rf "$WORK/stock-$name"
     assert_exit 0 g clone -q "$bare" "$WORK/stock-$name"
     [[ -d $WORK/stock-$name/objects/sha256 && -d $WORK/stock-$name/refs/levels ]] ||
@@ -177,6 +183,50 @@ assert_exit 4 ks --store A push hook
 assert_contains "$ERR" "rejected" "hook rejection reported"
 assert_eq "none" "$(head_of "$BASE/t-hook.git")" "hook: nothing pushed"
 pass "a push the remote rejects exits 4"
+
+# The remote cannot store the pack (a size limit): exit 4 naming why, the
+# remote's branch unchanged.
+git init -q --bare -b main "$BASE/t-limit.git"
+git --git-dir="$BASE/t-limit.git" config receive.maxInputSize 100
+assert_exit 0 ks --store A remote add limit "$GIT_DAEMON_URL/t-limit.git"
+assert_exit 4 ks --store A push limit
+assert_contains "$ERR" "could not store the pushed objects" "size limit: the cause is named"
+assert_contains "$ERR" "limit ($GIT_DAEMON_URL/t-limit.git)" "size limit: the remote is named"
+assert_eq "none" "$(head_of "$BASE/t-limit.git")" "size limit: nothing pushed"
+pass "a pack the remote cannot store exits 4 and names the remote"
+
+# The remote's branch moves after kistore listed it and before its update
+# lands (an update hook moves it once, as a concurrent pusher would): the
+# server refuses the stale update, kistore pulls, merges and pushes again,
+# and nobody's commit is lost.
+R2=$BASE/t-moved.git
+git init -q --bare -b main "$R2"
+assert_exit 0 ks --store A remote add moved "$GIT_DAEMON_URL/t-moved.git"
+assert_exit 0 ks --store A push moved
+assert_exit 0 ks clone "$GIT_DAEMON_URL/t-moved.git" M
+assert_exit 0 ks clone "$GIT_DAEMON_URL/t-moved.git" N
+assert_exit 0 ks --store M add "$(variant 30)"
+assert_exit 0 git --git-dir=M push -q "$R2" main:refs/heads/elsewhere
+theirs=$(head_of M)
+cat >"$R2/hooks/update" <<HOOK
+#!/bin/sh
+# Once: move main to the other writer's commit, then let receive-pack go on.
+if [ "\$1" = refs/heads/main ] && [ ! -e "$WORK/moved-once" ]; then
+    touch "$WORK/moved-once"
+    git update-ref refs/heads/main $theirs
+fi
+exit 0
+HOOK
+chmod +x "$R2/hooks/update"
+assert_exit 0 ks --store N add "$(variant 31)"
+assert_exit 0 ks --store N --json push
+[[ -e $WORK/moved-once ]] || fail "the update hook did not run"
+assert_contains "$OUT" '"result":"pushed"' "moved: pushed in the end"
+assert_contains "$OUT" '"result":"merge"' "moved: merged the other writer's commit first"
+assert_eq "$(head_of N)" "$(head_of "$R2")" "moved: the remote has N's merge"
+git --git-dir="$R2" merge-base --is-ancestor "$theirs" main || fail "moved: the other writer's commit was lost"
+assert_exit 0 git --git-dir="$R2" fsck --strict --no-progress
+pass "the remote's branch moves during a push: refused as stale, pulled, merged, pushed again"
 
 # ---------------------------------------------------------------------------
 # Two people, one remote: both add, both push (the second merges), both pull.
