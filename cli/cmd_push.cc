@@ -48,6 +48,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       out.set("result", report.result);
       out.set("commit", report.commit);
       out.set("pushed_objects", static_cast<long long>(report.pushed_objects));
+      out.set("pushed_bytes", static_cast<long long>(report.pushed_bytes));
       Json pulls = Json::array();
       for (const PullReport& p : report.pulls) pulls.push_back(pull_json(p));
       out.set("pulls", std::move(pulls));
@@ -60,8 +61,9 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       if (report.result == "up-to-date")
         std::printf("%s is up to date (%s).\n", report.remote.c_str(), report.commit.substr(0, 12).c_str());
       else
-        std::printf("Pushed %s to %s (%s): %zu objects sent.\n", report.commit.substr(0, 12).c_str(),
-                    report.remote.c_str(), report.url.c_str(), report.pushed_objects);
+        std::printf("Pushed %s to %s (%s): %zu objects sent (%s).\n", report.commit.substr(0, 12).c_str(),
+                    report.remote.c_str(), report.url.c_str(), report.pushed_objects,
+                    size_text(report.pushed_bytes).c_str());
     }
     return report.result == "refused" ? kProblems : kOk;
   }};

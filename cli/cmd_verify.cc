@@ -98,7 +98,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       opts.deep = o->deep;
       opts.justify_level = level_justifier(g, store, o->allowed_signers);
       Progress progress(g, "verifying");
-      opts.progress = [&](std::size_t done, std::size_t) { progress.update(done, done); };
+      opts.progress = [&](std::size_t done, std::size_t) { progress.update(done, 0); };
       report = verify_store(store, opts);
     }
     if (g.json) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -139,20 +140,40 @@ long long now_ms() {
 Progress::Progress(const Globals& g, std::string label)
     : enabled_(!g.no_progress && !g.quiet && !g.json && isatty(STDERR_FILENO)),
       label_(std::move(label)),
-      start_ms_(now_ms()) {}
+      start_ms_(now_ms()) {
+  if (const char* env = std::getenv("KISTORE_PROGRESS_DELAY_MS"); env && *env) delay_ms_ = std::atoll(env);
+}
 
 Progress::~Progress() { finish(); }
 
-void Progress::update(std::size_t done, std::size_t total) {
+std::string size_text(std::uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 3) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+void Progress::update(std::size_t done, std::size_t total, std::uint64_t bytes) {
   if (!enabled_) return;
   long long now = now_ms();
-  if (now - start_ms_ < 1000 || now - last_ms_ < 100) return;
+  bool complete = total && done >= total;  // the last state is always drawn
+  if (now - start_ms_ < delay_ms_ || (drawn_ && now - last_ms_ < 100 && !complete)) return;
   last_ms_ = now;
-  int width = 30;
-  int filled = total ? static_cast<int>(width * done / total) : 0;
-  std::string bar(filled, '#');
-  bar.resize(width, '.');
-  std::fprintf(stderr, "\r%s [%s] %zu/%zu", label_.c_str(), bar.c_str(), done, total);
+  std::string text = label_ + " ";
+  if (total) {
+    int width = 30;
+    std::string bar(static_cast<int>(width * std::min(done, total) / total), '#');
+    bar.resize(width, '.');
+    text += "[" + bar + "] " + std::to_string(done) + "/" + std::to_string(total);
+  } else {
+    text += std::to_string(done);
+  }
+  if (bytes) text += ", " + size_text(bytes);
+  std::fprintf(stderr, "\r%s\033[K", text.c_str());
   drawn_ = true;
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -59,17 +60,24 @@ void note(const Globals& g, const std::string& line);  // stderr unless --quiet
 
 // A progress bar on stderr: only on a terminal, without --no-progress/--quiet/--json,
 // and only once work has run for about a second.
+// "512 B", "3.4 KiB", "12.0 MiB", "1.2 GiB".
+std::string size_text(std::uint64_t bytes);
+
 class Progress {
  public:
   Progress(const Globals& g, std::string label);
   ~Progress();
-  void update(std::size_t done, std::size_t total);
+  // done of total items (total 0: not known, no bar), and bytes moved so
+  // far when that applies (0: not shown). Drawn at most every 100 ms, and
+  // once more when done reaches total.
+  void update(std::size_t done, std::size_t total, std::uint64_t bytes = 0);
   void finish();
 
  private:
   bool enabled_;
   std::string label_;
   long long start_ms_;
+  long long delay_ms_ = 1000;  // shown only for work that lasts longer (KISTORE_PROGRESS_DELAY_MS)
   long long last_ms_ = 0;
   bool drawn_ = false;
 };

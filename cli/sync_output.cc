@@ -6,13 +6,13 @@
 
 namespace kistore::cli {
 
-void SyncProgress::update(const char* stage, std::size_t done, std::size_t total) {
+void SyncProgress::update(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) {
   if (current_ != stage) {
     if (bar_) bar_->finish();
     current_ = stage;
     bar_ = std::make_unique<Progress>(g_, stage);
   }
-  bar_->update(done, total);
+  bar_->update(done, total, bytes);
 }
 
 void SyncProgress::finish() {

@@ -16,10 +16,12 @@ namespace kistore::cli {
 class SyncProgress {
  public:
   explicit SyncProgress(const Globals& g) : g_(g) {}
-  void update(const char* stage, std::size_t done, std::size_t total);
+  void update(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes);
   void finish();
-  std::function<void(const char*, std::size_t, std::size_t)> callback() {
-    return [this](const char* stage, std::size_t done, std::size_t total) { update(stage, done, total); };
+  std::function<void(const char*, std::size_t, std::size_t, std::uint64_t)> callback() {
+    return [this](const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) {
+      update(stage, done, total, bytes);
+    };
   }
 
  private:

@@ -279,6 +279,7 @@ struct Session {
   std::string host_key_failure;      // set when the host key was refused
   std::string push_rejection;        // set when the remote rejected a ref update
   std::size_t pushed_objects = 0;
+  std::uint64_t pushed_bytes = 0;
   git::ReceivePack* receive_pack = nullptr;  // pushes over the network speak receive-pack through it
 };
 
@@ -388,21 +389,22 @@ int on_certificate(git_cert* cert, int valid, const char* host, void* payload) {
 
 int on_transfer(const git_indexer_progress* stats, void* payload) {
   auto* s = static_cast<Session*>(payload);
-  if (s->options && s->options->progress) s->options->progress("receiving", stats->received_objects, stats->total_objects);
+  if (s->options && s->options->progress) s->options->progress("receiving", stats->received_objects, stats->total_objects, stats->received_bytes);
   return 0;
 }
 
 int on_pack(int stage, uint32_t current, uint32_t total, void* payload) {
   auto* s = static_cast<Session*>(payload);
   if (s->options && s->options->progress && stage == GIT_PACKBUILDER_DELTAFICATION)
-    s->options->progress("packing", current, total);
+    s->options->progress("packing", current, total, 0);
   return 0;
 }
 
 int on_push_transfer(unsigned int current, unsigned int total, size_t bytes, void* payload) {
   auto* s = static_cast<Session*>(payload);
   s->pushed_objects = total;
-  if (s->options && s->options->progress) s->options->progress("sending", current, total);
+  s->pushed_bytes = bytes;
+  if (s->options && s->options->progress) s->options->progress("sending", current, total, bytes);
   return 0;
 }
 
@@ -1343,10 +1345,10 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   // One big commit (a first clone, a bulk import): show progress through its
   // paths; many commits: through the commits.
   if (options.progress && fresh.size() == 1)
-    checker.progress = [&](std::size_t done, std::size_t total) { options.progress("checking", done, total); };
+    checker.progress = [&](std::size_t done, std::size_t total) { options.progress("checking", done, total, 0); };
   for (std::size_t i = 0; i < fresh.size() && !checker.full(); ++i) {
     checker.check_commit(fresh[i]);
-    if (options.progress && fresh.size() > 1) options.progress("checking", i + 1, fresh.size());
+    if (options.progress && fresh.size() > 1) options.progress("checking", i + 1, fresh.size(), 0);
   }
   if (!checker.problems.empty()) {
     report.result = "refused";
@@ -1496,11 +1498,11 @@ std::vector<NewObject> new_objects(git_repository* from, const git::PackReader& 
 
 // Calls write(object, bytes, level) for each of `objects`, read from `from`
 // (through `packs` first), at the level kistore stores them (objwrite.h:
-// commits deflated, the rest stored as they are), and progress(done) every
-// 1,024 objects.
+// commits deflated, the rest stored as they are), and progress(done, total)
+// every 1,024 objects and at the end.
 void read_objects(git_repository* from, const git::PackReader& packs, const std::vector<NewObject>& objects,
                   const std::function<void(const NewObject&, std::string_view, int)>& write,
-                  const std::function<void(std::size_t)>& progress) {
+                  const std::function<void(std::size_t, std::size_t)>& progress) {
   git_odb* raw_odb = nullptr;
   git::check(git_repository_odb(&raw_odb, from), "opening the object database");
   git::Odb odb(raw_odb);
@@ -1520,13 +1522,13 @@ void read_objects(git_repository* from, const git::PackReader& packs, const std:
                               ", where its tree says " + git_object_type2string(object.type));
       write(object, {static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)}, level);
     }
-    if (++done % 1024 == 0 && progress) progress(done);
+    if ((++done % 1024 == 0 || done == objects.size()) && progress) progress(done, objects.size());
   }
 }
 
 // Writes into `pack` what new_objects(from, head, hide) lists; returns how many.
 std::size_t copy_new_objects(git_repository* from, const git_oid& head, const std::vector<git_oid>& hide,
-                             git::PackWriter& pack, const std::function<void(std::size_t)>& progress) {
+                             git::PackWriter& pack, const std::function<void(std::size_t, std::size_t)>& progress) {
   git::PackReader packs(git_repository_path(from));
   std::vector<NewObject> objects = new_objects(from, packs, head, hide);
   read_objects(
@@ -1544,8 +1546,8 @@ std::size_t fetch_local(git_repository* repo, const std::string& remote, const s
   git::Repository remote_repo = open_on_this_machine(remote, url);
   git_repository* raw = remote_repo.get();
   git::PackWriter pack(std::string(git_repository_path(repo)) + "objects/pack");
-  std::size_t n = copy_new_objects(raw, head, have, pack, [&](std::size_t got) {
-    if (options.progress) options.progress("receiving", got, 0);
+  std::size_t n = copy_new_objects(raw, head, have, pack, [&](std::size_t got, std::size_t total) {
+    if (options.progress) options.progress("receiving", got, total, pack.bytes());
   });
   pack.finish();
   return n;
@@ -1578,10 +1580,11 @@ int push_local(git_repository* repo, const std::string& url, const std::string& 
   git::PackWriter pack(std::string(git_repository_path(raw)) + "objects/pack");
   std::vector<git_oid> hide;
   if (theirs) hide.push_back(*theirs);
-  copy_new_objects(repo, local, hide, pack, [&](std::size_t sent) {
-    if (session.options && session.options->progress) session.options->progress("sending", sent, 0);
+  copy_new_objects(repo, local, hide, pack, [&](std::size_t sent, std::size_t total) {
+    if (session.options && session.options->progress) session.options->progress("sending", sent, total, pack.bytes());
   });
   session.pushed_objects = pack.count();
+  session.pushed_bytes = pack.bytes();
   pack.finish();
   git_odb* odb = nullptr;
   git::check(git_repository_odb(&odb, raw), "opening the remote's object database");
@@ -1609,8 +1612,9 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
   if (theirs) hide.push_back(*theirs);
   git::PackReader packs(git_repository_path(repo));
   std::vector<NewObject> objects = new_objects(repo, packs, local, hide);
-  auto progress = [&](std::size_t sent) {
-    if (session.options && session.options->progress) session.options->progress("sending", sent, objects.size());
+  std::uint64_t bytes = 0;
+  auto progress = [&](std::size_t sent, std::size_t total) {
+    if (session.options && session.options->progress) session.options->progress("sending", sent, total, bytes);
   };
   std::string where = "the remote " + session.remote + " (" + redact_url(session.url) + ")";
   git::ReceivePack::Result result;
@@ -1621,15 +1625,17 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
           read_objects(
               repo, packs, objects,
               [&](const NewObject& o, std::string_view data, int level) { pack.write(o.type, data, level); }, progress);
-        });
+        },
+        [&](std::uint64_t sent) { bytes = sent; });
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kRemote) throw;
     throw RemoteError("pushing to " + where + ": " + scrub(e.what(), session.url));
   }
-  progress(objects.size());
+  progress(objects.size(), objects.size());
   if (result.unpack != "ok")
     throw RemoteError(where + " could not store the pushed objects: " + scrub(result.unpack, session.url));
   session.pushed_objects = objects.size();
+  session.pushed_bytes = bytes;
   if (!result.rejection.empty()) session.push_rejection = branch + ": " + result.rejection;
 }
 
@@ -1782,6 +1788,7 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
       throw RemoteError("the remote " + remote + " (" + report.url + ") rejected the push: " + rejection);
     }
     report.pushed_objects = conn.session().pushed_objects;
+    report.pushed_bytes = conn.session().pushed_bytes;
     report.result = "pushed";
     set_ref(repo, synced_ref(remote), local, "kistore: push " + remote);
     return report;

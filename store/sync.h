@@ -61,6 +61,7 @@
 // Thread-safety: as Store.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -96,8 +97,10 @@ struct SyncOptions {
   // Controllers whose signed rerun commits may change levels; normally
   // load_trust(store).
   std::vector<AllowedSigner> trust;
-  // Transfer progress: stage is "receiving", "checking" or "sending".
-  std::function<void(const char* stage, std::size_t done, std::size_t total)> progress;
+  // Transfer progress: stage is "receiving", "checking" or "sending"; done
+  // and total count objects (total 0: not known yet), bytes what went over
+  // the wire so far (0 when it does not apply).
+  std::function<void(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes)> progress;
 };
 
 struct PullReport {
@@ -123,6 +126,7 @@ struct PushReport {
   std::string result;  // "pushed", "up-to-date", or "refused" (a pull on the way was refused)
   std::string commit;  // the branch head the remote now has
   std::size_t pushed_objects = 0;
+  std::uint64_t pushed_bytes = 0;  // the pack's size
   std::vector<PullReport> pulls;  // pulls made because the remote had moved
 };
 

@@ -174,6 +174,24 @@ assert_exit 2 ks --store A pull no-such-remote
 assert_contains "$ERR" "no remote named" "unknown remote name"
 pass "unreachable remotes: closed port, missing path, missing repo -> exit 4 fast; unknown name -> 2"
 
+# Progress on a terminal (script(1) gives kistore one): objects and bytes,
+# for a push and for a clone over git://; --json reports the pack's size.
+git init -q --bare -b main "$BASE/t-progress.git"
+assert_exit 0 ks --store A remote add progress "$GIT_DAEMON_URL/t-progress.git"
+tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' --store A push progress" /dev/null </dev/null)
+assert_contains "$tty_out" "sending [" "push: a progress bar on a terminal"
+grep -Eq 'sending \[#+\] [0-9]+/[0-9]+, [0-9.]+ (B|KiB)' <<<"$tty_out" || fail "push: the bar shows objects and bytes: $tty_out"
+tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' clone '$GIT_DAEMON_URL/t-progress.git' '$WORK/clone-progress'" /dev/null </dev/null)
+grep -Eq 'receiving \[#*\.*\] [0-9]+/[0-9]+, [0-9.]+ (B|KiB)' <<<"$tty_out" || fail "clone: the bar shows objects and bytes: $tty_out"
+assert_exit 0 ks --store A --no-progress push progress
+assert_not_contains "$ERR" "sending [" "no bar when stderr is not a terminal"
+git init -q --bare -b main "$BASE/t-progress2.git"
+assert_exit 0 ks --store A remote add progress2 "$GIT_DAEMON_URL/t-progress2.git"
+assert_exit 0 ks --store A --json push progress2
+bytes=$(jq -r .pushed_bytes <<<"$OUT")
+[[ $bytes =~ ^[0-9]+$ && $bytes -gt 1000 ]] || fail "push --json: pushed_bytes is $bytes"
+pass "progress bars on a terminal (objects, bytes) for push and clone; --json pushed_bytes"
+
 # The remote refuses the update (a pre-receive hook): exit 4, not success.
 git init -q --bare -b main "$BASE/t-hook.git"
 printf '#!/bin/sh\necho "kistore-test: pushes are closed" >&2\nexit 1\n' >"$BASE/t-hook.git/hooks/pre-receive"
