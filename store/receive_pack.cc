@@ -203,17 +203,16 @@ void ReceivePack::parse_capabilities() {
   }
 }
 
-bool ReceivePack::usable() const {
+bool ReceivePack::usable() {
   if (!inner_ || url_.empty()) return false;
-  const_cast<ReceivePack*>(this)->parse_capabilities();
+  parse_capabilities();
   return std::find(capabilities_.begin(), capabilities_.end(), "report-status") != capabilities_.end();
 }
 
 ReceivePack::Result ReceivePack::send(const std::string& ref, const git_oid* old, const git_oid& next,
                                       std::uint32_t count, const std::function<void(PackStream&)>& fill,
                                       const std::function<void(std::uint64_t)>& sent) {
-  if (!inner_) throw Error(ErrorCode::kRemote, "not connected");
-  parse_capabilities();
+  if (!usable()) throw Error(ErrorCode::kRemote, "the remote was not connected through kistore's transport, or does not offer report-status");
   auto offered = [&](std::string_view cap) {
     return std::find(capabilities_.begin(), capabilities_.end(), cap) != capabilities_.end();
   };

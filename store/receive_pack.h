@@ -47,8 +47,9 @@ class ReceivePack {
   int make_transport(git_transport** out, git_remote* owner, const std::string& url);
 
   // Whether the remote was connected through make_transport and offers what
-  // send() needs (report-status). Else push through libgit2.
-  bool usable() const;
+  // send() needs (report-status). Else push through libgit2. Reads the
+  // capabilities from the recorded advertisement.
+  bool usable();
   // The capabilities the server advertised (e.g. "report-status").
   const std::vector<std::string>& capabilities() const { return capabilities_; }
 
