@@ -40,7 +40,8 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       GroupLabel label = group_label(snap, first);
       if (!o->benchmark.empty() && !contains_ci(label.benchmark, o->benchmark)) continue;
       if (!o->gpu.empty() && !contains_ci(label.gpu, o->gpu)) continue;
-      const auto& best = ranked.front().member.primary;
+      // Only a ranked run is the group's best: an unrankable one is listed last.
+      const auto& best = ranked.front().rank ? ranked.front().member.primary : std::nullopt;
       if (g.json) {
         Json j = Json::object();
         j.set("group", key.str());

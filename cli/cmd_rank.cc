@@ -21,8 +21,11 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       "(its group is ranked, and the run is marked with *) or a group key; a full digest or a\n"
       "unique prefix of 8+ hex digits.\n\n"
       "Runs are ordered by their primary measurement (the median latency), lower is better; ties\n"
-      "share a rank and the next rank skips (1, 2, 2, 4). Each line shows the implementation,\n"
-      "the median with its p20 - p80 spread, the evidence level and the date observed.\n"
+      "share a rank and the next rank skips (1, 2, 2, 4). Values compare across units of one\n"
+      "scale: time (ns, us, ms, s) or memory (B, KB, MB, GB, KiB, MiB, GiB). A run whose unit does\n"
+      "not convert to the group's, whose value is not positive, or that has no median is listed\n"
+      "last as unrankable, with the reason. Each line shows the implementation, the median with\n"
+      "its p20 - p80 spread, the evidence level and the date observed.\n"
       "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.");
   struct Opts {
     std::string ref, min_level;
@@ -66,6 +69,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         m.set("unit", p ? Json(p->unit) : Json());
         m.set("level", std::string(level_name(r.member.level)));
         m.set("observedAt", observed_date(run));
+        if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
       } else {
         char line[512];
@@ -76,7 +80,10 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
                       r.rank ? std::to_string(r.rank).c_str() : "-", impl.c_str(), value.c_str(), spread.c_str(),
                       std::string(level_name(r.member.level)).c_str(), observed_date(run).c_str(),
                       r.member.run.hex().substr(0, 12).c_str());
-        text += line;
+        std::string row = line;
+        // The reason quotes units escaped (rank.h), so it is safe on a terminal.
+        if (!r.rank && !row.empty() && row.back() == '\n') row.insert(row.size() - 1, "  unrankable: " + r.unrankable);
+        text += row;
       }
     }
     if (g.json) {
@@ -91,7 +98,10 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       header += "  " + label->benchmark;
       if (!label->pass.empty()) header += " | " + label->pass;
       if (!label->gpu.empty()) header += " | " + label->gpu;
-      header += " | " + std::to_string(ranked.size()) + " runs\n";
+      header += " | " + std::to_string(ranked.size()) + " runs";
+      if (std::size_t apart = ranked.size() - ranked_count(ranked))
+        header += " (" + std::to_string(apart) + " unrankable)";
+      header += "\n";
     }
     char cols[256];
     std::snprintf(cols, sizeof cols, " %-4s %-20s %-12s %-25s %-14s %-10s %s\n", "rank", "implementation", "median",

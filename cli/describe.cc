@@ -11,7 +11,8 @@ namespace {
 struct Evidence {
   std::optional<Level> level;
   int rank = 0;
-  std::size_t of = 0;
+  std::size_t of = 0;      // ranked members of the group
+  std::string unrankable;  // why the run has no rank, when it has none
   Digest group = Digest::of("");
   std::size_t attestations = 0;
 };
@@ -21,9 +22,9 @@ Evidence evidence_of(const Snapshot& snap, const Document& run) {
   e.level = recorded_level(snap, run.digest());
   e.group = comparison_key(run.spec());
   auto ranked = rank_group(group_members(snap, e.group));
-  e.of = ranked.size();
+  e.of = ranked_count(ranked);
   for (const RankedMember& r : ranked)
-    if (r.member.run == run.digest()) e.rank = r.rank;
+    if (r.member.run == run.digest()) e.rank = r.rank, e.unrankable = r.unrankable;
   e.attestations = attestations_of(snap, run.digest()).size();
   return e;
 }
@@ -46,6 +47,7 @@ Json run_evidence_json(const Snapshot& snap, const Document& run) {
   out.set("level", e.level ? Json(std::string(level_name(*e.level))) : Json());
   out.set("rank", e.rank ? Json(e.rank) : Json());
   out.set("of", static_cast<long long>(e.of));
+  if (!e.rank && !e.unrankable.empty()) out.set("reason", e.unrankable);
   out.set("group", e.group.str());
   out.set("attestations", static_cast<long long>(e.attestations));
   return out;
@@ -55,7 +57,9 @@ std::string run_evidence_text(const Snapshot& snap, const Document& run) {
   Evidence e = evidence_of(snap, run);
   std::string out = "level: " + std::string(e.level ? level_name(*e.level) : "(none recorded)") + "\n";
   out += "rank: " + (e.rank ? std::to_string(e.rank) : std::string("unranked")) + " of " +
-         std::to_string(e.of) + " in group " + e.group.str() + "\n";
+         std::to_string(e.of) + " in group " + e.group.str();
+  if (!e.rank && !e.unrankable.empty()) out += " (unrankable: " + e.unrankable + ")";
+  out += "\n";
   out += "attestations: " + std::to_string(e.attestations) + "\n";
   return out;
 }
