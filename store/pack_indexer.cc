@@ -498,9 +498,11 @@ std::uint64_t IncomingPack::Impl::entry_end(std::uint32_t index) const {
 }
 
 // The entry's inflated bytes, read again from the received file (sizes were
-// checked as it arrived; checked again, as cheap as trusting them).
+// checked as it arrived; checked again, as cheap as trusting them). Counted
+// as inflated bytes again: the limit bounds the work, rebuilds included.
 void IncomingPack::Impl::read_entry(std::uint32_t index, std::string& out) {
   const Entry& e = entries_[index];
+  count_inflated(e.size, e.offset);
   out.resize(e.size);
   if (inflateReset(&z_) != Z_OK) throw IOError("zlib: cannot reset inflate");
   std::uint64_t at = e.offset + e.header_length, end = entry_end(index);
@@ -596,7 +598,9 @@ void IncomingPack::Impl::resolve(std::uint32_t base, std::uint32_t child) {
 
 // A resolved entry's object: from the cache, or rebuilt from the nearest
 // entry down its chain that is cached or whole (at most max_delta_depth
-// deltas). Every entry on the chain was resolved, so its sizes hold.
+// deltas). Every entry on the chain was resolved, so its sizes hold; the
+// rebuilt bytes count against max_inflated_bytes, so a pack shaped to push
+// its bases out of the cache cannot make this unbounded work.
 DeltaBaseCache::Data IncomingPack::Impl::object_of(std::uint32_t index) {
   if (DeltaBaseCache::Data hit = cache_.get(index)) return hit;
   std::vector<std::uint32_t> chain;
@@ -617,6 +621,7 @@ DeltaBaseCache::Data IncomingPack::Impl::object_of(std::uint32_t index) {
     DeltaHeader h;
     if (!read_delta_header(delta_buffer_, h) || h.base_size != data->size())
       throw Refused(entry_at(entries_[*it].offset) + " reads differently when read again");
+    count_inflated(h.result_size, entries_[*it].offset);
     auto built = std::make_shared<std::string>();
     apply_delta(*data, delta_buffer_, h, *built, entries_[*it].offset);
     data = std::move(built);

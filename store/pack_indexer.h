@@ -26,12 +26,13 @@
 // Resources: memory follows the largest object (a few copies of it, plus a
 // bounded cache of delta bases, PackLimits::delta_cache_bytes) and the number
 // of entries (about 100 bytes each), never what a header claims nor the
-// pack's size. Time is linear in the pack's size: every object built from
-// deltas is rebuilt from at most `max_delta_depth` deltas when its base has
-// left the cache, so the worst case is that factor, and packs git makes
-// (deltas following their bases) stay close to one pass. Disk use is the
-// received pack plus the new pack, bounded by `max_pack_bytes` and
-// `max_inflated_bytes`.
+// pack's size. Time follows the bytes inflated and built, which
+// `max_inflated_bytes` bounds whatever the pack's shape: each entry is
+// inflated as it arrives, and again when deltas are resolved; a base that has
+// left the cache is rebuilt from at most `max_delta_depth` deltas, and those
+// bytes count too. For packs git makes (deltas close to their bases) that is
+// about twice the objects' size. Disk use is the received pack plus the new
+// pack, bounded by `max_pack_bytes` and `max_inflated_bytes`.
 //
 // Thread-safety: an IncomingPack is used by one thread at a time; separate
 // instances are independent.
@@ -53,8 +54,8 @@ namespace kistore::git {
 // any store kistore writes with room to spare (a store of 20,000 runs is a
 // 31 MB pack of 120,493 objects); a caller may tighten them (tests do).
 struct PackLimits {
-  // Bytes of the pack as received, header and trailer included (8 GiB).
-  std::uint64_t max_pack_bytes = std::uint64_t{8} << 30;
+  // Bytes of the pack as received, header and trailer included (4 GiB).
+  std::uint64_t max_pack_bytes = std::uint64_t{4} << 30;
   // Entries the header may declare (2^23, a store of over a million runs).
   std::uint32_t max_objects = std::uint32_t{1} << 23;
   // Inflated size of one blob: a document's zstd frame is at most a 16 MiB
@@ -71,10 +72,11 @@ struct PackLimits {
   // Deltas between an object and the whole object it is rebuilt from (git's
   // own default for packs it makes is 50).
   unsigned max_delta_depth = 64;
-  // Total inflated bytes: every entry as received (objects and delta
-  // instructions) plus every object rebuilt from deltas (16 GiB). Bounds the
-  // work and the new pack's size against a pack of tiny, hugely expanding
-  // entries (a zip bomb).
+  // Total bytes inflated and built: every entry as received (objects and
+  // delta instructions), every entry read again to resolve deltas, every
+  // object built from deltas, bases rebuilt included (16 GiB). Bounds the
+  // work and the new pack's size against tiny entries that expand hugely (a
+  // zip bomb) and against deltas arranged to defeat the cache of bases.
   std::uint64_t max_inflated_bytes = std::uint64_t{16} << 30;
   // Memory kept for delta bases between uses (32 MiB); a larger base is
   // rebuilt each time it is needed.

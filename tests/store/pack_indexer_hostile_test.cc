@@ -207,6 +207,38 @@ TEST_CASE("index_untrusted_pack: a hostile stream is refused the same way", "[pa
   }
 }
 
+TEST_CASE("IncomingPack: rebuilding bases that left the cache counts against the limit", "[pack_indexer][hostile]") {
+  // A 1 MiB blob and a chain of 10 deltas, each rewriting one byte of the one before.
+  std::string base(1 << 20, '\0');
+  for (std::size_t i = 0; i < base.size(); ++i) base[i] = static_cast<char>(i * 7919 % 251);
+  std::string entries = whole_entry(3, base);
+  std::uint64_t previous = 12, offset = 12 + entries.size();
+  for (int i = 0; i < 10; ++i) {
+    std::string d = delta_header(base.size(), base.size()) + delta_insert(std::string(1, static_cast<char>('a' + i)));
+    for (std::uint32_t at = 1; at < base.size(); at += 0x8000) d += delta_copy(at, std::min<std::uint32_t>(0x8000, base.size() - at));
+    std::string e = ofs_entry(offset, previous, d);
+    entries += e;
+    previous = offset;
+    offset += e.size();
+  }
+  std::string pack = pack_of(11, entries);
+  git::PackLimits limits;
+  limits.max_inflated_bytes = 24 << 20;
+  {
+    // With a cache, each delta builds on the object just built: about 12 MiB of work.
+    TempDir dest;
+    std::istringstream in(pack);
+    CHECK(git::index_untrusted_pack(in, dest.path, limits).objects.size() == 11);
+  }
+  // Without one, every base is rebuilt from the whole blob up: 1 + 2 + ... MiB.
+  limits.delta_cache_bytes = 0;
+  TempDir dest;
+  std::istringstream in(pack);
+  CHECK_THROWS_WITH(git::index_untrusted_pack(in, dest.path, limits),
+                    Catch::Contains("brings the pack's inflated bytes past the limit of 25165824 bytes (24.0 MiB)"));
+  CHECK(std::filesystem::is_empty(dest.path));
+}
+
 // The process's resident memory and its peak since the last reset (Linux's
 // /proc/self/status, in KiB). Writing "5" to /proc/self/clear_refs resets the
 // peak, so a test sees its own peak, not that of the tests before it; where
