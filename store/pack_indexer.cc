@@ -447,7 +447,9 @@ std::size_t IncomingPack::Impl::take_entry_data(const unsigned char* p, std::siz
       end_entry();
       return used;
     }
-    if (rc == Z_NEED_DICT || rc == Z_DATA_ERROR || rc == Z_STREAM_ERROR)
+    if (rc == Z_NEED_DICT)
+      throw Refused(entry_at(e.offset) + " is a zlib stream that needs a preset dictionary, which no pack entry has");
+    if (rc == Z_DATA_ERROR || rc == Z_STREAM_ERROR)
       throw Refused(entry_at(e.offset) + " is not a valid zlib stream (" + (z_.msg ? z_.msg : "no detail") + ")");
     if (rc == Z_MEM_ERROR) throw IOError("zlib: out of memory while inflating " + entry_at(e.offset));
     // Z_OK or Z_BUF_ERROR: go on while there is input, or output was cut short.
@@ -505,22 +507,30 @@ void IncomingPack::Impl::read_entry(std::uint32_t index, std::string& out) {
   count_inflated(e.size, e.offset);
   out.resize(e.size);
   if (inflateReset(&z_) != Z_OK) throw IOError("zlib: cannot reset inflate");
-  std::uint64_t at = e.offset + e.header_length, end = entry_end(index);
-  z_.next_out = reinterpret_cast<Bytef*>(out.data());
-  z_.avail_out = static_cast<uInt>(e.size);
+  std::uint64_t at = e.offset + e.header_length, end = entry_end(index), made = 0;
+  z_.avail_in = 0;
+  unsigned char overflow;
   int rc = Z_OK;
-  while (rc != Z_STREAM_END && at < end) {
-    std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(scratch_.size(), end - at));
-    ssize_t r = ::pread(fd_, scratch_.data(), want, static_cast<off_t>(at));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) throw IOError(incoming_path_ + ": cannot read back: " + (r < 0 ? errno_text() : "file is short"));
-    at += static_cast<std::uint64_t>(r);
-    z_.next_in = scratch_.data();
-    z_.avail_in = static_cast<uInt>(r);
+  while (rc != Z_STREAM_END) {
+    if (z_.avail_in == 0) {
+      if (at == end) break;
+      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(scratch_.size(), end - at));
+      ssize_t r = ::pread(fd_, scratch_.data(), want, static_cast<off_t>(at));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) throw IOError(incoming_path_ + ": cannot read back: " + (r < 0 ? errno_text() : "file is short"));
+      at += static_cast<std::uint64_t>(r);
+      z_.next_in = scratch_.data();
+      z_.avail_in = static_cast<uInt>(r);
+    }
+    bool full = made == e.size;
+    z_.next_out = full ? &overflow : reinterpret_cast<Bytef*>(out.data()) + made;
+    z_.avail_out = full ? 1 : static_cast<uInt>(std::min<std::uint64_t>(e.size - made, 1u << 30));
+    uInt room = z_.avail_out;
     rc = inflate(&z_, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) break;
+    made += room - z_.avail_out;
+    if (made > e.size || (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)) break;
   }
-  if (rc != Z_STREAM_END || z_.avail_out != 0)
+  if (rc != Z_STREAM_END || made != e.size)
     throw Refused(entry_at(e.offset) + " inflates differently when read again");
 }
 

@@ -25,7 +25,7 @@
 //
 // Resources: memory follows the largest object (a few copies of it, plus a
 // bounded cache of delta bases, PackLimits::delta_cache_bytes) and the number
-// of entries (about 100 bytes each), never what a header claims nor the
+// of entries (a few hundred bytes each), never what a header claims nor the
 // pack's size. Time follows the bytes inflated and built, which
 // `max_inflated_bytes` bounds whatever the pack's shape: each entry is
 // inflated as it arrives, and again when deltas are resolved; a base that has

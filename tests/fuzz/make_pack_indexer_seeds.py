@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of fuzz_pack_indexer into tests/fuzz/corpus/pack_indexer/.
+"""Writes the seed corpora of fuzz_pack_indexer and fuzz_pack_delta into
+tests/fuzz/corpus/pack_indexer/ and tests/fuzz/corpus/pack_delta/.
 
 Each seed is one byte that picks how the fuzz target feeds the pack (bit 0:
-no cache of delta bases; the rest: the size of the pieces, 0 for all at
-once) followed by a pack: two that stock git makes (OFS_DELTA and REF_DELTA
-chains) and a few made here byte by byte. Run it from anywhere; it needs git.
+no cache of delta bases; bit 1: fix the trailer up; bits 2-7: the size of
+the pieces, 0 for all at once; see fuzz_pack_indexer.cc) followed by a pack: two that stock git makes (OFS_DELTA and REF_DELTA
+chains) and a few made here byte by byte. A pack_delta seed is one byte (the
+base's length over 4), the base, then a delta. Run it from anywhere; it needs
+git.
 """
 import hashlib
 import os
@@ -12,7 +15,7 @@ import subprocess
 import tempfile
 import zlib
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "pack_indexer")
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 
 
 def head(kind, size):
@@ -83,7 +86,8 @@ def git_packs():
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
+    out = os.path.join(CORPUS, "pack_indexer")
+    os.makedirs(out, exist_ok=True)
     hello, target = b"hello, world\n", b"hello, brave new world\n"
     delta = varint(len(hello)) + varint(len(target)) + b"\x90\x07" + bytes([10]) + b"brave new " + b"\x91\x07\x06"
     blob = whole(3, hello)
@@ -92,19 +96,34 @@ def main():
              b"committer T <t@example.org> 1700000000 +0000\n\nm\n"
     ofs, ref = git_packs()
     seeds = {
-        "git-ofs-delta": b"\x00" + ofs,
-        "git-ref-delta-pieces": b"\x0f" + ref,
-        "whole-objects": b"\x00" + pack(3, whole(1, commit) + whole(2, tree) + blob),
-        "ofs-delta": b"\x02" + pack(2, blob + head(6, len(delta)) + distance(len(blob)) + zlib.compress(delta)),
-        "ref-delta-forward": b"\x01" + pack(2, head(7, len(delta)) + raw_id(b"blob", hello) + zlib.compress(delta) + blob),
-        "empty-pack": b"\x00" + pack(0, b""),
-        "version-3": b"\x00" + pack(1, blob, 3),
-        "tag": b"\x00" + pack(1, whole(4, b"object " + raw_id(b"blob", hello).hex().encode() + b"\ntype blob\n")),
-        "truncated": b"\x06" + pack(1, whole(3, bytes(range(256)) * 4))[:300],
+        "git-ofs-delta": b"\x02" + ofs,
+        "git-ofs-delta-as-is": b"\x00" + ofs,
+        "git-ref-delta-pieces": b"\x1f" + ref,
+        "whole-objects": b"\x02" + pack(3, whole(1, commit) + whole(2, tree) + blob),
+        "ofs-delta": b"\x06" + pack(2, blob + head(6, len(delta)) + distance(len(blob)) + zlib.compress(delta)),
+        "ref-delta-forward": b"\x03" + pack(2, head(7, len(delta)) + raw_id(b"blob", hello) + zlib.compress(delta) + blob),
+        "empty-pack": b"\x02" + pack(0, b""),
+        "version-3": b"\x02" + pack(1, blob, 3),
+        "tag": b"\x02" + pack(1, whole(4, b"object " + raw_id(b"blob", hello).hex().encode() + b"\ntype blob\n")),
+        "truncated": b"\x0e" + pack(1, whole(3, bytes(range(256)) * 4))[:300],
     }
     for name, data in seeds.items():
-        with open(os.path.join(OUT, name), "wb") as f:
+        with open(os.path.join(out, name), "wb") as f:
             f.write(data)
+
+    out = os.path.join(CORPUS, "pack_delta")
+    os.makedirs(out, exist_ok=True)
+    base = b"hello, world"  # 12 bytes: a first byte of 3
+    deltas = {
+        "copy-insert-copy": varint(12) + varint(22) + b"\x90\x07" + bytes([10]) + b"brave new " + b"\x91\x07\x05",
+        "insert-only": varint(12) + varint(5) + bytes([5]) + b"abcde",
+        "copy-all-offset-bytes": varint(12) + varint(4) + b"\x9f\x08\x00\x00\x00\x04",
+        "copy-past-base": varint(12) + varint(100) + b"\x90\x64",
+        "reserved-zero": varint(12) + varint(1) + b"\x00",
+    }
+    for name, delta in deltas.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(b"\x03" + base + delta)
 
 
 if __name__ == "__main__":
