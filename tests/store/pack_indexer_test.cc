@@ -146,6 +146,7 @@ TEST_CASE("IncomingPack: packs stock git makes are indexed, every object intact"
   };
   for (const Kind& kind : {Kind{"whole objects only", "--window=0", false},
                            Kind{"OFS_DELTA chains", "--delta-base-offset --window=50 --depth=10", true},
+                           // without --delta-base-offset, pack-objects writes REF_DELTA entries
                            Kind{"REF_DELTA chains", "--window=50 --depth=10", true},
                            Kind{"deltas recomputed", "--no-reuse-delta --no-reuse-object --delta-base-offset --depth=4", true}}) {
     std::string pack = src.pack(kind.options);
