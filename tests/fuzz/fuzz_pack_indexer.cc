@@ -31,6 +31,14 @@ const std::string& scratch_dir() {
     if (!mkdtemp(tmpl.data())) abort();
     return tmpl;
   }();
+  static const bool cleaned_at_exit = [] {
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    });
+    return true;
+  }();
+  (void)cleaned_at_exit;
   return dir;
 }
 
