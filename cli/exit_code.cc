@@ -10,6 +10,7 @@ int exit_code_for(ErrorCode code) {
     case ErrorCode::kIO: return kStoreError;
     case ErrorCode::kConflict: return kStoreError;
     case ErrorCode::kRemote: return kRemoteError;
+    case ErrorCode::kRefused: return kProblems;
   }
   return kStoreError;
 }

@@ -20,6 +20,7 @@ enum class ErrorCode {
   kCorruption,    // the store holds bytes that do not match their names (exit 3)
   kIO,            // the file system or the git repository failed (exit 3)
   kRemote,        // a remote refused or could not be reached (exit 4)
+  kRefused,       // data from a remote or a file that fails kistore's checks: nothing was taken in (exit 1)
   kConflict,      // another writer moved the branch first: retry (internal)
 };
 
@@ -38,5 +39,6 @@ inline Error NotFound(std::string m) { return Error(ErrorCode::kNotFound, std::m
 inline Error Corruption(std::string m) { return Error(ErrorCode::kCorruption, std::move(m)); }
 inline Error IOError(std::string m) { return Error(ErrorCode::kIO, std::move(m)); }
 inline Error RemoteError(std::string m) { return Error(ErrorCode::kRemote, std::move(m)); }
+inline Error Refused(std::string m) { return Error(ErrorCode::kRefused, std::move(m)); }
 
 }  // namespace kistore
