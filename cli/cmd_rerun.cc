@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/report.h"
+#include "cli/signing.h"
 #include "objects/ssh_signature.h"
 #include "refs/index.h"
 #include "refs/layout.h"
@@ -41,7 +42,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     std::string key_path = g.sign_key.empty() ? store.setting("signkey").value_or("") : g.sign_key;
     if (key_path.empty())
       throw InvalidInput("rerun: a controlled rerun must be signed: pass --sign KEY or set `kistore config sign.key PATH`");
-    SshPrivateKey key = SshPrivateKey::load(key_path);
+    SshPrivateKey key = read_private_key(key_path);
     std::vector<AllowedSigner> trust = load_trust(store);
     if (!find_signer(trust, key.public_key()))
       throw InvalidInput(key_path + ": key " + key.public_key().fingerprint() +

@@ -97,6 +97,16 @@ assert_contains "$ERR" "expected a rerun in RUN's comparison group" "rerun from 
 assert_eq "$before" "$(head_of)" "refused reruns write nothing"
 pass "rerun refusals: no key, untrusted key, unknown run, other group (exit 2, nothing written)"
 
+# The key file is read by the command line: a missing one is an I/O error
+# naming it, and nothing is written (every file of the store hashed before and after).
+store_hash() { (cd "$S" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
+hash_before=$(store_hash)
+assert_exit 3 "$K" rerun 628643ba close.json --sign "$SERVERS_DIR/no-such-key"
+assert_contains "$ERR" "$SERVERS_DIR/no-such-key: cannot open the private key file: No such file or directory" \
+  "missing key file"
+assert_eq "$hash_before" "$(store_hash)" "a missing key leaves the store as it was"
+pass "rerun --sign with a missing key file: exit 3 naming the file, store unchanged"
+
 assert_exit 0 "$K" --json rerun 628643ba close.json --sign controller
 assert_contains "$OUT" '"level":"reproduced"' "within tolerance: reproduced"
 git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$K" trust path)" verify-commit main 2>verify.err \
