@@ -32,6 +32,12 @@ HashCheck::~HashCheck() {
   git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, previous_ ? 1 : 0);
 }
 
+Odb open_odb(git_repository* repo) {
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo), "opening the object database");
+  return Odb(odb);
+}
+
 std::string last_error() {
   const git_error* e = git_error_last();
   return e && e->message ? e->message : "unknown error";

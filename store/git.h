@@ -61,6 +61,9 @@ using Revwalk = Ptr<git_revwalk, git_revwalk_free>;
 using Remote = Ptr<git_remote, git_remote_free>;
 using Diff = Ptr<git_diff, git_diff_free>;
 
+// The object database of `repo`. Error(kIO) when libgit2 cannot open it.
+Odb open_odb(git_repository* repo);
+
 struct BufFree {
   void operator()(git_buf* b) const { git_buf_dispose(b); delete b; }
 };
@@ -80,6 +83,18 @@ inline int move_ref(git_repository* repo, const std::string& name, const git_oid
   if (rc == 0) git_reference_free(ref);
   return rc;
 }
+
+// git_oid as a key of unordered containers.
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const noexcept {
+    std::size_t h;
+    __builtin_memcpy(&h, id.id, sizeof h);
+    return h;
+  }
+};
+struct OidEq {
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b); }
+};
 
 inline std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];

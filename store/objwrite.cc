@@ -14,6 +14,7 @@
 
 #include "store/git.h"
 #include "store/packread.h"
+#include "store/raw_tree.h"
 
 namespace kistore::git {
 
@@ -431,41 +432,6 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
 
 namespace {
 
-}  // namespace
-
-bool next_entry(std::string_view& rest, RawEntry& e) {
-  if (rest.empty()) return false;
-  std::size_t space = rest.find(' ');
-  std::size_t nul = rest.find('\0', space);
-  if (space == std::string_view::npos || nul == std::string_view::npos || nul + 21 > rest.size())
-    throw Error(ErrorCode::kCorruption, "a tree object is malformed");
-  std::string_view mode = rest.substr(0, space);
-  e.tree = mode == "40000";
-  e.link = mode == "160000";
-  e.name = rest.substr(space + 1, nul - space - 1);
-  e.id = reinterpret_cast<const unsigned char*>(rest.data() + nul + 1);
-  e.bytes = rest.substr(0, nul + 21);
-  rest.remove_prefix(nul + 21);
-  return true;
-}
-
-void check_tree_id(std::string_view data, const git_oid& id, const std::string& where) {
-  git_oid actual;
-  if (git_odb_hash(&actual, data.data(), data.size(), GIT_OBJECT_TREE) < 0 || !git_oid_equal(&actual, &id))
-    throw Error(ErrorCode::kCorruption, where + ": the tree object " + oid_str(id) + " holds content with another id");
-}
-
-namespace {
-
-// git's order of entries: by name, a tree's name as if it ended in '/'.
-int compare(std::string_view a, bool a_tree, std::string_view b, bool b_tree) {
-  std::size_t n = std::min(a.size(), b.size());
-  if (int c = n ? std::memcmp(a.data(), b.data(), n) : 0) return c;
-  unsigned char ca = a.size() > n ? a[n] : a_tree ? '/' : '\0';
-  unsigned char cb = b.size() > n ? b[n] : b_tree ? '/' : '\0';
-  return ca < cb ? -1 : ca > cb ? 1 : 0;
-}
-
 // Trees are stored, not deflated: the index's flat folders (SPEC §2) are
 // trees of a hundred bytes per run, read whole by every query that looks
 // one entry up; deflate would shrink them by a fifth and make each read
@@ -477,28 +443,15 @@ using Iter = Changes::const_iterator;
 
 class TreeBuilder {
  public:
-  TreeBuilder(git_repository* repo, ObjectWriter& out) : out_(out), packs_(git_repository_path(repo)) {
-    check(git_repository_odb(&odb_, repo), "opening the object database");
-  }
-  ~TreeBuilder() { git_odb_free(odb_); }
+  TreeBuilder(git_repository* repo, ObjectWriter& out)
+      : odb_(open_odb(repo)), out_(out), packs_(git_repository_path(repo)), trees_(odb_.get(), {&packs_}) {}
 
   // The tree for the folder whose changes are [begin, end), paths relative to
   // it starting at `skip`; nullopt when it ends up empty.
   std::optional<git_oid> build(const git_oid* base, Iter begin, Iter end, std::size_t skip) {
-    git::OdbObject base_obj;
-    std::string_view rest;
-    std::string stored;
-    git_object_t stored_type = GIT_OBJECT_INVALID;
-    if (base && packs_.read(*base, stored_type, stored) && stored_type == GIT_OBJECT_TREE) {
-      rest = stored;
-    } else if (base) {
-      git_odb_object* o = nullptr;
-      check(git_odb_read(&o, odb_, base), "reading tree " + oid_str(*base), ErrorCode::kCorruption);
-      base_obj.reset(o);
-      if (git_odb_object_type(o) != GIT_OBJECT_TREE)
-        throw Error(ErrorCode::kCorruption, "object " + oid_str(*base) + " is not a tree");
-      rest = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
-    }
+    std::shared_ptr<const RawTree> base_tree;
+    if (base) base_tree = trees_.tree(*base, skip ? begin->first.substr(0, skip - 1) : std::string());
+    std::string_view rest = base_tree ? base_tree->bytes() : std::string_view();
 
     // The changes of this folder, by child name: a leaf (blob or removal) or
     // a range of changes below a child folder.
@@ -529,7 +482,7 @@ class TreeBuilder {
     // A name may have both a leaf change and a folder of changes (a blob
     // replaced by a folder): the folder wins, the leaf is then its removal.
     std::sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
-      return compare(a.name, a.folder, b.name, b.folder) < 0;
+      return compare_entries(a.name, a.folder, b.name, b.folder) < 0;
     });
     std::unordered_map<std::string_view, const Child*> by_name;
     for (const Child& c : children)
@@ -547,7 +500,7 @@ class TreeBuilder {
       if (c.folder) {
         git_oid old_id;
         const git_oid* old_tree = nullptr;
-        if (old && old->tree) {
+        if (old && old->tree()) {
           std::memcpy(old_id.id, old->id, 20);
           old_tree = &old_id;
         }
@@ -574,7 +527,7 @@ class TreeBuilder {
     }
     while (next_entry(scan, e)) {
       if (replaced.contains(e.name)) continue;
-      while (ci < children.size() && compare(children[ci].name, children[ci].folder, e.name, e.tree) < 0) {
+      while (ci < children.size() && compare_entries(children[ci].name, children[ci].folder, e.name, e.tree()) < 0) {
         auto r = replaced.find(children[ci].name);
         emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
         ++ci;
@@ -590,9 +543,10 @@ class TreeBuilder {
   }
 
  private:
-  git_odb* odb_ = nullptr;
+  Odb odb_;
   ObjectWriter& out_;
   PackReader packs_;
+  TreeReader trees_;
 };
 
 }  // namespace
@@ -646,165 +600,6 @@ std::string commit_text(const git_oid& tree, const std::vector<git_oid>& parents
   out += '\n';
   out += message;
   return out;
-}
-
-}  // namespace kistore::git
-
-namespace kistore::git {
-namespace {
-
-std::string where_of(const std::string& path) { return path.empty() ? std::string("the root") : path; }
-
-// check_id: hash the content (libgit2 does when its strict verification is on).
-OdbObject read_tree(git_odb* odb, const git_oid& id, const std::string& path, bool check_id = false) {
-  git_odb_object* o = nullptr;
-  check(git_odb_read(&o, odb, &id), "reading the tree " + (path.empty() ? std::string("at the root") : path),
-        ErrorCode::kCorruption);
-  OdbObject owned(o);
-  if (check_id)
-    check_tree_id({static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)}, id, where_of(path));
-  if (git_odb_object_type(o) != GIT_OBJECT_TREE)
-    throw Error(ErrorCode::kCorruption, where_of(path) + ": " + oid_str(id) + " is not a tree");
-  return owned;
-}
-
-std::string_view data_of(const OdbObject& o) {
-  return {static_cast<const char*>(git_odb_object_data(o.get())), git_odb_object_size(o.get())};
-}
-
-git_object_t entry_type(const RawEntry& e) {
-  return e.tree ? GIT_OBJECT_TREE : e.link ? GIT_OBJECT_COMMIT : GIT_OBJECT_BLOB;
-}
-
-}  // namespace
-
-void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
-               const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
-               const std::function<bool(const std::string&, const git_oid&)>& on_tree, const PackReader* packs) {
-  OdbObject tree;
-  std::string stored;
-  std::string_view rest;
-  git_object_t type = GIT_OBJECT_INVALID;
-  if (packs && packs->read(root, type, stored) && type == GIT_OBJECT_TREE) {
-    check_tree_id(stored, root, where_of(prefix));
-    rest = stored;
-  } else {
-    tree = read_tree(odb, root, prefix, true);
-    rest = data_of(tree);
-  }
-  RawEntry e;
-  while (next_entry(rest, e)) {
-    std::string path = prefix.empty() ? std::string(e.name) : prefix + "/" + std::string(e.name);
-    git_oid id;
-    std::memcpy(id.id, e.id, 20);
-    git_object_t kind = entry_type(e);
-    if (kind != GIT_OBJECT_TREE) fn(path, id, kind);
-    else if (!on_tree || on_tree(path, id)) list_tree(odb, id, path, fn, on_tree, packs);
-  }
-}
-
-namespace {
-void diff_raw(git_odb* odb, const git_oid& from, const git_oid* to, const std::string& dir,
-              const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
-  OdbObject a = read_tree(odb, from, dir);
-  OdbObject b;
-  if (to) b = read_tree(odb, *to, dir);
-  std::string_view ra = data_of(a), rb = b ? data_of(b) : std::string_view();
-  RawEntry ea, eb;
-  bool has_b = next_entry(rb, eb);
-  while (next_entry(ra, ea)) {
-    int c = 1;
-    while (has_b && (c = compare(eb.name, eb.tree, ea.name, ea.tree)) < 0) has_b = next_entry(rb, eb);
-    bool same_name = has_b && eb.name == ea.name;
-    std::string path = dir + std::string(ea.name);
-    git_oid old_id, new_id;
-    std::memcpy(old_id.id, ea.id, 20);
-    if (same_name) std::memcpy(new_id.id, eb.id, 20);
-    if (same_name && c == 0 && std::memcmp(ea.id, eb.id, 20) == 0) continue;
-    if (ea.tree) {
-      diff_raw(odb, old_id, same_name && eb.tree ? &new_id : nullptr, path + "/", fn);
-    } else if (entry_type(ea) == GIT_OBJECT_BLOB) {
-      fn(path, old_id, same_name && c == 0 && !eb.tree ? &new_id : nullptr);
-    }
-  }
-}
-}  // namespace
-
-namespace {
-// The bytes of the tree `id` (at `path`, for messages): through `packs` when
-// it holds the tree whole, else through libgit2. `stored` or `held` keeps them.
-std::string_view tree_bytes(git_odb* odb, const PackReader* packs, const git_oid& id, const std::string& path,
-                            std::string& stored, OdbObject& held) {
-  git_object_t type = GIT_OBJECT_INVALID;
-  if (packs && packs->read(id, type, stored) && type == GIT_OBJECT_TREE) return stored;
-  held = read_tree(odb, id, path);
-  return data_of(held);
-}
-
-void added_raw(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to, const std::string& dir,
-               const std::function<void(const git_oid&, git_object_t)>& fn) {
-  std::string stored_a, stored_b;
-  OdbObject held_a, held_b;
-  std::string_view ra = from ? tree_bytes(odb, packs, *from, dir, stored_a, held_a) : std::string_view();
-  std::string_view rb = tree_bytes(odb, packs, to, dir, stored_b, held_b);
-  RawEntry ea, eb;
-  bool has_a = next_entry(ra, ea);
-  while (next_entry(rb, eb)) {
-    int c = 1;
-    while (has_a && (c = compare(ea.name, ea.tree, eb.name, eb.tree)) < 0) has_a = next_entry(ra, ea);
-    bool matched = has_a && c == 0;  // same name, both trees or both not
-    if (matched && std::memcmp(ea.id, eb.id, 20) == 0) continue;
-    git_oid id;
-    std::memcpy(id.id, eb.id, 20);
-    if (eb.tree) {
-      fn(id, GIT_OBJECT_TREE);
-      git_oid old;
-      if (matched) std::memcpy(old.id, ea.id, 20);
-      added_raw(odb, packs, matched ? &old : nullptr, id, dir + std::string(eb.name) + "/", fn);
-    } else if (!eb.link) {
-      fn(id, GIT_OBJECT_BLOB);
-    }
-  }
-}
-}  // namespace
-
-void added_or_changed(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to,
-                      const std::function<void(const git_oid&, git_object_t)>& fn) {
-  if (from && git_oid_equal(from, &to)) return;
-  added_raw(odb, packs, from, to, "", fn);
-}
-
-void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
-                        const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
-  git_oid a = from, b = to;
-  bool has_a = true, has_b = true;
-  std::string walked;
-  // Descend to the prefix folder on both sides.
-  std::size_t start = 0;
-  while (start < prefix.size()) {
-    std::size_t slash = prefix.find('/', start);
-    std::string_view name = std::string_view(prefix).substr(start, slash - start);
-    auto child = [&](const git_oid& tree, bool& has, git_oid& out) {
-      if (!has) return;
-      OdbObject t = read_tree(odb, tree, walked);
-      std::string_view rest = data_of(t);
-      RawEntry e;
-      has = false;
-      while (next_entry(rest, e))
-        if (e.tree && e.name == name) {
-          std::memcpy(out.id, e.id, 20);
-          has = true;
-          break;
-        }
-    };
-    child(a, has_a, a);
-    child(b, has_b, b);
-    walked = prefix.substr(0, slash + 1);
-    start = slash + 1;
-  }
-  if (!has_a) return;
-  if (has_b && git_oid_equal(&a, &b)) return;
-  diff_raw(odb, a, has_b ? &b : nullptr, prefix, fn);
 }
 
 }  // namespace kistore::git

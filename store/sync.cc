@@ -23,6 +23,7 @@
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
+#include "store/raw_tree.h"
 #include "store/receive_pack.h"
 
 namespace kistore {
@@ -602,13 +603,12 @@ bool contains(git_repository* repo, const git_oid& commit, const git_oid& ancest
   return rc == 1;
 }
 
-git::Tree commit_tree(git_repository* repo, const git_oid& id) {
+// The id of the tree of commit `id`.
+git_oid commit_tree(git_repository* repo, const git_oid& id) {
   git_commit* c = nullptr;
   git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
   git::Commit owned(c);
-  git_tree* t = nullptr;
-  git::check(git_commit_tree(&t, c), "reading the tree of " + git::oid_str(id));
-  return git::Tree(t);
+  return *git_commit_tree_id(c);
 }
 
 std::string blob_bytes(git_repository* repo, const git_oid& id) {
@@ -628,181 +628,64 @@ struct LevelState {
   }
 };
 
-// One path that differs between two trees. `leaf_ok` is false for an entry
-// that is neither a blob nor a tree (a submodule link), which no store holds.
-struct Delta {
-  git_delta_t status;  // GIT_DELTA_ADDED, GIT_DELTA_DELETED or GIT_DELTA_MODIFIED
-  std::string path;
-  git_oid old_id, new_id;
-  bool leaf_ok = true;
-};
+using Delta = git::TreeDelta;
 
-// Path lookups and diffs in many trees of one repository. Parsed trees are kept by id:
-// libgit2's own cache skips trees over 4 KiB, and a store's big directories
-// (refs/levels/<level>, a source's ids) would otherwise be read and parsed
-// again for every lookup. Must not outlive the repository.
+// Path lookups and diffs in many trees of one repository, all of which came
+// from a remote or will be merged with what did: read raw (raw_tree.h),
+// checked against their ids, and kept by id, because the index's big
+// folders (refs/levels/<level>, a source's ids) are looked up again for
+// every new object. Must not outlive the repository.
 class Trees {
  public:
-  explicit Trees(git_repository* repo) : repo_(repo) {}
+  explicit Trees(git_repository* repo)
+      : repo_(repo), odb_(git::open_odb(repo)), packs_(git_repository_path(repo)),
+        reader_(odb_.get(), {&packs_, /*check_ids=*/true, /*keep=*/true}) {}
 
   // The blob id at `path` below `root` (null: the empty tree), if any.
-  std::optional<git_oid> entry(git_tree* root, const std::string& path) {
-    git_tree* t = root;
-    std::size_t start = 0;
-    while (t) {
-      std::size_t slash = path.find('/', start);
-      std::string name = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-      const git_tree_entry* e = git_tree_entry_byname(t, name.c_str());
-      if (!e) return std::nullopt;
-      if (slash == std::string::npos) {
-        if (git_tree_entry_type(e) != GIT_OBJECT_BLOB) return std::nullopt;
-        return *git_tree_entry_id(e);
-      }
-      if (git_tree_entry_type(e) != GIT_OBJECT_TREE) return std::nullopt;
-      t = tree(*git_tree_entry_id(e));
-      start = slash + 1;
-    }
-    return std::nullopt;
-  }
+  std::optional<git_oid> entry(const git_oid* root, const std::string& path) { return reader_.blob_at(root, path); }
 
-  std::optional<std::string> read(git_tree* root, const std::string& path) {
+  std::optional<std::string> read(const git_oid* root, const std::string& path) {
     auto id = entry(root, path);
     if (!id) return std::nullopt;
     return blob_bytes(repo_, *id);
   }
 
-  std::optional<LevelState> level_of(git_tree* root, const Digest& run) {
+  std::optional<LevelState> level_of(const git_oid* root, const Digest& run) {
     for (Level l : kLevels)
       if (auto id = entry(root, level_path(l, run))) return LevelState{l, *id};
     return std::nullopt;
-  }
-
-  // Whether `path` is a folder below `root`.
-  bool is_folder(git_tree* root, const std::string& path) {
-    std::size_t slash = path.rfind('/');
-    git_tree* parent = slash == std::string::npos ? root : folder(root, path.substr(0, slash));
-    if (!parent) return false;
-    const git_tree_entry* e = git_tree_entry_byname(parent, path.substr(slash + 1).c_str());
-    return e && git_tree_entry_type(e) == GIT_OBJECT_TREE;
   }
 
   // Whether the source id `path` (refs/sources/...) cannot be an entry of its
   // own below `root`: a folder of other ids is there, or a shorter id is a
   // prefix of it. add then keeps the first claim and indexes nothing (verify
   // warns).
-  bool source_blocked(git_tree* root, const std::string& path) {
-    if (is_folder(root, path)) return true;
+  bool source_blocked(const git_oid* root, const std::string& path) {
+    if (reader_.tree_at(root, path)) return true;
     for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
       if (entry(root, path.substr(0, slash))) return true;
     return false;
   }
 
-  int level_count(git_tree* root, const Digest& run) {
+  int level_count(const git_oid* root, const Digest& run) {
     int n = 0;
     for (Level l : kLevels) n += entry(root, level_path(l, run)).has_value();
     return n;
   }
 
-  // The blobs that differ between `from` and `to` (either may be null: the
-  // empty tree), below the folder `dir` ("" for all). Subtrees with equal ids
-  // are skipped, so the cost follows the change, not the size of the trees
-  // (git_diff_tree_to_tree in libgit2 1.5 walks every entry).
-  std::vector<Delta> diff(git_tree* from, git_tree* to, const std::string& dir = "") {
+  // The non-tree paths that differ between `from` and `to` (either may be
+  // null: the empty tree), below the folder `dir` ("" for all).
+  std::vector<Delta> diff(const git_oid* from, const git_oid* to, const std::string& dir = "") {
     std::vector<Delta> out;
-    if (!dir.empty()) {
-      from = subtree(from, dir);
-      to = subtree(to, dir);
-    }
-    diff_into(from, to, dir.empty() ? "" : dir + "/", out);
+    reader_.diff(from, to, dir, [&](const Delta& d) { out.push_back(d); });
     return out;
   }
 
  private:
-  // The folder at `dir` (a/b/c) below `root`, or null.
-  git_tree* folder(git_tree* root, const std::string& dir) {
-    git_tree* t = root;
-    std::size_t start = 0;
-    while (t) {
-      std::size_t slash = dir.find('/', start);
-      t = subtree(t, dir.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-      if (slash == std::string::npos) return t;
-      start = slash + 1;
-    }
-    return nullptr;
-  }
-
-  git_tree* subtree(git_tree* root, const std::string& dir) {
-    if (!root) return nullptr;
-    const git_tree_entry* e = git_tree_entry_byname(root, dir.c_str());
-    if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return nullptr;
-    return tree(*git_tree_entry_id(e));
-  }
-
-  static bool is_tree(const git_tree_entry* e) { return git_tree_entry_type(e) == GIT_OBJECT_TREE; }
-
-  // git's order of tree entries: by name, a tree's name compared as if it
-  // ended in "/".
-  static int order(const git_tree_entry* a, const git_tree_entry* b) {
-    std::string_view na = git_tree_entry_name(a), nb = git_tree_entry_name(b);
-    std::size_t n = std::min(na.size(), nb.size());
-    if (int c = n ? std::memcmp(na.data(), nb.data(), n) : 0) return c;
-    unsigned char ca = na.size() > n ? na[n] : is_tree(a) ? '/' : '\0';
-    unsigned char cb = nb.size() > n ? nb[n] : is_tree(b) ? '/' : '\0';
-    return ca < cb ? -1 : ca > cb ? 1 : 0;
-  }
-
-  void side(const git_tree_entry* e, bool added, const std::string& prefix, std::vector<Delta>& out) {
-    std::string path = prefix + git_tree_entry_name(e);
-    if (is_tree(e)) {
-      git_tree* t = tree(*git_tree_entry_id(e));
-      diff_into(added ? nullptr : t, added ? t : nullptr, path + "/", out);
-      return;
-    }
-    Delta d{added ? GIT_DELTA_ADDED : GIT_DELTA_DELETED, path, {}, {}};
-    (added ? d.new_id : d.old_id) = *git_tree_entry_id(e);
-    d.leaf_ok = git_tree_entry_type(e) == GIT_OBJECT_BLOB;
-    out.push_back(std::move(d));
-  }
-
-  void diff_into(git_tree* from, git_tree* to, const std::string& prefix, std::vector<Delta>& out) {
-    std::size_t nf = from ? git_tree_entrycount(from) : 0, nt = to ? git_tree_entrycount(to) : 0;
-    std::size_t i = 0, j = 0;
-    while (i < nf || j < nt) {
-      const git_tree_entry* a = i < nf ? git_tree_entry_byindex(from, i) : nullptr;
-      const git_tree_entry* b = j < nt ? git_tree_entry_byindex(to, j) : nullptr;
-      int c = !a ? 1 : !b ? -1 : order(a, b);
-      if (c < 0) {
-        side(a, false, prefix, out);
-        ++i;
-      } else if (c > 0) {
-        side(b, true, prefix, out);
-        ++j;
-      } else {
-        ++i, ++j;
-        if (git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) && git_tree_entry_filemode(a) == git_tree_entry_filemode(b))
-          continue;
-        if (is_tree(a)) {
-          diff_into(tree(*git_tree_entry_id(a)), tree(*git_tree_entry_id(b)), prefix + git_tree_entry_name(a) + "/", out);
-          continue;
-        }
-        Delta d{GIT_DELTA_MODIFIED, prefix + git_tree_entry_name(b), *git_tree_entry_id(a), *git_tree_entry_id(b)};
-        d.leaf_ok = git_tree_entry_type(b) == GIT_OBJECT_BLOB;
-        out.push_back(std::move(d));
-      }
-    }
-  }
-
-  git_tree* tree(const git_oid& id) {
-    std::string key(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second.get();
-    git_tree* t = nullptr;
-    git::check(git_tree_lookup(&t, repo_, &id), "reading tree " + git::oid_str(id));
-    return cache_.emplace(key, git::Tree(t)).first->second.get();
-  }
-
   git_repository* repo_;
-  std::unordered_map<std::string, git::Tree> cache_;
+  git::Odb odb_;
+  git::PackReader packs_;
+  git::TreeReader reader_;
 };
 
 // ---- checking what comes in ---------------------------------------------------
@@ -839,31 +722,25 @@ class IncomingChecker {
     commit_id_ = git::oid_str(id);
     justification_.reset();
     level_runs_.clear();
-    git_tree* t = nullptr;
-    git::check(git_commit_tree(&t, raw), "reading the tree of " + commit_id_);
-    git::Tree tree(t);
-    tree_ = t;
-    git::Tree first;
-    std::vector<git::Tree> others;
-    for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) {
-      git::Tree pt = commit_tree(repo_, *git_commit_parent_id(raw, i));
-      if (i == 0) first = std::move(pt);
-      else others.push_back(std::move(pt));
-    }
-    parent_ = first.get();
+    tree_ = *git_commit_tree_id(raw);
+    parent_.reset();
     others_.clear();
-    for (auto& o : others) others_.push_back(o.get());
+    for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) {
+      git_oid pt = commit_tree(repo_, *git_commit_parent_id(raw, i));
+      if (i == 0) parent_ = pt;
+      else others_.push_back(pt);
+    }
 
-    std::vector<Delta> deltas = trees_.diff(parent_, tree_);
+    std::vector<Delta> deltas = trees_.diff(parent(), &tree_);
     for (std::size_t i = 0; i < deltas.size(); ++i) {
       if (full()) return;
       check_delta(deltas[i]);
       if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
     }
     // A merge must keep every object of every parent, not only the first's.
-    for (git_tree* other : others_)
-      for (const Delta& d : trees_.diff(other, tree_, "objects"))
-        if (d.status == GIT_DELTA_DELETED)
+    for (const git_oid& other : others_)
+      for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
+        if (d.status == Delta::kRemoved)
           problem("object-removed", d.path, "removes an object its parent has; objects are never removed");
   }
 
@@ -876,17 +753,20 @@ class IncomingChecker {
   // Whether a merge took this change from one of its other parents (whose
   // side is checked on its own, or is already part of this store).
   bool inherited(const Delta& d) const {
-    for (git_tree* other : others_) {
-      auto id = trees_.entry(other, d.path);
-      if (d.status == GIT_DELTA_DELETED ? !id : id && git_oid_equal(&*id, &d.new_id)) return true;
+    for (const git_oid& other : others_) {
+      auto id = trees_.entry(&other, d.path);
+      if (d.status == Delta::kRemoved ? !id : id && git_oid_equal(&*id, &d.new_id)) return true;
     }
     return false;
   }
 
+  const git_oid* parent() const { return parent_ ? &*parent_ : nullptr; }
+
   void check_delta(const Delta& d) {
-    bool removed = d.status == GIT_DELTA_DELETED;
-    if (!removed && !d.leaf_ok) return problem("layout", d.path, "adds an entry that is not a file (a submodule link)");
-    bool changed = d.status != GIT_DELTA_ADDED && !removed;
+    bool removed = d.status == Delta::kRemoved;
+    if (!removed && git::mode_is_link(d.new_mode))
+      return problem("layout", d.path, "adds an entry that is not a file (a submodule link)");
+    bool changed = d.status == Delta::kModified;
     if (d.path.starts_with("objects/")) {
       if (removed) return problem("object-removed", d.path, "removes an object its parent has; objects are never removed");
       if (inherited(d)) return;
@@ -944,13 +824,13 @@ class IncomingChecker {
   // Facts of the object `d` as the commit's tree has it; null when absent.
   const ObjectFacts* object_in_tree(const Digest& d) {
     std::string path = object_path(d);
-    auto id = trees_.entry(tree_, path);
+    auto id = trees_.entry(&tree_, path);
     if (!id) return nullptr;
     return &facts_of(*id, path, d);
   }
 
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what) {
-    auto found = trees_.read(tree_, path);
+    auto found = trees_.read(&tree_, path);
     if (!found) problem("index-missing", path, "adds " + what + " without this index entry");
     else if (*found != bytes) problem("index-mismatch", path, "expected " + bytes + " for " + what + ", found " + *found);
   }
@@ -967,14 +847,14 @@ class IncomingChecker {
       expect_entry(f.group_path, f.group_bytes, what);
       // The first claim of a source id stays (add, verify): another run's
       // entry there, or an id that blocks this one, is no problem.
-      if (f.source_path && !trees_.entry(tree_, *f.source_path) && !trees_.source_blocked(tree_, *f.source_path))
+      if (f.source_path && !trees_.entry(&tree_, *f.source_path) && !trees_.source_blocked(&tree_, *f.source_path))
         problem("index-missing", *f.source_path, "adds " + what + " without this index entry");
-      int levels = trees_.level_count(tree_, *digest);
+      int levels = trees_.level_count(&tree_, *digest);
       if (levels == 0) problem("index-missing", level_path(f.default_level, *digest), "adds " + what + " without a level");
       else if (levels > 1) problem("level-mismatch", "refs/levels", what + " has " + std::to_string(levels) + " levels");
     } else if (f.kind == Kind::kAttestation && f.subject) {
       expect_entry(attestation_path(*f.subject, *digest), f.attestation_bytes, "attestation " + digest->str());
-      if (!trees_.entry(tree_, object_path(*f.subject)))
+      if (!trees_.entry(&tree_, object_path(*f.subject)))
         problem("dangling-ref", d.path, "attests run " + f.subject->str() + ", which is not in the store");
     }
   }
@@ -1008,7 +888,7 @@ class IncomingChecker {
     if (take("refs/metadata/")) {
       auto digest = Digest::parse_hex(rest);
       if (!digest) return problem("layout", path, "expected refs/metadata/<64 hex>");
-      if (!trees_.entry(tree_, object_path(*digest)))
+      if (!trees_.entry(&tree_, object_path(*digest)))
         return problem("dangling-ref", path, "metadata for " + digest->str() + ", which is not in the store");
       try {
         Json meta = parse_json(bytes, path);
@@ -1058,13 +938,13 @@ class IncomingChecker {
         return problem("layout", path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
       const ObjectFacts* run = run_for(*run_digest, path);
       if (!run) return;
-      int levels = trees_.level_count(tree_, *run_digest);
+      int levels = trees_.level_count(&tree_, *run_digest);
       if (levels != 1)
         problem("level-mismatch", path, "run " + run_digest->str() + " has " + std::to_string(levels) + " levels");
       if (!valid_level_bytes(bytes)) problem("level-mismatch", path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
       else if (*level == run->default_level && bytes != level_entry(std::nullopt))
         problem("level-mismatch", path, "expected {\"evidence\":null} for a default level, found " + bytes);
-      bool existing_run = trees_.entry(parent_, object_path(*run_digest)).has_value();
+      bool existing_run = trees_.entry(parent(), object_path(*run_digest)).has_value();
       if (*level != run->default_level || existing_run) require_justified(*run_digest, path);
       return;
     }
@@ -1087,7 +967,7 @@ class IncomingChecker {
     std::size_t slash = rest.find('/');
     auto run_digest = slash == std::string_view::npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
     if (!run_digest) return;  // a path outside the layout leaving is no harm
-    if (trees_.level_count(tree_, *run_digest) == 0)
+    if (trees_.level_count(&tree_, *run_digest) == 0)
       return problem("index-removed", d.path, "removes the only level of run " + run_digest->str());
     if (!inherited(d)) require_justified(*run_digest, d.path);
   }
@@ -1124,9 +1004,9 @@ class IncomingChecker {
   // The commit being checked.
   git_commit* commit_ = nullptr;
   std::string commit_id_;
-  git_tree* tree_ = nullptr;
-  git_tree* parent_ = nullptr;
-  std::vector<git_tree*> others_;
+  git_oid tree_{};
+  std::optional<git_oid> parent_;  // the first parent's tree
+  std::vector<git_oid> others_;    // the other parents' trees
   std::optional<std::string> justification_;
   std::set<Digest> level_runs_;
 };
@@ -1146,16 +1026,16 @@ std::map<std::string, git_time_t> introduced_times(git_repository* repo, Trees& 
   git::check(git_revwalk_push(raw, &head), "walking history");
   git_oid id;
   while (git_revwalk_next(&id, raw) == 0) {
-    git::Tree tree = commit_tree(repo, id);
     git_commit* c = nullptr;
     git::check(git_commit_lookup(&c, repo, &id), "reading commit");
     git::Commit owned(c);
-    git::Tree parent;
+    git_oid tree = *git_commit_tree_id(c);
+    std::optional<git_oid> parent;
     if (git_commit_parentcount(c) > 0) parent = commit_tree(repo, *git_commit_parent_id(c, 0));
     for (const auto& [path, blob] : paths) {
-      auto now = trees.entry(tree.get(), path);
+      auto now = trees.entry(&tree, path);
       if (!now || !git_oid_equal(&*now, &blob)) continue;
-      auto before = trees.entry(parent.get(), path);
+      auto before = trees.entry(parent ? &*parent : nullptr, path);
       if (before && git_oid_equal(&*before, &blob)) continue;
       git_time_t t = git_commit_time(c);
       auto [it, fresh] = out.emplace(path, t);
@@ -1177,16 +1057,18 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
   git_oid base_id;
   bool has_base = git_merge_base(&base_id, repo, &local, &incoming) == 0;
   git_error_clear();
-  git::Tree base_tree = has_base ? commit_tree(repo, base_id) : git::Tree();
-  git::Tree in_tree = commit_tree(repo, incoming);
-  git::Tree local_tree = commit_tree(repo, local);
+  std::optional<git_oid> base_tree;
+  if (has_base) base_tree = commit_tree(repo, base_id);
+  const git_oid* base = base_tree ? &*base_tree : nullptr;
+  git_oid in_tree = commit_tree(repo, incoming);
+  git_oid local_tree = commit_tree(repo, local);
 
   ChangeSet change;
   std::set<Digest> level_runs;
   // Metadata and source ids both sides have, differently: the first claim stays.
   std::map<std::string, git_oid> claims_local, claims_incoming;
-  for (const Delta& d : trees.diff(base_tree.get(), in_tree.get())) {
-    if (d.status == GIT_DELTA_DELETED) {
+  for (const Delta& d : trees.diff(base, &in_tree)) {
+    if (d.status == Delta::kRemoved) {
       if (d.path.starts_with("refs/levels/"))
         if (auto run = Digest::parse_hex(d.path.substr(d.path.rfind('/') + 1))) level_runs.insert(*run);
       continue;  // a union: what one side dropped, the other keeps
@@ -1195,8 +1077,8 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
       if (auto run = Digest::parse_hex(d.path.substr(d.path.rfind('/') + 1))) level_runs.insert(*run);
       continue;
     }
-    auto mine = trees.entry(local_tree.get(), d.path);
-    if (!mine && d.path.starts_with("refs/sources/") && trees.source_blocked(local_tree.get(), d.path)) {
+    auto mine = trees.entry(&local_tree, d.path);
+    if (!mine && d.path.starts_with("refs/sources/") && trees.source_blocked(&local_tree, d.path)) {
       notes.push_back(d.path + ": the store already holds other source ids in its way; kept the local ones");
       continue;
     }
@@ -1234,9 +1116,9 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
 
   // Levels: follow the side that changed since the merge base.
   for (const Digest& run : level_runs) {
-    auto in_level = trees.level_of(in_tree.get(), run);
-    auto my_level = trees.level_of(local_tree.get(), run);
-    auto base_level = trees.level_of(base_tree.get(), run);
+    auto in_level = trees.level_of(&in_tree, run);
+    auto my_level = trees.level_of(&local_tree, run);
+    auto base_level = trees.level_of(base, run);
     if (in_level == my_level || !in_level) continue;
     bool take = !my_level || my_level == base_level;
     if (!take) {
@@ -1456,7 +1338,7 @@ struct NewObject {
 // Every object reachable from `head` in `from` that the commits `hide`
 // (those of them `from` has) do not already bring, each once: each new
 // commit, its tree and what its tree has that its first parent's lacks
-// (git::added_or_changed, on the raw trees). Cost follows what is new, not
+// (a diff of the raw trees, raw_tree.h). Cost follows what is new, not
 // the size of the trees (libgit2 1.5's packbuilder walks the whole tree of
 // every commit it hides).
 std::vector<NewObject> new_objects(git_repository* from, const git::PackReader& packs, const git_oid& head,
@@ -1476,6 +1358,13 @@ std::vector<NewObject> new_objects(git_repository* from, const git::PackReader& 
   auto add = [&](const git_oid& id, git_object_t type) {
     if (seen.insert(id).second) out.push_back({id, type});
   };
+  // Trees as stored, through the pack reader first, their ids unchecked:
+  // they are the sender's own.
+  git::TreeReader trees(raw_odb, {&packs});
+  auto add_blob = [&](const git::TreeDelta& d) {
+    if (!git::mode_is_link(d.new_mode) && d.ids_differ()) add(d.new_id, GIT_OBJECT_BLOB);
+  };
+  auto add_tree = [&](const std::string&, const git_oid& tree) { add(tree, GIT_OBJECT_TREE); };
   git_oid id;
   while (git_revwalk_next(&id, raw_walk) == 0) {
     add(id, GIT_OBJECT_COMMIT);
@@ -1491,7 +1380,7 @@ std::vector<NewObject> new_objects(git_repository* from, const git::PackReader& 
       git::Commit parent(p);
       parent_tree = *git_commit_tree_id(p);
     }
-    git::added_or_changed(raw_odb, &packs, parent_tree ? &*parent_tree : nullptr, *tree, add);
+    trees.diff(parent_tree ? &*parent_tree : nullptr, tree, "", add_blob, git::DiffSides::kAddedOrChanged, add_tree);
   }
   return out;
 }
