@@ -49,7 +49,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     if (report.refused()) {
       print_refusal(report);
       bool levels = false;
-      for (const Problem& p : report.problems) levels |= p.kind == "level-unjustified";
+      for (const Problem& p : report.problems) levels |= p.kind == ProblemKind::kLevelUnjustified;
       if (levels && o->allowed_signers.empty())
         std::fprintf(stderr,
                      "hint: a new store trusts no controller; if you trust the keys that signed these reruns, "

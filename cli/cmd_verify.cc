@@ -1,22 +1,11 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/problems.h"
 #include "store/verify.h"
 
 namespace kistore::cli {
 namespace {
-
-Json problems_json(const std::vector<Problem>& list) {
-  Json out = Json::array();
-  for (const Problem& p : list) {
-    Json o = Json::object();
-    o.set("kind", p.kind);
-    o.set("path", p.path);
-    o.set("detail", p.detail);
-    out.push_back(std::move(o));
-  }
-  return out;
-}
 
 // Checks bundle files without a store: each embedded digest against the
 // document the bundle carries. A mismatch is a problem (exit 1); input that is
@@ -44,14 +33,14 @@ VerifyReport verify_files(const std::vector<std::string>& paths) {
           auto recorded = run_reference(run, role);
           Json* member = item->find(role);
           if (!member) {
-            report.warnings.push_back({"external-reference", where.child("run").child("spec").child(std::string(role) + "Digest").format(""),
+            report.warnings.push_back({ProblemKind::kExternalReference, where.child("run").child("spec").child(std::string(role) + "Digest").format(""),
                                        "the bundle does not carry the run's " + std::string(role) + " " + recorded->str()});
             continue;
           }
           Document doc = Document::from_json(*member, where.child(role));
           ++report.objects;
           if (doc.digest() != *recorded)
-            report.problems.push_back({"digest-mismatch", where.child("run").child("spec").child(std::string(role) + "Digest").format(""),
+            report.problems.push_back({ProblemKind::kDigestMismatch, where.child("run").child("spec").child(std::string(role) + "Digest").format(""),
                                        "bundle's " + std::string(role) + " hashes to " + doc.digest().str() + ", run says " + recorded->str()});
         }
       } else {
@@ -109,11 +98,8 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       out.set("warnings", problems_json(report.warnings));
       print_json(out);
     } else {
-      for (const Problem& p : report.problems)
-        std::fprintf(stderr, "problem: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
-      if (!g.quiet)
-        for (const Problem& p : report.warnings)
-          std::fprintf(stderr, "warning: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+      print_problems("problem", report.problems);
+      if (!g.quiet) print_problems("warning", report.warnings);
       if (!g.quiet)
         std::printf("%s: %zu objects, %zu problems, %zu warnings\n", report.ok() ? "ok" : "FAILED", report.objects,
                     report.problems.size(), report.warnings.size());

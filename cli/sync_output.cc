@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/problems.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
@@ -32,16 +33,9 @@ SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress)
 
 namespace {
 
-Json problems_json(const std::vector<Problem>& list) {
-  Json out = Json::array();
-  for (const Problem& p : list) {
-    Json o = Json::object();
-    o.set("kind", p.kind);
-    o.set("path", p.path);
-    o.set("detail", p.detail);
-    out.push_back(std::move(o));
-  }
-  return out;
+Json strings_json(const std::vector<std::string>& list) {
+  Json::Array out(list.begin(), list.end());
+  return Json(std::move(out));
 }
 
 std::string plural(std::size_t n, const char* word) {
@@ -60,16 +54,13 @@ Json pull_json(const PullReport& r) {
   out.set("new_documents", static_cast<long long>(r.new_documents));
   out.set("incoming", r.incoming.empty() ? Json() : Json(r.incoming));
   out.set("commit", r.commit ? Json(*r.commit) : Json());
-  Json notes = Json::array();
-  for (const std::string& n : r.notes) notes.push_back(n);
-  out.set("notes", std::move(notes));
+  out.set("notes", strings_json(r.notes));
   out.set("problems", problems_json(r.problems));
   return out;
 }
 
 void print_refusal(const PullReport& r) {
-  for (const Problem& p : r.problems)
-    std::fprintf(stderr, "refused: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+  print_problems("refused", r.problems);
   std::fprintf(stderr,
                "error: refused to take %s from %s (%s): %s in the incoming history; the store is unchanged\n",
                r.incoming.substr(0, 12).c_str(), r.remote.c_str(), r.url.c_str(),

@@ -690,17 +690,6 @@ class Trees {
 
 // ---- checking what comes in ---------------------------------------------------
 
-// What a (new) object implies for the index, computed once per blob.
-struct ObjectFacts {
-  std::string error;  // why the blob is not a valid object at its path; "" if it is
-  Kind kind = Kind::kRun;
-  std::string group_path, group_bytes;
-  Level default_level = Level::kReported;
-  std::optional<std::string> source_path;
-  std::optional<Digest> subject;
-  std::string attestation_bytes;
-};
-
 // Checks the commits new to this store, each against its first parent, and
 // collects every problem (up to kMaxProblems).
 class IncomingChecker {
@@ -741,13 +730,13 @@ class IncomingChecker {
     for (const git_oid& other : others_)
       for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
         if (d.status == Delta::kRemoved)
-          problem("object-removed", d.path, "removes an object its parent has; objects are never removed");
+          problem(ProblemKind::kHistoryRewritten, d.path, "removes an object its parent has; objects are never removed");
   }
 
  private:
-  void problem(std::string kind, std::string path, const std::string& detail) {
+  void problem(ProblemKind kind, std::string path, const std::string& detail) {
     if (full()) return;
-    problems.push_back({std::move(kind), std::move(path), "commit " + short_id(commit_id_) + ": " + detail});
+    problems.push_back({kind, std::move(path), "commit " + short_id(commit_id_) + ": " + detail});
   }
 
   // Whether a merge took this change from one of its other parents (whose
@@ -765,60 +754,36 @@ class IncomingChecker {
   void check_delta(const Delta& d) {
     bool removed = d.status == Delta::kRemoved;
     if (!removed && git::mode_is_link(d.new_mode))
-      return problem("layout", d.path, "adds an entry that is not a file (a submodule link)");
+      return problem(ProblemKind::kLayout, d.path, "adds an entry that is not a file (a submodule link)");
     bool changed = d.status == Delta::kModified;
     if (d.path.starts_with("objects/")) {
-      if (removed) return problem("object-removed", d.path, "removes an object its parent has; objects are never removed");
+      if (removed) return problem(ProblemKind::kHistoryRewritten, d.path, "removes an object its parent has; objects are never removed");
       if (inherited(d)) return;
-      if (changed) return problem("object-changed", d.path, "changes an object its parent has; objects are immutable");
+      if (changed) return problem(ProblemKind::kHistoryRewritten, d.path, "changes an object its parent has; objects are immutable");
       return check_new_object(d);
     }
     if (d.path.starts_with("refs/")) {
       if (removed) {
         // Only a level moves (the run keeps exactly one); every other entry stays.
         if (d.path.starts_with("refs/levels/")) return check_level_removal(d);
-        return problem("index-removed", d.path, "removes an index entry; entries are only added");
+        return problem(ProblemKind::kIndexRemoved, d.path, "removes an index entry; entries are only added");
       }
       if (inherited(d)) return;
       return check_ref(d);
     }
     if (!removed)
-      problem("layout", d.path,
+      problem(ProblemKind::kLayout, d.path,
               "adds a path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
   }
 
-  const ObjectFacts& facts_of(const git_oid& blob, const std::string& path, const Digest& digest) {
+  // What the blob `blob` at `path` implies (refs/index.h), read once per
+  // blob and path: the same bytes at another object path are another object.
+  const ObjectFacts& facts_of(const git_oid& blob, const std::string& path) {
     std::string key(reinterpret_cast<const char*>(blob.id), GIT_OID_RAWSZ);
+    key += path;
     auto it = facts_.find(key);
     if (it != facts_.end()) return it->second;
-    ObjectFacts f;
-    try {
-      std::string bytes = decode_object(blob_bytes(repo_, blob), path);
-      Digest actual = Digest::of(bytes);
-      if (actual != digest) {
-        f.error = "the object's bytes hash to " + actual.str() + ", not to " + digest.str() + " as its path says";
-      } else {
-        Document doc = Document::from_canonical(bytes, std::nullopt, Location{path, ""});
-        if (doc.canonical() != bytes) {
-          f.error = "the object is not in RFC 8785 canonical form";
-        } else {
-          f.kind = doc.kind();
-          const Json& spec = doc.spec();
-          if (f.kind == Kind::kRun) {
-            f.group_path = group_path(comparison_key(spec), digest);
-            f.group_bytes = group_entry(spec);
-            f.default_level = default_level(spec);
-            f.source_path = source_path(spec, path);
-          } else if (f.kind == Kind::kAttestation) {
-            f.subject = Digest::parse(spec.find("subject")->as_string());
-            f.attestation_bytes = attestation_entry(spec);
-          }
-        }
-      }
-    } catch (const Error& e) {
-      f.error = e.what();
-    }
-    return facts_.emplace(key, std::move(f)).first->second;
+    return facts_.emplace(key, object_facts(path, blob_bytes(repo_, blob), ObjectCheck::kDeep)).first->second;
   }
 
   // Facts of the object `d` as the commit's tree has it; null when absent.
@@ -826,45 +791,46 @@ class IncomingChecker {
     std::string path = object_path(d);
     auto id = trees_.entry(&tree_, path);
     if (!id) return nullptr;
-    return &facts_of(*id, path, d);
+    return &facts_of(*id, path);
   }
 
-  void expect_entry(const std::string& path, const std::string& bytes, const std::string& what) {
+  void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
+                    ProblemKind mismatch) {
     auto found = trees_.read(&tree_, path);
-    if (!found) problem("index-missing", path, "adds " + what + " without this index entry");
-    else if (*found != bytes) problem("index-mismatch", path, "expected " + bytes + " for " + what + ", found " + *found);
+    if (!found) problem(missing, path, "adds " + what + " without this index entry");
+    else if (*found != bytes) problem(mismatch, path, "expected " + bytes + " for " + what + ", found " + *found);
   }
 
   void check_new_object(const Delta& d) {
-    auto digest = parse_object_path(d.path);
-    if (!digest) return problem("layout", d.path, "not an object path objects/sha256/<2 hex>/<2 hex>/<60 hex>");
-    ++new_objects;
-    const ObjectFacts& f = facts_of(d.new_id, d.path, *digest);
-    if (!f.error.empty()) return problem(f.error.find("hash to") != std::string::npos ? "object-hash-mismatch" : "object-invalid",
-                                         d.path, f.error);
+    const ObjectFacts& f = facts_of(d.new_id, d.path);
+    if (f.digest) ++new_objects;
+    if (!f.valid()) return problem(f.problem->kind, f.problem->path, f.problem->detail);
+    const Digest& digest = *f.digest;
     if (f.kind == Kind::kRun) {
-      std::string what = "run " + digest->str();
-      expect_entry(f.group_path, f.group_bytes, what);
+      std::string what = "run " + digest.str();
+      expect_entry(f.group_path, f.group_bytes, what, ProblemKind::kMissingGroup, ProblemKind::kGroupMismatch);
       // The first claim of a source id stays (add, verify): another run's
       // entry there, or an id that blocks this one, is no problem.
       if (f.source_path && !trees_.entry(&tree_, *f.source_path) && !trees_.source_blocked(&tree_, *f.source_path))
-        problem("index-missing", *f.source_path, "adds " + what + " without this index entry");
-      int levels = trees_.level_count(&tree_, *digest);
-      if (levels == 0) problem("index-missing", level_path(f.default_level, *digest), "adds " + what + " without a level");
-      else if (levels > 1) problem("level-mismatch", "refs/levels", what + " has " + std::to_string(levels) + " levels");
+        problem(ProblemKind::kMissingSource, *f.source_path, "adds " + what + " without this index entry");
+      int levels = trees_.level_count(&tree_, digest);
+      if (levels == 0) problem(ProblemKind::kMissingLevel, level_path(f.default_level, digest), "adds " + what + " without a level");
+      else if (levels > 1) problem(ProblemKind::kLevelMismatch, "refs/levels", what + " has " + std::to_string(levels) + " levels");
     } else if (f.kind == Kind::kAttestation && f.subject) {
-      expect_entry(attestation_path(*f.subject, *digest), f.attestation_bytes, "attestation " + digest->str());
+      expect_entry(attestation_path(*f.subject, digest), f.attestation_bytes, "attestation " + digest.str(),
+                   ProblemKind::kMissingAttestation, ProblemKind::kAttestationMismatch);
       if (!trees_.entry(&tree_, object_path(*f.subject)))
-        problem("dangling-ref", d.path, "attests run " + f.subject->str() + ", which is not in the store");
+        problem(ProblemKind::kDanglingRef, d.path, "attests run " + f.subject->str() + ", which is not in the store");
     }
   }
 
-  // The run at `run`, or a problem about `path` and null.
-  const ObjectFacts* run_for(const Digest& run, const std::string& path) {
+  // The run at `run`, or a problem about `path` (`mismatch` when it names
+  // something else than a run) and null.
+  const ObjectFacts* run_for(const Digest& run, const std::string& path, ProblemKind mismatch) {
     const ObjectFacts* f = object_in_tree(run);
-    if (!f) problem("dangling-ref", path, "names run " + run.str() + ", which is not in the store");
-    else if (!f->error.empty()) return nullptr;  // reported where the object came in
-    else if (f->kind != Kind::kRun) problem("index-mismatch", path, "names " + run.str() + ", which is not a run");
+    if (!f) problem(ProblemKind::kDanglingRef, path, "names run " + run.str() + ", which is not in the store");
+    else if (!f->valid()) return nullptr;  // reported where the object came in
+    else if (f->kind != Kind::kRun) problem(mismatch, path, "names " + run.str() + ", which is not a run");
     else return f;
     return nullptr;
   }
@@ -887,47 +853,42 @@ class IncomingChecker {
     std::string bytes = blob_bytes(repo_, d.new_id);
     if (take("refs/metadata/")) {
       auto digest = Digest::parse_hex(rest);
-      if (!digest) return problem("layout", path, "expected refs/metadata/<64 hex>");
+      if (!digest) return problem(ProblemKind::kLayout, path, "expected refs/metadata/<64 hex>");
       if (!trees_.entry(&tree_, object_path(*digest)))
-        return problem("dangling-ref", path, "metadata for " + digest->str() + ", which is not in the store");
-      try {
-        Json meta = parse_json(bytes, path);
-        if (!meta.is_object() || canonical(meta) != bytes)
-          problem("metadata-invalid", path, "expected the RFC 8785 form of a JSON object");
-      } catch (const Error& e) {
-        problem("metadata-invalid", path, e.what());
-      }
+        return problem(ProblemKind::kDanglingRef, path, "metadata for " + digest->str() + ", which is not in the store");
+      if (auto p = metadata_problem(path, bytes)) problem(p->kind, p->path, p->detail);
       return;
     }
     if (take("refs/groups/")) {
       auto pair = split2();
-      if (!pair) return problem("layout", path, "expected refs/groups/<64 hex>/<64 hex>");
-      const ObjectFacts* run = run_for(pair->second, path);
+      if (!pair) return problem(ProblemKind::kLayout, path, "expected refs/groups/<64 hex>/<64 hex>");
+      const ObjectFacts* run = run_for(pair->second, path, ProblemKind::kGroupMismatch);
       if (!run) return;
-      if (run->group_path != path) return problem("index-mismatch", path, "the run's comparison key puts it at " + run->group_path);
+      if (run->group_path != path) return problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + run->group_path);
       if (run->group_bytes != bytes)
-        problem("index-mismatch", path, "expected the run's primary measurement " + run->group_bytes + ", found " + bytes);
+        problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + bytes);
       return;
     }
     if (take("refs/attestations/")) {
       auto pair = split2();
-      if (!pair) return problem("layout", path, "expected refs/attestations/<64 hex>/<64 hex>");
+      if (!pair) return problem(ProblemKind::kLayout, path, "expected refs/attestations/<64 hex>/<64 hex>");
       const ObjectFacts* att = object_in_tree(pair->second);
-      if (!att) return problem("dangling-ref", path, "names attestation " + pair->second.str() + ", which is not in the store");
-      if (!att->error.empty()) return;
+      if (!att) return problem(ProblemKind::kDanglingRef, path, "names attestation " + pair->second.str() + ", which is not in the store");
+      if (!att->valid()) return;
       if (att->kind != Kind::kAttestation || !att->subject || *att->subject != pair->first)
-        return problem("index-mismatch", path, "names " + pair->second.str() + ", which is not an attestation of " + pair->first.str());
+        return problem(ProblemKind::kAttestationMismatch, path,
+                       "names " + pair->second.str() + ", which is not an attestation of " + pair->first.str());
       if (att->attestation_bytes != bytes)
-        problem("index-mismatch", path, "expected " + att->attestation_bytes + ", found " + bytes);
+        problem(ProblemKind::kAttestationMismatch, path, "expected " + att->attestation_bytes + ", found " + bytes);
       return;
     }
     if (take("refs/sources/")) {
       auto run_digest = Digest::parse(bytes);
-      if (!run_digest) return problem("index-mismatch", path, "expected a run digest, found " + bytes.substr(0, 80));
-      const ObjectFacts* run = run_for(*run_digest, path);
+      if (!run_digest) return problem(ProblemKind::kSourceMismatch, path, "expected a run digest, found " + bytes.substr(0, 80));
+      const ObjectFacts* run = run_for(*run_digest, path, ProblemKind::kSourceMismatch);
       if (!run) return;
       if (!run->source_path || *run->source_path != path)
-        problem("index-mismatch", path, "the run " + run_digest->str() + " does not have this source id");
+        problem(ProblemKind::kSourceMismatch, path, "the run " + run_digest->str() + " does not have this source id");
       return;
     }
     if (take("refs/levels/")) {
@@ -935,20 +896,20 @@ class IncomingChecker {
       auto level = parse_level(rest.substr(0, slash));
       auto run_digest = slash == std::string_view::npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
       if (!level || !run_digest)
-        return problem("layout", path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
-      const ObjectFacts* run = run_for(*run_digest, path);
+        return problem(ProblemKind::kLayout, path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
+      const ObjectFacts* run = run_for(*run_digest, path, ProblemKind::kLevelMismatch);
       if (!run) return;
       int levels = trees_.level_count(&tree_, *run_digest);
       if (levels != 1)
-        problem("level-mismatch", path, "run " + run_digest->str() + " has " + std::to_string(levels) + " levels");
-      if (!valid_level_bytes(bytes)) problem("level-mismatch", path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
+        problem(ProblemKind::kLevelMismatch, path, "run " + run_digest->str() + " has " + std::to_string(levels) + " levels");
+      if (!valid_level_bytes(bytes)) problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
       else if (*level == run->default_level && bytes != level_entry(std::nullopt))
-        problem("level-mismatch", path, "expected {\"evidence\":null} for a default level, found " + bytes);
+        problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":null} for a default level, found " + bytes);
       bool existing_run = trees_.entry(parent(), object_path(*run_digest)).has_value();
       if (*level != run->default_level || existing_run) require_justified(*run_digest, path);
       return;
     }
-    problem("layout", path, "adds a path outside the store layout (refs/{metadata,groups,levels,attestations,sources}/…)");
+    problem(ProblemKind::kLayout, path, "adds a path outside the store layout (refs/{metadata,groups,levels,attestations,sources}/…)");
   }
 
   static bool valid_level_bytes(const std::string& bytes) {
@@ -968,7 +929,7 @@ class IncomingChecker {
     auto run_digest = slash == std::string_view::npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
     if (!run_digest) return;  // a path outside the layout leaving is no harm
     if (trees_.level_count(&tree_, *run_digest) == 0)
-      return problem("index-removed", d.path, "removes the only level of run " + run_digest->str());
+      return problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + run_digest->str());
     if (!inherited(d)) require_justified(*run_digest, d.path);
   }
 
@@ -992,7 +953,7 @@ class IncomingChecker {
       justification_ = justify_level_commit(e, trust_);
     }
     if (justification_->empty() || !level_runs_.insert(run).second) return;
-    problem("level-unjustified", path,
+    problem(ProblemKind::kLevelUnjustified, path,
             "changes the level of run " + run.str() + ", but only a rerun commit signed by a trusted controller may (" +
                 *justification_ + ")");
   }
@@ -1193,7 +1154,7 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   if (auto synced = ref_target(repo, synced_ref(conn.remote())); synced && !contains(repo, incoming, *synced)) {
     report.result = "refused";
     report.problems.push_back(
-        {"history-rewritten", branch,
+        {ProblemKind::kHistoryRewritten, branch,
          "the remote's " + branch + " at " + short_id(report.incoming) + " does not contain commit " +
              short_id(git::oid_str(*synced)) + ", which was synced with " + conn.remote() +
              " before: its history was rewritten (force-pushed). If the remote is meant to be another store "
