@@ -41,6 +41,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     std::string target = !o->dir.empty() ? o->dir : !g.store_dir.empty() ? g.store_dir : Store::default_dir();
     SyncProgress progress(g);
     SyncOptions options;
+    options.credentials = credentials_from_environment();
     options.progress = progress.callback();
     options.commit.author = g.author;
     if (!o->allowed_signers.empty()) options.trust = load_allowed_signers(o->allowed_signers);

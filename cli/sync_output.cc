@@ -1,6 +1,10 @@
 #include "cli/sync_output.h"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/problems.h"
 #include "store/trust.h"
@@ -22,8 +26,36 @@ void SyncProgress::finish() {
   current_.clear();
 }
 
+namespace {
+
+// The variable's value; "" when it is unset or empty.
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+Credentials credentials_from_environment() {
+  const passwd* pw = getpwuid(getuid());
+  std::string home = env("HOME");
+  if (home.empty() && pw) home = pw->pw_dir;
+  Credentials c;
+  c.token = env("KISTORE_TOKEN");
+  c.ssh_key = env("KISTORE_SSH_KEY");
+  c.ssh_key_named = !c.ssh_key.empty();
+  if (c.ssh_key.empty()) c.ssh_key = home + "/.ssh/id_ed25519";
+  c.ssh_agent = env("SSH_AUTH_SOCK");
+  if (std::string file = env("KISTORE_SSH_KNOWN_HOSTS"); !file.empty()) c.known_hosts.push_back(file);
+  c.known_hosts.push_back(home + "/.ssh/known_hosts");
+  c.user = env("USER");
+  if (c.user.empty() && pw) c.user = pw->pw_name;
+  return c;
+}
+
 SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress) {
   SyncOptions o;
+  o.credentials = credentials_from_environment();
   o.commit.author = g.author;
   o.commit.sign = signer_for(g, &store);
   o.trust = load_trust(store);

@@ -2,7 +2,6 @@
 
 #include <fnmatch.h>
 #include <git2/sys/repository.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -130,16 +129,16 @@ void replace_all(std::string& text, std::string_view what, std::string_view with
     text.replace(pos, what.size(), with);
 }
 
-// libgit2's messages may quote the URL it was given; never let a secret through.
-std::string scrub(std::string message, const std::string& url) {
+// libgit2's messages may quote the URL it was given; never let a secret
+// (the URL's password, or `token`) through.
+std::string scrub(std::string message, const std::string& url, const std::string& token) {
   replace_all(message, url, redact_url(url));
   UrlParts p = split_url(url);
   if (p.password.size() >= 3) {
     replace_all(message, p.password, "***");
     replace_all(message, percent_decode(p.password), "***");
   }
-  if (const char* token = std::getenv("KISTORE_TOKEN"); token && std::strlen(token) >= 3)
-    replace_all(message, token, "***");
+  if (token.size() >= 3) replace_all(message, token, "***");
   return message;
 }
 
@@ -253,18 +252,6 @@ HostKeyVerdict check_known_hosts(const std::string& file, const std::string& hos
   return verdict;
 }
 
-std::string home_dir() {
-  if (const char* home = std::getenv("HOME"); home && *home) return home;
-  if (const passwd* pw = getpwuid(getuid())) return pw->pw_dir;
-  return "";
-}
-
-std::string local_user() {
-  if (const char* user = std::getenv("USER"); user && *user) return user;
-  if (const passwd* pw = getpwuid(getuid())) return pw->pw_name;
-  return "git";
-}
-
 // ---- a connection to one remote ----------------------------------------------
 
 // What the callbacks of one connection know and remember. Lives as long as
@@ -296,28 +283,27 @@ int on_credentials(git_credential** out, const char* url, const char* user_from_
   };
   if (++s->credential_requests > kMaxCredentialRequests)
     return give_up("authentication failed for " + where + ": the remote refused every credential offered");
+  const Credentials& creds = s->options->credentials;
   std::string user = user_from_url && *user_from_url ? user_from_url : "";
+  const std::string local_user = creds.user.empty() ? "git" : creds.user;
   if (allowed & GIT_CREDENTIAL_USERNAME)
-    return git_credential_username_new(out, user.empty() ? local_user().c_str() : user.c_str());
+    return git_credential_username_new(out, user.empty() ? local_user.c_str() : user.c_str());
   if (allowed & GIT_CREDENTIAL_SSH_KEY) {
-    if (user.empty()) user = local_user();
-    const char* agent = std::getenv("SSH_AUTH_SOCK");
-    if (!s->tried_agent && agent && *agent) {
+    if (user.empty()) user = local_user;
+    if (!s->tried_agent && !creds.ssh_agent.empty()) {
       s->tried_agent = true;
       return git_credential_ssh_key_from_agent(out, user.c_str());
     }
-    if (!s->tried_key) {
+    if (!s->tried_key && !creds.ssh_key.empty()) {
       s->tried_key = true;
-      std::string key;
-      if (const char* env = std::getenv("KISTORE_SSH_KEY"); env && *env) key = env;
-      else key = home_dir() + "/.ssh/id_ed25519";
+      const std::string& key = creds.ssh_key;
       if (fs::exists(key)) {
         std::string pub = key + ".pub";
         s->offered_credentials = true;
         return git_credential_ssh_key_new(out, user.c_str(), fs::exists(pub) ? pub.c_str() : nullptr, key.c_str(),
                                           nullptr);
       }
-      if (std::getenv("KISTORE_SSH_KEY"))
+      if (creds.ssh_key_named)
         return give_up("authentication failed for " + where + ": KISTORE_SSH_KEY names " + key +
                        ", which does not exist");
     }
@@ -329,11 +315,10 @@ int on_credentials(git_credential** out, const char* url, const char* user_from_
   if (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) {
     UrlParts parts = split_url(s->url);
     if (!parts.password.empty()) s->offered_credentials = true;  // libgit2 presented them first
-    const char* token = std::getenv("KISTORE_TOKEN");
-    if (!s->tried_token && token && *token) {
+    if (!s->tried_token && !creds.token.empty()) {
       s->tried_token = true;
       s->offered_credentials = true;
-      return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(), token);
+      return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(), creds.token.c_str());
     }
     return give_up("authentication failed for " + where +
                    (s->offered_credentials ? std::string(": the server refused the credentials")
@@ -366,10 +351,7 @@ int on_certificate(git_cert* cert, int valid, const char* host, void* payload) {
   }
   std::string type = ssh_key_type(key->raw_type);
   std::string_view blob(key->hostkey, key->hostkey_len);
-  std::vector<std::string> files;
-  if (const char* env = std::getenv("KISTORE_SSH_KNOWN_HOSTS"); env && *env) files.push_back(env);
-  files.push_back(home_dir() + "/.ssh/known_hosts");
-  for (const std::string& file : files) {
+  for (const std::string& file : s->options->credentials.known_hosts) {
     HostKeyVerdict v = check_known_hosts(file, host_name, type, blob);
     if (v.match == HostKeyMatch::kMatch) return 0;
     if (v.match == HostKeyMatch::kChanged) {
@@ -546,7 +528,7 @@ class Connection {
     std::string where = session_.remote + " (" + redact_url(session_.url) + ")";
     if (!session_.host_key_failure.empty()) throw RemoteError(session_.host_key_failure);
     if (!session_.auth_failure.empty()) throw RemoteError(session_.auth_failure);
-    std::string detail = scrub(git::last_error(), session_.url);
+    std::string detail = scrub(git::last_error(), session_.url, session_.options->credentials.token);
     if (rc == GIT_EAUTH || detail.find("authentication") != std::string::npos ||
         detail.find("401") != std::string::npos)
       throw RemoteError("authentication failed for " + redact_url(session_.url) + ": " + detail);
@@ -1479,11 +1461,11 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
         [&](std::uint64_t sent) { bytes = sent; });
   } catch (const Error& e) {
     if (e.code() != ErrorCode::kRemote) throw;
-    throw RemoteError("pushing to " + where + ": " + scrub(e.what(), session.url));
+    throw RemoteError("pushing to " + where + ": " + scrub(e.what(), session.url, session.options->credentials.token));
   }
   progress(objects.size(), objects.size());
   if (result.unpack != "ok")
-    throw RemoteError(where + " could not store the pushed objects: " + scrub(result.unpack, session.url));
+    throw RemoteError(where + " could not store the pushed objects: " + scrub(result.unpack, session.url, session.options->credentials.token));
   session.pushed_objects = objects.size();
   session.pushed_bytes = bytes;
   if (!result.rejection.empty()) session.push_rejection = branch + ": " + result.rejection;
@@ -1525,8 +1507,8 @@ void add_remote(Store& store, const std::string& name, const std::string& url) {
   git_remote* remote = nullptr;
   int rc = git_remote_create(&remote, store.repo(), name.c_str(), stored.c_str());
   if (rc == GIT_EEXISTS) throw InvalidInput("remote \"" + name + "\" already exists (remove it first with `kistore remote remove " + name + "`)");
-  if (rc == GIT_EINVALIDSPEC) throw InvalidInput("remote \"" + name + "\": " + scrub(git::last_error(), url));
-  if (rc < 0) throw IOError(store.dir() + ": adding remote " + name + ": " + scrub(git::last_error(), url));
+  if (rc == GIT_EINVALIDSPEC) throw InvalidInput("remote \"" + name + "\": " + scrub(git::last_error(), url, ""));
+  if (rc < 0) throw IOError(store.dir() + ": adding remote " + name + ": " + scrub(git::last_error(), url, ""));
   git_remote_free(remote);
 }
 
@@ -1616,7 +1598,7 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
     if (!conn.session().push_rejection.empty()) {
       // Someone else may have pushed between our look and our push: then
       // pull and try again; any other rejection is the remote's answer.
-      std::string rejection = scrub(conn.session().push_rejection, conn.url());
+      std::string rejection = scrub(conn.session().push_rejection, conn.url(), options.credentials.token);
       conn.disconnect();
       if (round + 1 < kPushRounds) {
         Connection again(store, remote, GIT_DIRECTION_FETCH);

@@ -42,14 +42,16 @@
 // itself (libgit2's local transport would move it unconditionally). Push
 // packs without delta search (zstd frames do not delta).
 //
-// Credentials (never printed: URLs in messages have their password removed):
-//   ssh://     ssh-agent when SSH_AUTH_SOCK is set (tried once), then the key
-//              KISTORE_SSH_KEY or ~/.ssh/id_ed25519 (with <key>.pub if present).
-//              The server's host key must be listed in ~/.ssh/known_hosts or
-//              in the file KISTORE_SSH_KNOWN_HOSTS (plain, unhashed host
-//              names there); an unknown host is refused with its fingerprint
-//              and how to add it, a changed key is refused as such.
-//   http(s):// the URL's user:password, then KISTORE_TOKEN as the password
+// Credentials (SyncOptions::credentials, filled by the caller: store/ reads
+// no environment variable; never printed: URLs in messages have their
+// password removed, and the token is masked):
+//   ssh://     the agent when a socket is given (tried once), then the key
+//              file (with <key>.pub if present). The server's host key must be
+//              listed in one of the known_hosts files (libgit2 also checks
+//              ~/.ssh/known_hosts itself, hashed names included); an unknown
+//              host is refused with its fingerprint and how to add it, a
+//              changed key is refused as such.
+//   http(s):// the URL's user:password, then the token as the password
 //              (user from the URL, else "kistore"). Each is tried once.
 //
 // Errors: Error(kRemote) when the remote cannot be reached, refuses a
@@ -91,12 +93,25 @@ void remove_remote(Store& store, const std::string& name);
 // The configured remotes, sorted by name.
 std::vector<RemoteInfo> list_remotes(const Store& store);
 
+// What sync may authenticate with, and the ssh host keys it trusts. The
+// command line fills it from KISTORE_TOKEN, KISTORE_SSH_KEY, SSH_AUTH_SOCK,
+// KISTORE_SSH_KNOWN_HOSTS, HOME and USER (cli/sync_output.h).
+struct Credentials {
+  std::string token;       // the password for http(s) when the URL has none; "" for none
+  std::string ssh_key;     // a private key file for ssh; "" for none
+  bool ssh_key_named = false;  // the user named ssh_key: its absence is reported as such
+  std::string ssh_agent;   // the ssh agent's socket; "" for no agent
+  std::vector<std::string> known_hosts;  // OpenSSH known_hosts files, searched in order
+  std::string user;        // the ssh user when the URL names none; "" for "git"
+};
+
 struct SyncOptions {
   // Author and signing of a merge commit.
   CommitOptions commit;
   // Controllers whose signed rerun commits may change levels; normally
   // load_trust(store).
   std::vector<AllowedSigner> trust;
+  Credentials credentials;
   // Transfer progress: stage is "receiving", "checking" or "sending"; done
   // and total count objects (total 0: not known yet), bytes what went over
   // the wire so far (0 when it does not apply).
