@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "store/git.h"
+#include "store/url.h"
 
 namespace kistore::git {
 namespace {
@@ -13,24 +14,6 @@ namespace {
 // How much of the server's first message is kept: its first ref line, with
 // the capabilities, is at most one pkt-line (65,520 bytes).
 constexpr std::size_t kAdvertisementKept = 1 << 17;
-
-enum class Scheme { kOther, kGit, kSsh, kHttp };
-
-Scheme scheme_of(std::string_view url) {
-  std::size_t sep = url.find("://");
-  if (sep == std::string_view::npos) {
-    // scp-like "[user@]host:path": a colon before any slash.
-    std::size_t colon = url.find(':'), slash = url.find('/');
-    bool scp = colon != std::string_view::npos && colon > 0 && (slash == std::string_view::npos || colon < slash);
-    return scp ? Scheme::kSsh : Scheme::kOther;
-  }
-  std::string scheme(url.substr(0, sep));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (scheme == "git") return Scheme::kGit;
-  if (scheme == "ssh" || scheme == "ssh+git" || scheme == "git+ssh") return Scheme::kSsh;
-  if (scheme == "http" || scheme == "https") return Scheme::kHttp;
-  return Scheme::kOther;
-}
 
 // "0000"-style length of a pkt-line, or -1 when the 4 bytes are not hex.
 int pkt_length(const char* p) {
@@ -111,11 +94,11 @@ struct ReceivePack::Stream {
 
 int ReceivePack::make_transport(git_transport** out, git_remote* owner, const std::string& url) {
   *out = nullptr;
-  switch (scheme_of(url)) {
-    case Scheme::kGit: inner_factory_ = git_smart_subtransport_git; definition_.rpc = 0; break;
-    case Scheme::kSsh: inner_factory_ = git_smart_subtransport_ssh; definition_.rpc = 0; break;
-    case Scheme::kHttp: inner_factory_ = git_smart_subtransport_http; definition_.rpc = 1; break;
-    case Scheme::kOther: return 0;
+  switch (url_kind(url)) {
+    case UrlKind::kGit: inner_factory_ = git_smart_subtransport_git; definition_.rpc = 0; break;
+    case UrlKind::kSsh: inner_factory_ = git_smart_subtransport_ssh; definition_.rpc = 0; break;
+    case UrlKind::kHttp: inner_factory_ = git_smart_subtransport_http; definition_.rpc = 1; break;
+    case UrlKind::kPath: case UrlKind::kFile: case UrlKind::kOther: return 0;
   }
   definition_.callback = make_sub;
   definition_.param = this;
