@@ -239,21 +239,24 @@ std::string PackWriter::finish() {
     return "";
   }
   flush();
-  // The object count, then the trailer: SHA-1 of everything before it.
+  std::string checksum = seal();
+  return place(checksum, index_bytes(checksum));
+}
+
+// Writes the object count into the header and the trailer (SHA-1 of
+// everything before it) and syncs and closes the file; returns the trailer.
+std::string PackWriter::seal() {
   std::string count;
   put32(count, static_cast<std::uint32_t>(entries_.size()));
   if (::pwrite(fd_, count.data(), 4, 8) != 4) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot write: " + errno_text());
   Sha1& h = sha1();
   h.init();
-  {
-    std::string chunk(1 << 20, '\0');
-    std::uint64_t at = 0;
-    while (at < offset_) {
-      ssize_t r = ::pread(fd_, chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
-      if (r <= 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot read back: " + errno_text());
-      h.update(chunk.data(), static_cast<std::size_t>(r));
-      at += static_cast<std::uint64_t>(r);
-    }
+  std::string chunk(1 << 20, '\0');
+  for (std::uint64_t at = 0; at < offset_;) {
+    ssize_t r = ::pread(fd_, chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
+    if (r <= 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot read back: " + errno_text());
+    h.update(chunk.data(), static_cast<std::size_t>(r));
+    at += static_cast<std::uint64_t>(r);
   }
   unsigned char checksum[20];
   h.final(checksum);
@@ -261,9 +264,12 @@ std::string PackWriter::finish() {
   if (::fsync(fd_) != 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot sync: " + errno_text());
   ::close(fd_);
   fd_ = -1;
+  return std::string(reinterpret_cast<const char*>(checksum), 20);
+}
 
-  // The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
-  // a second table), the pack's checksum, its own checksum.
+// The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
+// a second table), the pack's checksum, its own checksum.
+std::string PackWriter::index_bytes(const std::string& checksum) {
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry& a, const Entry& b) { return std::memcmp(a.id.id, b.id.id, 20) < 0; });
   std::string idx = "\377tOc";
@@ -286,15 +292,21 @@ std::string PackWriter::finish() {
     put32(idx, static_cast<std::uint32_t>(v >> 32));
     put32(idx, static_cast<std::uint32_t>(v));
   }
-  idx.append(reinterpret_cast<const char*>(checksum), 20);
+  idx += checksum;
   unsigned char idx_sum[20];
+  Sha1& h = sha1();
   h.init();
   h.update(idx.data(), idx.size());
   h.final(idx_sum);
   idx.append(reinterpret_cast<const char*>(idx_sum), 20);
+  return idx;
+}
 
+// Writes the index beside the pack and renames both into place, the pack
+// first (readers look packs up by their index); returns the pack's name.
+std::string PackWriter::place(const std::string& checksum, const std::string& idx) {
   git_oid name_id;
-  std::memcpy(name_id.id, checksum, 20);
+  std::memcpy(name_id.id, checksum.data(), 20);
   std::string name = "pack-" + oid_str(name_id);
   std::string pack_path = dir_ + "/" + name + ".pack", idx_path = dir_ + "/" + name + ".idx";
   std::string idx_tmp = dir_ + "/tmp_idx_kistore_XXXXXX";
@@ -311,7 +323,6 @@ std::string PackWriter::finish() {
   ::close(ifd);
   ::chmod(tmp_path_.c_str(), 0444);
   ::chmod(idx_tmp.c_str(), 0444);
-  // The pack first, then its index: readers look packs up by their index.
   if (::rename(tmp_path_.c_str(), pack_path.c_str()) != 0) {
     ::unlink(idx_tmp.c_str());
     throw Error(ErrorCode::kIO, pack_path + ": cannot move into place: " + errno_text());
@@ -452,14 +463,50 @@ class TreeBuilder {
     std::shared_ptr<const RawTree> base_tree;
     if (base) base_tree = trees_.tree(*base, skip ? begin->first.substr(0, skip - 1) : std::string());
     std::string_view rest = base_tree ? base_tree->bytes() : std::string_view();
+    std::vector<Child> children = children_of(begin, end, skip);
+    std::unordered_map<std::string_view, const Child*> by_name;
+    for (const Child& c : children)
+      if (c.folder || !by_name.contains(c.name)) by_name[c.name] = &c;
+    // A change to a name replaces the base entry of that name, whatever its kind.
+    std::unordered_map<std::string_view, RawEntry> replaced;
+    RawEntry e;
+    for (std::string_view scan = rest; next_entry(scan, e);)
+      if (by_name.contains(e.name)) replaced.emplace(e.name, e);
 
-    // The changes of this folder, by child name: a leaf (blob or removal) or
-    // a range of changes below a child folder.
-    struct Child {
-      std::string_view name;
-      bool folder;
-      Iter begin, end;
+    // Merge, both in git's order: unchanged base entries are copied as they
+    // are; changed names are written from their change.
+    std::string text;
+    text.reserve(rest.size() + children.size() * 80);
+    std::size_t ci = 0;
+    auto emit = [&](const Child& c) {
+      if (by_name.at(c.name) != &c) return;  // a leaf shadowed by a folder
+      auto r = replaced.find(c.name);
+      write_child(text, c, r == replaced.end() ? nullptr : &r->second, skip);
     };
+    for (std::string_view scan = rest; next_entry(scan, e);) {
+      if (replaced.contains(e.name)) continue;
+      for (; ci < children.size() && compare_entries(children[ci].name, children[ci].folder, e.name, e.tree()) < 0; ++ci)
+        emit(children[ci]);
+      text.append(e.bytes);
+    }
+    for (; ci < children.size(); ++ci) emit(children[ci]);
+    if (text.empty()) return std::nullopt;
+    return out_.write(GIT_OBJECT_TREE, text, kTreeLevel);
+  }
+
+ private:
+  // The changes of one folder for one child name: a leaf (a blob or a
+  // removal) or a range of changes below a child folder.
+  struct Child {
+    std::string_view name;
+    bool folder;
+    Iter begin, end;
+  };
+
+  // The children that the changes [begin, end) (paths from `skip`) touch, in
+  // git's order. A name may have both a leaf change and a folder of changes
+  // (a blob replaced by a folder): both are listed, the folder wins.
+  static std::vector<Child> children_of(Iter begin, Iter end, std::size_t skip) {
     std::vector<Child> children;
     for (Iter it = begin; it != end;) {
       std::string_view path = std::string_view(it->first).substr(skip);
@@ -479,70 +526,36 @@ class TreeBuilder {
       children.push_back({name, true, it, stop});
       it = stop;
     }
-    // A name may have both a leaf change and a folder of changes (a blob
-    // replaced by a folder): the folder wins, the leaf is then its removal.
     std::sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
       return compare_entries(a.name, a.folder, b.name, b.folder) < 0;
     });
-    std::unordered_map<std::string_view, const Child*> by_name;
-    for (const Child& c : children)
-      if (c.folder || !by_name.contains(c.name)) by_name[c.name] = &c;
-
-    std::string_view scan = rest;
-    RawEntry e;
-    std::string text;
-    text.reserve(rest.size() + children.size() * 80);
-    // Merge: unchanged base entries are copied as they are; changed names
-    // are written from their change, in git's order.
-    std::size_t ci = 0;
-    auto emit_child = [&](const Child& c, const RawEntry* old) {
-      if (by_name.at(c.name) != &c) return;  // a leaf shadowed by a folder
-      if (c.folder) {
-        git_oid old_id;
-        const git_oid* old_tree = nullptr;
-        if (old && old->tree()) {
-          std::memcpy(old_id.id, old->id, 20);
-          old_tree = &old_id;
-        }
-        std::optional<git_oid> sub = build(old_tree, c.begin, c.end, skip + c.name.size() + 1);
-        if (!sub) return;
-        text += "40000 ";
-        text += c.name;
-        text += '\0';
-        text.append(reinterpret_cast<const char*>(sub->id), 20);
-      } else if (c.begin->second.blob) {
-        text += "100644 ";
-        text += c.name;
-        text += '\0';
-        text.append(reinterpret_cast<const char*>(c.begin->second.blob->id), 20);
-      }
-    };
-    // Base entries are in git's order; so are the children. A change to a
-    // name replaces the base entry of that name, whatever its kind.
-    std::unordered_map<std::string_view, RawEntry> replaced;
-    {
-      std::string_view s = rest;
-      while (next_entry(s, e))
-        if (by_name.contains(e.name)) replaced.emplace(e.name, e);
-    }
-    while (next_entry(scan, e)) {
-      if (replaced.contains(e.name)) continue;
-      while (ci < children.size() && compare_entries(children[ci].name, children[ci].folder, e.name, e.tree()) < 0) {
-        auto r = replaced.find(children[ci].name);
-        emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
-        ++ci;
-      }
-      text.append(e.bytes);
-    }
-    for (; ci < children.size(); ++ci) {
-      auto r = replaced.find(children[ci].name);
-      emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
-    }
-    if (text.empty()) return std::nullopt;
-    return out_.write(GIT_OBJECT_TREE, text, kTreeLevel);
+    return children;
   }
 
- private:
+  // Appends the entry `c` becomes (a subtree built on `old` when that is a
+  // tree, or a blob) to `text`; nothing for a removal or an empty folder.
+  void write_child(std::string& text, const Child& c, const RawEntry* old, std::size_t skip) {
+    if (c.folder) {
+      git_oid old_id;
+      const git_oid* old_tree = nullptr;
+      if (old && old->tree()) {
+        old_id = old->oid();
+        old_tree = &old_id;
+      }
+      std::optional<git_oid> sub = build(old_tree, c.begin, c.end, skip + c.name.size() + 1);
+      if (!sub) return;
+      text += "40000 ";
+      text += c.name;
+      text += '\0';
+      text.append(reinterpret_cast<const char*>(sub->id), 20);
+    } else if (c.begin->second.blob) {
+      text += "100644 ";
+      text += c.name;
+      text += '\0';
+      text.append(reinterpret_cast<const char*>(c.begin->second.blob->id), 20);
+    }
+  }
+
   Odb odb_;
   ObjectWriter& out_;
   PackReader packs_;

@@ -92,6 +92,9 @@ class PackWriter final : public ObjectWriter {
   };
   void put(const void* data, std::size_t n);
   void flush();
+  std::string seal();
+  std::string index_bytes(const std::string& checksum);
+  std::string place(const std::string& checksum, const std::string& idx);
 
   std::string dir_, tmp_path_;
   int fd_ = -1;

@@ -135,29 +135,45 @@ class Verifier {
     return it == objects_.end() ? nullptr : &it->second;
   }
 
+  // Every index entry against the objects, then every object against the index.
   void check_index() {
     for (const auto& [digest, path] : metadata_)
       if (!object(digest)) problem(ProblemKind::kDanglingRef, path, "names " + digest.str() + ", which is not in the store");
+    check_groups();
+    check_levels();
+    check_attestations();
+    for (const auto& [digest, facts] : objects_) {
+      if (!facts.valid()) continue;
+      if (facts.kind == Kind::kRun) {
+        check_run_indexed(digest, facts);
+      } else if (facts.kind == Kind::kAttestation && !attested_.count(digest)) {
+        problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
+      }
+    }
+    check_sources();
+  }
 
-    std::unordered_map<Digest, int> group_count, level_count;
-    std::set<Digest> attested;
+  void check_groups() {
     for (const auto& g : groups_) {
       const ObjectFacts* run = object(g.second);
       if (!run) { problem(ProblemKind::kDanglingRef, g.path, "names run " + g.second.str() + ", which is not in the store"); continue; }
       if (!run->valid()) continue;
       if (run->kind != Kind::kRun) { problem(ProblemKind::kGroupMismatch, g.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
-      ++group_count[g.second];
+      ++group_count_[g.second];
       if (g.path != run->group_path)
         problem(ProblemKind::kGroupMismatch, g.path, "the run's comparison key puts it at " + run->group_path);
       else if (g.bytes != run->group_bytes)
         problem(ProblemKind::kGroupMismatch, g.path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
     }
+  }
+
+  void check_levels() {
     for (const auto& l : levels_) {
       const ObjectFacts* run = object(l.run);
       if (!run) { problem(ProblemKind::kDanglingRef, l.path, "names run " + l.run.str() + ", which is not in the store"); continue; }
       if (!run->valid()) continue;
       if (run->kind != Kind::kRun) { problem(ProblemKind::kLevelMismatch, l.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
-      ++level_count[l.run];
+      ++level_count_[l.run];
       if (l.level == run->default_level) {
         if (l.bytes != level_entry(std::nullopt))
           problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes);
@@ -169,6 +185,9 @@ class Verifier {
         problem(ProblemKind::kLevelUnjustified, l.path,
                 "expected the default level " + std::string(level_name(run->default_level)) + " (" + why + ")");
     }
+  }
+
+  void check_attestations() {
     for (const auto& a : attestations_) {
       const ObjectFacts* run = object(a.first);
       const ObjectFacts* att = object(a.second);
@@ -178,44 +197,46 @@ class Verifier {
       if (!att) { problem(ProblemKind::kDanglingRef, a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
       if (!att->valid()) continue;
       if (att->kind != Kind::kAttestation) { problem(ProblemKind::kAttestationMismatch, a.path, "expected an Attestation, found a " + std::string(kind_name(att->kind))); continue; }
-      attested.insert(a.second);
+      attested_.insert(a.second);
       if (!att->subject || *att->subject != a.first)
         problem(ProblemKind::kAttestationMismatch, a.path, "the attestation's subject is " + (att->subject ? att->subject->str() : std::string("missing")));
       else if (a.bytes != att->attestation_bytes)
         problem(ProblemKind::kAttestationMismatch, a.path, "expected " + att->attestation_bytes + ", found " + a.bytes);
     }
-    for (const auto& [digest, facts] : objects_) {
-      if (!facts.valid()) continue;
-      if (facts.kind == Kind::kRun) {
-        if (!group_count.count(digest))
-          problem(ProblemKind::kMissingGroup, facts.group_path, "run " + digest.str() + " is missing from its group");
-        else if (group_count[digest] > 1)
-          problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count[digest]) + " groups");
-        if (!level_count.count(digest))
-          problem(ProblemKind::kMissingLevel, level_path(facts.default_level, digest), "run " + digest.str() + " has no level");
-        else if (level_count[digest] > 1)
-          problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count[digest]) + " levels");
-        if (facts.source_path) {
-          auto it = sources_.find(*facts.source_path);
-          if (it == sources_.end()) {
-            std::string holder = source_holder(*facts.source_path);
-            if (holder.empty())
-              problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
-            else
-              warning(ProblemKind::kSourceClaimed, *facts.source_path,
-                      "run " + digest.str() + " claims this source id, which is blocked by " + holder);
-          }
-          else if (it->second != digest.str())
-            warning(ProblemKind::kSourceClaimed, *facts.source_path,
-                    "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
-        }
-        for (const auto& [role, ref] : facts.references)
-          if (!object(ref))
-            warning(ProblemKind::kExternalReference, object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
-      } else if (facts.kind == Kind::kAttestation && !attested.count(digest)) {
-        problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
+  }
+
+  // A run has one group entry, one level, its source entry (or a warning
+  // when an earlier claim holds the id), and what it names is in the store
+  // (else a warning: an external reference).
+  void check_run_indexed(const Digest& digest, const ObjectFacts& facts) {
+    if (!group_count_.count(digest))
+      problem(ProblemKind::kMissingGroup, facts.group_path, "run " + digest.str() + " is missing from its group");
+    else if (group_count_[digest] > 1)
+      problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count_[digest]) + " groups");
+    if (!level_count_.count(digest))
+      problem(ProblemKind::kMissingLevel, level_path(facts.default_level, digest), "run " + digest.str() + " has no level");
+    else if (level_count_[digest] > 1)
+      problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count_[digest]) + " levels");
+    if (facts.source_path) {
+      auto it = sources_.find(*facts.source_path);
+      if (it == sources_.end()) {
+        std::string holder = source_holder(*facts.source_path);
+        if (holder.empty())
+          problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
+        else
+          warning(ProblemKind::kSourceClaimed, *facts.source_path,
+                  "run " + digest.str() + " claims this source id, which is blocked by " + holder);
+      } else if (it->second != digest.str()) {
+        warning(ProblemKind::kSourceClaimed, *facts.source_path,
+                "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
       }
     }
+    for (const auto& [role, ref] : facts.references)
+      if (!object(ref))
+        warning(ProblemKind::kExternalReference, object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
+  }
+
+  void check_sources() {
     for (const auto& [path, bytes] : sources_) {
       auto d = Digest::parse(bytes);
       const ObjectFacts* run = d ? object(*d) : nullptr;
@@ -293,6 +314,9 @@ class Verifier {
   std::vector<PairEntry> groups_, attestations_;
   std::vector<LevelEntry> levels_;
   std::map<std::string, std::string> sources_;
+  // What check_index counted: each run's group and level entries, the attestations indexed.
+  std::unordered_map<Digest, int> group_count_, level_count_;
+  std::set<Digest> attested_;
 };
 
 }  // namespace
