@@ -32,6 +32,10 @@ namespace {
 constexpr std::size_t kPackThreshold = 64;
 // How often a writer that lost the race rebuilds on the new head.
 constexpr int kMaxAttempts = 64;
+// The author of a commit when neither the caller nor git's configuration
+// names one.
+constexpr const char* kFallbackAuthorName = "kistore";
+constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
 
 std::shared_ptr<git_tree> share(git_tree* t) {
   return std::shared_ptr<git_tree>(t, git_tree_free);
@@ -67,10 +71,10 @@ git::Signature make_signature(git_repository* repo, const std::string& author_op
       git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
     return git::Signature(sig);
   }
+  // No identity anywhere (a fresh machine, a CI runner): a store never fails
+  // for want of one (SPEC §2).
   if (git_signature_default(&sig, repo) < 0)
-    throw InvalidInput(
-        "no author for the commit: pass --author \"Name <email>\", set KISTORE_AUTHOR, or set git's "
-        "user.name and user.email");
+    git::check(git_signature_now(&sig, kFallbackAuthorName, kFallbackAuthorEmail), "author");
   if (when) {
     git_signature* pinned = nullptr;
     git::check(git_signature_new(&pinned, sig->name, sig->email, *when, 0), "author");

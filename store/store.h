@@ -122,7 +122,9 @@ struct ChangeSet {
 };
 
 struct CommitOptions {
-  std::string author;  // "Name <email>"; empty: KISTORE_AUTHOR, else git's user.name/user.email
+  // "Name <email>"; empty: KISTORE_AUTHOR, else git's user.name/user.email,
+  // else "kistore <kistore@localhost>".
+  std::string author;
   // Signs the commit's bytes, returning an armored signature (git's gpgsig
   // header), or empty to leave it unsigned.
   std::function<std::string(std::string_view commit_bytes)> sign;
@@ -160,8 +162,8 @@ class Store {
   Snapshot snapshot() const;
 
   // The author a commit would get: `option` ("Name <email>") if given, else
-  // KISTORE_AUTHOR, else git's user.name/user.email. Error(kInvalidInput) if
-  // none is set or the text is malformed.
+  // KISTORE_AUTHOR, else git's user.name/user.email, else
+  // "kistore <kistore@localhost>". Error(kInvalidInput) if the text is malformed.
   std::string author(const std::string& option) const;
 
   // Applies the change that `build` computes from the current head: writes

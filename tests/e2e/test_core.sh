@@ -107,6 +107,21 @@ assert_eq "add" "$(git --git-dir="$S" log -1 --format='%(trailers:key=Kistore-Op
 assert_eq "kistore e2e <e2e@example.invalid>" "$(git --git-dir="$S" log -1 --format='%an <%ae>' main)" "author from KISTORE_AUTHOR"
 assert_eq "kistore e2e <e2e@example.invalid>" "$(git --git-dir="$S" log -1 --format='%cn <%ce>' main)" "committer from KISTORE_AUTHOR"
 pass "the add is one commit, author and committer KISTORE_AUTHOR, trailer Kistore-Op: add"
+# No identity anywhere (a fresh machine): kistore falls back to a fixed one
+# (SPEC §2); git's user.name/user.email, where set, come before it.
+anon() { env -u KISTORE_AUTHOR -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME \
+    -u GIT_COMMITTER_EMAIL "$KISTORE" --no-progress --store "$W/anon" "$@"; }
+assert_exit 0 anon init
+assert_exit 0 anon add "$FX"
+assert_eq "kistore <kistore@localhost>|kistore <kistore@localhost>" \
+    "$(git --git-dir="$W/anon" log -1 --format='%an <%ae>|%cn <%ce>' main)" "fallback author and committer"
+git --git-dir="$W/anon" config user.name "Store Owner"
+git --git-dir="$W/anon" config user.email owner@example.invalid
+mkruns --start 1 --count 1 >"$W/anon-one.jsonl"
+assert_exit 0 anon add "$W/anon-one.jsonl"
+assert_eq "Store Owner <owner@example.invalid>" "$(git --git-dir="$W/anon" log -1 --format='%an <%ae>' main)" \
+    "author from git's user.name/user.email"
+pass "without --author, KISTORE_AUTHOR or git identity, commits are by kistore <kistore@localhost>; git config comes first"
 
 # the on-disk layout of SPEC.md §2, checked with stock git and zstd
 tree=$(git --git-dir="$S" ls-tree -r --name-only main)
