@@ -7,7 +7,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("add", "Add bundles and documents to the store, in one commit");
   app->footer(
       "Each PATH is a bundle (a run with the protocol, environment, ... it was measured under), a\n"
@@ -50,6 +50,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     AddOptions opts;
     opts.inputs = o->paths;
     opts.commit.author = g.author;
+    opts.commit.time = g.commit_time;
     opts.commit.sign = signer_for(g, &store);
     Progress progress(g, "writing");
     opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };

@@ -13,7 +13,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("rerun", "Record a controlled rerun and set the run's evidence level");
   app->footer(
       "A controller (a key in this store's trust list, see `kistore trust`) reran RUN under the\n"
@@ -33,7 +33,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
   app->add_option("RUN", o->run, "The run that was rerun (digest or 8+ hex prefix)")->required();
   app->add_option("RERUN-FILE", o->file, "The controlled rerun: a bundle or a run document")->required();
   app->add_option("--tolerance", o->tolerance, "Largest relative difference that still reproduces")
-      ->check(CLI::Range(0.0, 10.0));
+      ->range(0.0, 10.0);
   app->add_option("--sign", g.sign_key, "The controller's Ed25519 OpenSSH private key")->type_name("KEY");
   app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   return Command{app, [&g, o]() -> int {
@@ -102,6 +102,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
                    std::to_string(static_cast<int>(std::lround(o->tolerance * 100))) + "%)";
     opts.commit_without_new_documents = true;
     opts.commit.author = g.author;
+    opts.commit.time = g.commit_time;
     auto shared_key = std::make_shared<SshPrivateKey>(std::move(key));
     opts.commit.sign = [shared_key](std::string_view payload) { return shared_key->sign(payload, "git"); };
     Digest evidence = rerun->digest();

@@ -53,32 +53,25 @@ std::optional<std::pair<std::string, std::string>> parse_author(std::string_view
   return std::make_pair(name, email);
 }
 
-git::Signature make_signature(git_repository* repo, const std::string& author_option) {
-  std::string author = author_option;
-  if (author.empty())
-    if (const char* env = std::getenv("KISTORE_AUTHOR")) author = env;
+// The signature of a commit: `author` ("Name <email>") if given, else git's
+// user.name/user.email, else the fallback; at `time` (unix seconds) if given,
+// else now.
+git::Signature make_signature(git_repository* repo, const std::string& author, std::optional<std::int64_t> time) {
   git_signature* sig = nullptr;
-  // KISTORE_DATE=<unix seconds> pins commit times (reproducible histories in tests).
-  std::optional<git_time_t> when;
-  if (const char* date = std::getenv("KISTORE_DATE")) when = std::strtoll(date, nullptr, 10);
   if (!author.empty()) {
     auto parts = parse_author(author);
-    if (!parts)
-      throw InvalidInput("--author/KISTORE_AUTHOR: expected \"Name <email>\", found \"" + author + "\"");
-    if (when)
-      git::check(git_signature_new(&sig, parts->first.c_str(), parts->second.c_str(), *when, 0), "author");
-    else
-      git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
-    return git::Signature(sig);
-  }
-  // No identity anywhere (a fresh machine, a CI runner): a store never fails
-  // for want of one (SPEC §2).
-  if (git_signature_default(&sig, repo) < 0)
+    if (!parts) throw InvalidInput("commit author: expected \"Name <email>\", found \"" + author + "\"");
+    git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
+  } else if (git_signature_default(&sig, repo) < 0) {
+    // No identity anywhere (a fresh machine, a CI runner): a store never
+    // fails for want of one (SPEC §2).
     git::check(git_signature_now(&sig, kFallbackAuthorName, kFallbackAuthorEmail), "author");
-  if (when) {
+  }
+  if (time) {
     git_signature* pinned = nullptr;
-    git::check(git_signature_new(&pinned, sig->name, sig->email, *when, 0), "author");
+    int rc = git_signature_new(&pinned, sig->name, sig->email, static_cast<git_time_t>(*time), 0);
     git_signature_free(sig);
+    git::check(rc, "author");
     sig = pinned;
   }
   return git::Signature(sig);
@@ -511,11 +504,6 @@ Store::~Store() {
   if (repo_) git_repository_free(repo_);
 }
 
-std::string Store::default_dir() {
-  if (const char* env = std::getenv("KISTORE_DIR"); env && *env) return env;
-  return ".kistore";
-}
-
 Store Store::init(const std::string& dir) {
   git::ensure_init();
   git_repository* existing = nullptr;
@@ -547,7 +535,7 @@ Store Store::open(const std::string& dir) {
 }
 
 std::string Store::author(const std::string& option) const {
-  git::Signature sig = make_signature(repo_, option);
+  git::Signature sig = make_signature(repo_, option, std::nullopt);
   return std::string(sig->name) + " <" + sig->email + ">";
 }
 
@@ -666,7 +654,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   git_oid tree_id = git::build_tree(repo_, base_tree ? &*base_tree : nullptr, changes, out);
 
-  git::Signature author = make_signature(repo_, options.author);
+  git::Signature author = make_signature(repo_, options.author, options.time);
   std::string message = commit_message(change);
   std::string content = git::commit_text(tree_id, parents, *author, *author, message);
   if (options.sign) {
