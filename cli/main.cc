@@ -4,6 +4,7 @@
 // its command, has the command table (cli/command_table.h) parse the command
 // line, and runs the one command given; every kistore::Error becomes an exit
 // code here and nowhere else.
+#include <csignal>
 #include <cstdio>
 #include <new>
 
@@ -14,6 +15,10 @@ using namespace kistore;
 using namespace kistore::cli;
 
 int main(int argc, char** argv) {
+  // A remote that hangs up while a push is still sending (git daemon refusing
+  // a pack over receive.maxInputSize, a dropped connection) must give a write
+  // error that sync reports (exit 4), not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   CommandSpec root(
       "kistore",
       "kistore keeps GPU-kernel benchmark evidence (KernelIndex manifests) as immutable, content-addressed\n"

@@ -481,12 +481,18 @@ Digest Snapshot::resolve(std::string_view ref) const {
 // ---- Store ----------------------------------------------------------------
 
 Store::Store(git_repository* repo, std::string dir) : repo_(repo), dir_(std::move(dir)) {
-  git_reference* head = nullptr;
-  git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
-  git::Reference owned(head);
-  if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
-    throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
-  branch_ = git_reference_symbolic_target(head);
+  // A constructor that throws runs no destructor: free the repository here.
+  try {
+    git_reference* head = nullptr;
+    git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
+    git::Reference owned(head);
+    if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
+      throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
+    branch_ = git_reference_symbolic_target(head);
+  } catch (...) {
+    git_repository_free(repo_);
+    throw;
+  }
 }
 
 Store::Store(Store&& o) noexcept : repo_(o.repo_), dir_(std::move(o.dir_)), branch_(std::move(o.branch_)) {
@@ -517,11 +523,12 @@ Store Store::init(const std::string& dir) {
   opts.description = "kistore evidence store";
   git_repository* repo = nullptr;
   git::check(git_repository_init_ext(&repo, dir.c_str(), &opts), dir + ": creating the store");
+  Store store(repo, dir);  // owns the repository from here, also if what follows throws
   git_config* cfg = nullptr;
   git::check(git_repository_config(&cfg, repo), dir + ": opening config");
   git::Config owned(cfg);
   git::check(git_config_set_int32(cfg, "kistore.formatversion", 1), dir + ": writing config");
-  return Store(repo, dir);
+  return store;
 }
 
 Store Store::open(const std::string& dir) {
