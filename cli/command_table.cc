@@ -119,7 +119,8 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
       const CommandSpec* sub = level->subcommand_named(arg);
       if (!sub) {
         std::string path, listing = "kistore";
-        for (std::size_t k = 1; k < chain.size(); ++k) path += chain[k]->name() + " ", listing += " " + chain[k]->name();
+        for (std::size_t k = 1; k < chain.size(); ++k)
+          path += chain[k]->name() + " ", listing += " " + chain[k]->name();
         std::string near = nearest_command(*level, arg, level == &root);
         std::fprintf(stderr, "error: unknown command \"%s%s\"", path.c_str(), arg.c_str());
         if (!near.empty()) std::fprintf(stderr, "; did you mean \"%s%s\"?", path.c_str(), near.c_str());

@@ -23,9 +23,9 @@ int main(int argc, char* argv[]) {
   setenv("HOME", home.c_str(), 1);
   setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
   setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
-  for (const char* name : {"XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_NAME",
-                           "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "KISTORE_AUTHOR",
-                           "KISTORE_DATE", "KISTORE_DIR"})
+  for (const char* name :
+       {"XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "KISTORE_AUTHOR", "KISTORE_DATE", "KISTORE_DIR"})
     unsetenv(name);
   int rc = Catch::Session().run(argc, argv);
   std::error_code ec;
