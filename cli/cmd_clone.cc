@@ -8,7 +8,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("clone", "Copy a store from a remote: init + remote add origin + pull");
   app->footer(
       "Creates a new store, names URL as its remote \"origin\", and pulls: everything that comes\n"
@@ -38,12 +38,13 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
                   "the file becomes the new store's trust list")
       ->type_name("FILE");
   return Command{app, [&g, o]() -> int {
-    std::string target = !o->dir.empty() ? o->dir : !g.store_dir.empty() ? g.store_dir : Store::default_dir();
+    std::string target = !o->dir.empty() ? o->dir : g.store_dir;
     SyncProgress progress(g);
     SyncOptions options;
     options.credentials = credentials_from_environment();
     options.progress = progress.callback();
     options.commit.author = g.author;
+    options.commit.time = g.commit_time;
     if (!o->allowed_signers.empty()) options.trust = load_allowed_signers(o->allowed_signers);
     PullReport report = clone(o->url, target, options);
     progress.finish();

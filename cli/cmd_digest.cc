@@ -11,7 +11,7 @@ int report_errors(const ParsedInput& parsed) {
   return parsed.errors.empty() ? kOk : kUsage;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("digest", "Print the digest, kind and role of every document in the inputs");
   app->footer(
       "For each document in the given bundles, documents, JSON arrays or JSON Lines files, prints\n"

@@ -15,7 +15,7 @@ bool contains_ci(const std::string& hay, const std::string& needle) {
   return lower(hay).find(lower(needle)) != std::string::npos;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("groups", "List comparison groups with member counts");
   app->footer(
       "A comparison group holds the runs that may be compared: one kernel definition and workload,\n"

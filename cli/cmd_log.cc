@@ -35,7 +35,7 @@ std::string describe_change(const PathChange& c) {
   return std::string(1, c.status) + " " + c.path;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("log", "Show the audit history, newest first");
   app->footer(
       "Every change to a store is one commit. For each: the commit id, time, author, operation\n"

@@ -15,7 +15,7 @@ std::string title_of(const Document& d) {
   return "";
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("ls", "List the documents in the store");
   app->footer(
       "Prints one line per document: <digest> <kind> <title>. --kind keeps one kind\n"

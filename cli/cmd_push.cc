@@ -7,7 +7,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("push", "Send the store's history to a remote");
   app->footer(
       "Sends the store's branch (main) to the remote. If someone else pushed since you last\n"

@@ -13,7 +13,7 @@ std::string observed_date(const Document& run) {
   return at && at->is_string() ? at->as_string().substr(0, 10) : "";
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("rank", "Rank the comparison group of a run");
   app->footer(
       "Runs are comparable only within one comparison group: the same kernel definition and\n"

@@ -6,7 +6,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("remote", "Manage the git remotes this store syncs with");
   app->footer(
       "A remote is another copy of the store that push, pull and clone talk to, named for short\n"

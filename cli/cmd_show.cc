@@ -6,7 +6,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("show", "Show a run's bundle (or any document), with metadata");
   app->footer(
       "For a run: its bundle (the run and the protocol, environment, workload and implementation\n"

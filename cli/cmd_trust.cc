@@ -9,7 +9,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("trust", "Manage the controllers allowed to sign reruns");
   app->footer(
       "Controllers are the keys whose signed reruns may set a run's level to reproduced or\n"

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,9 +29,23 @@ bool register_command(Registrar r) {
   return true;
 }
 
-Store open_store(const Globals& g) {
-  return Store::open(g.store_dir.empty() ? Store::default_dir() : g.store_dir);
+void read_environment(Globals& g) {
+  if (g.store_dir.empty()) {
+    const char* dir = std::getenv("KISTORE_DIR");
+    g.store_dir = dir && *dir ? dir : ".kistore";
+  }
+  if (g.author.empty())
+    if (const char* author = std::getenv("KISTORE_AUTHOR")) g.author = author;
+  if (const char* date = std::getenv("KISTORE_DATE"); date && *date) {
+    std::int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(date, date + std::strlen(date), seconds);
+    if (ec != std::errc() || *end != '\0')
+      throw InvalidInput(std::string("KISTORE_DATE: expected seconds since 1970, found \"") + date + "\"");
+    g.commit_time = seconds;
+  }
 }
+
+Store open_store(const Globals& g) { return Store::open(g.store_dir); }
 
 std::string read_input_file(const std::string& path) {
   // One JSON text is limited to kMaxInputBytes by the parser; a JSON Lines

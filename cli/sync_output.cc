@@ -57,6 +57,7 @@ SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress)
   SyncOptions o;
   o.credentials = credentials_from_environment();
   o.commit.author = g.author;
+  o.commit.time = g.commit_time;
   o.commit.sign = signer_for(g, &store);
   o.trust = load_trust(store);
   o.progress = progress.callback();

@@ -1,7 +1,6 @@
 #include "store/objwrite.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -12,32 +11,12 @@
 #include <memory>
 #include <unordered_map>
 
+#include "objects/sha1.h"
 #include "store/git.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
 
 namespace kistore::git {
-
-// SHA-1 through OpenSSL; sha1() is one context per thread, reused.
-class Sha1 {
- public:
-  Sha1() : md_(EVP_MD_fetch(nullptr, "SHA1", nullptr)), ctx_(EVP_MD_CTX_new()) {
-    if (!md_ || !ctx_) throw Error(ErrorCode::kIO, "SHA-1 is not available from OpenSSL");
-  }
-  ~Sha1() {
-    EVP_MD_CTX_free(ctx_);
-    EVP_MD_free(md_);
-  }
-  Sha1(const Sha1&) = delete;
-  Sha1& operator=(const Sha1&) = delete;
-  void init() { EVP_DigestInit_ex(ctx_, md_, nullptr); }
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  void final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
-
- private:
-  EVP_MD* md_;
-  EVP_MD_CTX* ctx_;
-};
 
 namespace {
 

@@ -44,6 +44,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "objects/sha1.h"
 #include "store/git.h"
 
 namespace kistore::git {
@@ -104,8 +105,6 @@ class PackWriter final : public ObjectWriter {
   std::unordered_set<git_oid, OidHash, OidEq> seen_;
   bool finished_ = false;
 };
-
-class Sha1;
 
 // A pack (version 2, no deltas) handed to `sink` piece by piece (in pieces
 // of about `piece` bytes) as it is made: the header, then each object, then

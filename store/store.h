@@ -15,6 +15,7 @@
 // Store per thread. Separate processes may write to one store at once.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -130,7 +131,12 @@ struct ChangeSet {
 };
 
 struct CommitOptions {
-  std::string author;  // "Name <email>"; empty: KISTORE_AUTHOR, else git's user.name/user.email
+  // Author and committer, "Name <email>"; empty: git's user.name/user.email,
+  // else "kistore <kistore@localhost>".
+  std::string author;
+  // The commit's time in seconds since 1970 (UTC), for reproducible
+  // histories; nullopt: now.
+  std::optional<std::int64_t> time;
   // Signs the commit's bytes, returning an armored signature (git's gpgsig
   // header), or empty to leave it unsigned.
   std::function<std::string(std::string_view commit_bytes)> sign;
@@ -146,8 +152,6 @@ class Store {
   // Opens the repository at `dir` (bare or not). Error(kIO) naming `dir` if
   // there is none.
   static Store open(const std::string& dir);
-  // --store, else $KISTORE_DIR, else ".kistore".
-  static std::string default_dir();
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -168,8 +172,8 @@ class Store {
   Snapshot snapshot() const;
 
   // The author a commit would get: `option` ("Name <email>") if given, else
-  // KISTORE_AUTHOR, else git's user.name/user.email. Error(kInvalidInput) if
-  // none is set or the text is malformed.
+  // git's user.name/user.email, else "kistore <kistore@localhost>".
+  // Error(kInvalidInput) if `option` is not of that form.
   std::string author(const std::string& option) const;
 
   // Applies the change that `build` computes from the current head: writes

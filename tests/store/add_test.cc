@@ -84,19 +84,22 @@ Document seed_variant(int n, const std::string& external_id = "") {
   return Document::from_json(run, Location{"variant.json", ""});
 }
 
+const char* const kAuthor = "Test <t@example.com>";
+
 AddReport add(Store& store, const std::vector<Document>& docs, const std::string& where = "seed.json",
               std::vector<std::string> inputs = {}) {
   std::vector<AddedDocument> in;
   for (const Document& d : docs) in.push_back({&d, where});
   AddOptions opts;
   opts.inputs = std::move(inputs);
+  opts.commit.author = kAuthor;
   return add_documents(store, in, opts);
 }
 
 struct TestStore {
   TempDir tmp;
   std::string dir = tmp.path + "/store";
-  Store store = (setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1), Store::init(dir));
+  Store store = Store::init(dir);
   std::string git() const { return "git --git-dir=" + quote(dir) + " "; }
   std::string head() const { return trim(sh(git() + "rev-parse --verify -q refs/heads/main").out); }
   std::string blob(const std::string& path) const { return must(git() + "cat-file blob " + quote("main:" + path)); }
@@ -236,23 +239,42 @@ TEST_CASE("add: differing metadata repeated within one call is reported", "[stor
   CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
 }
 
-TEST_CASE("add: a malformed KISTORE_AUTHOR is InvalidInput and writes nothing", "[store][add][errors]") {
+TEST_CASE("add: a malformed author is InvalidInput and writes nothing", "[store][add][errors]") {
   TestStore t;
+  Document impl = implementation("x");
+  std::vector<AddedDocument> in{{&impl, "x.json"}};
   for (const char* author : {"nobody", "<t@example.com>", "Test <>", "Test <t@example.com> trailing", "Test t@example.com>"}) {
     INFO(author);
-    setenv("KISTORE_AUTHOR", author, 1);
+    AddOptions opts;
+    opts.commit.author = author;
     try {
-      add(t.store, {implementation("x")});
+      add_documents(t.store, in, opts);
       FAIL("no error");
     } catch (const Error& e) {
       CHECK(e.code() == ErrorCode::kInvalidInput);
-      CHECK_THAT(e.what(), Catch::Matchers::Contains("KISTORE_AUTHOR"));
+      CHECK_THAT(e.what(), Catch::Matchers::Contains("expected \"Name <email>\""));
       CHECK_THAT(e.what(), Catch::Matchers::Contains(author));
     }
     CHECK(t.head().empty());
   }
-  setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1);
   CHECK(add(t.store, {implementation("x")}).commit.has_value());
+}
+
+TEST_CASE("add: without an author the commit is git's user.name, else kistore <kistore@localhost>", "[store][add]") {
+  TestStore t;
+  Document first = implementation("first"), second = implementation("second");
+  std::vector<AddedDocument> in{{&first, "first.json"}};
+  AddOptions opts;
+  opts.commit.time = 1767225600;  // 2026-01-01T00:00:00Z
+  REQUIRE(add_documents(t.store, in, opts).commit);
+  CHECK(trim(must(t.git() + "log -1 --format='%an <%ae>|%cn <%ce>|%at|%ct' main")) ==
+        "kistore <kistore@localhost>|kistore <kistore@localhost>|1767225600|1767225600");
+  must(t.git() + "config user.name 'Store Owner'");
+  must(t.git() + "config user.email owner@example.com");
+  Store reopened = Store::open(t.dir);
+  in = {{&second, "second.json"}};
+  REQUIRE(add_documents(reopened, in, AddOptions{}).commit);
+  CHECK(trim(must(t.git() + "log -1 --format='%an <%ae>' main")) == "Store Owner <owner@example.com>");
 }
 
 TEST_CASE("add: an attestation whose subject is missing is InvalidInput and writes nothing", "[store][add][errors]") {

@@ -72,10 +72,9 @@ AddReport add(Store& store, const std::vector<Document>& docs, const std::string
   for (const Document& d : docs) in.push_back({&d, "test.json"});
   AddOptions opts;
   opts.op = op;
+  opts.commit.author = "Test <t@example.com>";
   return add_documents(store, in, opts);
 }
-
-void set_author() { setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1); }
 
 std::string git(const std::string& dir) { return "git --git-dir=" + quote(dir) + " "; }
 
@@ -94,7 +93,6 @@ std::pair<ErrorCode, std::string> error_of(F&& fn) {
 // ---- init / open ------------------------------------------------------------
 
 TEST_CASE("init makes a bare repository whose HEAD names refs/heads/main", "[store][init]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/nested/store";  // parents are made
   Store store = Store::init(dir);
@@ -111,7 +109,6 @@ TEST_CASE("init makes a bare repository whose HEAD names refs/heads/main", "[sto
 }
 
 TEST_CASE("init over an existing repository fails with kIO and leaves it alone", "[store][init][errors]") {
-  set_author();
   TempDir tmp;
   struct Case {
     const char* name;
@@ -156,7 +153,6 @@ TEST_CASE("open of a directory without a store fails with kIO naming the directo
 }
 
 TEST_CASE("open: a plain git clone of a store, bare or not, opens", "[store][open]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   Store store = Store::init(dir);
@@ -174,7 +170,6 @@ TEST_CASE("open: a plain git clone of a store, bare or not, opens", "[store][ope
 }
 
 TEST_CASE("open: a detached HEAD is refused with kIO", "[store][open][errors]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   {
@@ -190,7 +185,6 @@ TEST_CASE("open: a detached HEAD is refused with kIO", "[store][open][errors]") 
 // ---- Snapshot ---------------------------------------------------------------
 
 TEST_CASE("Snapshot reads objects, metadata and directories of the head", "[store][snapshot]") {
-  set_author();
   TempDir tmp;
   Store store = Store::init(tmp.path + "/store");
   auto docs = seed_documents();
@@ -226,7 +220,6 @@ TEST_CASE("Snapshot reads objects, metadata and directories of the head", "[stor
 }
 
 TEST_CASE("Snapshot::resolve: full digests and unique prefixes of 8+ hex", "[store][resolve]") {
-  set_author();
   TempDir tmp;
   Store store = Store::init(tmp.path + "/store");
   add(store, seed_documents());
@@ -281,7 +274,6 @@ TEST_CASE("Snapshot::resolve: full digests and unique prefixes of 8+ hex", "[sto
 TEST_CASE("Snapshot::resolve: an ambiguous prefix is InvalidInput naming the candidates", "[store][resolve]") {
   // Two object names sharing 8 hex digits cannot be made by hashing in test
   // time; resolve looks at names only, so stock git plants two such names.
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   Store store = Store::init(dir);
@@ -310,7 +302,6 @@ TEST_CASE("Snapshot::resolve: an ambiguous prefix is InvalidInput naming the can
 // ---- concurrency ------------------------------------------------------------
 
 TEST_CASE("concurrent writers: two handles, 20 adds each, all 40 commits land in a linear history", "[store][concurrency]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   Store::init(dir);
@@ -373,7 +364,7 @@ TEST_CASE("concurrent writers: two handles, 20 adds each, all 40 commits land in
 struct HistoryStore {
   TempDir tmp;
   std::string dir = tmp.path + "/store";
-  Store store = (set_author(), Store::init(dir));
+  Store store = Store::init(dir);
   Document impl = implementation("history-impl");
   Document att = attestation(kSeedRun, "history note");
   std::vector<std::string> ids;  // newest first, as git rev-list prints them

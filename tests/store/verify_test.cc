@@ -53,7 +53,7 @@ Digest D(const char* s) { return *Digest::parse(s); }
 struct BaseStore {
   TempDir tmp;
   std::string dir = tmp.path + "/store";
-  Store store = (setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1), Store::init(dir));
+  Store store = Store::init(dir);
   std::vector<Document> docs;
   Digest run = D(kSeedRun), protocol = D(kSeedProtocol), environment = D(kSeedEnvironment);
   Digest run2 = Digest::of(""), att = Digest::of("");
