@@ -15,8 +15,6 @@ namespace kistore {
 
 // The run's level as the index records it; nullopt if none is recorded.
 std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
-// The evidence recorded with the level ({"evidence": digest|null}).
-std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Level level);
 
 // The run's level from its rerun entries and its own document: reproduced
 // or disputed when refs/levels/ says so (small folders: only reruns write
