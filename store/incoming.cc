@@ -40,15 +40,7 @@ LogEntry audit_entry(git_repository* repo, git_commit* commit) {
   const char* message = git_commit_message(commit);
   e.message = message ? message : "";
   e.op = commit_op(e.message);
-  git_buf sig = GIT_BUF_INIT, data = GIT_BUF_INIT;
-  git_oid id = *git_commit_id(commit);
-  if (git_commit_extract_signature(&sig, &data, repo, &id, nullptr) == 0) {
-    e.signature.assign(sig.ptr, sig.size);
-    e.signed_payload.assign(data.ptr, data.size);
-  }
-  git_buf_dispose(&sig);
-  git_buf_dispose(&data);
-  git_error_clear();
+  git::commit_signature(repo, *git_commit_id(commit), e.signature, e.signed_payload);
   return e;
 }
 

@@ -60,15 +60,19 @@ class Snapshot {
   void walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
             const std::function<void(const std::string&)>& other = nullptr) const;
 
-  // Reads every blob below `dir` on `threads` threads (0: one per core).
+  // Reads every blob below `dir` on `threads` threads (0: one per core, at
+  // most 8; objects/parallel.h), each through a repository handle of its own.
   // The blobs are split into parts, in tree order; count(n) is called first
   // with the number of parts, then fn(part, path, bytes, error) for every
   // blob, concurrently for different parts but in tree order within a part
   // (so parts 0..n-1 concatenated are the tree order). bytes is null and
   // error says why when a blob cannot be read (its git object is damaged).
   // other(path) is called, from any thread but one call at a time, for
-  // entries that are neither blobs nor trees; progress(done, 0) on the calling thread. A tree
-  // that cannot be read throws Error(kCorruption).
+  // entries that are neither blobs nor trees; progress(done, 0) on the
+  // calling thread. Each blob is hashed against its git id unless
+  // self_checked(path) says the caller checks its content itself (verify's
+  // objects, named by their sha256). A tree that cannot be read (or holds
+  // content with another id) throws Error(kCorruption).
   void walk_parallel(std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
                      const std::function<void(std::size_t, const std::string&, const std::string_view*,
                                               const std::string&)>& fn,

@@ -5,8 +5,12 @@
 // valid zstd frames or whose bytes do not hash to their path, paths outside
 // the layout, index entries that disagree with what the objects imply,
 // levels no signed rerun justifies, and history that lost objects. Read-only.
+// What each object implies is read by object_facts (refs/index.h), the same
+// reading pull checks incoming objects with, and problems are named by the
+// same kinds (refs/problem.h). For `kistore verify` (cli/cmd_verify.cc).
 //
-// Thread-safety: as Store.
+// Thread-safety: as Store (verify_store reads on every core internally,
+// each thread through its own repository handle).
 #pragma once
 
 #include <functional>
@@ -18,6 +22,7 @@
 
 namespace kistore {
 
+// What verify found: problems (the store does not verify) and warnings.
 struct VerifyReport {
   std::size_t objects = 0;
   std::vector<Problem> problems;
@@ -25,6 +30,7 @@ struct VerifyReport {
   bool ok() const { return problems.empty(); }
 };
 
+// How verify runs.
 struct VerifyOptions {
   bool deep = false;  // also check each object is in JCS form and validates
   // Decides whether a level other than a run's default is justified: given
@@ -34,6 +40,10 @@ struct VerifyOptions {
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
+// Verifies `store`'s branch head and history. A fault in the store's content
+// is a problem in the report, never an exception; Error(kCorruption) only
+// when a tree of the head cannot be read at all (the walk cannot go on), and
+// Error(kIO) when the repository fails.
 VerifyReport verify_store(const Store& store, const VerifyOptions& options);
 
 }  // namespace kistore

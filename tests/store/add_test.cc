@@ -220,7 +220,7 @@ TEST_CASE("add: differing metadata on re-add keeps the first and adds a note", "
   }
 }
 
-// BUG: store/add.cc:50-53 skips a document repeated within one call before
+// Regression: add skipped a document repeated within one call before
 // comparing its metadata, so a differing metadata in the same call is dropped
 // silently. SPEC §2: "the first metadata stays, a differing one is reported".
 // Input: one add_documents call with the seed run twice, the second copy with
@@ -323,11 +323,10 @@ TEST_CASE("add: an attestation is indexed under its subject, in the store or in 
   CHECK(t.blob(entry) == R"({"author":"Ann <a@example.com>","type":"note"})");
 }
 
-// BUG: store/add.cc:81-85 accepts an attestation whose subject is any object in
+// Regression: add accepted an attestation whose subject is any object in
 // the store (or in the call), not only a run; SPEC §1 says an Attestation's
 // subject is a run digest (`kistore attest RUN`), and the index keeps it under
-// refs/attestations/<run hex>/. verify (store/verify.cc:189-192) does not flag such
-// an entry either. Input: the seed bundle, then a note whose subject is the
+// refs/attestations/<run hex>/. verify did not flag such an entry either. Input: the seed bundle, then a note whose subject is the
 // bundle's protocol sha256:080e6e66...; expected Error(kInvalidInput) naming
 // /spec/subject; found: added, indexed at refs/attestations/080e6e66.../<att>.
 TEST_CASE("add: an attestation whose subject is not a run is InvalidInput", "[store][add][errors]") {
@@ -425,10 +424,10 @@ TEST_CASE("add: unusual but valid source ids are stored verbatim and pass fsck",
   CHECK(fsck.rc == 0);
 }
 
-// BUG: refs/layout.cc:44 (segment_problem) only rejects the segment ".git";
+// Regression: refs/layout's segment check rejected only the segment ".git";
 // git and libgit2 treat ".git.", ".git ", "git~1" (NTFS spellings) as ".git"
-// too. So source_path accepts externalId "a/.git./b", and add_documents then
-// fails late, in git_tree_create_updated, with Error(kIO) (exit 3, "store or
+// too. So source_path accepted externalId "a/.git./b", and add_documents then
+// failed late, in git_tree_create_updated, with Error(kIO) (exit 3, "store or
 // I/O error") "building the new tree: failed to insert entry: invalid name for
 // a tree entry - .git." - naming neither the input nor the JSON pointer.
 // Expected: Error(kInvalidInput) "<where>: /spec/sourceNative/externalId: ..."

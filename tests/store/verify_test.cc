@@ -341,11 +341,10 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
 
 // A gitlink (mode 160000, a "submodule") is neither a blob nor a tree: it is
 // still a path outside the layout, and a clone would try to check it out.
-// BUG: store/store.cc:149-165 (walk_tree, behind Snapshot::walk) visits only
-// GIT_OBJECT_TREE and GIT_OBJECT_BLOB entries; store/verify.cc:34 walks the
-// tree that way, so visit() never sees a gitlink and verify reports nothing.
-// Input: a commit (stock git) adding "160000 <commit id>\tvendor" to a clean
-// store; expected one problem "layout vendor"; found none (report ok).
+// Regression: verify once walked the tree through Snapshot::walk, which
+// visits only trees and blobs, so it never saw a gitlink and reported
+// nothing. Input: a commit (stock git) adding "160000 <commit id>\tvendor" to
+// a clean store; expected one problem "layout vendor".
 TEST_CASE("verify: a gitlink outside the layout is reported", "[store][verify][tamper]") {
   BaseStore s;
   const std::string work = s.tmp.path + "/gitlink";
