@@ -23,6 +23,7 @@
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
+#include "store/store_shape.h"
 
 namespace kistore {
 namespace {
@@ -539,7 +540,11 @@ Store Store::open(const std::string& dir) {
   if (rc == GIT_ENOTFOUND)
     throw IOError(dir + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
   git::check(rc, dir + ": opening the store");
-  return Store(repo, dir);
+  Store store(repo, dir);
+  if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
+    throw IOError(dir + ": not a kistore store: " + why +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  return store;
 }
 
 std::string Store::author(const std::string& option) const {
@@ -679,6 +684,9 @@ std::optional<std::string> Store::commit(
   std::mt19937 rng(std::random_device{}());
   bool last_locked = false;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
+      throw IOError(dir_ + ": not a kistore store: " + why +
+                    "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
     Snapshot base = snapshot();
     std::optional<ChangeSet> change = build(base);
     if (!change) return std::nullopt;
