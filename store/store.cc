@@ -25,6 +25,7 @@
 #include "store/packread.h"
 #include "store/raw_tree.h"
 #include "store/store_shape.h"
+#include "store/tempfiles.h"
 
 namespace kistore {
 namespace {
@@ -518,11 +519,17 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
   if (pack) pack->finish();
+  if (loose) loose->sync();
   return git::oid_str(commit_id);
 }
 
 std::optional<std::string> Store::commit(
     const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+  // A writer killed before its rename left temporary files: the next one
+  // removes those of dead processes (never a live writer's).
+  const std::string objects = std::string(git_repository_path(repo_)) + "objects";
+  sweep_stale_temp_files(objects);
+  sweep_stale_temp_files(objects + "/pack");
   std::mt19937 rng(std::random_device{}());
   bool last_locked = false;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
