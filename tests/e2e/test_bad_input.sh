@@ -308,6 +308,7 @@ oversize "add of a named pipe streaming 1 GiB on one line" "pipe.jsonl:1|$MiB16"
 kill "$PIPE_WRITER" 2>/dev/null || true
 wait "$PIPE_WRITER" 2>/dev/null || true
 rm -f "$W/pipe.jsonl"
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
 oversize "add - of 1 GiB on stdin" "<stdin>:1|$MiB16" \
     bash -c 'head -c '"$GiB"' /dev/zero 2>/dev/null | "$0" --no-progress --store "$1" add -' "$KISTORE" "$S"
 
