@@ -24,6 +24,8 @@
 #include "store/objwrite.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
+#include "store/store_shape.h"
+#include "store/tempfiles.h"
 
 namespace kistore {
 namespace {
@@ -380,7 +382,11 @@ Store Store::open(const std::string& dir) {
   if (rc == GIT_ENOTFOUND)
     throw IOError(dir + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
   git::check(rc, dir + ": opening the store");
-  return Store(repo, dir);
+  Store store(repo, dir);
+  if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
+    throw IOError(dir + ": not a kistore store: " + why +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  return store;
 }
 
 std::string Store::author(const std::string& option) const {
@@ -512,14 +518,23 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
   if (pack) pack->finish();
+  if (loose) loose->sync();
   return git::oid_str(commit_id);
 }
 
 std::optional<std::string> Store::commit(
     const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+  // A writer killed before its rename left temporary files: the next one
+  // removes those of dead processes (never a live writer's).
+  const std::string objects = std::string(git_repository_path(repo_)) + "objects";
+  sweep_stale_temp_files(objects);
+  sweep_stale_temp_files(objects + "/pack");
   std::mt19937 rng(std::random_device{}());
   bool last_locked = false;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
+      throw IOError(dir_ + ": not a kistore store: " + why +
+                    "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
     Snapshot base = snapshot();
     std::optional<ChangeSet> change = build(base);
     if (!change) return std::nullopt;

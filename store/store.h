@@ -154,7 +154,8 @@ class Store {
   // at `dir`. Error(kIO) if a repository is already there or it cannot be made.
   static Store init(const std::string& dir);
   // Opens the repository at `dir` (bare or not). Error(kIO) naming `dir` if
-  // there is none.
+  // there is none, or if it is a git repository with nothing of a store
+  // (store/store_shape.h), saying what was found there.
   static Store open(const std::string& dir);
 
   Store(Store&&) noexcept;
@@ -185,7 +186,8 @@ class Store {
   // writer moved the branch first, calls `build` again on the new head (up to
   // a bounded number of times). `build` returns nullopt when there is nothing
   // to do: then no commit is made and commit returns nullopt. Returns the new
-  // commit id.
+  // commit id. Error(kIO), before anything is written, when the branch's tree
+  // holds anything that is not kistore's (store/store_shape.h).
   std::optional<std::string> commit(const std::function<std::optional<ChangeSet>(const Snapshot&)>& build,
                                     const CommitOptions& options);
 

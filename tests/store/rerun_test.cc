@@ -13,6 +13,7 @@
 
 #include "objects/error.h"
 #include "objects/json.h"
+#include "refs/index.h"
 #include "refs/layout.h"
 #include "store/add.h"
 #include "store/query.h"
