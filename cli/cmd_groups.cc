@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 #include "cli/describe.h"
 #include "store/query.h"
 
@@ -53,10 +54,10 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         j.set("unit", best ? Json(best->unit) : Json());
         list.push_back(std::move(j));
       } else {
-        char line[512];
+        char line[1024];  // fields are bounded by shown()
         std::snprintf(line, sizeof line, "%s  %-40s %-40s %-28s %3zu  %s\n", key.hex().substr(0, 12).c_str(),
-                      label.benchmark.c_str(), label.pass.c_str(), label.gpu.c_str(), ranked.size(),
-                      best ? human_value(best->value, best->unit).c_str() : "-");
+                      shown(label.benchmark).c_str(), shown(label.pass).c_str(), shown(label.gpu).c_str(),
+                      ranked.size(), best ? shown(human_value(best->value, best->unit)).c_str() : "-");
         text += line;
       }
     }

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 #include "cli/describe.h"
 #include "store/query.h"
 
@@ -72,17 +73,17 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
       } else {
-        char line[512];
-        std::string value = p ? human_value(p->value, p->unit) : "-";
-        std::string spread = p ? spread_text(run, p->unit) : "";
+        char line[1024];  // fields are bounded by shown()
+        std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
+        std::string spread = p ? shown(spread_text(run, p->unit)) : "";
+        std::string name = shown(impl), date = shown(observed_date(run));
         std::snprintf(line, sizeof line, "%s%-4s %-20s %-12s %-25s %-14s %-10s %s\n",
                       ref.run && *ref.run == r.member.run ? "*" : " ",
-                      r.rank ? std::to_string(r.rank).c_str() : "-", impl.c_str(), value.c_str(), spread.c_str(),
-                      std::string(level_name(r.member.level)).c_str(), observed_date(run).c_str(),
+                      r.rank ? std::to_string(r.rank).c_str() : "-", name.c_str(), value.c_str(), spread.c_str(),
+                      std::string(level_name(r.member.level)).c_str(), date.c_str(),
                       r.member.run.hex().substr(0, 12).c_str());
         std::string row = line;
-        // The reason quotes units escaped (rank.h), so it is safe on a terminal.
-        if (!r.rank && !row.empty() && row.back() == '\n') row.insert(row.size() - 1, "  unrankable: " + r.unrankable);
+                if (!r.rank && !row.empty() && row.back() == '\n') row.insert(row.size() - 1, "  unrankable: " + shown_message(r.unrankable));
         text += row;
       }
     }
@@ -95,9 +96,9 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     }
     std::string header = "group " + ref.key.str() + "\n";
     if (label) {
-      header += "  " + label->benchmark;
-      if (!label->pass.empty()) header += " | " + label->pass;
-      if (!label->gpu.empty()) header += " | " + label->gpu;
+      header += "  " + shown(label->benchmark);
+      if (!label->pass.empty()) header += " | " + shown(label->pass);
+      if (!label->gpu.empty()) header += " | " + shown(label->gpu);
       header += " | " + std::to_string(ranked.size()) + " runs";
       if (std::size_t apart = ranked.size() - ranked_count(ranked))
         header += " (" + std::to_string(apart) + " unrankable)";

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 #include "objects/bundle_check.h"
 #include "store/verify.h"
 
@@ -77,10 +78,12 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       print_json(out);
     } else {
       for (const Problem& p : report.problems)
-        std::fprintf(stderr, "problem: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+        std::fprintf(stderr, "problem: %s: %s: %s\n", shown(p.kind).c_str(), shown(p.path).c_str(),
+                     shown_message(p.detail).c_str());
       if (!g.quiet)
         for (const Problem& p : report.warnings)
-          std::fprintf(stderr, "warning: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+          std::fprintf(stderr, "warning: %s: %s: %s\n", shown(p.kind).c_str(), shown(p.path).c_str(),
+                       shown_message(p.detail).c_str());
       if (!g.quiet)
         std::printf("%s: %zu objects, %zu problems, %zu warnings\n", report.ok() ? "ok" : "FAILED", report.objects,
                     report.problems.size(), report.warnings.size());

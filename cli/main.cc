@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 
 using namespace kistore;
 using namespace kistore::cli;
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const Command& c : commands) known |= c.app->get_name() == arg;
     if (!known) {
-      std::fprintf(stderr, "error: unknown command \"%s\"; `kistore --help` lists the commands\n", arg.c_str());
+      std::fprintf(stderr, "error: unknown command \"%s\"; `kistore --help` lists the commands\n", shown(arg).c_str());
       return kUsage;
     }
     break;
@@ -63,13 +64,13 @@ int main(int argc, char** argv) {
       return rc;
     } catch (const Error& e) {
       std::fflush(stdout);
-      std::fprintf(stderr, "error: %s\n", e.what());
+      std::fprintf(stderr, "error: %s\n", shown_message(e.what()).c_str());
       return exit_code_for(e.code());
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "error: out of memory\n");
       return kStoreError;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: internal: %s\n", e.what());
+      std::fprintf(stderr, "error: internal: %s\n", shown_message(e.what()).c_str());
       return kStoreError;
     }
   }
