@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -127,6 +128,23 @@ void replace_all(std::string& text, std::string_view what, std::string_view with
   if (what.empty()) return;
   for (std::size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + with.size()))
     text.replace(pos, what.size(), with);
+}
+
+// The origin of an http(s) URL, as a browser compares them: scheme, host and
+// port (the scheme's default when none is given), lowercased; "" for any other
+// URL. Credentials for the configured URL go only to its origin.
+std::string http_origin(std::string_view url) {
+  UrlParts p = split_url(url);
+  auto lower = [](std::string v) {
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+  };
+  std::string scheme = lower(p.scheme);
+  if (scheme != "http" && scheme != "https") return "";
+  std::string port = !p.port.empty() ? p.port : scheme == "https" ? "443" : "80";
+  std::string host = lower(p.host);
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return scheme + "://" + host + ":" + port;
 }
 
 // libgit2's messages may quote the URL it was given; never let a secret through.
@@ -286,13 +304,20 @@ struct Session {
 int on_credentials(git_credential** out, const char* url, const char* user_from_url, unsigned int allowed,
                    void* payload) {
   auto* s = static_cast<Session*>(payload);
-  (void)url;
   std::string where = redact_url(s->url);
   auto give_up = [&](std::string why) {
     s->auth_failure = std::move(why);
     git_error_set_str(GIT_ERROR_NET, "authentication failed");
     return GIT_EUSER;
   };
+  // libgit2 follows an http redirect itself and then asks for credentials for
+  // the URL it was sent to (`url`): a token or password meant for the
+  // configured origin never goes to another one.
+  std::string configured = http_origin(s->url);
+  if (!configured.empty() && url && http_origin(url) != configured)
+    return give_up("refusing to send credentials for " + where + " to " + http_origin(url) +
+                   ": the remote redirected from " + configured + " to " + http_origin(url) +
+                   ", another host, scheme or port than the one configured");
   if (++s->credential_requests > kMaxCredentialRequests)
     return give_up("authentication failed for " + where + ": the remote refused every credential offered");
   std::string user = user_from_url && *user_from_url ? user_from_url : "";
@@ -437,8 +462,9 @@ class Connection {
     git_remote* named = nullptr;
     int rc = git_remote_lookup(&named, store.repo(), remote.c_str());
     if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
-      throw InvalidInput("no remote named \"" + remote + "\" (add one with `kistore remote add " + remote + " URL`)");
-    git::check(rc, "reading remote " + remote);
+      throw InvalidInput("no remote named \"" + redact_url(remote) + "\" (add one with `kistore remote add NAME " +
+                         redact_url(remote) + "`)");
+    git::check(rc, "reading remote " + redact_url(remote));
     git::Remote owned(named);
     const char* url = direction == GIT_DIRECTION_PUSH && git_remote_pushurl(named) ? git_remote_pushurl(named)
                                                                                   : git_remote_url(named);
@@ -512,7 +538,22 @@ class Connection {
     opts.prune = GIT_FETCH_NO_PRUNE;
     char* specs[] = {const_cast<char*>(refspec.c_str())};
     git_strarray array{specs, 1};
-    check(git_remote_download(remote_.get(), &array, &opts), "cannot fetch from");
+    int rc = git_remote_download(remote_.get(), &array, &opts);
+    if (rc < 0 && session_.host_key_failure.empty() && session_.auth_failure.empty() && bad_pack())
+      throw Refused("refused the pack from remote " + session_.remote + " (" + redact_url(session_.url) +
+                    "): " + scrub(git::last_error(), session_.url) + "; nothing was taken in");
+    check(rc, "cannot fetch from");
+  }
+
+  // Whether the failed download failed on the data that came in (a corrupt
+  // entry, a bad checksum, or a pack cut short once it had started), not on
+  // the connection before it.
+  bool bad_pack() const {
+    const git_error* e = git_error_last();
+    if (!e) return false;
+    if (e->klass == GIT_ERROR_INDEXER || e->klass == GIT_ERROR_ZLIB || e->klass == GIT_ERROR_ODB) return true;
+    const git_indexer_progress* stats = git_remote_stats(remote_.get());
+    return stats && stats->received_bytes > 0 && e->message && std::strstr(e->message, "EOF");
   }
 
   std::size_t received_objects() const {
@@ -1600,6 +1641,16 @@ int push_local(git_repository* repo, const std::string& url, const std::string& 
   return 0;
 }
 
+// A server whose receive-pack does not offer report-status would not say
+// whether it stored the pack and moved the branch (and libgit2 1.5 fails on
+// such a server with an internal assertion): kistore does not push there.
+int refuse_push_without_report(Connection& conn) {
+  const Session& session = conn.session();
+  throw RemoteError("cannot push to remote " + session.remote + " (" + redact_url(session.url) +
+                    "): the server does not offer report-status, so it would not say whether it stored the "
+                    "pack and moved the branch; kistore pushes only to servers that do (git's receive-pack does)");
+}
+
 // Pushes over the network with kistore's own pack (receive_pack.h): the
 // objects the new commits bring, as they are stored, and an update of
 // `branch` from `theirs` (none: it must not exist), which the server applies
@@ -1686,9 +1737,9 @@ void remove_remote(Store& store, const std::string& name) {
   int rc = git_remote_lookup(&remote, store.repo(), name.c_str());
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
     git_error_clear();
-    throw InvalidInput("no remote named \"" + name + "\"");
+    throw InvalidInput("no remote named \"" + redact_url(name) + "\"");
   }
-  git::check(rc, "reading remote " + name);
+  git::check(rc, "reading remote " + redact_url(name));
   git_remote_free(remote);
   git::check(git_remote_delete(store.repo(), name.c_str()), store.dir() + ": removing remote " + name);
   delete_ref(store.repo(), synced_ref(name));
@@ -1751,7 +1802,7 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
     if (!behind)
       rc = on_this_machine(conn.url())        ? push_local(packer.get(), conn.url(), branch, local, theirs, conn.session())
            : conn.receive_pack().usable() ? (push_smart(packer.get(), conn, branch, local, theirs), 0)
-                                          : conn.upload(branch + ":" + branch);
+                                          : refuse_push_without_report(conn);
     if (rc == GIT_ENONFASTFORWARD || rc == GIT_EMODIFIED) {
       conn.disconnect();
       PullReport pulled = pull(store, remote, options);

@@ -50,11 +50,15 @@
 //              names there); an unknown host is refused with its fingerprint
 //              and how to add it, a changed key is refused as such.
 //   http(s):// the URL's user:password, then KISTORE_TOKEN as the password
-//              (user from the URL, else "kistore"). Each is tried once.
+//              (user from the URL, else "kistore"). Each is tried once, and
+//              only for the configured URL's origin (scheme, host, port): a
+//              redirect to another origin that asks for credentials is
+//              refused (Error(kRemote), naming both).
 //
 // Errors: Error(kRemote) when the remote cannot be reached, refuses a
-// reference update, or authentication fails (the message names the remote
-// and its URL without password); Error(kInvalidInput) for an unknown remote
+// reference update, does not offer report-status for a push, or
+// authentication fails (the message names the remote and its URL without
+// password); Error(kRefused) when the pack it sends is corrupt or cut short; Error(kInvalidInput) for an unknown remote
 // name or a bad URL; Error(kIO) for local failures. Incoming data that fails
 // the checks is not an exception: PullReport::problems lists it.
 //
