@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 #include <git2/sys/repository.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -208,7 +210,7 @@ const char* ssh_key_type(git_cert_ssh_raw_type_t t) {
   }
 }
 
-enum class HostKeyMatch { kUnknown, kMatch, kChanged };
+enum class HostKeyMatch { kUnknown, kMatch, kChanged, kRevoked };
 
 struct HostKeyVerdict {
   HostKeyMatch match = HostKeyMatch::kUnknown;
@@ -227,9 +229,27 @@ bool host_matches(const std::string& pattern, const std::string& host_name) {
   return fnmatch(escaped.c_str(), host_name.c_str(), 0) == 0;
 }
 
-// Looks `host_name` ("host" for port 22, else "[host]:port") up in an
-// OpenSSH known_hosts file: plain names and wildcard patterns; hashed
-// entries (|1|...) and @cert-authority lines are skipped.
+// An OpenSSH hashed host entry, "|1|base64(salt)|base64(HMAC-SHA1(salt, name))",
+// names `host_name` exactly (ssh-keygen -H writes them).
+bool hashed_host_matches(const std::string& pattern, const std::string& host_name) {
+  std::size_t bar = pattern.find('|', 3);
+  if (!pattern.starts_with("|1|") || bar == std::string::npos) return false;
+  auto salt = base64_decode(pattern.substr(3, bar - 3));
+  auto hash = base64_decode(pattern.substr(bar + 1));
+  if (!salt || !hash || hash->size() != 20) return false;
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int mac_size = 0;
+  if (!HMAC(EVP_sha1(), salt->data(), static_cast<int>(salt->size()),
+            reinterpret_cast<const unsigned char*>(host_name.data()), host_name.size(), mac, &mac_size))
+    return false;
+  return mac_size == 20 && std::memcmp(mac, hash->data(), 20) == 0;
+}
+
+// Looks `host_name` ("host" for port 22, else "[host]:port", as OpenSSH
+// does: a port-less entry never names another port) up in an OpenSSH
+// known_hosts file: plain names, wildcard patterns and hashed names. A
+// @revoked entry for the key wins over any other line (kRevoked);
+// @cert-authority lines are skipped (kistore takes no host certificates).
 HostKeyVerdict check_known_hosts(const std::string& file, const std::string& host_name, const std::string& type,
                                  std::string_view blob) {
   HostKeyVerdict verdict;
@@ -255,14 +275,15 @@ HostKeyVerdict check_known_hosts(const std::string& file, const std::string& hos
       list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
       bool negate = !pattern.empty() && pattern.front() == '!';
       if (negate) pattern.erase(0, 1);
-      if (pattern.empty() || pattern.front() == '|') continue;
-      if (host_matches(pattern, host_name)) (negate ? negated : matched) = true;
+      if (pattern.empty()) continue;
+      bool hit = pattern.front() == '|' ? hashed_host_matches(pattern, host_name) : host_matches(pattern, host_name);
+      if (hit) (negate ? negated : matched) = true;
     }
     if (!matched || negated) continue;
     auto decoded = base64_decode(key);
     bool same = key_type == type && decoded && *decoded == blob;
     std::string where = file + ":" + std::to_string(number);
-    if (revoked && same) return {HostKeyMatch::kChanged, where + " (revoked)"};
+    if (revoked && same) return {HostKeyMatch::kRevoked, where};
     if (revoked || key_type != type) continue;
     if (same) verdict = {HostKeyMatch::kMatch, where};
     else if (verdict.match != HostKeyMatch::kMatch) verdict = {HostKeyMatch::kChanged, where};
@@ -375,8 +396,8 @@ int on_certificate(git_cert* cert, int valid, const char* host, void* payload) {
                           redact_url(s->url) + ")";
     return GIT_ECERTIFICATE;
   }
-  // libgit2 has checked ~/.ssh/known_hosts (hashed names included) already.
-  if (valid) return 0;
+  // libgit2's own verdict (`valid`, from libssh2) is not used: libssh2 lets a
+  // port-less entry name a server on another port and ignores @revoked.
   auto* key = reinterpret_cast<git_cert_hostkey*>(cert);
   UrlParts parts = split_url(s->url);
   std::string port = parts.port.empty() || parts.port == "22" ? "" : parts.port;
@@ -393,9 +414,17 @@ int on_certificate(git_cert* cert, int valid, const char* host, void* payload) {
   std::vector<std::string> files;
   if (const char* env = std::getenv("KISTORE_SSH_KNOWN_HOSTS"); env && *env) files.push_back(env);
   files.push_back(home_dir() + "/.ssh/known_hosts");
-  for (const std::string& file : files) {
-    HostKeyVerdict v = check_known_hosts(file, host_name, type, blob);
+  std::vector<HostKeyVerdict> verdicts;
+  for (const std::string& file : files) verdicts.push_back(check_known_hosts(file, host_name, type, blob));
+  for (const HostKeyVerdict& v : verdicts)
+    if (v.match == HostKeyMatch::kRevoked) {
+      s->host_key_failure = "the ssh host key of " + host_name + " (" + type + " " + fingerprint +
+                            ") is REVOKED at " + v.where + "; kistore does not connect to a server with a revoked key";
+      return GIT_ECERTIFICATE;
+    }
+  for (const HostKeyVerdict& v : verdicts)
     if (v.match == HostKeyMatch::kMatch) return 0;
+  for (const HostKeyVerdict& v : verdicts) {
     if (v.match == HostKeyMatch::kChanged) {
       s->host_key_failure = "the ssh host key of " + host_name + " has CHANGED: the server offers " + type + " " +
                             fingerprint + ", which is not the key recorded at " + v.where +

@@ -46,9 +46,12 @@
 //   ssh://     ssh-agent when SSH_AUTH_SOCK is set (tried once), then the key
 //              KISTORE_SSH_KEY or ~/.ssh/id_ed25519 (with <key>.pub if present).
 //              The server's host key must be listed in ~/.ssh/known_hosts or
-//              in the file KISTORE_SSH_KNOWN_HOSTS (plain, unhashed host
-//              names there); an unknown host is refused with its fingerprint
-//              and how to add it, a changed key is refused as such.
+//              in the file KISTORE_SSH_KNOWN_HOSTS, by OpenSSH's rules: plain,
+//              wildcard or hashed (|1|) names, "[host]:port" for a port other
+//              than 22 (a port-less entry does not name it), a @revoked entry
+//              for the key refuses it whatever else is listed, @cert-authority
+//              lines are not used. An unknown host is refused with its
+//              fingerprint and how to add it, a changed key is refused as such.
 //   http(s):// the URL's user:password, then KISTORE_TOKEN as the password
 //              (user from the URL, else "kistore"). Each is tried once, and
 //              only for the configured URL's origin (scheme, host, port): a
