@@ -2,8 +2,8 @@
 #include <ctime>
 
 #include "cli/common.h"
-#include "cli/terminal.h"
 #include "cli/signing.h"
+#include "cli/terminal.h"
 #include "refs/layout.h"
 #include "store/history.h"
 #include "store/query.h"

@@ -2,8 +2,8 @@
 #include <map>
 
 #include "cli/common.h"
-#include "cli/terminal.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 #include "store/query.h"
 
 namespace kistore::cli {
@@ -12,6 +12,12 @@ namespace {
 std::string observed_date(const Document& run) {
   const Json* at = run.spec().find("observedAt");
   return at && at->is_string() ? at->as_string().substr(0, 10) : "";
+}
+
+// `text` and spaces up to `width` bytes, as printf's %-Ns pads.
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
 }
 
 bool registered = register_command([](CLI::App& root, Globals& g) {
@@ -73,17 +79,14 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
       } else {
-        char line[1024];  // fields are bounded by shown()
         std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
         std::string spread = p ? shown(spread_text(run, p->unit)) : "";
-        std::string name = shown(impl), date = shown(observed_date(run));
-        std::snprintf(line, sizeof line, "%s%-4s %-20s %-12s %-25s %-14s %-10s %s\n",
-                      ref.run && *ref.run == r.member.run ? "*" : " ",
-                      r.rank ? std::to_string(r.rank).c_str() : "-", name.c_str(), value.c_str(), spread.c_str(),
-                      std::string(level_name(r.member.level)).c_str(), date.c_str(),
-                      r.member.run.hex().substr(0, 12).c_str());
-        std::string row = line;
-                if (!r.rank && !row.empty() && row.back() == '\n') row.insert(row.size() - 1, "  unrankable: " + shown_message(r.unrankable));
+        std::string row = ref.run && *ref.run == r.member.run ? "*" : " ";
+        row += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(impl), 20) + " " +
+               padded(value, 12) + " " + padded(spread, 25) + " " + padded(std::string(level_name(r.member.level)), 14) +
+               " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
+        if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
+        row += "\n";
         text += row;
       }
     }

@@ -1,8 +1,8 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/terminal.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 
 namespace kistore::cli {
 namespace {
