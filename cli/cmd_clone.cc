@@ -2,6 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/sync_output.h"
+#include "cli/terminal.h"
 #include "store/sync.h"
 #include "store/trust.h"
 
@@ -65,11 +66,11 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       out.set("store", target);
       print_json(out);
     } else if (!g.quiet) {
-      for (const std::string& n : report.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-      std::printf("Cloned %s into %s: %zu commit%s, %zu document%s (%s).\n", report.url.c_str(), target.c_str(),
+      for (const std::string& n : report.notes) std::fprintf(stderr, "note: %s\n", shown_message(n).c_str());
+      std::printf("Cloned %s into %s: %zu commit%s, %zu document%s (%s).\n", shown(report.url).c_str(), shown(target).c_str(),
                   report.new_commits, report.new_commits == 1 ? "" : "s", report.new_documents,
                   report.new_documents == 1 ? "" : "s",
-                  report.commit ? report.commit->substr(0, 12).c_str() : "empty");
+                  report.commit ? shown(report.commit->substr(0, 12)).c_str() : "empty");
     }
     return kOk;
   }};

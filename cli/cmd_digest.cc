@@ -1,13 +1,14 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 
 namespace kistore::cli {
 namespace {
 
 // Prints every error of a parse and fails with exit 2 if there were any.
 int report_errors(const ParsedInput& parsed) {
-  for (const InputError& e : parsed.errors) std::fprintf(stderr, "error: %s\n", e.message.c_str());
+  for (const InputError& e : parsed.errors) std::fprintf(stderr, "error: %s\n", shown_message(e.message).c_str());
   return parsed.errors.empty() ? kOk : kUsage;
 }
 

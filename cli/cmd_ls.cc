@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 #include "refs/level.h"
 #include "store/query.h"
 
@@ -52,7 +53,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         item.set("title", title_of(doc));
         list.push_back(std::move(item));
       } else {
-        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + title_of(doc) + "\n";
+        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + shown(title_of(doc)) + "\n";
       }
     }
     if (g.json) {

@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 #include "store/query.h"
 
 namespace kistore::cli {
@@ -11,6 +12,12 @@ namespace {
 std::string observed_date(const Document& run) {
   const Json* at = run.spec().find("observedAt");
   return at && at->is_string() ? at->as_string().substr(0, 10) : "";
+}
+
+// `text` and spaces up to `width` bytes, as printf's %-Ns pads.
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
 }
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
@@ -72,17 +79,14 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
       } else {
-        char line[512];
-        std::string value = p ? human_value(p->value, p->unit) : "-";
-        std::string spread = p ? spread_text(run, p->unit) : "";
-        std::snprintf(line, sizeof line, "%s%-4s %-20s %-12s %-25s %-14s %-10s %s\n",
-                      ref.run && *ref.run == r.member.run ? "*" : " ",
-                      r.rank ? std::to_string(r.rank).c_str() : "-", impl.c_str(), value.c_str(), spread.c_str(),
-                      std::string(level_name(r.member.level)).c_str(), observed_date(run).c_str(),
-                      r.member.run.hex().substr(0, 12).c_str());
-        std::string row = line;
-        // The reason quotes units escaped (rank.h), so it is safe on a terminal.
-        if (!r.rank && !row.empty() && row.back() == '\n') row.insert(row.size() - 1, "  unrankable: " + r.unrankable);
+        std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
+        std::string spread = p ? shown(spread_text(run, p->unit)) : "";
+        std::string row = ref.run && *ref.run == r.member.run ? "*" : " ";
+        row += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(impl), 20) + " " +
+               padded(value, 12) + " " + padded(spread, 25) + " " + padded(std::string(level_name(r.member.level)), 14) +
+               " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
+        if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
+        row += "\n";
         text += row;
       }
     }
@@ -95,9 +99,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     }
     std::string header = "group " + ref.key.str() + "\n";
     if (label) {
-      header += "  " + label->benchmark;
-      if (!label->pass.empty()) header += " | " + label->pass;
-      if (!label->gpu.empty()) header += " | " + label->gpu;
+      header += "  " + shown(label->benchmark);
+      if (!label->pass.empty()) header += " | " + shown(label->pass);
+      if (!label->gpu.empty()) header += " | " + shown(label->gpu);
       header += " | " + std::to_string(ranked.size()) + " runs";
       if (std::size_t apart = ranked.size() - ranked_count(ranked))
         header += " (" + std::to_string(apart) + " unrankable)";

@@ -2,6 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 
 namespace kistore::cli {
 namespace {
@@ -26,9 +27,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Snapshot snap = store.snapshot();
     Digest d = snap.resolve(o->ref);
     Document doc = snap.document(d);
-    Json shown = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
+    Json bundle = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
     if (o->canonical) {
-      std::string out = canonical(shown);
+      std::string out = canonical(bundle);
       std::fwrite(out.data(), 1, out.size(), stdout);
       return kOk;
     }
@@ -36,13 +37,14 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       Json out = Json::object();
       out.set("digest", d.str());
       out.set("kind", std::string(kind_name(doc.kind())));
-      out.set("document", shown);
+      out.set("document", bundle);
       if (doc.kind() == Kind::kRun) out.set("evidence", run_evidence_json(snap, doc));
       print_json(out);
       return kOk;
     }
-    std::string text = "# " + d.str() + " " + std::string(kind_name(doc.kind())) + "\n" + pretty(shown) + "\n";
-    if (doc.kind() == Kind::kRun) text += run_evidence_text(snap, doc);
+    std::string text = "# " + d.str() + " " + std::string(kind_name(doc.kind())) + "\n" +
+                       shown_lines(pretty(bundle) + "\n");
+    if (doc.kind() == Kind::kRun) text += shown_lines(run_evidence_text(snap, doc));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/terminal.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -122,7 +124,7 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
         for (std::size_t k = 1; k < chain.size(); ++k)
           path += chain[k]->name() + " ", listing += " " + chain[k]->name();
         std::string near = nearest_command(*level, arg, level == &root);
-        std::fprintf(stderr, "error: unknown command \"%s%s\"", path.c_str(), arg.c_str());
+        std::fprintf(stderr, "error: unknown command \"%s%s\"", path.c_str(), shown(arg).c_str());
         if (!near.empty()) std::fprintf(stderr, "; did you mean \"%s%s\"?", path.c_str(), near.c_str());
         std::fprintf(stderr, "%s `%s --help` lists the commands\n", near.empty() ? ";" : "", listing.c_str());
         return kUsageExit;

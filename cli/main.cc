@@ -10,6 +10,7 @@
 
 #include "cli/command_table.h"
 #include "cli/common.h"
+#include "cli/terminal.h"
 
 using namespace kistore;
 using namespace kistore::cli;
@@ -45,13 +46,13 @@ int main(int argc, char** argv) {
       return rc;
     } catch (const Error& e) {
       std::fflush(stdout);
-      std::fprintf(stderr, "error: %s\n", e.what());
+      std::fprintf(stderr, "error: %s\n", shown_message(e.what()).c_str());
       return exit_code_for(e.code());
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "error: out of memory\n");
       return kStoreError;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: internal: %s\n", e.what());
+      std::fprintf(stderr, "error: internal: %s\n", shown_message(e.what()).c_str());
       return kStoreError;
     }
   }
