@@ -172,7 +172,7 @@ add_after_crash() {
 
 PREV=$(head_of "$K")
 for t in 0.1 0.3 0.6 1.0 0.05 0.2 0.45; do
-    ks --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
+    "$KISTORE" --no-progress --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
     pid=$!
     BG_PIDS=("$pid")
     sleep "$t"
@@ -182,14 +182,15 @@ for t in 0.1 0.3 0.6 1.0 0.05 0.2 0.45; do
     was=$PREV
     after_crash "kill -9 after ${t}s"
     left=$(temp_files | wc -l)
+    where=$([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit")
     add_after_crash "kill -9 after ${t}s"
-    pass "kill -9 of the add after ${t}s: main $([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit"), verify ok, fsck --strict ok; the next add removed its $left temporary file(s)"
+    pass "kill -9 of the add after ${t}s: main $where, verify ok, fsck --strict ok; the next add removed its $left temporary file(s)"
 done
 
 # kill it while it writes its pack: poll for the pack being written, then kill
 packs() { find "$K/objects/pack" -maxdepth 1 -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort; }
 packs >"$W/packs.before"
-ks --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
+"$KISTORE" --no-progress --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
 pid=$!
 BG_PIDS=("$pid")
 caught=no
