@@ -104,7 +104,7 @@ PackReader::PackReader(const std::string& gitdir) {
 
 PackReader::~PackReader() = default;
 
-bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out) const {
+bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size) const {
   for (const auto& pack : packs_) {
     std::uint64_t at = pack->find(id);
     if (at == 0) continue;
@@ -127,7 +127,9 @@ bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out) c
     if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0) return false;
     at += 2;
     out.clear();
-    if (size > out.max_size()) return false;
+    // Stored blocks hold their bytes: an entry cannot have more than the
+    // file has left (a hostile pack may declare any size).
+    if (size > end - at || size > max_size) return false;
     out.reserve(size);
     uLong adler = adler32(0, nullptr, 0);
     for (bool last = false; !last;) {

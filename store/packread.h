@@ -34,9 +34,10 @@ class PackReader {
   PackReader(const PackReader&) = delete;
   PackReader& operator=(const PackReader&) = delete;
 
-  // If `id` is a whole object of stored blocks in one of the packs, sets
-  // `type`, replaces `out` with its content and returns true.
-  bool read(const git_oid& id, git_object_t& type, std::string& out) const;
+  // If `id` is a whole object of stored blocks in one of the packs, of at
+  // most `max_size` bytes, sets `type`, replaces `out` with its content and
+  // returns true. Never allocates more than the pack file holds.
+  bool read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size = UINT64_MAX) const;
 
  private:
   struct Pack;

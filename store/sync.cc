@@ -21,8 +21,10 @@
 #include "refs/layout.h"
 #include "store/audit.h"
 #include "store/git.h"
+#include "store/incoming_walk.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
+#include "store/quarantine.h"
 #include "store/receive_pack.h"
 
 namespace kistore {
@@ -1259,22 +1261,102 @@ std::optional<ChangeSet> build_merge(git_repository* repo, Trees& trees, const S
   return change;
 }
 
-// Removes the quarantine ref however the pull ends.
-struct QuarantineGuard {
-  git_repository* repo;
-  std::string ref;
-  ~QuarantineGuard() { delete_ref(repo, ref); }
-};
+// Receives what `incoming` brings into the quarantine `q` and checks its
+// shape there (incoming_walk.h): a repository on this machine is copied
+// object by object, each rehashed; a network remote's pack goes through
+// IncomingPack. Returns the objects received; `problems` gets what was
+// refused (nothing is in the store either way).
+std::size_t receive_incoming(Store& store, const SyncOptions& options, Connection& conn, const std::string& branch,
+                             git::Quarantine& q, const git_oid& incoming, std::vector<Problem>& problems);
 
-std::size_t fetch_local(git_repository* repo, const std::string& remote, const std::string& url, const git_oid& head,
-                        const std::vector<git_oid>& have, const SyncOptions& options);
+// The quarantine's refs that tell a server what the store has (fetch
+// negotiation walks the refs of the repository it fetches into).
+void set_negotiation_refs(git::Quarantine& q, git_repository* repo, const std::optional<git_oid>& local,
+                          const std::optional<git_oid>& synced) {
+  git_odb* odb = nullptr;
+  git::check(git_repository_odb(&odb, repo), "opening the object database");
+  git::Odb owned(odb);
+  if (local) q.set_ref("refs/kistore/have/local", *local);
+  if (synced && git_odb_exists(odb, &*synced)) q.set_ref("refs/kistore/have/synced", *synced);
+}
 
-PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn, const std::string& branch) {
+// The commits of the quarantine that the store's branch lacks, oldest first.
+std::vector<git_oid> new_commits(git_repository* quarantine, const git_oid& incoming, const std::optional<git_oid>& local) {
+  std::vector<git_oid> fresh;
+  git_revwalk* raw = nullptr;
+  git::check(git_revwalk_new(&raw, quarantine), "walking history");
+  git::Revwalk walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+  git::check(git_revwalk_push(raw, &incoming), "walking the incoming history");
+  if (local) git::check(git_revwalk_hide(raw, &*local), "walking history");
+  git_oid id;
+  while (git_revwalk_next(&id, raw) == 0) fresh.push_back(id);
+  return fresh;
+}
+
+// Moves the branch to the checked `incoming` (fast-forward) or merges it;
+// its objects are in the store already.
+void take_incoming(Store& store, const SyncOptions& options, const std::string& remote, const std::string& branch,
+                   const git_oid& incoming, std::size_t new_objects, PullReport& report) {
+  git_repository* repo = store.repo();
+  auto synced_now = [&] { set_ref(repo, synced_ref(remote), incoming, "kistore: pull " + remote); };
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    Snapshot now = store.snapshot();
+    int rc;
+    std::string log = "kistore: pull " + remote + " (fast-forward)";
+    if (now.empty()) {
+      rc = git::move_ref(repo, branch, incoming, nullptr, log);
+    } else {
+      git_oid head = parse_oid(now.commit_id());
+      if (contains(repo, head, incoming)) {
+        report.result = "up-to-date";
+        report.commit = now.commit_id();
+        return synced_now();
+      }
+      if (!contains(repo, incoming, head)) break;  // diverged: merge
+      rc = git::move_ref(repo, branch, incoming, &head, log);
+    }
+    if (rc == 0) {
+      report.result = "fast-forward";
+      report.commit = report.incoming;
+      report.new_documents = new_objects;
+      return synced_now();
+    }
+    if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) git::check(rc, "moving " + branch);
+    git_error_clear();
+  }
+  Trees trees(repo);
+  std::vector<std::string> notes;
+  std::size_t new_documents = 0;
+  std::optional<std::string> merged = store.commit(
+      [&](const Snapshot& head) { return build_merge(repo, trees, head, incoming, remote, notes, new_documents); },
+      options.commit);
+  report.notes.insert(report.notes.end(), notes.begin(), notes.end());
+  synced_now();
+  if (!merged) {
+    report.result = "up-to-date";
+    report.commit = store.snapshot().commit_id();
+    return;
+  }
+  report.result = "merge";
+  report.commit = *merged;
+  report.new_documents = new_documents;
+}
+
+// The pull of `branch` through `conn`, whose remote was made on the
+// quarantine `q`'s repository: received and checked in `q`, moved into the
+// store only when everything holds. A refusal writes nothing in the store.
+PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn, const std::string& branch,
+                     git::Quarantine& q) {
   git_repository* repo = store.repo();
   PullReport report;
   report.remote = conn.remote();
   report.url = redact_url(conn.url());
-  const std::string quarantine = incoming_ref(conn.remote());
+  auto refuse = [&](std::vector<Problem> problems) {
+    report.result = "refused";
+    report.problems = std::move(problems);
+    return report;
+  };
 
   auto remote_head = conn.head(branch);
   Snapshot snap = store.snapshot();
@@ -1286,62 +1368,35 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   }
   git_oid incoming = *remote_head;
   report.incoming = git::oid_str(incoming);
-  QuarantineGuard guard{repo, quarantine};
-  if (on_this_machine(conn.url())) {
-    // A repository on this machine: copy what is new straight into a pack
-    // of the store's (libgit2's local fetch walks every tree the store has).
-    std::vector<git_oid> have;
-    if (!snap.empty()) have.push_back(parse_oid(snap.commit_id()));
-    if (auto synced = ref_target(repo, synced_ref(conn.remote()))) have.push_back(*synced);
-    report.fetched_objects = fetch_local(repo, conn.remote(), conn.url(), incoming, have, options);
-  } else {
-    conn.download("+" + branch + ":" + quarantine);
-    report.fetched_objects = conn.received_objects();
-  }
-  conn.disconnect();
-  git_odb* odb = nullptr;
-  git::check(git_repository_odb(&odb, repo), "opening the object database");
-  git::Odb owned_odb(odb);
-  git_odb_refresh(odb);
-  if (!git_odb_exists(odb, &incoming))
-    throw RemoteError("fetching from " + conn.remote() + " (" + report.url + ") did not bring " + report.incoming);
-  set_ref(repo, quarantine, incoming, "kistore: fetch " + conn.remote());
-
-  // (a) The remote must still contain what was synced with it before.
-  if (auto synced = ref_target(repo, synced_ref(conn.remote())); synced && !contains(repo, incoming, *synced)) {
-    report.result = "refused";
-    report.problems.push_back(
-        {"history-rewritten", branch,
-         "the remote's " + branch + " at " + short_id(report.incoming) + " does not contain commit " +
-             short_id(git::oid_str(*synced)) + ", which was synced with " + conn.remote() +
-             " before: its history was rewritten (force-pushed). If the remote is meant to be another store "
-             "now, remove and add the remote again (`kistore remote remove " + conn.remote() + "`)"});
-    return report;
-  }
   std::optional<git_oid> local;
   if (!snap.empty()) local = parse_oid(snap.commit_id());
-  if (local && contains(repo, *local, incoming)) {
+  auto synced = ref_target(repo, synced_ref(conn.remote()));
+  set_negotiation_refs(q, repo, local, synced);
+  std::vector<Problem> problems;
+  report.fetched_objects = receive_incoming(store, options, conn, branch, q, incoming, problems);
+  conn.disconnect();
+  if (!problems.empty()) return refuse(std::move(problems));
+  git_repository* quarantine = q.repo();
+
+  // (a) The remote must still contain what was synced with it before.
+  if (synced && !contains(quarantine, incoming, *synced))
+    return refuse({{"history-rewritten", branch,
+                    "the remote's " + branch + " at " + short_id(report.incoming) + " does not contain commit " +
+                        short_id(git::oid_str(*synced)) + ", which was synced with " + conn.remote() +
+                        " before: its history was rewritten (force-pushed). If the remote is meant to be another "
+                        "store now, remove and add the remote again (`kistore remote remove " + conn.remote() + "`)"}});
+  if (local && contains(quarantine, *local, incoming)) {
     report.result = "up-to-date";
     set_ref(repo, synced_ref(conn.remote()), incoming, "kistore: pull " + conn.remote());
     return report;
   }
 
-  // Check every commit new to this store, oldest first.
-  std::vector<git_oid> fresh;
-  {
-    git_revwalk* raw = nullptr;
-    git::check(git_revwalk_new(&raw, repo), "walking history");
-    git::Revwalk walk(raw);
-    git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-    git::check(git_revwalk_push(raw, &incoming), "walking the incoming history");
-    if (local) git::check(git_revwalk_hide(raw, &*local), "walking history");
-    git_oid id;
-    while (git_revwalk_next(&id, raw) == 0) fresh.push_back(id);
-  }
+  // Check every commit new to this store, oldest first, in the quarantine.
+  std::vector<git_oid> fresh = new_commits(quarantine, incoming, local);
   report.new_commits = fresh.size();
-  Trees trees(repo);
+  Trees trees(quarantine);
   git::HashCheck hashes(true);  // what came in is read against its ids
-  IncomingChecker checker(repo, trees, options.trust);
+  IncomingChecker checker(quarantine, trees, options.trust);
   // One big commit (a first clone, a bulk import): show progress through its
   // paths; many commits: through the commits.
   if (options.progress && fresh.size() == 1)
@@ -1350,56 +1405,10 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
     checker.check_commit(fresh[i]);
     if (options.progress && fresh.size() > 1) options.progress("checking", i + 1, fresh.size(), 0);
   }
-  if (!checker.problems.empty()) {
-    report.result = "refused";
-    report.problems = std::move(checker.problems);
-    return report;
-  }
+  if (!checker.problems.empty()) return refuse(std::move(checker.problems));
 
-  // Fast-forward when the local branch is empty or behind.
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    Snapshot now = store.snapshot();
-    int rc;
-    std::string log = "kistore: pull " + conn.remote() + " (fast-forward)";
-    if (now.empty()) {
-      rc = git::move_ref(repo, branch, incoming, nullptr, log);
-    } else {
-      git_oid head = parse_oid(now.commit_id());
-      if (contains(repo, head, incoming)) {
-        report.result = "up-to-date";
-        report.commit = now.commit_id();
-        set_ref(repo, synced_ref(conn.remote()), incoming, "kistore: pull " + conn.remote());
-        return report;
-      }
-      if (!contains(repo, incoming, head)) break;  // diverged: merge
-      rc = git::move_ref(repo, branch, incoming, &head, log);
-    }
-    if (rc == 0) {
-      report.result = "fast-forward";
-      report.commit = report.incoming;
-      report.new_documents = checker.new_objects;
-      set_ref(repo, synced_ref(conn.remote()), incoming, "kistore: pull " + conn.remote());
-      return report;
-    }
-    if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) git::check(rc, "moving " + branch);
-    git_error_clear();
-  }
-
-  std::vector<std::string> notes;
-  std::size_t new_documents = 0;
-  std::optional<std::string> merged = store.commit(
-      [&](const Snapshot& head) { return build_merge(repo, trees, head, incoming, conn.remote(), notes, new_documents); },
-      options.commit);
-  report.notes.insert(report.notes.end(), notes.begin(), notes.end());
-  set_ref(repo, synced_ref(conn.remote()), incoming, "kistore: pull " + conn.remote());
-  if (!merged) {
-    report.result = "up-to-date";
-    report.commit = store.snapshot().commit_id();
-    return report;
-  }
-  report.result = "merge";
-  report.commit = *merged;
-  report.new_documents = new_documents;
+  q.migrate();
+  take_incoming(store, options, conn.remote(), branch, incoming, checker.new_objects, report);
   return report;
 }
 
@@ -1537,20 +1546,64 @@ std::size_t copy_new_objects(git_repository* from, const git_oid& head, const st
   return objects.size();
 }
 
-// Fetches `head` from a repository on this machine (a path or file:// URL)
-// into the store's own objects/pack, bringing only what the store's branch
-// and what was synced before do not (copy_new_objects). Returns the number
-// of objects copied.
-std::size_t fetch_local(git_repository* repo, const std::string& remote, const std::string& url, const git_oid& head,
-                        const std::vector<git_oid>& have, const SyncOptions& options) {
+std::vector<Problem> walk_problems(std::vector<git::WalkProblem>&& found) {
+  std::vector<Problem> out;
+  for (git::WalkProblem& p : found) out.push_back({std::move(p.kind), std::move(p.path), std::move(p.detail)});
+  return out;
+}
+
+// Copies what `head` brings from a repository on this machine (a path or
+// file:// URL) into a pack in the quarantine, object by object, each
+// bounded and rehashed as the walk reads it (incoming_walk.h's
+// CopyingSource): nothing is taken under the id the remote claims.
+std::size_t fetch_local(git_repository* store, git::Quarantine& q, const std::string& remote, const std::string& url,
+                        const git_oid& head, const SyncOptions& options, std::vector<Problem>& problems) {
   git::Repository remote_repo = open_on_this_machine(remote, url);
-  git_repository* raw = remote_repo.get();
-  git::PackWriter pack(std::string(git_repository_path(repo)) + "objects/pack");
-  std::size_t n = copy_new_objects(raw, head, have, pack, [&](std::size_t got, std::size_t total) {
-    if (options.progress) options.progress("receiving", got, total, pack.bytes());
+  git::PackWriter pack(q.pack_dir());
+  git::CopyingSource source(remote_repo.get(), store, pack);
+  git::WalkResult walked = git::walk_incoming(source, head, kMaxProblems, [&](std::size_t got) {
+    if (options.progress) options.progress("receiving", got, 0, pack.bytes());
   });
+  if (!walked.problems.empty()) {
+    problems = walk_problems(std::move(walked.problems));
+    return 0;  // the pack is dropped with its writer
+  }
+  std::size_t n = pack.count();
+  if (options.progress) options.progress("receiving", n, n, pack.bytes());
   pack.finish();
   return n;
+}
+
+// Downloads what `branch` brings from a network remote into the
+// quarantine (its pack read by IncomingPack), then checks its shape there.
+std::size_t fetch_network(git_repository* store, Connection& conn, const std::string& branch, git::Quarantine& q,
+                          const git_oid& head, const SyncOptions& options, std::vector<Problem>& problems) {
+  q.receive_packs();
+  try {
+    conn.download("+" + branch + ":" + incoming_ref(conn.remote()));
+  } catch (const Error&) {
+    if (std::exception_ptr why = q.pack_failure()) std::rethrow_exception(why);
+    throw;
+  }
+  git::QuarantineSource source(q.repo(), store);
+  git::WalkResult walked = git::walk_incoming(source, head, kMaxProblems, [&](std::size_t done) {
+    if (options.progress) options.progress("checking", done, 0, 0);
+  });
+  problems = walk_problems(std::move(walked.problems));
+  return q.received_objects();
+}
+
+std::size_t receive_incoming(Store& store, const SyncOptions& options, Connection& conn, const std::string& branch,
+                             git::Quarantine& q, const git_oid& incoming, std::vector<Problem>& problems) {
+  try {
+    if (on_this_machine(conn.url()))
+      return fetch_local(store.repo(), q, conn.remote(), conn.url(), incoming, options, problems);
+    return fetch_network(store.repo(), conn, branch, q, incoming, options, problems);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kRefused) throw;
+    problems.push_back({"pack-invalid", branch, std::string("the remote's pack: ") + e.what()});
+    return 0;
+  }
 }
 
 // Pushes to a repository on this machine (a path or file:// URL) and moves
@@ -1712,10 +1765,11 @@ std::vector<RemoteInfo> list_remotes(const Store& store) {
 }
 
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
-  Connection conn(store, remote, GIT_DIRECTION_FETCH);
+  git::Quarantine q(store.repo());
+  Connection conn(store, remote, GIT_DIRECTION_FETCH, q.repo());
   conn.set_options(options);
   conn.connect();
-  return pull_with(store, options, conn, store.branch());
+  return pull_with(store, options, conn, store.branch(), q);
 }
 
 PushReport push(Store& store, const std::string& remote, const SyncOptions& options) {
@@ -1769,13 +1823,14 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
       std::string rejection = scrub(conn.session().push_rejection, conn.url());
       conn.disconnect();
       if (round + 1 < kPushRounds) {
-        Connection again(store, remote, GIT_DIRECTION_FETCH);
+        git::Quarantine q(store.repo());
+        Connection again(store, remote, GIT_DIRECTION_FETCH, q.repo());
         again.set_options(options);
         again.connect();
         auto now = again.head(branch);
         bool moved = now.has_value() != theirs.has_value() || (now && !git_oid_equal(&*now, &*theirs));
         if (moved && !(now && git_oid_equal(&*now, &local))) {
-          PullReport pulled = pull_with(store, options, again, branch);
+          PullReport pulled = pull_with(store, options, again, branch, q);
           bool refused = pulled.refused();
           report.pulls.push_back(std::move(pulled));
           if (refused) {
@@ -1814,7 +1869,8 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
   try {
     Store store = Store::init(dir);
     add_remote(store, "origin", url);
-    Connection conn(store, "origin", GIT_DIRECTION_FETCH);
+    git::Quarantine q(store.repo());
+    Connection conn(store, "origin", GIT_DIRECTION_FETCH, q.repo());
     conn.set_options(options);
     conn.connect();
     std::string branch = store.branch();
@@ -1827,7 +1883,7 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
         branch = other;
       }
     }
-    result = pull_with(store, options, conn, branch);
+    result = pull_with(store, options, conn, branch, q);
   } catch (...) {
     cleanup();
     throw;

@@ -1,0 +1,131 @@
+// What the commits of a pull bring, read and checked before anything else
+// uses it, private to store/.
+//
+// A remote's commits, trees and blobs may be made by an attacker. Before the
+// index checks (sync's IncomingChecker) parse a single tree, IncomingWalk
+// reads every commit the store does not have, from the remote's head down to
+// the commits the store has, and for each one every tree and blob its tree
+// holds that its first parent's tree does not (subtrees with equal ids and
+// modes are skipped, so the cost follows what is new, not the store's size).
+// Each object is read through an ObjectSource that bounds its size before
+// reading it and rehashes it (git's SHA-1 over "<type> <size>\0" + bytes)
+// before its bytes are used. The walk refuses, naming the commit and path:
+//
+//   - an object that is missing, of another type than its tree says, larger
+//     than PackLimits allows for its type, or whose bytes have another id;
+//   - a tree entry whose mode is not 100644 (a file) or 40000 (a folder):
+//     executables, links and submodules have no place in a store;
+//   - an entry name that is empty, ".", "..", or holds a "/";
+//   - a path more than kMaxTreeDepth folders deep (a tree 100,000 levels deep
+//     is refused after reading 17 of them: no recursion follows the input);
+//   - a commit whose text does not start with its tree and parents.
+//
+// Two sources: QuarantineSource reads a quarantine's repository after a
+// network fetch (its objects came through IncomingPack; a missing one is the
+// remote's fault); CopyingSource reads a repository on this machine (a path
+// or file:// remote) and writes every object the store lacks, rehashed, into
+// a PackWriter in the quarantine: nothing is taken under the id the remote
+// claims.
+//
+// Thread-safety: one thread at a time; sources and walks are independent.
+#pragma once
+
+#include <git2.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "store/git.h"
+#include "store/objwrite.h"
+#include "store/pack_indexer.h"
+#include "store/packread.h"
+
+namespace kistore::git {
+
+// Folders a path may go below the root (SPEC §2: tree depth ≤ 16). The
+// deepest path kistore writes, objects/sha256/<h0h1>/<h2h3>/<h4…>, is 4.
+inline constexpr unsigned kMaxTreeDepth = 16;
+
+// Why an object cannot be taken: a short kind ("object-missing",
+// "git-object-mismatch", "object-too-large", "object-type") and what was
+// expected and found. The walk adds the commit and the path.
+struct ObjectRefusal {
+  std::string kind;
+  std::string detail;
+};
+
+class ObjectSource {
+ public:
+  virtual ~ObjectSource() = default;
+  // Reads object `id`, which its referrer says is a `type`, into `*out`
+  // (or, with `out` null, only makes sure it is there and is one, copying it
+  // when the source copies). Bounds its size by `limits` before reading and
+  // rehashes what it reads. Returns a refusal, or nullopt when all is well.
+  // Local failures throw Error(kIO).
+  virtual std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) = 0;
+  // Whether the store has `id` (its objects are trusted: the walk stops there).
+  virtual bool in_store(const git_oid& id) = 0;
+};
+
+// What one problem found is about.
+struct WalkProblem {
+  std::string kind;    // as ObjectRefusal's, or "mode", "tree-too-deep", "name", "commit-invalid"
+  std::string path;    // the store path, or the commit id for a commit
+  std::string detail;  // "commit <12 hex>: …"
+};
+
+struct WalkResult {
+  std::vector<git_oid> commits;       // new to the store, oldest first (for a linear history)
+  std::size_t objects = 0;            // commits, trees and blobs new to the store, each once
+  std::vector<WalkProblem> problems;  // empty: everything holds
+};
+
+// Walks what `head` brings that the store lacks, through `source`. Stops
+// after `max_problems` problems. `progress(objects)` is called now and then.
+WalkResult walk_incoming(ObjectSource& source, const git_oid& head, std::size_t max_problems = 50,
+                         const std::function<void(std::size_t)>& progress = nullptr);
+
+// A quarantine's repository after a network fetch: objects from the store
+// (through its alternates) or from IncomingPack.
+class QuarantineSource final : public ObjectSource {
+ public:
+  QuarantineSource(git_repository* quarantine, git_repository* store, const PackLimits& limits = {});
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) override;
+  bool in_store(const git_oid& id) override;
+
+ private:
+  Odb odb_, store_odb_;
+  PackLimits limits_;
+};
+
+// A repository on this machine (a path or file:// remote), copied object by
+// object into `out` (a PackWriter in the quarantine) as the walk reads it.
+class CopyingSource final : public ObjectSource {
+ public:
+  CopyingSource(git_repository* remote, git_repository* store, PackWriter& out, const PackLimits& limits = {});
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) override;
+  bool in_store(const git_oid& id) override;
+
+ private:
+  std::optional<ObjectRefusal> read_remote(const git_oid& id, git_object_t type, std::string& bytes);
+
+  Odb remote_odb_, store_odb_;
+  PackReader remote_packs_;
+  PackWriter& out_;
+  PackLimits limits_;
+  // Trees and commits copied, kept for the walk to read again (a new
+  // commit's tree is the next one's parent tree).
+  std::unordered_map<git_oid, std::string, OidHash, OidEq> kept_;
+  std::string buffer_;
+};
+
+// The most bytes an object of `type` may have under `limits`.
+std::uint64_t max_object_bytes(const PackLimits& limits, git_object_t type);
+
+}  // namespace kistore::git
