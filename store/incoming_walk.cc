@@ -101,6 +101,13 @@ class Walker {
   Walker(ObjectSource& source, std::size_t max_problems, const std::function<void(std::size_t)>& progress)
       : source_(source), max_problems_(max_problems), progress_(progress) {}
 
+  WalkResult shape(const git_oid& tree, const std::string& label) {
+    commit_ = label;
+    commit_label_ = false;
+    walk_tree(nullptr, tree, "", 0);
+    return std::move(result_);
+  }
+
   WalkResult run(const git_oid& head) {
     std::vector<NewCommit> found = find_commits(head);
     std::reverse(found.begin(), found.end());  // parents before children, for a linear history
@@ -126,7 +133,7 @@ class Walker {
   void problem(std::string kind, const std::string& path, const std::string& detail) {
     if (full()) return;
     result_.problems.push_back({std::move(kind), path.empty() ? std::string("(the root folder)") : path,
-                                "commit " + commit_ + ": " + detail});
+                                (commit_label_ ? "commit " : "") + commit_ + ": " + detail});
   }
 
   void counted() {
@@ -261,6 +268,7 @@ class Walker {
   const std::function<void(std::size_t)>& progress_;
   WalkResult result_;
   std::string commit_;  // the commit being walked, for messages
+  bool commit_label_ = true;  // commit_ is a commit's id (else a label of its own)
   std::unordered_map<git_oid, unsigned, OidHash, OidEq> walked_;  // new trees checked, and how deep they were
   std::unordered_set<git_oid, OidHash, OidEq> blobs_;
 };
@@ -276,6 +284,45 @@ git_odb* odb_of(git_repository* repo, const char* what) {
 WalkResult walk_incoming(ObjectSource& source, const git_oid& head, std::size_t max_problems,
                          const std::function<void(std::size_t)>& progress) {
   return Walker(source, max_problems, progress).run(head);
+}
+
+WalkResult check_tree_shape(ObjectSource& source, const git_oid& tree, const std::string& label,
+                            std::size_t max_problems) {
+  std::function<void(std::size_t)> none;
+  return Walker(source, max_problems, none).shape(tree, label);
+}
+
+// ---- StoreTreeSource -------------------------------------------------------------
+
+StoreTreeSource::StoreTreeSource(git_repository* store, const PackLimits& limits)
+    : odb_(odb_of(store, "the store")), packs_(git_repository_path(store)), limits_(limits) {}
+
+std::optional<ObjectRefusal> StoreTreeSource::read(const git_oid& id, git_object_t type, std::string* out) {
+  if (!out) return std::nullopt;  // blobs: verify reads and checks them itself
+  std::uint64_t max = max_object_bytes(limits_, type);
+  git_object_t found = GIT_OBJECT_INVALID;
+  if (!packs_.read(id, found, *out, max)) {
+    std::size_t size = 0;
+    int rc = git_odb_read_header(&size, &found, odb_.get(), &id);
+    if (rc < 0) {
+      std::string why = last_error();
+      git_error_clear();
+      return ObjectRefusal{rc == GIT_ENOTFOUND ? "object-missing" : "object-unreadable",
+                           "the " + type_name(type) + " " + oid_str(id) + " cannot be read: " + why};
+    }
+    if (found != type) return wrong_type(id, type, found);
+    if (size > max) return too_large(id, type, size, max);
+    git_odb_object* raw = nullptr;
+    if (git_odb_read(&raw, odb_.get(), &id) < 0) {
+      std::string why = last_error();
+      git_error_clear();
+      return ObjectRefusal{"object-unreadable", "the " + type_name(type) + " " + oid_str(id) + " cannot be read: " + why};
+    }
+    OdbObject object(raw);
+    out->assign(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
+  }
+  if (found != type) return wrong_type(id, type, found);
+  return check_id(id, type, *out);
 }
 
 // ---- QuarantineSource ----------------------------------------------------------

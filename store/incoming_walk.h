@@ -48,10 +48,6 @@
 
 namespace kistore::git {
 
-// Folders a path may go below the root (SPEC §2: tree depth ≤ 16). The
-// deepest path kistore writes, objects/sha256/<h0h1>/<h2h3>/<h4…>, is 4.
-inline constexpr unsigned kMaxTreeDepth = 16;
-
 // Why an object cannot be taken: a short kind ("object-missing",
 // "git-object-mismatch", "object-too-large", "object-type") and what was
 // expected and found. The walk adds the commit and the path.
@@ -90,6 +86,28 @@ struct WalkResult {
 // after `max_problems` problems. `progress(objects)` is called now and then.
 WalkResult walk_incoming(ObjectSource& source, const git_oid& head, std::size_t max_problems = 50,
                          const std::function<void(std::size_t)>& progress = nullptr);
+
+// Checks the shape of one tree and everything below it (modes, names,
+// depth, order, each tree rehashed), reading no blob: what verify needs of
+// a store's head tree before it walks it. Problems name the path; `label`
+// takes the place of "commit <id>" in their detail.
+WalkResult check_tree_shape(ObjectSource& source, const git_oid& tree, const std::string& label,
+                            std::size_t max_problems = 50);
+
+// A store's own trees, for check_tree_shape: through `packs` first (whole
+// stored objects), else libgit2; nothing counts as trusted, and blobs are
+// not read.
+class StoreTreeSource final : public ObjectSource {
+ public:
+  explicit StoreTreeSource(git_repository* store, const PackLimits& limits = {});
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) override;
+  bool in_store(const git_oid&) override { return false; }
+
+ private:
+  Odb odb_;
+  PackReader packs_;
+  PackLimits limits_;
+};
 
 // A quarantine's repository after a network fetch: objects from the store
 // (through its alternates) or from IncomingPack.

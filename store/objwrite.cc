@@ -678,9 +678,20 @@ git_object_t entry_type(const RawEntry& e) {
 
 }  // namespace
 
+namespace {
+// Error(kCorruption) when `path` ('/'-separated) is more folders deep than a
+// store may be: walks stop there rather than recurse as deep as a tree goes.
+void check_depth(std::string_view path) {
+  if (path.empty() || static_cast<std::size_t>(std::count(path.begin(), path.end(), '/')) < kMaxTreeDepth) return;
+  throw Error(ErrorCode::kCorruption, std::string(path.substr(0, 120)) + (path.size() > 120 ? "…" : "") +
+                                          ": more than " + std::to_string(kMaxTreeDepth) + " folders deep");
+}
+}  // namespace
+
 void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
                const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
                const std::function<bool(const std::string&, const git_oid&)>& on_tree, const PackReader* packs) {
+  check_depth(prefix);
   OdbObject tree;
   std::string stored;
   std::string_view rest;
@@ -706,6 +717,7 @@ void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
 namespace {
 void diff_raw(git_odb* odb, const git_oid& from, const git_oid* to, const std::string& dir,
               const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
+  check_depth(dir.empty() ? dir : std::string_view(dir).substr(0, dir.size() - 1));
   OdbObject a = read_tree(odb, from, dir);
   OdbObject b;
   if (to) b = read_tree(odb, *to, dir);
@@ -743,6 +755,7 @@ std::string_view tree_bytes(git_odb* odb, const PackReader* packs, const git_oid
 
 void added_raw(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to, const std::string& dir,
                const std::function<void(const git_oid&, git_object_t)>& fn) {
+  check_depth(dir.empty() ? dir : std::string_view(dir).substr(0, dir.size() - 1));
   std::string stored_a, stored_b;
   OdbObject held_a, held_b;
   std::string_view ra = from ? tree_bytes(odb, packs, *from, dir, stored_a, held_a) : std::string_view();

@@ -8,6 +8,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
+#include "store/incoming_walk.h"
 #include "store/objwrite.h"
 
 namespace kistore {
@@ -45,6 +46,11 @@ class Verifier {
       : store_(store), options_(options), snap_(store.snapshot()) {}
 
   VerifyReport run() {
+    if (!check_shape()) {
+      // A tree too deep or malformed to walk: report that, and the history.
+      check_history();
+      return std::move(report_);
+    }
     // Reading, decoding, hashing and parsing run on every core; what the
     // objects imply is then merged in tree order, so reports are the same
     // whatever the thread count.
@@ -92,6 +98,31 @@ class Verifier {
  private:
   void problem(std::string kind, std::string path, std::string detail) {
     report_.problems.push_back({std::move(kind), std::move(path), std::move(detail)});
+  }
+
+  // The head tree's shape (incoming_walk.h): every mode 100644 or 040000, no
+  // path more than 16 folders deep, every tree well formed. False when the
+  // tree cannot be walked (too deep, malformed, missing trees).
+  bool check_shape() {
+    if (snap_.empty()) return true;
+    git_oid head;
+    git_oid_fromstr(&head, snap_.commit_id().c_str());
+    git_commit* raw = nullptr;
+    git::check(git_commit_lookup(&raw, store_.repo(), &head), "reading the head commit " + snap_.commit_id());
+    git::Commit commit(raw);
+    git::StoreTreeSource source(store_.repo());
+    git::WalkResult shape =
+        git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + snap_.commit_id().substr(0, 12));
+    bool walkable = true;
+    for (git::WalkProblem& p : shape.problems) {
+      // Trees that cannot be read, and submodule links, the walk reports
+      // itself, naming the path.
+      if (p.kind.starts_with("object-") || p.kind.starts_with("git-object-")) continue;
+      if (p.kind == "mode" && p.detail.find("mode 160000") != std::string::npos) continue;
+      walkable = walkable && (p.kind == "mode" || p.kind == "name");
+      problem(p.kind == "name" ? "layout" : std::move(p.kind), std::move(p.path), std::move(p.detail));
+    }
+    return walkable;
   }
   void warning(std::string kind, std::string path, std::string detail) {
     report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
