@@ -146,7 +146,7 @@ class Walker {
     std::vector<NewCommit> found;
     std::vector<git_oid> todo{head};
     std::unordered_set<git_oid, OidHash, OidEq> seen;
-    std::string text;
+    ObjectBytes text;
     while (!todo.empty() && !full()) {
       git_oid id = todo.back();
       todo.pop_back();
@@ -159,7 +159,7 @@ class Walker {
       counted();
       NewCommit c{id, {}, std::nullopt};
       std::vector<git_oid> parents;
-      if (!parse_commit(text, c.tree, parents)) {
+      if (!parse_commit(*text, c.tree, parents)) {
         problem("commit-invalid", oid_str(id), "the commit does not start with its tree, parents and author");
         continue;
       }
@@ -172,44 +172,17 @@ class Walker {
 
   // The tree of a commit the store has.
   std::optional<git_oid> store_tree(const git_oid& commit) {
-    std::string text;
+    ObjectBytes text;
     if (source_.read(commit, GIT_OBJECT_COMMIT, &text)) return std::nullopt;
     git_oid tree;
     std::vector<git_oid> parents;
-    if (!parse_commit(text, tree, parents)) return std::nullopt;
+    if (!parse_commit(*text, tree, parents)) return std::nullopt;
     return tree;
   }
 
-  // The entries of the tree `id`, checked for order; false (a problem
-  // reported, unless `quiet`) when it cannot be read or parsed.
-  bool entries_of(const git_oid& id, const std::string& dir, std::string& bytes, std::vector<Entry>& out,
-                  bool quiet) {
-    out.clear();
-    if (auto refused = source_.read(id, GIT_OBJECT_TREE, &bytes)) {
-      if (!quiet) problem(refused->kind, dir, refused->detail);
-      return false;
-    }
-    try {
-      std::string_view rest = bytes;
-      Entry e;
-      while (next_entry(rest, e)) {
-        if (!out.empty() && entry_order(out.back().name, out.back().tree, e.name, e.tree) >= 0) {
-          if (!quiet)
-            problem("tree-invalid", dir, "the tree " + oid_str(id) + " lists \"" + std::string(e.name) +
-                                             "\" out of order or twice (git sorts a tree's entries by name)");
-          return false;
-        }
-        out.push_back(e);
-      }
-    } catch (const Error&) {
-      if (!quiet) problem("tree-invalid", dir, "the tree " + oid_str(id) + " is malformed");
-      return false;
-    }
-    return true;
-  }
-
   // Checks the tree `to` at `dir` (`depth` folders below the root) and what
-  // it holds that `from` (the first parent's tree there, or null) does not.
+  // it holds that `from` (the first parent's tree there, or null) does not,
+  // in one merge walk over both trees' bytes.
   void walk_tree(const git_oid* from, const git_oid& to, const std::string& dir, unsigned depth) {
     if (full() || (from && git_oid_equal(from, &to))) return;
     if (source_.in_store(to)) return;  // the store's trees are trusted
@@ -220,17 +193,37 @@ class Walker {
     } else {
       counted();
     }
-    std::string to_bytes, from_bytes;
-    std::vector<Entry> mine, base;
-    if (!entries_of(to, dir, to_bytes, mine, false)) return;
-    if (from && !entries_of(*from, dir, from_bytes, base, true)) base.clear();
-    std::size_t b = 0;
-    for (const Entry& e : mine) {
-      if (full()) return;
-      while (b < base.size() && entry_order(base[b].name, base[b].tree, e.name, e.tree) < 0) ++b;
-      const Entry* old = b < base.size() && base[b].name == e.name && base[b].tree == e.tree ? &base[b] : nullptr;
-      if (old && old->bytes == e.bytes) continue;  // same name, mode and id
-      check_entry(e, old, dir, depth);
+    ObjectBytes mine, base;
+    if (auto refused = source_.read(to, GIT_OBJECT_TREE, &mine)) return problem(refused->kind, dir, refused->detail);
+    if (from && source_.read(*from, GIT_OBJECT_TREE, &base)) base.reset();  // its own walk reports it
+    std::string_view rest = *mine, base_rest = base ? std::string_view(*base) : std::string_view();
+    Entry e, old, previous;
+    bool has_old = next_base(base_rest, old), first = true;
+    try {
+      while (next_entry(rest, e)) {
+        if (full()) return;
+        if (!first && entry_order(previous.name, previous.tree, e.name, e.tree) >= 0)
+          return problem("tree-invalid", dir, "the tree " + oid_str(to) + " lists \"" + std::string(e.name) +
+                                                  "\" out of order or twice (git sorts a tree's entries by name)");
+        previous = e, first = false;
+        while (has_old && entry_order(old.name, old.tree, e.name, e.tree) < 0) has_old = next_base(base_rest, old);
+        bool same_name = has_old && old.name == e.name && old.tree == e.tree;
+        if (same_name && old.bytes == e.bytes) continue;  // same name, mode and id
+        check_entry(e, same_name ? &old : nullptr, dir, depth);
+      }
+    } catch (const Error&) {
+      problem("tree-invalid", dir, "the tree " + oid_str(to) + " is malformed");
+    }
+  }
+
+  // The next entry of a base tree; a malformed base ends it (what it held
+  // is then checked as new).
+  static bool next_base(std::string_view& rest, Entry& e) {
+    try {
+      return next_entry(rest, e);
+    } catch (const Error&) {
+      rest = {};
+      return false;
     }
   }
 
@@ -292,23 +285,24 @@ WalkResult check_tree_shape(ObjectSource& source, const git_oid& tree, const std
   return Walker(source, max_problems, none).shape(tree, label);
 }
 
-// ---- StoreTreeSource -------------------------------------------------------------
+// ---- ObjectReader ----------------------------------------------------------------
 
-StoreTreeSource::StoreTreeSource(git_repository* store, const PackLimits& limits)
-    : odb_(odb_of(store, "the store")), packs_(git_repository_path(store)), limits_(limits) {}
+ObjectReader::ObjectReader(git_repository* repo, const char* what, const PackLimits& limits)
+    : odb_(odb_of(repo, what)), packs_(git_repository_path(repo)), limits_(limits), what_(what) {}
 
-std::optional<ObjectRefusal> StoreTreeSource::read(const git_oid& id, git_object_t type, std::string* out) {
-  if (!out) return std::nullopt;  // blobs: verify reads and checks them itself
+std::optional<ObjectRefusal> ObjectReader::read(const git_oid& id, git_object_t type, std::string& out) {
   std::uint64_t max = max_object_bytes(limits_, type);
   git_object_t found = GIT_OBJECT_INVALID;
-  if (!packs_.read(id, found, *out, max)) {
+  if (!packs_.read(id, found, out, max)) {
     std::size_t size = 0;
     int rc = git_odb_read_header(&size, &found, odb_.get(), &id);
     if (rc < 0) {
       std::string why = last_error();
       git_error_clear();
-      return ObjectRefusal{rc == GIT_ENOTFOUND ? "object-missing" : "object-unreadable",
-                           "the " + type_name(type) + " " + oid_str(id) + " cannot be read: " + why};
+      if (rc == GIT_ENOTFOUND)
+        return ObjectRefusal{"object-missing", what_ + " has no " + type_name(type) + " " + oid_str(id)};
+      return ObjectRefusal{"object-unreadable", "the " + type_name(type) + " " + oid_str(id) + " of " + what_ +
+                                                    " cannot be read: " + why};
     }
     if (found != type) return wrong_type(id, type, found);
     if (size > max) return too_large(id, type, size, max);
@@ -316,25 +310,56 @@ std::optional<ObjectRefusal> StoreTreeSource::read(const git_oid& id, git_object
     if (git_odb_read(&raw, odb_.get(), &id) < 0) {
       std::string why = last_error();
       git_error_clear();
-      return ObjectRefusal{"object-unreadable", "the " + type_name(type) + " " + oid_str(id) + " cannot be read: " + why};
+      return ObjectRefusal{"object-unreadable", "the " + type_name(type) + " " + oid_str(id) + " of " + what_ +
+                                                    " cannot be read: " + why};
     }
     OdbObject object(raw);
-    out->assign(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
+    found = git_odb_object_type(raw);
+    out.assign(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
   }
   if (found != type) return wrong_type(id, type, found);
-  return check_id(id, type, *out);
+  if (out.size() > max) return too_large(id, type, out.size(), max);
+  return std::nullopt;
+}
+
+namespace {
+// Reads `id` through `reader` into a new shared string, rehashed unless
+// `trusted`.
+std::optional<ObjectRefusal> read_shared(ObjectReader& reader, const git_oid& id, git_object_t type, ObjectBytes* out,
+                                         bool trusted) {
+  auto bytes = std::make_shared<std::string>();
+  if (auto refused = reader.read(id, type, *bytes)) return refused;
+  if (!trusted)
+    if (auto refused = check_id(id, type, *bytes)) return refused;
+  *out = std::move(bytes);
+  return std::nullopt;
+}
+}  // namespace
+
+// ---- StoreTreeSource -------------------------------------------------------------
+
+StoreTreeSource::StoreTreeSource(git_repository* store, const PackLimits& limits) : store_(store, "the store", limits) {}
+
+std::optional<ObjectRefusal> StoreTreeSource::read(const git_oid& id, git_object_t type, ObjectBytes* out) {
+  if (!out) return std::nullopt;  // blobs: verify reads and checks them itself
+  return read_shared(store_, id, type, out, false);
 }
 
 // ---- QuarantineSource ----------------------------------------------------------
 
 QuarantineSource::QuarantineSource(git_repository* quarantine, git_repository* store, const PackLimits& limits)
-    : odb_(odb_of(quarantine, "the quarantine")), store_odb_(odb_of(store, "the store")), limits_(limits) {
-  git_odb_refresh(odb_.get());
-}
+    : store_(store, "the store", limits), quarantine_(quarantine, "the quarantine", limits),
+      odb_(odb_of(quarantine, "the quarantine")), limits_(limits) {}
 
-bool QuarantineSource::in_store(const git_oid& id) { return git_odb_exists(store_odb_.get(), &id) == 1; }
-
-std::optional<ObjectRefusal> QuarantineSource::read(const git_oid& id, git_object_t type, std::string* out) {
+std::optional<ObjectRefusal> QuarantineSource::read(const git_oid& id, git_object_t type, ObjectBytes* out) {
+  bool trusted = store_.has(id);
+  if (out) {
+    std::optional<ObjectRefusal> refused = read_shared(trusted ? store_ : quarantine_, id, type, out, trusted);
+    if (refused && refused->kind == "object-missing")
+      refused->detail = "the remote did not send the " + type_name(type) + " " + oid_str(id);
+    return refused;
+  }
+  // A blob: only its header (the index checks read it).
   std::size_t size = 0;
   git_object_t found = GIT_OBJECT_INVALID;
   int rc = git_odb_read_header(&size, &found, odb_.get(), &id);
@@ -346,77 +371,31 @@ std::optional<ObjectRefusal> QuarantineSource::read(const git_oid& id, git_objec
   if (found != type) return wrong_type(id, type, found);
   std::uint64_t max = max_object_bytes(limits_, type);
   if (size > max) return too_large(id, type, size, max);
-  if (!out) return std::nullopt;
-  git_odb_object* raw = nullptr;
-  check(git_odb_read(&raw, odb_.get(), &id), "reading object " + oid_str(id) + " in the quarantine");
-  OdbObject object(raw);
-  out->assign(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
-  return check_id(id, type, *out);
+  return std::nullopt;
 }
 
 // ---- CopyingSource ---------------------------------------------------------------
 
 CopyingSource::CopyingSource(git_repository* remote, git_repository* store, PackWriter& out, const PackLimits& limits)
-    : remote_odb_(odb_of(remote, "the remote")), store_odb_(odb_of(store, "the store")),
-      remote_packs_(git_repository_path(remote)), out_(out), limits_(limits) {}
+    : remote_(remote, "the remote", limits), store_(store, "the store", limits), out_(out), limits_(limits) {}
 
-bool CopyingSource::in_store(const git_oid& id) { return git_odb_exists(store_odb_.get(), &id) == 1; }
-
-std::optional<ObjectRefusal> CopyingSource::read(const git_oid& id, git_object_t type, std::string* out) {
+std::optional<ObjectRefusal> CopyingSource::read(const git_oid& id, git_object_t type, ObjectBytes* out) {
   if (auto it = kept_.find(id); it != kept_.end()) {
     if (out) *out = it->second;
     return std::nullopt;
   }
   if (out_.has(id) && !out) return std::nullopt;  // a blob copied already
-  if (in_store(id)) {
-    if (!out) return std::nullopt;
-    git_odb_object* raw = nullptr;
-    check(git_odb_read(&raw, store_odb_.get(), &id), "reading the store's object " + oid_str(id));
-    OdbObject object(raw);
-    if (git_odb_object_type(raw) != type) return wrong_type(id, type, git_odb_object_type(raw));
-    out->assign(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
-    return std::nullopt;
-  }
-  if (auto refused = read_remote(id, type, buffer_)) return refused;
-  out_.write(id, type, buffer_, type == GIT_OBJECT_COMMIT ? 1 : 0);
-  if (type != GIT_OBJECT_BLOB) {
-    std::string& kept = kept_.emplace(id, buffer_).first->second;
-    if (out) *out = kept;
-  } else if (out) {
-    *out = buffer_;
-  }
+  if (store_.has(id)) return out ? read_shared(store_, id, type, out, true) : std::nullopt;
+  ObjectBytes bytes;
+  if (auto refused = read_shared(remote_, id, type, &bytes, false)) return refused;
+  copied_bytes_ += bytes->size();
+  if (copied_bytes_ > limits_.max_inflated_bytes)
+    return ObjectRefusal{"pull-too-large", "the objects to copy come to more than " +
+                                               std::to_string(limits_.max_inflated_bytes) + " bytes, the limit of a pull"};
+  out_.write(id, type, *bytes, type == GIT_OBJECT_COMMIT ? 1 : 0);
+  if (type != GIT_OBJECT_BLOB) kept_.emplace(id, bytes);
+  if (out) *out = std::move(bytes);
   return std::nullopt;
-}
-
-// The remote's object, bounded before it is read and rehashed after.
-std::optional<ObjectRefusal> CopyingSource::read_remote(const git_oid& id, git_object_t type, std::string& bytes) {
-  std::uint64_t max = max_object_bytes(limits_, type);
-  git_object_t found = GIT_OBJECT_INVALID;
-  if (!remote_packs_.read(id, found, bytes, max)) {
-    std::size_t size = 0;
-    int rc = git_odb_read_header(&size, &found, remote_odb_.get(), &id);
-    if (rc < 0) {
-      std::string why = last_error();
-      git_error_clear();
-      if (rc == GIT_ENOTFOUND)
-        return ObjectRefusal{"object-missing", "the remote has no " + type_name(type) + " " + oid_str(id)};
-      return ObjectRefusal{"object-unreadable", "the remote's object " + oid_str(id) + " cannot be read: " + why};
-    }
-    if (found != type) return wrong_type(id, type, found);
-    if (size > max) return too_large(id, type, size, max);
-    git_odb_object* raw = nullptr;
-    if (git_odb_read(&raw, remote_odb_.get(), &id) < 0) {
-      std::string why = last_error();
-      git_error_clear();
-      return ObjectRefusal{"object-unreadable", "the remote's object " + oid_str(id) + " cannot be read: " + why};
-    }
-    OdbObject object(raw);
-    found = git_odb_object_type(raw);
-    bytes.assign(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
-  }
-  if (found != type) return wrong_type(id, type, found);
-  if (bytes.size() > max) return too_large(id, type, bytes.size(), max);
-  return check_id(id, type, bytes);
 }
 
 }  // namespace kistore::git

@@ -25,7 +25,7 @@
 // remote's fault); CopyingSource reads a repository on this machine (a path
 // or file:// remote) and writes every object the store lacks, rehashed, into
 // a PackWriter in the quarantine: nothing is taken under the id the remote
-// claims.
+// claims, and no more bytes than PackLimits::max_inflated_bytes in all.
 //
 // Thread-safety: one thread at a time; sources and walks are independent.
 #pragma once
@@ -56,15 +56,19 @@ struct ObjectRefusal {
   std::string detail;
 };
 
+// An object's bytes, shared: a source may keep them (CopyingSource keeps the
+// trees it copied) without copying them for every reader.
+using ObjectBytes = std::shared_ptr<const std::string>;
+
 class ObjectSource {
  public:
   virtual ~ObjectSource() = default;
   // Reads object `id`, which its referrer says is a `type`, into `*out`
   // (or, with `out` null, only makes sure it is there and is one, copying it
-  // when the source copies). Bounds its size by `limits` before reading and
+  // when the source copies). Bounds its size by PackLimits before reading and
   // rehashes what it reads. Returns a refusal, or nullopt when all is well.
   // Local failures throw Error(kIO).
-  virtual std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) = 0;
+  virtual std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) = 0;
   // Whether the store has `id` (its objects are trusted: the walk stops there).
   virtual bool in_store(const git_oid& id) = 0;
 };
@@ -94,53 +98,67 @@ WalkResult walk_incoming(ObjectSource& source, const git_oid& head, std::size_t 
 WalkResult check_tree_shape(ObjectSource& source, const git_oid& tree, const std::string& label,
                             std::size_t max_problems = 50);
 
-// A store's own trees, for check_tree_shape: through `packs` first (whole
-// stored objects), else libgit2; nothing counts as trusted, and blobs are
-// not read.
-class StoreTreeSource final : public ObjectSource {
+// Reads one repository's objects: whole stored objects through a PackReader
+// of its packs first (no libgit2 machinery: most of kistore's objects), else
+// through libgit2, each bounded by PackLimits before it is read.
+class ObjectReader {
  public:
-  explicit StoreTreeSource(git_repository* store, const PackLimits& limits = {});
-  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) override;
-  bool in_store(const git_oid&) override { return false; }
+  ObjectReader(git_repository* repo, const char* what, const PackLimits& limits);
+  // Into `out` (replaced): a refusal when it is missing, unreadable, of
+  // another type or too large; not rehashed (the caller decides).
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string& out);
+  bool has(const git_oid& id) { return git_odb_exists(odb_.get(), &id) == 1; }
 
  private:
   Odb odb_;
   PackReader packs_;
   PackLimits limits_;
+  std::string what_;  // "the remote", "the store", for messages
+};
+
+// A store's own trees, for check_tree_shape: nothing counts as trusted, and
+// blobs are not read.
+class StoreTreeSource final : public ObjectSource {
+ public:
+  explicit StoreTreeSource(git_repository* store, const PackLimits& limits = {});
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
+  bool in_store(const git_oid&) override { return false; }
+
+ private:
+  ObjectReader store_;
 };
 
 // A quarantine's repository after a network fetch: objects from the store
-// (through its alternates) or from IncomingPack.
+// or from IncomingPack (through the quarantine's odb, which holds both).
 class QuarantineSource final : public ObjectSource {
  public:
   QuarantineSource(git_repository* quarantine, git_repository* store, const PackLimits& limits = {});
-  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) override;
-  bool in_store(const git_oid& id) override;
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
+  bool in_store(const git_oid& id) override { return store_.has(id); }
 
  private:
-  Odb odb_, store_odb_;
+  ObjectReader store_, quarantine_;
+  Odb odb_;  // the quarantine's, for headers of objects not read
   PackLimits limits_;
 };
 
 // A repository on this machine (a path or file:// remote), copied object by
-// object into `out` (a PackWriter in the quarantine) as the walk reads it.
+// object into `out` (a PackWriter in the quarantine) as the walk reads it;
+// what the store has is read from the store instead, never from the remote.
 class CopyingSource final : public ObjectSource {
  public:
   CopyingSource(git_repository* remote, git_repository* store, PackWriter& out, const PackLimits& limits = {});
-  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string* out) override;
-  bool in_store(const git_oid& id) override;
+  std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
+  bool in_store(const git_oid& id) override { return store_.has(id); }
 
  private:
-  std::optional<ObjectRefusal> read_remote(const git_oid& id, git_object_t type, std::string& bytes);
-
-  Odb remote_odb_, store_odb_;
-  PackReader remote_packs_;
+  ObjectReader remote_, store_;
   PackWriter& out_;
   PackLimits limits_;
   // Trees and commits copied, kept for the walk to read again (a new
   // commit's tree is the next one's parent tree).
-  std::unordered_map<git_oid, std::string, OidHash, OidEq> kept_;
-  std::string buffer_;
+  std::unordered_map<git_oid, ObjectBytes, OidHash, OidEq> kept_;
+  std::uint64_t copied_bytes_ = 0;  // bounded by limits_.max_inflated_bytes
 };
 
 // The most bytes an object of `type` may have under `limits`.

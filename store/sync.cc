@@ -1371,7 +1371,7 @@ PullReport pull_with(Store& store, const SyncOptions& options, Connection& conn,
   std::optional<git_oid> local;
   if (!snap.empty()) local = parse_oid(snap.commit_id());
   auto synced = ref_target(repo, synced_ref(conn.remote()));
-  set_negotiation_refs(q, repo, local, synced);
+  if (!on_this_machine(conn.url())) set_negotiation_refs(q, repo, local, synced);
   std::vector<Problem> problems;
   report.fetched_objects = receive_incoming(store, options, conn, branch, q, incoming, problems);
   conn.disconnect();

@@ -221,14 +221,45 @@ cp "$W/good.pack" "$W/corrupt.pack"
 printf '\xff\xff\xff\xff' | dd of="$W/corrupt.pack" bs=1 seek=$((size / 2)) conv=notrunc status=none
 hostile_server corrupt --ref "$GOOD" --pack "$W/corrupt.pack"
 refused "$HOSTILE_URL" "(e) a corrupt pack" "pack"
-# The good pack itself is taken (the server is not what fails).
-hostile_server good --ref "$GOOD" --pack "$W/good.pack"
-ks --store "$V" remote remove atk >/dev/null 2>&1 || true
-assert_exit 0 ks --store "$V" remote add atk "$HOSTILE_URL"
-assert_exit 0 ks --store "$V" --json pull atk
-assert_contains "$OUT" '"result":"fast-forward"' "the good pack from the hostile server: taken"
-assert_eq "$GOOD" "$(head_of "$V")" "the good pack: the victim has the commit"
-pass "the same server's good pack is taken"
+# A pull killed while it receives (the server stops sending after NAK)
+# leaves its quarantine behind; the next pull removes it.
+hostile_server hang --ref "$GOOD" --pack "$W/good.pack" --hang
+assert_exit 0 ks --store "$V" remote add hang "$HOSTILE_URL"
+hostile_server truncated-again --ref "$GOOD" --pack "$W/truncated.pack"
+assert_exit 0 ks --store "$V" remote add bad "$HOSTILE_URL"
+before=$(store_fingerprint "$V")
+"$KISTORE" --no-progress --store "$V" pull hang </dev/null >/dev/null 2>&1 &
+puller=$!
+for ((i = 0; i < 100; i++)); do
+    [[ -n $(find "$V/objects" -maxdepth 1 -name 'incoming-*') ]] && break
+    sleep 0.05
+done
+sleep 0.3
+kill -9 "$puller"
+wait "$puller" 2>/dev/null || true
+[[ -n $(find "$V/objects" -maxdepth 1 -name "incoming-$puller-*") ]] || fail "the killed pull left no quarantine to clean"
+assert_exit 1 kst --store "$V" pull bad
+[[ -z $(find "$V/objects" -maxdepth 1 -name 'incoming-*') ]] || fail "the next pull did not remove the dead pull's quarantine"
+assert_store_unchanged "$before" "$V" "a pull killed in the middle, then another"
+pass "a pull killed while receiving leaves a quarantine that the next pull removes"
+
+# The good pack itself is taken (the server is not what fails), and so is a
+# thin pack of it, whose deltas name objects only the victim has.
+printf '%s\n^%s\n' "$GOOD" "$H" | bg "$W/writer" pack-objects --revs --thin -q --stdout >"$W/thin.pack"
+rm -rf "$W/empty.git" && git init -q --bare "$W/empty.git"
+bg "$W/empty.git" index-pack --stdin <"$W/thin.pack" >/dev/null 2>&1 && fail "the thin pack is not thin"
+for kind in good thin; do
+    rm -rf "$W/victim-$kind" && cp -a "$V" "$W/victim-$kind"
+    hostile_server "$kind" --ref "$GOOD" --pack "$W/$kind.pack"
+    ks --store "$W/victim-$kind" remote remove atk >/dev/null 2>&1 || true
+    assert_exit 0 ks --store "$W/victim-$kind" remote add atk "$HOSTILE_URL"
+    assert_exit 0 ks --store "$W/victim-$kind" --json pull atk
+    assert_contains "$OUT" '"result":"fast-forward"' "the $kind pack from the hostile server: taken"
+    assert_eq "$GOOD" "$(head_of "$W/victim-$kind")" "the $kind pack: the victim has the commit"
+    assert_exit 0 ks --store "$W/victim-$kind" verify
+    bg "$W/victim-$kind" fsck --strict --no-progress >/dev/null 2>&1 || fail "git fsck after the $kind pack"
+done
+pass "the same server's good pack is taken, and a thin pack of it (bases from the store)"
 
 # ---------------------------------------------------------------------------
 # The same trees committed straight into a copy of the store (as stock git
