@@ -2,8 +2,8 @@
 
 #include "cli/common.h"
 #include "cli/report.h"
-#include "objects/liger.h"
 #include "store/add.h"
+#include "store/import_liger.h"
 
 namespace kistore::cli {
 namespace {

@@ -2,9 +2,10 @@
 #include <ctime>
 
 #include "cli/common.h"
-#include "refs/layout.h"
 #include "cli/signing.h"
+#include "refs/layout.h"
 #include "store/history.h"
+#include "store/query.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
@@ -25,21 +26,13 @@ std::string iso_time(std::int64_t t, int offset_minutes) {
 
 // What a change below refs/ or objects/ means, in words, for one run's story.
 std::string describe_change(const PathChange& c) {
-  const std::string& p = c.path;
-  if (p.starts_with("objects/")) {
-    auto d = parse_object_path(p);
-    return std::string(c.status == 'A' ? "added " : c.status == 'D' ? "removed " : "changed ") +
-           (d ? d->str() : p);
-  }
-  if (p.starts_with("refs/levels/")) {
-    std::string level = p.substr(12, p.find('/', 12) - 12);
-    return std::string(c.status == 'D' ? "left level " : "entered level ") + level;
-  }
-  if (p.starts_with("refs/attestations/")) {
-    auto d = Digest::parse_hex(p.substr(p.rfind('/') + 1));
-    return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + (d ? d->str() : p);
-  }
-  return std::string(1, c.status) + " " + p;
+  if (auto d = parse_object_path(c.path))
+    return std::string(c.status == 'A' ? "added " : c.status == 'D' ? "removed " : "changed ") + d->str();
+  if (auto entry = parse_level_path(c.path))
+    return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
+  if (auto entry = parse_attestation_path(c.path))
+    return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
+  return std::string(1, c.status) + " " + c.path;
 }
 
 bool registered = register_command([](CLI::App& root, Globals& g) {
@@ -65,7 +58,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     std::optional<Digest> run;
     if (!o->run.empty()) {
       run = store.snapshot().resolve(o->run);
-      q.paths = {object_path(*run), "refs/levels/*/" + run->hex(), "refs/attestations/" + run->hex() + "/"};
+      q.paths = run_story_paths(*run);
       q.with_changes = true;
     }
     std::vector<LogEntry> entries = read_history(store, q);

@@ -1,8 +1,8 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "refs/layout.h"
 #include "refs/level.h"
+#include "store/query.h"
 
 namespace kistore::cli {
 namespace {
@@ -39,13 +39,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       throw InvalidInput("--level applies to runs only; --kind " + o->kind + " has no level");
     Store store = open_store(g);
     Snapshot snap = store.snapshot();
-    std::vector<Digest> digests;
-    if (level) {
-      for (const std::string& name : snap.list("refs/levels/" + std::string(level_name(*level))))
-        if (auto d = Digest::parse_hex(name)) digests.push_back(*d);
-    } else {
-      digests = snap.object_digests();
-    }
+    std::vector<Digest> digests = level ? runs_at_level(snap, *level) : snap.object_digests();
     Json list = Json::array();
     std::string text;
     for (const Digest& d : digests) {

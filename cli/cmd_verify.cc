@@ -1,68 +1,27 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/problems.h"
+#include "objects/bundle_check.h"
 #include "store/verify.h"
 
 namespace kistore::cli {
 namespace {
 
-Json problems_json(const std::vector<Problem>& list) {
-  Json out = Json::array();
-  for (const Problem& p : list) {
-    Json o = Json::object();
-    o.set("kind", p.kind);
-    o.set("path", p.path);
-    o.set("detail", p.detail);
-    out.push_back(std::move(o));
-  }
-  return out;
-}
-
-// Checks bundle files without a store: each embedded digest against the
-// document the bundle carries. A mismatch is a problem (exit 1); input that is
-// not JSON or not a document is an input error (exit 2).
+// Checks bundle files without a store (objects/bundle_check.h holds the
+// rules): a mismatch is a problem (exit 1); input that is not JSON or not a
+// document is an input error (exit 2).
 VerifyReport verify_files(const std::vector<std::string>& paths) {
+  BundleFileCheck check;
+  for (const std::string& path : paths)
+    check_bundle_text(read_input_file(path), path == "-" ? "<stdin>" : path, check);
   VerifyReport report;
-  for (const std::string& path : paths) {
-    std::string text = read_input_file(path);
-    std::string source = path == "-" ? "<stdin>" : path;
-    Json value = parse_json(text, source);
-    std::vector<std::pair<Location, Json*>> items;
-    Location root{source, ""};
-    if (value.is_array())
-      for (std::size_t i = 0; i < value.as_array().size(); ++i) items.emplace_back(root.child(i), &value.as_array()[i]);
-    else
-      items.emplace_back(root, &value);
-    for (auto& [where, item] : items) {
-      if (item->is_object() && item->find("run") && !item->find("kind")) {
-        // Hash each carried document on its own first, so a mismatch is
-        // reported as such rather than as a rejected bundle.
-        Json* run_json = item->find("run");
-        Document run = Document::from_json(*run_json, where.child("run"));
-        ++report.objects;
-        for (const char* role : {"protocol", "environment", "workload", "implementation"}) {
-          auto recorded = run_reference(run, role);
-          Json* member = item->find(role);
-          if (!member) {
-            report.warnings.push_back({"external-reference", where.child("run").child("spec").child(std::string(role) + "Digest").format(""),
-                                       "the bundle does not carry the run's " + std::string(role) + " " + recorded->str()});
-            continue;
-          }
-          Document doc = Document::from_json(*member, where.child(role));
-          ++report.objects;
-          if (doc.digest() != *recorded)
-            report.problems.push_back({"digest-mismatch", where.child("run").child("spec").child(std::string(role) + "Digest").format(""),
-                                       "bundle's " + std::string(role) + " hashes to " + doc.digest().str() + ", run says " + recorded->str()});
-        }
-      } else {
-        parse_item(std::move(*item), where);
-        ++report.objects;
-      }
-    }
-  }
-  for (auto* list : {&report.problems, &report.warnings})
-    for (Problem& p : *list)
-      if (p.path.ends_with(": ")) p.path.resize(p.path.size() - 2);
+  report.objects = check.documents;
+  auto kind = [](const BundleFinding& f) {
+    return parse_problem_kind(f.kind).value_or(ProblemKind::kDigestMismatch);
+  };
+  for (const BundleFinding& f : check.problems) report.problems.push_back({kind(f), f.path, f.detail});
+  for (const BundleFinding& f : check.warnings) report.warnings.push_back({kind(f), f.path, f.detail});
   return report;
 }
 
@@ -109,11 +68,8 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       out.set("warnings", problems_json(report.warnings));
       print_json(out);
     } else {
-      for (const Problem& p : report.problems)
-        std::fprintf(stderr, "problem: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
-      if (!g.quiet)
-        for (const Problem& p : report.warnings)
-          std::fprintf(stderr, "warning: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+      print_problems("problem", report.problems);
+      if (!g.quiet) print_problems("warning", report.warnings);
       if (!g.quiet)
         std::printf("%s: %zu objects, %zu problems, %zu warnings\n", report.ok() ? "ok" : "FAILED", report.objects,
                     report.problems.size(), report.warnings.size());

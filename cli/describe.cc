@@ -94,26 +94,6 @@ std::string spread_text(const Document& run, const std::string& unit) {
   return human_value(*p20, unit) + " - " + human_value(*p80, unit);
 }
 
-GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
-  std::string_view hex = ref;
-  if (hex.starts_with(Digest::kPrefix)) hex.remove_prefix(Digest::kPrefix.size());
-  if (!is_hex_prefix(hex) || hex.size() < 8)
-    throw InvalidInput("REF \"" + std::string(ref) +
-                       "\": expected a run or group digest, or a prefix of at least 8 lowercase hex digits");
-  std::vector<Digest> keys;
-  for (const std::string& name : snap.list("refs/groups"))
-    if (name.compare(0, hex.size(), hex) == 0)
-      if (auto d = Digest::parse_hex(name)) keys.push_back(*d);
-  if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
-  if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
-  Digest run = snap.resolve(ref);
-  Document doc = snap.document(run, false);
-  if (doc.kind() != Kind::kRun)
-    throw InvalidInput("REF \"" + std::string(ref) + "\": expected a run or a group, found a " +
-                       std::string(kind_name(doc.kind())));
-  return GroupRef{comparison_key(doc.spec()), run};
-}
-
 GroupLabel group_label(const Snapshot& snap, const Document& run) {
   GroupLabel label;
   // Only the protocol's metadata is used (its title names the timed pass).

@@ -1,4 +1,10 @@
-// How commands describe runs: the stored bundle, level, rank, attestations.
+// How commands describe runs: the stored bundle, level, rank, attestations,
+// and the text forms of values and groups.
+//
+// For show and rank; the rules behind what is shown (levels, ranking, which
+// group a REF names) are store/query.h's. Presentation only: these read a
+// Snapshot and format what they find. Errors are those of the Snapshot reads
+// (Error(kCorruption) for a damaged object). Thread-safety: as Snapshot.
 #pragma once
 
 #include "cli/common.h"
@@ -23,13 +29,6 @@ std::string human_value(double value, const std::string& unit);
 
 // The run's p20-p80 spread of its primary metric, as "a–b", or "".
 std::string spread_text(const Document& run, const std::string& unit);
-
-// Group and run lookups for rank: REF may name a run or a group key.
-struct GroupRef {
-  Digest key;
-  std::optional<Digest> run;  // set when REF named a run
-};
-GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref);
 
 // What a group compares, from one of its runs: definition, pass, GPU.
 struct GroupLabel {

@@ -85,11 +85,14 @@ class Json {
 // JSON Lines). Throws Error(kInvalidInput) naming source:line:column.
 Json parse_json(std::string_view text, std::string_view source, std::size_t first_line = 1);
 
-// Appends the RFC 8785 canonical form of `value` to `out`.
+// Appends the RFC 8785 canonical form of `value` to `out`. Throws
+// std::logic_error for a NaN or infinite number, which no parsed value holds
+// (a programming error, not bad input).
 void write_canonical(const Json& value, std::string& out);
 std::string canonical(const Json& value);
 
-// ECMAScript Number::toString of a finite double (RFC 8785 §3.2.2.3): "-0" is "0".
+// ECMAScript Number::toString of a finite double (RFC 8785 §3.2.2.3): "-0" is
+// "0". Throws std::logic_error for NaN or an infinity.
 std::string format_number(double value);
 
 // Human-readable form: members in canonical order, two-space indentation,
@@ -98,6 +101,11 @@ std::string pretty(const Json& value);
 
 // Appends `s` as a JSON string literal (JCS escaping) to `out`.
 void write_json_string(std::string_view s, std::string& out);
+
+// `s` as a message shows a value it found: a JSON string literal (so control
+// characters are escaped), cut after at most `max` bytes, at a UTF-8
+// character boundary, with "..." before the closing quote when cut.
+std::string quoted_excerpt(std::string_view s, std::size_t max = 80);
 
 // RFC 6901 JSON Pointer token escaping ("~" -> "~0", "/" -> "~1").
 std::string pointer_token(std::string_view name);

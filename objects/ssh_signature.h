@@ -14,9 +14,13 @@
 // Only Ed25519 keys sign and verify. Other key types are refused by name when
 // they would be used, so a user learns why rather than getting a bad signature.
 //
+// Pure: these functions take bytes and give values; reading key files is the
+// caller's business (cli/signing.h reads them, store/trust.h the
+// allowed-signers files).
+//
 // Failures are kistore::Error (objects/error.h): kInvalidInput for text that
-// is not what it should be ("<source>: expected …, found …"), kIO for files
-// that cannot be read. verify_signature never throws for a bad signature: a
+// is not what it should be ("<source>: expected …, found …"), kIO when
+// OpenSSL fails. verify_signature never throws for a bad signature: a
 // signature is data from someone else, and "not valid, because …" is an answer.
 //
 // Thread-safety: SshPublicKey and AllowedSigner are plain values; the free
@@ -25,6 +29,7 @@
 // threads at once is safe); distinct keys are independent.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,22 +62,25 @@ struct SshPublicKey {
 // Ed25519 key, more than one line.
 SshPublicKey parse_public_key(std::string_view text, std::string_view source);
 
-// An Ed25519 private key read from an unencrypted OpenSSH private key file,
+// An Ed25519 private key parsed from an unencrypted OpenSSH private key file,
 // as `ssh-keygen -t ed25519 -N ''` writes it. Move-only: it owns the OpenSSL
 // key, and a copy of key material should be a decision, not an accident. A
 // moved-from key may only be assigned to or destroyed. The decoded key bytes
 // are wiped (OPENSSL_cleanse) once OpenSSL holds the key.
 class SshPrivateKey {
  public:
+  // A private key file is a few hundred bytes; parse refuses longer text,
+  // and a reader need not read more than one byte beyond this to know.
+  static constexpr std::size_t kMaxTextBytes = 64 * 1024;
+
   // Parses "-----BEGIN OPENSSH PRIVATE KEY-----" text. Throws InvalidInput,
-  // naming `source`, for other formats (PEM/PKCS#8 keys, public keys),
-  // encrypted keys (naming the cipher), key types other than ssh-ed25519
-  // (naming the type), files holding several keys, and damaged keys (check
-  // words that differ, a public half that does not match the private one).
+  // naming `source`, for text over kMaxTextBytes, other formats (PEM/PKCS#8
+  // keys, public keys), encrypted keys (naming the cipher), key types other
+  // than ssh-ed25519 (naming the type), files holding several keys, and
+  // damaged keys (check words that differ, a public half that does not match
+  // the private one). The caller should wipe `pem_text` afterwards
+  // (wipe_key_material): parse wipes only its own copies.
   static SshPrivateKey parse(std::string_view pem_text, std::string_view source);
-  // Reads the file at `path` and parses it with `path` as the source. Throws
-  // IOError when the file cannot be read, else as parse.
-  static SshPrivateKey load(const std::string& path);
 
   SshPrivateKey(SshPrivateKey&&) noexcept;
   SshPrivateKey& operator=(SshPrivateKey&&) noexcept;
@@ -99,6 +107,11 @@ class SshPrivateKey {
   std::unique_ptr<evp_pkey_st, PkeyFree> key_;
   SshPublicKey public_key_;
 };
+
+// Overwrites bytes that held key material (the text of a private key file),
+// in a way the compiler may not drop as a dead store (OPENSSL_cleanse). Never
+// fails.
+void wipe_key_material(std::string& bytes);
 
 // What verify_signature found.
 struct SshSignatureCheck {

@@ -1,5 +1,7 @@
 #include "refs/layout.h"
 
+#include <utility>
+
 #include "objects/error.h"
 
 namespace kistore {
@@ -21,18 +23,78 @@ std::optional<Digest> parse_object_path(std::string_view path) {
   return Digest::parse_hex(hex);
 }
 
-std::string metadata_path(const Digest& d) { return "refs/metadata/" + d.hex(); }
+namespace {
 
-std::string group_path(const Digest& key, const Digest& run) {
-  return "refs/groups/" + key.hex() + "/" + run.hex();
+constexpr std::string_view kMetadataDir = "refs/metadata/";
+constexpr std::string_view kLevelsDir = "refs/levels/";
+constexpr std::string_view kAttestationsDir = "refs/attestations/";
+constexpr std::string_view kSourcesDir = "refs/sources/";
+constexpr std::size_t kHexDigits = 64;
+
+// `path` without `prefix`, or nullopt when it does not start so.
+std::optional<std::string_view> after(std::string_view path, std::string_view prefix) {
+  if (!path.starts_with(prefix)) return std::nullopt;
+  return path.substr(prefix.size());
 }
 
-std::string level_path(Level level, const Digest& run) {
-  return "refs/levels/" + std::string(level_name(level)) + "/" + run.hex();
+// "<hex>/<hex>" (two digests, one slash, nothing else).
+std::optional<std::pair<Digest, Digest>> parse_hex_pair(std::string_view rest) {
+  if (rest.size() != 2 * kHexDigits + 1 || rest[kHexDigits] != '/') return std::nullopt;
+  auto a = Digest::parse_hex(rest.substr(0, kHexDigits));
+  auto b = Digest::parse_hex(rest.substr(kHexDigits + 1));
+  if (!a || !b) return std::nullopt;
+  return std::pair{*a, *b};
 }
+
+}  // namespace
+
+std::string metadata_path(const Digest& d) { return std::string(kMetadataDir) + d.hex(); }
+
+std::optional<Digest> parse_metadata_path(std::string_view path) {
+  auto rest = after(path, kMetadataDir);
+  if (!rest) return std::nullopt;
+  return Digest::parse_hex(*rest);
+}
+
+std::string group_dir(const Digest& key) { return std::string(kGroupsDir) + "/" + key.hex(); }
+
+std::string group_path(const Digest& key, const Digest& run) { return group_dir(key) + "/" + run.hex(); }
+
+std::optional<GroupEntryPath> parse_group_path(std::string_view path) {
+  auto rest = after(path, std::string(kGroupsDir) + "/");
+  if (!rest) return std::nullopt;
+  auto pair = parse_hex_pair(*rest);
+  if (!pair) return std::nullopt;
+  return GroupEntryPath{pair->first, pair->second};
+}
+
+std::string level_dir(Level level) { return std::string(kLevelsDir) + std::string(level_name(level)); }
+
+std::string level_path(Level level, const Digest& run) { return level_dir(level) + "/" + run.hex(); }
+
+std::optional<LevelEntryPath> parse_level_path(std::string_view path) {
+  auto rest = after(path, kLevelsDir);
+  if (!rest) return std::nullopt;
+  std::size_t slash = rest->find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto level = parse_level(rest->substr(0, slash));
+  auto run = Digest::parse_hex(rest->substr(slash + 1));
+  if (!level || !run) return std::nullopt;
+  return LevelEntryPath{*level, *run};
+}
+
+std::string attestations_dir(const Digest& run) { return std::string(kAttestationsDir) + run.hex(); }
 
 std::string attestation_path(const Digest& run, const Digest& attestation) {
-  return "refs/attestations/" + run.hex() + "/" + attestation.hex();
+  return attestations_dir(run) + "/" + attestation.hex();
+}
+
+std::optional<AttestationEntryPath> parse_attestation_path(std::string_view path) {
+  auto rest = after(path, kAttestationsDir);
+  if (!rest) return std::nullopt;
+  auto pair = parse_hex_pair(*rest);
+  if (!pair) return std::nullopt;
+  return AttestationEntryPath{pair->first, pair->second};
 }
 
 namespace {
@@ -78,7 +140,23 @@ std::optional<std::string> source_path(const Json& run_spec, std::string_view wh
     if (slash == std::string_view::npos) break;
     rest = rest.substr(slash + 1);
   }
-  return "refs/sources/" + src + "/" + id->as_string();
+  return std::string(kSourcesDir) + src + "/" + id->as_string();
+}
+
+std::optional<SourceEntryPath> parse_source_path(std::string_view path) {
+  auto rest = after(path, kSourcesDir);
+  if (!rest) return std::nullopt;
+  std::size_t slash = rest->find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view source = rest->substr(0, slash), id = rest->substr(slash + 1);
+  if (!segment_problem(source).empty()) return std::nullopt;
+  for (std::string_view tail = id;;) {
+    std::size_t next = tail.find('/');
+    if (!segment_problem(tail.substr(0, next)).empty()) return std::nullopt;
+    if (next == std::string_view::npos) break;
+    tail = tail.substr(next + 1);
+  }
+  return SourceEntryPath{std::string(source), std::string(id)};
 }
 
 }  // namespace kistore

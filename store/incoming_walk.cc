@@ -23,19 +23,19 @@ std::string type_name(git_object_t type) { return git_object_type2string(type); 
 std::string short_hex(const git_oid& id) { return oid_str(id).substr(0, 12); }
 
 ObjectRefusal too_large(const git_oid& id, git_object_t type, std::uint64_t size, std::uint64_t max) {
-  return {"object-too-large", "the " + type_name(type) + " " + oid_str(id) + " is " + std::to_string(size) +
+  return {ProblemKind::kObjectCorrupt, "the " + type_name(type) + " " + oid_str(id) + " is " + std::to_string(size) +
                                   " bytes; the limit for a " + type_name(type) + " is " + std::to_string(max)};
 }
 
 ObjectRefusal wrong_type(const git_oid& id, git_object_t type, git_object_t found) {
-  return {"object-type", "object " + oid_str(id) + " is a " + type_name(found) + ", where its referrer says " +
+  return {ProblemKind::kObjectCorrupt, "object " + oid_str(id) + " is a " + type_name(found) + ", where its referrer says " +
                              type_name(type)};
 }
 
 std::optional<ObjectRefusal> check_id(const git_oid& id, git_object_t type, std::string_view bytes) {
   git_oid actual = object_id(type, bytes);
   if (git_oid_equal(&actual, &id)) return std::nullopt;
-  return ObjectRefusal{"git-object-mismatch", "the " + type_name(type) + " stored as " + oid_str(id) +
+  return ObjectRefusal{ProblemKind::kObjectCorrupt, "the " + type_name(type) + " stored as " + oid_str(id) +
                                                   " holds bytes whose id is " + oid_str(actual) +
                                                   ": it is not the object its id names"};
 }
@@ -130,9 +130,9 @@ class Walker {
  private:
   bool full() const { return result_.problems.size() >= max_problems_; }
 
-  void problem(std::string kind, const std::string& path, const std::string& detail) {
+  void problem(ProblemKind kind, const std::string& path, const std::string& detail) {
     if (full()) return;
-    result_.problems.push_back({std::move(kind), path.empty() ? std::string("(the root folder)") : path,
+    result_.problems.push_back({kind, path.empty() ? std::string("(the root folder)") : path,
                                 (commit_label_ ? "commit " : "") + commit_ + ": " + detail});
   }
 
@@ -153,14 +153,14 @@ class Walker {
       if (!seen.insert(id).second || source_.in_store(id)) continue;
       commit_ = short_hex(id);
       if (auto refused = source_.read(id, GIT_OBJECT_COMMIT, &text)) {
-        problem(refused->kind, oid_str(id), refused->detail);
+        problem(ProblemKind::kHistoryMissing, oid_str(id), refused->detail);
         continue;
       }
       counted();
       NewCommit c{id, {}, std::nullopt};
       std::vector<git_oid> parents;
       if (!parse_commit(*text, c.tree, parents)) {
-        problem("commit-invalid", oid_str(id), "the commit does not start with its tree, parents and author");
+        problem(ProblemKind::kHistoryMissing, oid_str(id), "the commit does not start with its tree, parents and author");
         continue;
       }
       if (!parents.empty()) c.first_parent = parents.front();
@@ -203,7 +203,7 @@ class Walker {
       while (next_entry(rest, e)) {
         if (full()) return;
         if (!first && entry_order(previous.name, previous.tree, e.name, e.tree) >= 0)
-          return problem("tree-invalid", dir, "the tree " + oid_str(to) + " lists \"" + std::string(e.name) +
+          return problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " lists \"" + std::string(e.name) +
                                                   "\" out of order or twice (git sorts a tree's entries by name)");
         previous = e, first = false;
         while (has_old && entry_order(old.name, old.tree, e.name, e.tree) < 0) has_old = next_base(base_rest, old);
@@ -212,7 +212,7 @@ class Walker {
         check_entry(e, same_name ? &old : nullptr, dir, depth);
       }
     } catch (const Error&) {
-      problem("tree-invalid", dir, "the tree " + oid_str(to) + " is malformed");
+      problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " is malformed");
     }
   }
 
@@ -230,11 +230,11 @@ class Walker {
   void check_entry(const Entry& e, const Entry* old, const std::string& dir, unsigned depth) {
     std::string path = dir.empty() ? std::string(e.name) : dir + "/" + std::string(e.name);
     if (e.name.empty() || e.name == "." || e.name == ".." || e.name.find('/') != std::string_view::npos)
-      return problem("name", path, "the tree at " + (dir.empty() ? std::string("the root") : dir) +
+      return problem(ProblemKind::kLayout, path, "the tree at " + (dir.empty() ? std::string("the root") : dir) +
                                        " has an entry named \"" + std::string(e.name) + "\", which is no file name");
     std::string_view mode = e.mode;
     if (mode != "100644" && mode != "40000")
-      return problem("mode", path,
+      return problem(ProblemKind::kLayout, path,
                      "mode " + std::string(mode) + " at " + path + (mode == "100755"   ? " (an executable)"
                                                                     : mode == "120000" ? " (a symbolic link)"
                                                                     : mode == "160000" ? " (a submodule)"
@@ -243,10 +243,12 @@ class Walker {
     git_oid id;
     std::memcpy(id.id, e.id, GIT_OID_RAWSZ);
     if (e.tree) {
-      if (depth + 1 > kMaxTreeDepth)
-        return problem("tree-too-deep", path, path.substr(0, 120) + (path.size() > 120 ? "…" : "") + " is " +
+      if (depth + 1 > kMaxTreeDepth) {
+        result_.too_deep = true;
+        return problem(ProblemKind::kLayout, path, path.substr(0, 120) + (path.size() > 120 ? "…" : "") + " is " +
                                                   std::to_string(depth + 1) + " folders deep; the limit is " +
                                                   std::to_string(kMaxTreeDepth));
+      }
       git_oid old_id;
       if (old) std::memcpy(old_id.id, old->id, GIT_OID_RAWSZ);
       return walk_tree(old ? &old_id : nullptr, id, path, depth + 1);
@@ -300,8 +302,8 @@ std::optional<ObjectRefusal> ObjectReader::read(const git_oid& id, git_object_t 
       std::string why = last_error();
       git_error_clear();
       if (rc == GIT_ENOTFOUND)
-        return ObjectRefusal{"object-missing", what_ + " has no " + type_name(type) + " " + oid_str(id)};
-      return ObjectRefusal{"object-unreadable", "the " + type_name(type) + " " + oid_str(id) + " of " + what_ +
+        return ObjectRefusal{ProblemKind::kObjectCorrupt, what_ + " has no " + type_name(type) + " " + oid_str(id)};
+      return ObjectRefusal{ProblemKind::kObjectCorrupt, "the " + type_name(type) + " " + oid_str(id) + " of " + what_ +
                                                     " cannot be read: " + why};
     }
     if (found != type) return wrong_type(id, type, found);
@@ -310,7 +312,7 @@ std::optional<ObjectRefusal> ObjectReader::read(const git_oid& id, git_object_t 
     if (git_odb_read(&raw, odb_.get(), &id) < 0) {
       std::string why = last_error();
       git_error_clear();
-      return ObjectRefusal{"object-unreadable", "the " + type_name(type) + " " + oid_str(id) + " of " + what_ +
+      return ObjectRefusal{ProblemKind::kObjectCorrupt, "the " + type_name(type) + " " + oid_str(id) + " of " + what_ +
                                                     " cannot be read: " + why};
     }
     OdbObject object(raw);
@@ -354,10 +356,9 @@ QuarantineSource::QuarantineSource(git_repository* quarantine, git_repository* s
 std::optional<ObjectRefusal> QuarantineSource::read(const git_oid& id, git_object_t type, ObjectBytes* out) {
   bool trusted = store_.has(id);
   if (out) {
-    std::optional<ObjectRefusal> refused = read_shared(trusted ? store_ : quarantine_, id, type, out, trusted);
-    if (refused && refused->kind == "object-missing")
-      refused->detail = "the remote did not send the " + type_name(type) + " " + oid_str(id);
-    return refused;
+    if (!trusted && git_odb_exists(odb_.get(), &id) != 1)
+      return ObjectRefusal{ProblemKind::kObjectCorrupt, "the remote did not send the " + type_name(type) + " " + oid_str(id)};
+    return read_shared(trusted ? store_ : quarantine_, id, type, out, trusted);
   }
   // A blob: only its header (the index checks read it).
   std::size_t size = 0;
@@ -365,7 +366,7 @@ std::optional<ObjectRefusal> QuarantineSource::read(const git_oid& id, git_objec
   int rc = git_odb_read_header(&size, &found, odb_.get(), &id);
   if (rc == GIT_ENOTFOUND) {
     git_error_clear();
-    return ObjectRefusal{"object-missing", "the remote did not send the " + type_name(type) + " " + oid_str(id)};
+    return ObjectRefusal{ProblemKind::kObjectCorrupt, "the remote did not send the " + type_name(type) + " " + oid_str(id)};
   }
   check(rc, "reading object " + oid_str(id) + " in the quarantine");
   if (found != type) return wrong_type(id, type, found);
@@ -390,7 +391,7 @@ std::optional<ObjectRefusal> CopyingSource::read(const git_oid& id, git_object_t
   if (auto refused = read_shared(remote_, id, type, &bytes, false)) return refused;
   copied_bytes_ += bytes->size();
   if (copied_bytes_ > limits_.max_inflated_bytes)
-    return ObjectRefusal{"pull-too-large", "the objects to copy come to more than " +
+    return ObjectRefusal{ProblemKind::kObjectCorrupt, "the objects to copy come to more than " +
                                                std::to_string(limits_.max_inflated_bytes) + " bytes, the limit of a pull"};
   out_.write(id, type, *bytes, type == GIT_OBJECT_COMMIT ? 1 : 0);
   if (type != GIT_OBJECT_BLOB) kept_.emplace(id, bytes);

@@ -20,6 +20,8 @@
 //     is refused after reading 17 of them: no recursion follows the input);
 //   - a commit whose text does not start with its tree and parents.
 //
+// Each problem's kind is one of verify's (refs/problem.h).
+//
 // Two sources: QuarantineSource reads a quarantine's repository after a
 // network fetch (its objects came through IncomingPack; a missing one is the
 // remote's fault); CopyingSource reads a repository on this machine (a path
@@ -41,6 +43,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "refs/problem.h"
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/pack_indexer.h"
@@ -48,11 +51,12 @@
 
 namespace kistore::git {
 
-// Why an object cannot be taken: a short kind ("object-missing",
-// "git-object-mismatch", "object-too-large", "object-type") and what was
-// expected and found. The walk adds the commit and the path.
+// Why an object cannot be taken: its kind (object-corrupt: missing,
+// unreadable, of another type, too large, or bytes with another id; a
+// commit's: history-missing) and what was expected and found. The walk adds
+// the commit and the path.
 struct ObjectRefusal {
-  std::string kind;
+  ProblemKind kind;
   std::string detail;
 };
 
@@ -73,17 +77,15 @@ class ObjectSource {
   virtual bool in_store(const git_oid& id) = 0;
 };
 
-// What one problem found is about.
-struct WalkProblem {
-  std::string kind;    // as ObjectRefusal's, or "mode", "tree-too-deep", "name", "commit-invalid"
-  std::string path;    // the store path, or the commit id for a commit
-  std::string detail;  // "commit <12 hex>: …"
-};
-
+// What the walk found: problems name the store path (or the commit id, for
+// a commit) and say "commit <12 hex>: …"; a mode, a name or a depth outside
+// the store's shape is a layout problem (SPEC §2), an object that cannot be
+// taken is object-corrupt, a commit that cannot be read history-missing.
 struct WalkResult {
-  std::vector<git_oid> commits;       // new to the store, oldest first (for a linear history)
-  std::size_t objects = 0;            // commits, trees and blobs new to the store, each once
-  std::vector<WalkProblem> problems;  // empty: everything holds
+  std::vector<git_oid> commits;   // new to the store, oldest first (for a linear history)
+  std::size_t objects = 0;        // commits, trees and blobs new to the store, each once
+  std::vector<Problem> problems;  // empty: everything holds
+  bool too_deep = false;          // a path went past kMaxTreeDepth (its problem is among them)
 };
 
 // Walks what `head` brings that the store lacks, through `source`. Stops

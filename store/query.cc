@@ -1,6 +1,7 @@
 #include "store/query.h"
 
 #include "objects/error.h"
+#include "refs/index.h"
 #include "refs/layout.h"
 #include "refs/level.h"
 
@@ -32,14 +33,14 @@ Level run_level(const Snapshot& snap, const Document& run) {
 
 std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {
   std::vector<GroupMember> out;
-  std::string dir = "refs/groups/" + key.hex();
-  for (const std::string& name : snap.list(dir)) {
+  for (const std::string& name : snap.list(group_dir(key))) {
     auto run = Digest::parse_hex(name);
     if (!run) continue;
     GroupMember m{*run, std::nullopt, Level::kReported};
-    if (auto bytes = snap.read(dir + "/" + name)) {
+    const std::string path = group_path(key, *run);
+    if (auto bytes = snap.read(path)) {
       try {
-        m.primary = Measurement::from_json(parse_json(*bytes, dir + "/" + name));
+        m.primary = Measurement::from_json(parse_json(*bytes, path));
       } catch (const Error&) {
       }
     }
@@ -51,16 +52,48 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, 
 
 std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run) {
   std::vector<Digest> out;
-  for (const std::string& name : snap.list("refs/attestations/" + run.hex()))
+  for (const std::string& name : snap.list(attestations_dir(run)))
     if (auto d = Digest::parse_hex(name)) out.push_back(*d);
   return out;
 }
 
 std::vector<Digest> group_keys(const Snapshot& snap) {
   std::vector<Digest> out;
-  for (const std::string& name : snap.list("refs/groups"))
+  for (const std::string& name : snap.list(kGroupsDir))
     if (auto d = Digest::parse_hex(name)) out.push_back(*d);
   return out;
+}
+
+GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
+  std::string_view hex = ref;
+  if (hex.starts_with(Digest::kPrefix)) hex.remove_prefix(Digest::kPrefix.size());
+  if (!is_hex_prefix(hex) || hex.size() < 8)
+    throw InvalidInput("REF \"" + std::string(ref) +
+                       "\": expected a run or group digest, or a prefix of at least 8 lowercase hex digits");
+  std::vector<Digest> keys;
+  for (const std::string& name : snap.list(kGroupsDir))
+    if (name.compare(0, hex.size(), hex) == 0)
+      if (auto d = Digest::parse_hex(name)) keys.push_back(*d);
+  if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
+  if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
+  Digest run = snap.resolve(ref);
+  Document doc = snap.document(run, false);
+  if (doc.kind() != Kind::kRun)
+    throw InvalidInput("REF \"" + std::string(ref) + "\": expected a run or a group, found a " +
+                       std::string(kind_name(doc.kind())));
+  return GroupRef{comparison_key(doc.spec()), run};
+}
+
+std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) {
+  std::vector<Digest> out;
+  for (const std::string& name : snap.list(level_dir(level)))
+    if (auto d = Digest::parse_hex(name)) out.push_back(*d);
+  return out;
+}
+
+std::vector<std::string> run_story_paths(const Digest& run) {
+  // Pathspecs, not paths: "*" stands for any level.
+  return {object_path(run), "refs/levels/*/" + run.hex(), attestations_dir(run) + "/"};
 }
 
 std::string implementation_name(const Snapshot& snap, const Document& run) {

@@ -1,11 +1,17 @@
 // Reading the index of a snapshot: a run's level, its group, its attestations.
 //
-// These read refs/ only (plus the objects they name where needed); they do
-// not scan the store, so each costs the size of one group or one run's
-// entries, not of the store.
+// For the commands that query a store (show, rank, ls, log, groups) and for
+// the writers that decide from what the index says (rerun). These read refs/
+// only (plus the objects they name where needed); they do not scan the
+// store, so each costs the size of one group or one run's entries, not of the
+// store. Entries that do not parse are skipped: verify is what reports them.
+//
+// Thread-safety: as Snapshot (one thread at a time per Snapshot).
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "refs/rank.h"
@@ -14,8 +20,10 @@
 namespace kistore {
 
 // The run's level as the index records it; nullopt if none is recorded.
+// Never throws for a missing entry; a damaged tree throws as Snapshot::read.
 std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
-// The evidence recorded with the level ({"evidence": digest|null}).
+// The evidence recorded with the level ({"evidence": digest|null}); nullopt
+// when there is no entry or it names none (or does not parse).
 std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Level level);
 
 // The run's level from its rerun entries and its own document: reproduced
@@ -35,6 +43,26 @@ std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run);
 
 // Every group key in the store.
 std::vector<Digest> group_keys(const Snapshot& snap);
+
+// What a REF given to `rank` names: a group, or a run and so its group.
+struct GroupRef {
+  Digest key;
+  std::optional<Digest> run;  // set when REF named a run
+};
+// REF: a group key or a run, each as a full digest or a unique prefix of 8+
+// hex digits (with or without "sha256:"); group keys are tried first.
+// Error(kInvalidInput) when REF is malformed, matches several groups, is an
+// ambiguous run prefix, or names a document that is not a run;
+// Error(kNotFound) when it matches nothing.
+GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref);
+
+// The runs whose level entry is under refs/levels/<level>/, in path order.
+std::vector<Digest> runs_at_level(const Snapshot& snap, Level level);
+
+// Git pathspecs of every path whose change tells part of a run's story (its
+// object, its level entries at any level, its attestations), for
+// LogQuery::paths (store/history.h). Never fails.
+std::vector<std::string> run_story_paths(const Digest& run);
 
 // A display name for a run's implementation: the Implementation document's
 // spec.name if the store has it, else the run's metadata name, else "?".

@@ -167,8 +167,8 @@ refused "$GIT_DAEMON_URL/wrong-frame.git" "(b) a frame under another digest" obj
 R=$(attack_repo forged-blob)
 printf 'not the frame its id names' | "${CRAFT[@]}" loose "$R" blob --as "$V5_BLOB" >/dev/null
 X=$(commit_with "$R" "add: forged blob" "100644,$V5_BLOB,$V5_PATH")
-refused "$R" "(b) a blob whose bytes have another id" git-object-mismatch "$V5_PATH" "${X:0:12}"
-refused "$GIT_DAEMON_URL/forged-blob.git" "(b) a blob whose bytes have another id" "$V5_PATH" "${X:0:12}"
+refused "$R" "(b) a blob whose bytes have another id" "holds bytes whose id is" "$V5_PATH" "${X:0:12}"
+refused "$GIT_DAEMON_URL/forged-blob.git" "(b) a blob whose bytes have another id" "did not send the blob $V5_BLOB" "$V5_PATH" "${X:0:12}"
 
 # ---------------------------------------------------------------------------
 # (c) A tree 100,000 levels deep, reached from a new commit at "zz". git
@@ -178,10 +178,10 @@ TOP=$("${CRAFT[@]}" deep "$R" 100000)
 ROOT=$("${CRAFT[@]}" tree-plus "$R" "$HEAD_TREE" zz 40000 "$TOP")
 X=$("${CRAFT[@]}" commit "$R" "$ROOT" --parent "$H" --message "add: deep")
 bg "$R" update-ref refs/heads/main "$X"
-refused "$R" "(c) a tree 100,000 levels deep" tree-too-deep "zz/d/d/d" "${X:0:12}"
+refused "$R" "(c) a tree 100,000 levels deep" "17 folders deep; the limit is 16" "zz/d/d/d" "${X:0:12}"
 X=$("${CRAFT[@]}" pack-deep "$W/deep.pack" 100000 --parent "$H")
 hostile_server deep --ref "$X" --pack "$W/deep.pack"
-refused "$HOSTILE_URL" "(c) a tree 100,000 levels deep" tree-too-deep "zz/d/d/d" "${X:0:12}"
+refused "$HOSTILE_URL" "(c) a tree 100,000 levels deep" "17 folders deep; the limit is 16" "zz/d/d/d" "${X:0:12}"
 
 # ---------------------------------------------------------------------------
 # (d) Modes: the new document as an executable, and as a symbolic link.
@@ -202,7 +202,7 @@ refused "$GIT_DAEMON_URL/mode-link.git" "(d) mode 120000" "mode 120000" "$V5_PAT
 R=$(attack_repo huge-entry)
 "${CRAFT[@]}" pack-idx-huge "$R" "$V5_BLOB"
 X=$(commit_with "$R" "add: huge" "100644,$V5_BLOB,$V5_PATH")
-refused "$R" "(e) a pack entry declaring 1 TiB" object-too-large 1099511627776 "$V5_PATH" "${X:0:12}"
+refused "$R" "(e) a pack entry declaring 1 TiB" "is 1099511627776 bytes; the limit for a blob" "$V5_PATH" "${X:0:12}"
 ID=$("${CRAFT[@]}" pack-huge "$W/huge.pack")
 hostile_server huge --ref "$ID" --pack "$W/huge.pack"
 refused "$HOSTILE_URL" "(e) a pack entry declaring 1 TiB" "declares 1099511627776"
@@ -264,14 +264,15 @@ pass "the same server's good pack is taken, and a thin pack of it (bases from th
 # ---------------------------------------------------------------------------
 # The same trees committed straight into a copy of the store (as stock git
 # would let anyone do): verify reports them, quickly, without crashing.
-# verify_finds WHAT KIND PATH : verify of $W/tampered exits 1 within 5 s with
-# a problem KIND at PATH, and changes nothing.
+# verify_finds WHAT KIND PATH NEEDLE : verify of $W/tampered exits 1 within
+# 5 s with a problem KIND at PATH whose detail holds NEEDLE, and changes nothing.
 verify_finds() {
     local before t0=$SECONDS
     before=$(store_fingerprint "$W/tampered")
     assert_exit 1 kst --store "$W/tampered" --json verify
     ((SECONDS - t0 <= 5)) || fail "$1: verify took $((SECONDS - t0)) s"
-    assert_eq "true" "$(jv --arg k "$2" --arg p "$3" '[.problems[] | select(.kind == $k and (.path | startswith($p)))] | length > 0')" \
+    assert_eq "true" "$(jv --arg k "$2" --arg p "$3" --arg n "$4" \
+        '[.problems[] | select(.kind == $k and (.path | startswith($p)) and (.detail | contains($n)))] | length > 0')" \
         "$1: verify reports $2 at $3"
     assert_store_unchanged "$before" "$W/tampered" "$1: verify"
     pass "$1: verify reports $2 at $3"
@@ -280,11 +281,11 @@ rm -rf "$W/tampered"
 cp -a "$V" "$W/tampered"
 bg "$W/tampered" hash-object -w "$W/v5.frame" >/dev/null
 commit_with "$W/tampered" "add: executable" "100755,$V5_BLOB,$V5_PATH" >/dev/null
-verify_finds "a document with mode 100755 in the store" mode "$V5_PATH"
+verify_finds "a document with mode 100755 in the store" layout "$V5_PATH" "mode 100755"
 TOP=$("${CRAFT[@]}" deep "$W/tampered" 100000)
 ROOT=$("${CRAFT[@]}" tree-plus "$W/tampered" "$(bg "$W/tampered" rev-parse 'main^{tree}')" zz 40000 "$TOP")
 bg "$W/tampered" update-ref refs/heads/main "$("${CRAFT[@]}" commit "$W/tampered" "$ROOT" --parent "$(head_of "$W/tampered")")"
-verify_finds "a tree 100,000 levels deep in the store" tree-too-deep "zz/d/d"
+verify_finds "a tree 100,000 levels deep in the store" layout "zz/d/d" "folders deep; the limit is 16"
 
 # ---------------------------------------------------------------------------
 assert_exit 0 ks --store "$V" verify

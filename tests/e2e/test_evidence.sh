@@ -97,6 +97,48 @@ assert_contains "$ERR" "expected a rerun in RUN's comparison group" "rerun from 
 assert_eq "$before" "$(head_of)" "refused reruns write nothing"
 pass "rerun refusals: no key, untrusted key, unknown run, other group (exit 2, nothing written)"
 
+# The key file is read by the command line: a missing one is an I/O error
+# naming it, and nothing is written (every file of the store hashed before and after).
+store_hash() { (cd "$S" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
+hash_before=$(store_hash)
+assert_exit 3 "$K" rerun 628643ba close.json --sign "$SERVERS_DIR/no-such-key"
+assert_contains "$ERR" "$SERVERS_DIR/no-such-key: cannot open the private key file: No such file or directory" \
+  "missing key file"
+assert_eq "$hash_before" "$(store_hash)" "a missing key leaves the store as it was"
+pass "rerun --sign with a missing key file: exit 3 naming the file, store unchanged"
+
+# A controlled rerun times the same code: a run of another implementation in
+# the same group (same protocol, GPU and workload) is refused, naming the member.
+hf=$("$K" --json rank 628643ba | python3 -c 'import json,sys; print([m["run"] for m in json.load(sys.stdin)["members"] if m["implementation"] == "huggingface"][0])')
+"$K" show "$hf" --canonical > hf-bundle.json
+python3 - > other-impl.json <<'PY'
+import json
+b = json.load(open("hf-bundle.json"))
+r = b["run"]["spec"]
+r["timing"]["latencyNs"]["median"] = 2650000
+r["observedAt"] = "2026-11-30T09:00:00.000Z"
+del r["sourceNative"]
+print(json.dumps(b))
+PY
+want_impl=$(python3 -c 'import json; print(json.load(open("bundle.json"))["run"]["spec"]["implementationDigest"])')
+found_impl=$(python3 -c 'import json; print(json.load(open("other-impl.json"))["run"]["spec"]["implementationDigest"])')
+[[ $want_impl != "$found_impl" ]] || fail "the huggingface run has the same implementation as liger_tiled"
+assert_exit 2 "$K" rerun 628643ba other-impl.json --sign controller
+assert_contains "$ERR" "other-impl.json: /run/spec/implementationDigest: expected RUN's implementation $want_impl" \
+  "names the pointer and the implementation expected"
+assert_contains "$ERR" "found $found_impl" "names the implementation found"
+assert_eq "$hash_before" "$(store_hash)" "a rerun of another implementation leaves every file of the store as it was"
+pass "rerun of another implementation: exit 2, /run/spec/implementationDigest expected and found, store unchanged"
+
+# --tolerance is a finite number in (0, 1]; anything else is refused before anything is written.
+for t in nan 0 -1 2 inf; do
+  assert_exit 2 "$K" rerun 628643ba close.json --sign controller --tolerance "$t"
+  assert_contains "$ERR" "--tolerance: expected a finite number greater than 0 and at most 1" "--tolerance $t refused"
+  assert_contains "$ERR" "found $t" "--tolerance $t: the message names what was given"
+  assert_eq "$hash_before" "$(store_hash)" "--tolerance $t leaves the store as it was"
+done
+pass "rerun --tolerance nan, 0, -1, 2, inf: exit 2, a message, store unchanged"
+
 assert_exit 0 "$K" --json rerun 628643ba close.json --sign controller
 assert_contains "$OUT" '"level":"reproduced"' "within tolerance: reproduced"
 git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$K" trust path)" verify-commit main 2>verify.err \

@@ -587,5 +587,27 @@ TEST_CASE("pointer_token escapes ~ and / (RFC 6901)", "[json][value]") {
   CHECK(pointer_token("") == "");
 }
 
+TEST_CASE("quoted_excerpt: a JSON string, cut at a UTF-8 boundary with ...", "[json][value]") {
+  struct Case {
+    std::string in;
+    std::size_t max;
+    std::string out;
+  };
+  const std::vector<Case> cases = {
+      {"", 80, "\"\""},
+      {"plain", 80, "\"plain\""},
+      {"tab\there \"q\"", 80, "\"tab\\there \\\"q\\\"\""},
+      {"abcdef", 6, "\"abcdef\""},
+      {"abcdefg", 6, "\"abcdef...\""},
+      {"ab\xC3\xA9" "cd", 3, "\"ab...\""},       // é is two bytes: not cut in half
+      {"ab\xC3\xA9" "cd", 4, "\"ab\xC3\xA9...\""},
+      {"\xE5\x90\x8D\xE5\x89\x8D", 4, "\"\xE5\x90\x8D...\""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.in << " max " << c.max);
+    CHECK(quoted_excerpt(c.in, c.max) == c.out);
+  }
+}
+
 }  // namespace
 }  // namespace kistore

@@ -94,6 +94,10 @@ class Scratch {
     return std::string(std::istreambuf_iterator<char>(f), {});
   }
 
+  // The private key file <name>, parsed with its path as the source (the
+  // reading that cli/signing.h does, here in the test).
+  SshPrivateKey key(const std::string& name) const { return SshPrivateKey::parse(read(name), path(name)); }
+
   // ssh-keygen -t <type> writing <name> and <name>.pub, comment test@example.
   void keygen(const std::string& name, const std::string& args = "-t ed25519 -N ''") const {
     must("ssh-keygen -q " + args + " -C test@example -f " + name);
@@ -232,7 +236,7 @@ TEST_CASE("kistore's signature is byte-identical to ssh-keygen's and ssh-keygen 
   Scratch s;
   s.keygen("k");
   s.write("allowed", "test@example " + s.read("k.pub"));
-  const SshPrivateKey key = SshPrivateKey::load(s.path("k"));
+  const SshPrivateKey key = s.key("k");
 
   for (const std::string ns : {"git", "file"}) {
     for (std::size_t i = 0; i < payloads().size(); ++i) {
@@ -276,7 +280,7 @@ TEST_CASE("a changed payload, namespace or signature fails, and ssh-keygen agree
   Scratch s;
   s.keygen("k");
   s.write("allowed", "test@example " + s.read("k.pub"));
-  const SshPrivateKey key = SshPrivateKey::load(s.path("k"));
+  const SshPrivateKey key = s.key("k");
   const std::string payload = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\nmessage\n";
   const std::string sig = key.sign(payload);
   REQUIRE(kistore::verify_signature(sig, payload).valid);
@@ -324,7 +328,7 @@ TEST_CASE("a changed payload, namespace or signature fails, and ssh-keygen agree
 TEST_CASE("malformed signatures are invalid with a detail, never an exception", "[ssh]") {
   Scratch s;
   s.keygen("k");
-  const SshPrivateKey key = SshPrivateKey::load(s.path("k"));
+  const SshPrivateKey key = s.key("k");
   const std::string payload = "payload\n";
   const std::string sig = key.sign(payload);
   const SigFields good = split_sig(b64_decode(unarmor(sig)));
@@ -407,21 +411,21 @@ TEST_CASE("private keys: what is refused and why", "[ssh]") {
 
   SECTION("an encrypted key") {
     s.keygen("enc", "-t ed25519 -N secret");
-    std::string e = error_of([&] { SshPrivateKey::load(s.path("enc")); });
+    std::string e = error_of([&] { s.key("enc"); });
     CHECK(e == s.path("enc") +
                    ": encrypted private keys are not supported (cipher aes256-ctr); decrypt a copy with "
                    "ssh-keygen -p or use an unencrypted key");
   }
   SECTION("an RSA key, and its public key") {
     s.keygen("rsa", "-t rsa -b 2048 -N ''");
-    std::string e = error_of([&] { SshPrivateKey::load(s.path("rsa")); });
+    std::string e = error_of([&] { s.key("rsa"); });
     CHECK(e.find(s.path("rsa") + ": key type ssh-rsa is not supported") == 0);
     e = error_of([&] { kistore::parse_public_key(s.read("rsa.pub"), "rsa.pub"); });
     CHECK(e.find("rsa.pub: key type ssh-rsa is not supported") == 0);
   }
   SECTION("an ECDSA key") {
     s.keygen("ec", "-t ecdsa -N ''");
-    CHECK(error_of([&] { SshPrivateKey::load(s.path("ec")); }).find("key type ecdsa-sha2-nistp256") !=
+    CHECK(error_of([&] { s.key("ec"); }).find("key type ecdsa-sha2-nistp256") !=
           std::string::npos);
   }
   SECTION("a key in the old PEM format") {
@@ -436,15 +440,21 @@ TEST_CASE("private keys: what is refused and why", "[ssh]") {
     CHECK(e.find("k.pub: expected an OpenSSH private key") == 0);
     CHECK(e.find("(a public key; pass the private key file, without .pub)") != std::string::npos);
   }
-  SECTION("a missing file") {
+  SECTION("text longer than any key file") {
+    s.keygen("k");
+    std::string big = s.read("k") + std::string(SshPrivateKey::kMaxTextBytes, '\n');
     try {
-      SshPrivateKey::load(s.path("nothing-here"));
+      SshPrivateKey::parse(big, "big");
       FAIL("no error");
     } catch (const kistore::Error& e) {
-      CHECK(e.code() == kistore::ErrorCode::kIO);
-      CHECK(std::string(e.what()) ==
-            s.path("nothing-here") + ": cannot open the private key file: No such file or directory");
+      CHECK(e.code() == kistore::ErrorCode::kInvalidInput);
+      CHECK(std::string(e.what()) == "big: expected an OpenSSH private key of a few hundred bytes, found more than " +
+                                         std::to_string(SshPrivateKey::kMaxTextBytes) + " bytes");
     }
+    // At the limit exactly, the same key still parses (trailing blank lines are trimmed).
+    std::string at_limit = s.read("k");
+    at_limit.resize(SshPrivateKey::kMaxTextBytes, '\n');
+    CHECK(SshPrivateKey::parse(at_limit, "k").public_key() == kistore::parse_public_key(s.read("k.pub"), "k.pub"));
   }
   SECTION("damaged keys") {
     s.keygen("k");
@@ -484,7 +494,7 @@ TEST_CASE("private keys: what is refused and why", "[ssh]") {
   }
   SECTION("an empty namespace") {
     s.keygen("k");
-    CHECK(error_of([&] { SshPrivateKey::load(s.path("k")).sign("x", ""); }).find("namespace must not be empty") !=
+    CHECK(error_of([&] { s.key("k").sign("x", ""); }).find("namespace must not be empty") !=
           std::string::npos);
   }
 }
@@ -504,9 +514,9 @@ TEST_CASE("public keys: text round trip and ssh-keygen's fingerprint", "[ssh]") 
   const std::size_t from = listed.find(' ') + 1;
   CHECK(pub.fingerprint() == listed.substr(from, listed.find(' ', from) - from));
 
-  const SshPrivateKey key = SshPrivateKey::load(s.path("k"));
+  const SshPrivateKey key = s.key("k");
   CHECK(key.public_key() == pub);  // the private key file keeps the comment too
-  SshPrivateKey moved = SshPrivateKey::load(s.path("k"));
+  SshPrivateKey moved = s.key("k");
   SshPrivateKey other = std::move(moved);
   CHECK(other.sign("x") == key.sign("x"));
 
@@ -592,7 +602,7 @@ TEST_CASE("allowed signers: parse, render, find, and ssh-keygen reads what we wr
   SECTION("ssh-keygen reads the rendered file and agrees with find_signer") {
     s.write("allowed", rendered);
     s.write("payload", "data\n");
-    const SshPrivateKey other_key = SshPrivateKey::load(s.path("other"));
+    const SshPrivateKey other_key = s.key("other");
     for (const std::string ns : {"git", "file", "email"}) {
       s.write("sig", other_key.sign("data\n", ns));
       const AllowedSigner* found = kistore::find_signer(signers, other, ns);
@@ -677,7 +687,7 @@ TEST_CASE("git verify-commit accepts a commit signed by kistore, byte-identical 
     std::size_t after = payload.find('\n', committer + 1) + 1;
     return payload.substr(0, after) + header + payload.substr(after);
   };
-  const SshPrivateKey key = SshPrivateKey::load(s.path("k"));
+  const SshPrivateKey key = s.key("k");
   const std::string commit = signed_commit(key.sign(payload));
   s.write("commit", commit);
   const std::string id = s.must("git -C repo hash-object -t commit -w --stdin < commit").substr(0, 40);
@@ -699,7 +709,7 @@ TEST_CASE("git verify-commit accepts a commit signed by kistore, byte-identical 
   CHECK(kistore::verify_signature(extracted, payload).valid);
 
   // A key that is not in the allowed signers file does not pass.
-  s.write("commit2", signed_commit(SshPrivateKey::load(s.path("stranger")).sign(payload)));
+  s.write("commit2", signed_commit(s.key("stranger").sign(payload)));
   const std::string id2 = s.must("git -C repo hash-object -t commit -w --stdin < commit2").substr(0, 40);
   CHECK(s.run("git -C repo -c gpg.ssh.allowedSignersFile=../allowed verify-commit " + id2).exit_code != 0);
 }

@@ -1,6 +1,7 @@
 #include "refs/layout.h"
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,115 @@ TEST_CASE("refs paths follow SPEC §2", "[layout]") {
   CHECK(level_path(Level::kReported, b) == "refs/levels/reported/" + b.hex());
   CHECK(level_path(Level::kSourceNative, b) == "refs/levels/source-native/" + b.hex());
   CHECK(level_path(Level::kReproduced, b) == "refs/levels/reproduced/" + b.hex());
+}
+
+TEST_CASE("refs paths and their parse_* round-trip for many digests", "[layout]") {
+  const Level levels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+  for (int i = 0; i < 500; ++i) {
+    Digest a = Digest::of("a " + std::to_string(i)), b = Digest::of("b " + std::to_string(i));
+    INFO(i);
+    CHECK(parse_metadata_path(metadata_path(a)) == a);
+    CHECK(parse_group_path(group_path(a, b)) == GroupEntryPath{a, b});
+    CHECK(parse_attestation_path(attestation_path(a, b)) == AttestationEntryPath{a, b});
+    for (Level l : levels) CHECK(parse_level_path(level_path(l, b)) == LevelEntryPath{l, b});
+  }
+}
+
+TEST_CASE("the index folders are the parents of their entries", "[layout]") {
+  Digest a = Digest::of("a"), b = Digest::of("b");
+  CHECK(kGroupsDir == "refs/groups");
+  CHECK(group_dir(a) == "refs/groups/" + a.hex());
+  CHECK(group_path(a, b) == group_dir(a) + "/" + b.hex());
+  CHECK(level_dir(Level::kSourceNative) == "refs/levels/source-native");
+  CHECK(level_path(Level::kSourceNative, b) == level_dir(Level::kSourceNative) + "/" + b.hex());
+  CHECK(attestations_dir(a) == "refs/attestations/" + a.hex());
+  CHECK(attestation_path(a, b) == attestations_dir(a) + "/" + b.hex());
+}
+
+// Every parse_* of a refs path, as "does it parse?", for one table of bad inputs.
+struct RefsParsers {
+  const char* name;
+  std::function<bool(std::string_view)> parses;
+  std::string good;  // one path it must accept
+};
+
+std::vector<RefsParsers> refs_parsers() {
+  Digest a = Digest::of("a"), b = Digest::of("b");
+  return {
+      {"metadata", [](std::string_view p) { return parse_metadata_path(p).has_value(); }, metadata_path(a)},
+      {"group", [](std::string_view p) { return parse_group_path(p).has_value(); }, group_path(a, b)},
+      {"level", [](std::string_view p) { return parse_level_path(p).has_value(); },
+       level_path(Level::kReproduced, b)},
+      {"attestation", [](std::string_view p) { return parse_attestation_path(p).has_value(); },
+       attestation_path(a, b)},
+  };
+}
+
+TEST_CASE("refs parse_* reject everything their render does not give", "[layout][errors]") {
+  const std::string h = kEmptyHex;
+  std::string upper = h;
+  upper[63] = 'B';
+  std::string non_hex = h;
+  non_hex[10] = 'g';
+  struct Case {
+    const char* name;
+    std::string path;
+  };
+  const std::vector<Case> cases = {
+      {"empty", ""},
+      {"metadata folder", "refs/metadata/"},
+      {"metadata, hex short", "refs/metadata/" + h.substr(1)},
+      {"metadata, hex long", "refs/metadata/" + h + "0"},
+      {"metadata, uppercase", "refs/metadata/" + upper},
+      {"metadata, non-hex", "refs/metadata/" + non_hex},
+      {"metadata, sha256: prefix", "refs/metadata/sha256:" + h},
+      {"metadata, trailing slash", "refs/metadata/" + h + "/"},
+      {"metadata, leading slash", "/refs/metadata/" + h},
+      {"metadata, fanned out", "refs/metadata/" + h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4)},
+      {"groups folder", "refs/groups/"},
+      {"group key only", "refs/groups/" + h},
+      {"group key folder", "refs/groups/" + h + "/"},
+      {"group, run short", "refs/groups/" + h + "/" + h.substr(1)},
+      {"group, key short", "refs/groups/" + h.substr(1) + "/" + h},
+      {"group, no slash", "refs/groups/" + h + h},
+      {"group, uppercase run", "refs/groups/" + h + "/" + upper},
+      {"group, three parts", "refs/groups/" + h + "/" + h + "/" + h},
+      {"group, trailing slash", "refs/groups/" + h + "/" + h + "/"},
+      {"levels folder", "refs/levels/"},
+      {"level folder", "refs/levels/reproduced/"},
+      {"level folder, no slash", "refs/levels/reproduced"},
+      {"unknown level", "refs/levels/verified/" + h},
+      {"level in capitals", "refs/levels/Reproduced/" + h},
+      {"level, empty name", "refs/levels//" + h},
+      {"level, run short", "refs/levels/reproduced/" + h.substr(1)},
+      {"level, non-hex run", "refs/levels/disputed/" + non_hex},
+      {"level, extra part", "refs/levels/reported/" + h + "/x"},
+      {"level, flat", "refs/levels/" + h},
+      {"attestations folder", "refs/attestations/" + h},
+      {"attestation, uppercase", "refs/attestations/" + upper + "/" + h},
+      {"attestation, short", "refs/attestations/" + h + "/" + h.substr(2)},
+      {"attestation, sha256: names", "refs/attestations/sha256:" + h + "/sha256:" + h},
+      {"object path", expected_object_path(h)},
+      {"source path", "refs/sources/s/" + h},
+      {"other refs folder", "refs/reruns/" + h + "/" + h},
+  };
+  for (const RefsParsers& parser : refs_parsers()) {
+    INFO(parser.name << " accepts " << parser.good);
+    REQUIRE(parser.parses(parser.good));
+    for (const Case& c : cases) {
+      INFO(parser.name << ", " << c.name << ": \"" << c.path << "\"");
+      CHECK_FALSE(parser.parses(c.path));
+    }
+  }
+}
+
+TEST_CASE("each refs parse_* takes only its own folder", "[layout][errors]") {
+  for (const RefsParsers& parser : refs_parsers())
+    for (const RefsParsers& other : refs_parsers()) {
+      if (std::string_view(parser.name) == other.name) continue;
+      INFO(parser.name << " given " << other.good);
+      CHECK_FALSE(parser.parses(other.good));
+    }
 }
 
 // A run spec whose sourceNative names `source` and `external_id`.
@@ -202,6 +312,64 @@ TEST_CASE("source_path: NTFS spellings of .git are rejected", "[layout][errors]"
     INFO(id);
     std::string message = source_error("s", id);
     CHECK_THAT(message, Catch::Matchers::Contains("/spec/sourceNative/externalId"));
+  }
+}
+
+TEST_CASE("parse_source_path is the inverse of source_path", "[layout]") {
+  struct Case {
+    std::string source, id;
+  };
+  const std::vector<Case> cases = {
+      {"liger-kernel-bench", "tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/b2-seq1024-bf16/2025-11-11"},
+      {"s", "x"},
+      {"s", "a/b/c/d"},
+      {"s", "..."},
+      {"s", "a.git"},
+      {".hidden", "with space/ünïcødé/名前"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.source << " / " << c.id);
+    auto path = source_path(run_spec(c.source, c.id), "run.json");
+    REQUIRE(path.has_value());
+    auto back = parse_source_path(*path);
+    REQUIRE(back.has_value());
+    CHECK(*back == SourceEntryPath{c.source, c.id});
+  }
+}
+
+TEST_CASE("parse_source_path rejects what source_path never renders", "[layout][errors]") {
+  const std::string nul("a\0b", 3);
+  struct Case {
+    const char* name;
+    std::string path;
+  };
+  const std::vector<Case> cases = {
+      {"empty", ""},
+      {"folder", "refs/sources/"},
+      {"source without id", "refs/sources/s"},
+      {"source folder", "refs/sources/s/"},
+      {"empty source", "refs/sources//x"},
+      {"source ..", "refs/sources/../x"},
+      {"source .", "refs/sources/./x"},
+      {"source .git", "refs/sources/.git/x"},
+      {"source GIT~1", "refs/sources/GIT~1/x"},
+      {"id trailing /", "refs/sources/s/a/"},
+      {"id empty middle segment", "refs/sources/s/a//b"},
+      {"id ..", "refs/sources/s/a/../b"},
+      {"id .", "refs/sources/s/."},
+      {"id .gitmodules", "refs/sources/s/a/.gitmodules"},
+      {"id .git.", "refs/sources/s/.git./b"},
+      {"id tab", "refs/sources/s/a\tb"},
+      {"id NUL", "refs/sources/s/" + nul},
+      {"id DEL", "refs/sources/s/a\x7f"},
+      {"source control char", "refs/sources/a\x01/x"},
+      {"leading slash", "/refs/sources/s/x"},
+      {"other folder", "refs/source/s/x"},
+      {"metadata path", "refs/metadata/" + kEmptyHex},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name << ": \"" << c.path << "\"");
+    CHECK_FALSE(parse_source_path(c.path).has_value());
   }
 }
 

@@ -87,7 +87,7 @@ Walked walk(Pair& p, const git_oid& head) {
 
 std::string describe(const git::WalkResult& r) {
   std::string out;
-  for (const auto& p : r.problems) out += p.kind + " " + p.path + ": " + p.detail + "\n";
+  for (const auto& p : r.problems) out += std::string(problem_kind_name(p.kind)) + " " + p.path + ": " + p.detail + "\n";
   return out;
 }
 
@@ -107,37 +107,39 @@ TEST_CASE("a good commit: its new objects are copied, nothing the store has", "[
 
 TEST_CASE("what the walk refuses, naming the commit and the path", "[incoming]") {
   Pair p;
-  std::string kind, path, needle;
+  ProblemKind kind{};
+  std::string path, needle;
   git_oid head;
+  std::string other;
   SECTION("a loose object whose bytes have another id") {
     std::string b = p.blob("two\\n");
     // Swap the file for one holding other bytes, written by git under its own name.
-    std::string other = p.blob("forged\\n");
+    other = p.blob("forged\\n");
     std::string from = p.remote + "/objects/" + other.substr(0, 2) + "/" + other.substr(2);
     std::string to = p.remote + "/objects/" + b.substr(0, 2) + "/" + b.substr(2);
     must("chmod u+w " + quote(to) + " && cp " + quote(from) + " " + quote(to));
     head = p.commit_with("100644 blob " + b + "\\tobjects/b\\n");
-    kind = "git-object-mismatch", path = "objects/b", needle = b;
+    kind = ProblemKind::kObjectCorrupt, path = "objects/b", needle = "holds bytes whose id is " + other;
   }
   SECTION("an executable") {
     head = p.commit_with("100755 blob " + p.blob("x\\n") + "\\tobjects/x\\n");
-    kind = "mode", path = "objects/x", needle = "mode 100755";
+    kind = ProblemKind::kLayout, path = "objects/x", needle = "mode 100755";
   }
   SECTION("a symbolic link") {
     head = p.commit_with("120000 blob " + p.blob("objects/a") + "\\tobjects/l\\n");
-    kind = "mode", path = "objects/l", needle = "mode 120000";
+    kind = ProblemKind::kLayout, path = "objects/l", needle = "mode 120000";
   }
   SECTION("a tree 20 folders deep") {
     std::string deep;
     for (int i = 0; i < 20; ++i) deep += "d/";
     head = p.commit_with("100644 blob " + p.blob("deep\\n") + "\\t" + deep + "f\\n");
-    kind = "tree-too-deep", path = deep.substr(0, 16 * 2 + 1), needle = "17 folders deep; the limit is 16";
+    kind = ProblemKind::kLayout, path = deep.substr(0, 16 * 2 + 1), needle = "17 folders deep; the limit is 16";
   }
   SECTION("an object the remote does not have") {
     head = p.commit_with("100644 blob " + p.blob("gone\\n") + "\\tobjects/g\\n");
     std::string id = trim(must(p.rgit + "rev-parse " + git::oid_str(head) + ":objects/g"));
     fs::remove(p.remote + "/objects/" + id.substr(0, 2) + "/" + id.substr(2));
-    kind = "object-missing", path = "objects/g", needle = id;
+    kind = ProblemKind::kObjectCorrupt, path = "objects/g", needle = "has no blob " + id;
   }
   Walked w = walk(p, head);
   INFO(describe(w.result));

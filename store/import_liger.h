@@ -1,17 +1,22 @@
-// Liger-Kernel benchmark tables → KernelIndex bundles.
+// The Liger-Kernel importer: benchmark tables → KernelIndex bundles.
 //
 // Liger-Kernel publishes its benchmark results as CSV tables (benchmark/data/
 // all_benchmark_data*.csv, one row per kernel × provider × pass × metric ×
-// x value × extra config × GPU). This file reads those tables (RFC 4180) and
-// turns one row into one bundle {run, protocol, environment, workload,
-// implementation}, following the pattern of the documents KernelIndex derives
-// from the same rows (the seed fixture is reproduced exactly: its protocol and
-// environment byte for byte, its run's status, timing, measurements and
-// sourceNative member for member). It is the mapping `kistore import liger`
-// uses.
+// x value × extra config × GPU). This file reads those tables (RFC 4180, with
+// store/csv.h) and turns one row into one bundle {run, protocol, environment,
+// workload, implementation}, following the pattern of the documents
+// KernelIndex derives from the same rows (the seed fixture is reproduced
+// exactly: its protocol and environment byte for byte, its run's status,
+// timing, measurements and sourceNative member for member). It is the mapping
+// `kistore import liger` uses; the command reads the files and adds the
+// bundles (store/add.h).
 //
-// Pure: no files, no clock. Every error is Error(kInvalidInput) whose message
-// is "<source>:<line>: <what was expected>, found <what>", where <line> is the
+// An importer, not part of the document layer: it knows one source's names
+// (store/liger_tables.h) and produces documents that objects/ then validates.
+// It takes bytes and gives values: no files, no clock, no store.
+//
+// Every error is Error(kInvalidInput) whose message is
+// "<source>:<line>: <what was expected>, found <what>", where <line> is the
 // 1-based line of the CSV file on which the offending row starts.
 //
 // Thread-safety: plain values; all functions are reentrant.

@@ -1,5 +1,6 @@
-// Liger-Kernel CSV rows -> KernelIndex bundles (objects/liger.h).
-#include "objects/liger.h"
+// Liger-Kernel CSV rows -> KernelIndex bundles (store/import_liger.h).
+// Reads only tests/data/ and ../shared/ beside the checkout.
+#include "store/import_liger.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "objects/liger.h"
+#include "store/import_liger.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,145 +10,24 @@
 
 #include "objects/digest.h"
 #include "objects/error.h"
+#include "store/csv.h"
+#include "store/liger_tables.h"
 
 namespace kistore {
 namespace {
 
+using liger::Gpu;
+using liger::kDefinitions;
+using liger::kGpus;
+using liger::kPasses;
+using liger::kSlugNames;
+using liger::kSlugSkipped;
+using liger::lookup;
+using liger::PassInfo;
+
 constexpr std::string_view kApi = "kernelindex.dev/v1alpha1";
 constexpr std::string_view kSource = "liger-kernel-bench";
 constexpr std::size_t kMaxNameLength = 100;
-
-// ---------------------------------------------------------------------------
-// Tables
-
-struct Gpu {
-  std::string_view name;  // exactly as torch.cuda.get_device_name reports it
-  std::string_view vendor;
-  std::string_view architecture;
-};
-
-// Every gpu_name of the published tables, plus common datacenter and
-// workstation parts, so that a newer table does not fail on a well-known GPU.
-// Architecture: the CUDA compute capability as nvcc names it (sm_XY), or the
-// LLVM AMDGPU target for AMD (gfxNNN).
-constexpr Gpu kGpus[] = {
-    {"NVIDIA A100-SXM4-80GB", "nvidia", "sm_80"},
-    {"NVIDIA A100-SXM4-40GB", "nvidia", "sm_80"},
-    {"NVIDIA A100-PCIE-40GB", "nvidia", "sm_80"},
-    {"NVIDIA A100 80GB PCIe", "nvidia", "sm_80"},
-    {"NVIDIA A10G", "nvidia", "sm_86"},
-    {"NVIDIA GeForce RTX 3090", "nvidia", "sm_86"},
-    {"NVIDIA GeForce RTX 4090", "nvidia", "sm_89"},
-    {"NVIDIA L4", "nvidia", "sm_89"},
-    {"NVIDIA L40S", "nvidia", "sm_89"},
-    {"NVIDIA H100 PCIe", "nvidia", "sm_90"},
-    {"NVIDIA H100 80GB HBM3", "nvidia", "sm_90"},
-    {"NVIDIA H200", "nvidia", "sm_90"},
-    {"NVIDIA B200", "nvidia", "sm_100"},
-    {"NVIDIA GeForce RTX 5090", "nvidia", "sm_120"},
-    {"AMD Instinct MI300X", "amd", "gfx942"},
-};
-
-// What each benchmarked kernel computes (Workload spec.definition). A kernel
-// not listed here is defined by its own name.
-constexpr std::pair<std::string_view, std::string_view> kDefinitions[] = {
-    {"cross_entropy", "Cross-entropy loss"},
-    {"distill_cosine_loss", "Fused linear + cosine-similarity distillation loss"},
-    {"distill_jsd_loss", "Fused linear + Jensen-Shannon distillation loss"},
-    {"dyt", "Dynamic Tanh (DyT) normalization"},
-    {"embedding", "Embedding lookup"},
-    {"fused_add_rms_norm", "Residual add + RMSNorm"},
-    {"fused_linear_cpo_loss", "Fused linear + CPO preference loss"},
-    {"fused_linear_cross_entropy", "Fused linear + cross-entropy loss"},
-    {"fused_linear_grpo_loss_sequence",
-     "Fused linear + GRPO loss (sequence-level importance sampling)"},
-    {"fused_linear_grpo_loss_token", "Fused linear + GRPO loss (token-level importance sampling)"},
-    {"fused_linear_jsd", "Fused linear + Jensen-Shannon divergence"},
-    {"fused_linear_orpo_loss", "Fused linear + ORPO preference loss"},
-    {"fused_linear_simpo_loss", "Fused linear + SimPO preference loss"},
-    {"fused_moe", "Mixture-of-experts MLP (fused MoE)"},
-    {"fused_neighborhood_attention", "Neighborhood attention"},
-    {"geglu", "GeGLU MLP"},
-    {"group_norm", "GroupNorm"},
-    {"jsd", "Jensen-Shannon divergence"},
-    {"kl_div", "KL divergence loss"},
-    {"kto_loss", "Fused linear + KTO preference loss"},
-    {"layer_norm", "LayerNorm"},
-    {"llama4_rope", "Llama 4 rotary position embedding"},
-    {"megatron_cross_entropy", "Cross-entropy loss (Megatron-LM benchmark)"},
-    {"megatron_rms_norm", "RMSNorm (Megatron-LM benchmark)"},
-    {"megatron_swiglu", "SwiGLU activation (Megatron-LM benchmark)"},
-    {"multi_token_attention", "Multi-token attention (convolution over attention scores)"},
-    {"poly_norm", "PolyNorm"},
-    {"qwen2vl_mrope", "Qwen2-VL multimodal rotary position embedding (M-RoPE)"},
-    {"relu_squared", "Squared ReLU"},
-    {"rms_norm", "RMSNorm"},
-    {"rope", "Rotary position embedding (RoPE)"},
-    {"softmax", "Softmax"},
-    {"sparse_multi_token_attention", "Multi-token attention with sparsemax"},
-    {"sparsemax", "Sparsemax"},
-    {"swiglu", "SwiGLU MLP"},
-    {"tiled_geglu", "GeGLU MLP (tiled benchmark)"},
-    {"tiled_swiglu", "SwiGLU MLP (tiled benchmark)"},
-    {"tvd", "Total variation distance"},
-};
-
-// Short names of the workload dimensions in slugs. Keys not listed are named
-// by their own slug ("kernel_size" -> "kernel-size", "M" -> "m").
-constexpr std::pair<std::string_view, std::string_view> kSlugNames[] = {
-    {"B", "batch"},
-    {"BT", "tokens"},
-    {"E", "experts"},
-    {"H", "hidden"},
-    {"S", "seq"},
-    {"T", "seq"},
-    {"V", "vocab"},
-    {"batch_size", "batch"},
-    {"bsz", "batch"},
-    {"hidden_size", "hidden"},
-    {"intermediate_dim", "intermediate"},
-    {"intermediate_size", "intermediate"},
-    {"model_config", "model"},
-    {"num_attention_heads", "qheads"},
-    {"num_heads", "heads"},
-    {"num_key_value_heads", "kvheads"},
-    {"num_kv_heads", "kvheads"},
-    {"num_q_heads", "qheads"},
-    {"seq_len", "seq"},
-    {"vocab_size", "vocab"},
-};
-
-// Integer config members that are knobs or constants, not sizes: they stay in
-// the workload's parameters but do not name it. (num_shards is how the tiled
-// MLP benchmark splits its work; KernelIndex's published slug leaves it out.)
-constexpr std::string_view kSlugSkipped[] = {"dim", "eps", "ignore_index", "num_shards"};
-
-template <std::size_t N>
-std::optional<std::string_view> lookup(const std::pair<std::string_view, std::string_view> (&table)[N],
-                                       std::string_view key) {
-  for (const auto& [k, v] : table)
-    if (k == key) return v;
-  return std::nullopt;
-}
-
-struct PassInfo {
-  std::string_view mode;      // the CSV's kernel_operation_mode
-  std::string_view timed;     // what do_bench timed ("Timed: <timed>, via ...")
-  std::string_view title;     // "<title> pass" in protocol titles
-};
-
-constexpr PassInfo kPasses[] = {
-    {"forward", "the forward pass of the module", "forward"},
-    {"backward", "the backward pass of the module output given a random upstream gradient",
-     "backward"},
-    {"full",
-     "the forward pass followed by the backward pass of its output given a random upstream "
-     "gradient",
-     "full (forward + backward)"},
-    {"no-grad-forward",
-     "the forward pass of the module under torch.no_grad() (no autograd graph recorded)",
-     "no-grad forward"},
-};
 
 // ---------------------------------------------------------------------------
 // Small helpers
@@ -179,20 +58,6 @@ std::string cut_name(std::string s) {
   if (s.size() > kMaxNameLength) s.resize(kMaxNameLength);
   while (!s.empty() && s.back() == '-') s.pop_back();
   return s;
-}
-
-// A value as shown in a message: quoted, control characters escaped, values
-// longer than `max` shortened.
-std::string shown(std::string_view value, std::size_t max = 80) {
-  std::string out;
-  if (value.size() > max) {
-    while (max > 0 && (static_cast<unsigned char>(value[max]) & 0xC0) == 0x80) --max;  // UTF-8
-    write_json_string(value.substr(0, max), out);
-    out.insert(out.size() - 1, "...");
-  } else {
-    write_json_string(value, out);
-  }
-  return out;
 }
 
 // The whole of `s` as a number (from_chars syntax: no '+', no spaces); nullopt
@@ -312,84 +177,88 @@ std::string gpu_list() {
   return join(names, ", ");
 }
 
+// The swept variable's value: a number, or a named configuration such as
+// "llama_2_7b".
+Json x_value(const LigerRow& row, const RowError& err) {
+  bool non_finite = false;
+  if (auto v = parse_number(row.x_value, &non_finite)) return Json(*v);
+  if (!non_finite && !slugify(row.x_value).empty() && row.x_value.find('/') == std::string::npos &&
+      row.x_value.find_first_of("\r\n\t") == std::string::npos)
+    return Json(row.x_value);
+  err.fail("x_value", "a number or a configuration name", quoted_excerpt(row.x_value));
+}
+
+// The extra benchmark config, an object (empty for a benchmark without one,
+// which Liger writes as json.dumps(None)).
+Json extra_config(const LigerRow& row, const RowError& err) {
+  const std::string& cfg = row.extra_benchmark_config_str;
+  if (cfg.empty() || cfg == "null") return Json::object();
+  Json config;
+  try {
+    config = parse_json(cfg, "extra_benchmark_config_str");
+  } catch (const Error& e) {
+    err.fail("extra_benchmark_config_str", "a JSON object", "invalid JSON (" + std::string(e.what()) + ")");
+  }
+  if (!config.is_object()) {
+    static constexpr std::string_view kTypeNames[] = {"null",     "a boolean", "a number",
+                                                      "a string", "an array",  "an object"};
+    err.fail("extra_benchmark_config_str", "a JSON object",
+             std::string(kTypeNames[static_cast<int>(config.type())]) + " " + quoted_excerpt(cfg));
+  }
+  return config;
+}
+
 MappedRow map_row(const LigerRow& row) {
   RowError err(row);
   MappedRow m;
 
-  if (!is_identifier(row.kernel_name))
-    err.fail("kernel_name", kNameExpected,
-             shown(row.kernel_name));
+  if (!is_identifier(row.kernel_name)) err.fail("kernel_name", kNameExpected, quoted_excerpt(row.kernel_name));
   if (!is_identifier(row.kernel_provider))
-    err.fail("kernel_provider", kNameExpected,
-             shown(row.kernel_provider));
+    err.fail("kernel_provider", kNameExpected, quoted_excerpt(row.kernel_provider));
 
   for (const auto& p : kPasses)
     if (p.mode == row.kernel_operation_mode) m.pass = &p;
   if (!m.pass)
     err.fail("kernel_operation_mode", "one of forward, backward, full, no-grad-forward",
-             shown(row.kernel_operation_mode));
+             quoted_excerpt(row.kernel_operation_mode));
 
   if (row.metric_name == "speed") {
     m.memory = false;
     if (row.metric_unit != "ms")
-      err.fail("metric_unit", "\"ms\" for metric speed", shown(row.metric_unit));
+      err.fail("metric_unit", "\"ms\" for metric speed", quoted_excerpt(row.metric_unit));
   } else if (row.metric_name == "memory") {
     m.memory = true;
     if (row.metric_unit != "MB")
-      err.fail("metric_unit", "\"MB\" for metric memory", shown(row.metric_unit));
+      err.fail("metric_unit", "\"MB\" for metric memory", quoted_excerpt(row.metric_unit));
   } else {
-    err.fail("metric_name", "speed or memory", shown(row.metric_name));
+    err.fail("metric_name", "speed or memory", quoted_excerpt(row.metric_name));
   }
 
   if (!is_identifier(row.x_name))
-    err.fail("x_name", kNameExpected, shown(row.x_name));
-  bool non_finite = false;
-  if (auto v = parse_number(row.x_value, &non_finite)) {
-    m.x = Json(*v);
-  } else if (!non_finite && !slugify(row.x_value).empty() && row.x_value.find('/') == std::string::npos &&
-             row.x_value.find_first_of("\r\n\t") == std::string::npos) {
-    m.x = Json(row.x_value);  // a named configuration, e.g. "llama_2_7b"
-  } else {
-    err.fail("x_value", "a number or a configuration name", shown(row.x_value));
-  }
+    err.fail("x_name", kNameExpected, quoted_excerpt(row.x_name));
+  m.x = x_value(row, err);
 
   auto y = [&](std::string_view column, const std::string& text) {
     auto v = parse_number(text);
-    if (!v || *v < 0) err.fail(column, "a finite non-negative number", shown(text));
+    if (!v || *v < 0) err.fail(column, "a finite non-negative number", quoted_excerpt(text));
     return *v;
   };
   m.y50 = y("y_value_50", row.y_value_50);
   m.y20 = y("y_value_20", row.y_value_20);
   m.y80 = y("y_value_80", row.y_value_80);
 
-  const std::string& cfg = row.extra_benchmark_config_str;
-  if (cfg.empty() || cfg == "null") {
-    m.config = Json::object();  // a benchmark without extra config (json.dumps(None))
-  } else {
-    try {
-      m.config = parse_json(cfg, "extra_benchmark_config_str");
-    } catch (const Error& e) {
-      err.fail("extra_benchmark_config_str", "a JSON object",
-               "invalid JSON (" + std::string(e.what()) + ")");
-    }
-    if (!m.config.is_object()) {
-      static constexpr std::string_view kTypeNames[] = {"null",   "a boolean", "a number",
-                                                        "a string", "an array", "an object"};
-      err.fail("extra_benchmark_config_str", "a JSON object",
-               std::string(kTypeNames[static_cast<int>(m.config.type())]) + " " + shown(cfg));
-    }
-  }
+  m.config = extra_config(row, err);
 
   for (const auto& g : kGpus)
     if (g.name == row.gpu_name) m.gpu = &g;
-  if (!m.gpu) err.fail("gpu_name", "a known GPU (" + gpu_list() + ")", shown(row.gpu_name));
+  if (!m.gpu) err.fail("gpu_name", "a known GPU (" + gpu_list() + ")", quoted_excerpt(row.gpu_name));
 
   auto ts = rfc3339(row.timestamp);
-  if (!ts) err.fail("timestamp", "a time \"YYYY-MM-DD HH:MM:SS\"", shown(row.timestamp));
+  if (!ts) err.fail("timestamp", "a time \"YYYY-MM-DD HH:MM:SS\"", quoted_excerpt(row.timestamp));
   m.observed_at = *ts;
 
   if (!is_identifier(row.liger_version))
-    err.fail("liger_version", "a release such as \"0.6.3\"", shown(row.liger_version));
+    err.fail("liger_version", "a release such as \"0.6.3\"", quoted_excerpt(row.liger_version));
   return m;
 }
 
@@ -595,130 +464,28 @@ Json measurement(std::string_view metric, std::string_view statistic, std::strin
 
 Json nanoseconds(double ms) { return Json(static_cast<long long>(std::llround(ms * 1e6))); }
 
-// ---------------------------------------------------------------------------
-// CSV (RFC 4180)
-
-enum class ReadStatus { kRecord, kEnd, kError, kFatal };
-
-struct Record {
-  std::size_t line = 0;
-  std::vector<std::string> fields;
-};
-
-class CsvReader {
- public:
-  CsvReader(std::string_view text, std::string_view source) : text_(text), source_(source) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);
-  }
-
-  // Reads the next record into `rec`. On kError the reader has skipped to the
-  // next line and `error` holds the message; on kFatal nothing more can be
-  // read (an unterminated quoted field).
-  ReadStatus next(Record& rec, std::string& error) {
-    rec.fields.assign(1, std::string());
-    rec.line = line_;
-    if (pos_ >= text_.size()) return ReadStatus::kEnd;
-    bool at_field_start = true;
-    while (true) {
-      if (pos_ >= text_.size()) return ReadStatus::kRecord;
-      char c = text_[pos_];
-      if (at_field_start && c == '"') {
-        std::size_t quote_line = line_;
-        ++pos_;
-        while (true) {
-          if (pos_ >= text_.size()) {
-            error = where(quote_line) + "expected a closing quote for the field opened here, " +
-                    "found end of file";
-            return ReadStatus::kFatal;
-          }
-          char q = text_[pos_];
-          if (q == '"') {
-            if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') {
-              rec.fields.back() += '"';
-              pos_ += 2;
-              continue;
-            }
-            ++pos_;
-            break;
-          }
-          if (q == '\n') ++line_;
-          rec.fields.back() += q;
-          ++pos_;
-        }
-        // After a closing quote: a separator or the end of the record.
-        if (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n' &&
-            !(text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n')) {
-          error = where(line_) + "expected ',' or end of line after a closing quote, found " +
-                  shown(std::string_view(&text_[pos_], 1));
-          skip_line();
-          return ReadStatus::kError;
-        }
-        at_field_start = false;
-        continue;
-      }
-      if (c == ',') {
-        rec.fields.emplace_back();
-        ++pos_;
-        at_field_start = true;
-        continue;
-      }
-      if (c == '\n' || (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n')) {
-        pos_ += (c == '\r') ? 2 : 1;
-        ++line_;
-        return ReadStatus::kRecord;
-      }
-      if (c == '"') {
-        error = where(line_) + "expected a field quoted from its first character, found a quote " +
-                "inside unquoted field " + shown(rec.fields.back() + '"');
-        skip_line();
-        return ReadStatus::kError;
-      }
-      rec.fields.back() += c;
-      ++pos_;
-      at_field_start = false;
-    }
-  }
-
- private:
-  std::string where(std::size_t line) const {
-    return std::string(source_) + ":" + std::to_string(line) + ": ";
-  }
-  void skip_line() {
-    while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-    if (pos_ < text_.size()) {
-      ++pos_;
-      ++line_;
-    }
-  }
-
-  std::string_view text_;
-  std::string_view source_;
-  std::size_t pos_ = 0;
-  std::size_t line_ = 1;
-};
-
 void check_header(CsvReader& reader, std::string_view source) {
   constexpr std::size_t kWhole = 1000;  // a header is shown whole, unless it is not one
-  Record rec;
+  CsvRecord rec;
   std::string error;
   std::string expected;
   for (std::size_t i = 0; i < kLigerColumns.size(); ++i) {
     if (i) expected += ',';
     expected += kLigerColumns[i];
   }
-  ReadStatus status = reader.next(rec, error);
-  if (status == ReadStatus::kEnd)
-    throw InvalidInput(std::string(source) + ":1: expected header " + shown(expected, kWhole) +
+  CsvStatus status = reader.next(rec, error);
+  if (status == CsvStatus::kEnd)
+    throw InvalidInput(std::string(source) + ":1: expected header " + quoted_excerpt(expected, kWhole) +
                        ", found an empty file");
-  if (status != ReadStatus::kRecord) throw InvalidInput(error);
+  if (status != CsvStatus::kRecord) throw InvalidInput(error);
   bool ok = rec.fields.size() == kLigerColumns.size();
   for (std::size_t i = 0; ok && i < rec.fields.size(); ++i) ok = rec.fields[i] == kLigerColumns[i];
   if (!ok)
-    throw InvalidInput(std::string(source) + ":1: expected header " + shown(expected, kWhole) +
-                       ", found " + shown(join(rec.fields, ","), kWhole));
+    throw InvalidInput(std::string(source) + ":1: expected header " + quoted_excerpt(expected, kWhole) +
+                       ", found " + quoted_excerpt(join(rec.fields, ","), kWhole));
 }
 
-LigerRow to_row(Record& rec, std::string_view source) {
+LigerRow to_row(CsvRecord& rec, std::string_view source) {
   if (rec.fields.size() != kLigerColumns.size())
     throw InvalidInput(std::string(source) + ":" + std::to_string(rec.line) + ": expected " +
                        std::to_string(kLigerColumns.size()) + " fields, found " +
@@ -750,15 +517,15 @@ LigerParse parse(std::string_view text, std::string_view source, bool keep_going
   CsvReader reader(text, source);
   check_header(reader, source);
   LigerParse out;
-  Record rec;
+  CsvRecord rec;
   std::string error;
   while (true) {
-    ReadStatus status = reader.next(rec, error);
-    if (status == ReadStatus::kEnd) break;
-    if (status == ReadStatus::kError || status == ReadStatus::kFatal) {
+    CsvStatus status = reader.next(rec, error);
+    if (status == CsvStatus::kEnd) break;
+    if (status == CsvStatus::kError || status == CsvStatus::kFatal) {
       if (!keep_going) throw InvalidInput(error);
       out.errors.push_back({rec.line, error});
-      if (status == ReadStatus::kFatal) break;
+      if (status == CsvStatus::kFatal) break;
       continue;
     }
     try {
