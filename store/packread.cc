@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <fstream>
 
 namespace kistore::git {
 namespace {
@@ -90,7 +91,18 @@ struct PackReader::Pack {
 };
 
 PackReader::PackReader(const std::string& gitdir) {
-  std::string dir = gitdir + "objects/pack";
+  std::string objects = gitdir + "objects";
+  add_packs(objects + "/pack");
+  // The object folders its objects/info/alternates names (one level, as a
+  // pull's quarantine names the store's): their packs are the repository's too.
+  std::ifstream alternates(objects + "/info/alternates");
+  for (std::string line; std::getline(alternates, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    add_packs((line[0] == '/' ? line : objects + "/" + line) + "/pack");
+  }
+}
+
+void PackReader::add_packs(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   while (dirent* e = ::readdir(d)) {

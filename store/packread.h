@@ -28,7 +28,9 @@ namespace kistore::git {
 class PackReader {
  public:
   // Maps every objects/pack/*.idx (version 2) of the repository at `gitdir`
-  // (ending in '/') and its pack. Packs that cannot be opened are skipped.
+  // (ending in '/') and its pack, and those of the object folders its
+  // objects/info/alternates names (one level). Packs that cannot be opened
+  // are skipped.
   explicit PackReader(const std::string& gitdir);
   ~PackReader();
   PackReader(const PackReader&) = delete;
@@ -41,6 +43,7 @@ class PackReader {
 
  private:
   struct Pack;
+  void add_packs(const std::string& dir);
   std::vector<std::unique_ptr<Pack>> packs_;
 };
 

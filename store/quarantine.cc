@@ -240,10 +240,11 @@ Quarantine::Quarantine(git_repository* store) : store_(store) {
   if (!::mkdtemp(tmpl.data())) throw IOError(objects + ": cannot create a quarantine folder: " + errno_text());
   path_ = tmpl;
   try {
-    for (const char* dir : {"/objects", "/objects/pack", "/objects/info", "/refs", "/refs/heads", "/refs/tags"})
-      make_dir(path_ + dir);
+    // What git and libgit2 need to open a bare repository (HEAD, objects/,
+    // refs/; no config: the defaults do), and the alternates file. Each
+    // file and folder is a metadata write on the way in and out.
+    for (const char* dir : {"/objects", "/objects/pack", "/objects/info", "/refs"}) make_dir(path_ + dir);
     write_file(path_ + "/HEAD", "ref: refs/heads/main\n");
-    write_file(path_ + "/config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
     write_file(path_ + "/objects/info/alternates", fs::absolute(objects).lexically_normal().string() + "\n");
     check(git_repository_open_bare(&repo_, path_.c_str()), path_ + ": opening the quarantine");
   } catch (...) {

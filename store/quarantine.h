@@ -6,7 +6,7 @@
 // has passed. With libgit2 that folder is a temporary bare repository inside
 // the store's object folder,
 //
-//   <gitdir>/objects/incoming-<pid>-XXXXXX/   HEAD, config, refs/, objects/pack/
+//   <gitdir>/objects/incoming-<pid>-XXXXXX/   HEAD, refs/, objects/pack/
 //                                             objects/info/alternates -> <gitdir>/objects
 //
 // so that reading through the quarantine's repository sees the store's
