@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck source-path=SCRIPTDIR disable=SC2153
+# shellcheck source-path=SCRIPTDIR disable=SC2153,SC2016
 # Attacks from a hostile remote, each built here with stock git or a few lines
 # of Python (lib/craft_objects.py), served over a path remote and over git://
 # (git daemon, or lib/hostile_git_daemon.py where git itself could not serve
@@ -42,10 +42,15 @@ cd "$W"
 V=$W/victim
 RUN=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
 objpath() { local h=${1#sha256:}; printf 'objects/sha256/%s/%s/%s' "${h:0:2}" "${h:2:2}" "${h:4}"; }
-bg() { git --git-dir="$1" "${@:2}"; }
-# Exit status, stdout and stderr of kistore, bounded in time and memory:
-# /usr/bin/time writes the peak resident size (KiB) to $W/rss.
-kst() { timeout -k 2 60 /usr/bin/time -f '%M' -o "$W/rss" "$KISTORE" --no-progress "$@" </dev/null; }
+gd() { git --git-dir="$1" "${@:2}"; }  # gd GITDIR GIT-ARGS...: stock git on a bare repository
+# kistore, bounded in time; /usr/bin/time (Debian's `time`) writes its peak
+# resident size (KiB) to $W/rss; without it, under a 1 GiB address-space
+# limit instead (rss then reads 0).
+if [[ -x /usr/bin/time ]]; then
+    kst() { timeout -k 2 60 /usr/bin/time -f '%M' -o "$W/rss" "$KISTORE" --no-progress "$@" </dev/null; }
+else
+    kst() { echo 0 >"$W/rss"; (ulimit -v 1048576 && timeout -k 2 60 "$KISTORE" --no-progress "$@" </dev/null); }
+fi
 
 start_git_daemon "$BASE"
 
@@ -59,7 +64,7 @@ git init -q --bare -b main "$BASE/origin.git"
 assert_exit 0 ks --store "$V" remote add origin "$BASE/origin.git"
 assert_exit 0 ks --store "$V" push origin
 H=$(head_of "$V")
-HEAD_TREE=$(bg "$V" rev-parse 'main^{tree}')
+HEAD_TREE=$(gd "$V" rev-parse 'main^{tree}')
 assert_exit 0 ks --store "$V" rank "$RUN"
 RANK_BEFORE=$OUT
 # A document the victim does not have, and its frame, from a scratch store.
@@ -68,8 +73,8 @@ V5=$(mkruns --start 5 --count 1 --digests)
 V5_PATH=$(objpath "$V5")
 assert_exit 0 ks init "$W/scratch"
 assert_exit 0 ks --store "$W/scratch" add "$W/v5.jsonl"
-V5_BLOB=$(bg "$W/scratch" rev-parse "main:$V5_PATH")
-bg "$W/scratch" cat-file blob "$V5_BLOB" >"$W/v5.frame"
+V5_BLOB=$(gd "$W/scratch" rev-parse "main:$V5_PATH")
+gd "$W/scratch" cat-file blob "$V5_BLOB" >"$W/v5.frame"
 pass "victim store with two runs; origin; a third document elsewhere"
 
 # attack_repo NAME : a fresh bare copy of origin, $BASE/NAME.git (printed).
@@ -84,12 +89,12 @@ commit_with() {
     local repo=$1 msg=$2 idx=$W/scratch.index tree commit
     shift 2
     rm -f "$idx"
-    GIT_INDEX_FILE=$idx bg "$repo" read-tree main
+    GIT_INDEX_FILE=$idx gd "$repo" read-tree main
     local e
-    for e in "$@"; do GIT_INDEX_FILE=$idx bg "$repo" update-index --add --cacheinfo "$e"; done
-    tree=$(GIT_INDEX_FILE=$idx bg "$repo" write-tree)
-    commit=$(bg "$repo" commit-tree "$tree" -p main -m "$msg")
-    bg "$repo" update-ref refs/heads/main "$commit"
+    for e in "$@"; do GIT_INDEX_FILE=$idx gd "$repo" update-index --add --cacheinfo "$e"; done
+    tree=$(GIT_INDEX_FILE=$idx gd "$repo" write-tree)
+    commit=$(gd "$repo" commit-tree "$tree" -p main -m "$msg")
+    gd "$repo" update-ref refs/heads/main "$commit"
     rm -f "$idx"
     printf '%s\n' "$commit"
 }
@@ -139,13 +144,13 @@ hostile_server() {
 R=$(attack_repo forged-tree)
 mkdir -p "$W/packs"
 mv "$R"/objects/pack/* "$W/packs/"
-for p in "$W"/packs/*.pack; do bg "$R" unpack-objects -q <"$p"; done
+for p in "$W"/packs/*.pack; do gd "$R" unpack-objects -q <"$p"; done
 rm -rf "$W/packs"
 ROOT=$("${CRAFT[@]}" tree-plus "$R" "$HEAD_TREE" zz 40000 "$HEAD_TREE")
-bg "$V" cat-file tree 'main~1^{tree}' | "${CRAFT[@]}" loose "$R" tree --as "$HEAD_TREE" >/dev/null
+gd "$V" cat-file tree 'main~1^{tree}' | "${CRAFT[@]}" loose "$R" tree --as "$HEAD_TREE" >/dev/null
 X=$("${CRAFT[@]}" commit "$R" "$ROOT" --parent "$H" --message "add: nothing to see")
-bg "$R" update-ref refs/heads/main "$X"
-[[ $(bg "$R" cat-file tree "$HEAD_TREE" | sha1sum) != $(bg "$V" cat-file tree "$HEAD_TREE" | sha1sum) ]] ||
+gd "$R" update-ref refs/heads/main "$X"
+[[ $(gd "$R" cat-file tree "$HEAD_TREE" | sha1sum) != $(gd "$V" cat-file tree "$HEAD_TREE" | sha1sum) ]] ||
     fail "(a): the forged tree is not forged"
 refused "$R" "(a) forged head tree" "${X:0:12}" "zz/"
 refused "$GIT_DAEMON_URL/forged-tree.git" "(a) forged head tree" "${X:0:12}" "zz/"
@@ -155,7 +160,7 @@ assert_eq "$RANK_BEFORE" "$OUT" "(a): rank shows what it showed"
 # (b) A new document path holding another document's frame (its bytes hash to
 # another digest), with stock git.
 R=$(attack_repo wrong-frame)
-SEED_BLOB=$(bg "$R" rev-parse "main:$(objpath "$RUN")")
+SEED_BLOB=$(gd "$R" rev-parse "main:$(objpath "$RUN")")
 X=$(commit_with "$R" "add: forged object" "100644,$SEED_BLOB,$V5_PATH")
 refused "$R" "(b) a frame under another digest" object-hash-mismatch "$V5_PATH" "${X:0:12}"
 refused "$GIT_DAEMON_URL/wrong-frame.git" "(b) a frame under another digest" object-hash-mismatch "$V5_PATH" "${X:0:12}"
@@ -177,7 +182,7 @@ R=$(attack_repo deep)
 TOP=$("${CRAFT[@]}" deep "$R" 100000)
 ROOT=$("${CRAFT[@]}" tree-plus "$R" "$HEAD_TREE" zz 40000 "$TOP")
 X=$("${CRAFT[@]}" commit "$R" "$ROOT" --parent "$H" --message "add: deep")
-bg "$R" update-ref refs/heads/main "$X"
+gd "$R" update-ref refs/heads/main "$X"
 refused "$R" "(c) a tree 100,000 levels deep" "17 folders deep; the limit is 16" "zz/d/d/d" "${X:0:12}"
 X=$("${CRAFT[@]}" pack-deep "$W/deep.pack" 100000 --parent "$H")
 hostile_server deep --ref "$X" --pack "$W/deep.pack"
@@ -186,12 +191,12 @@ refused "$HOSTILE_URL" "(c) a tree 100,000 levels deep" "17 folders deep; the li
 # ---------------------------------------------------------------------------
 # (d) Modes: the new document as an executable, and as a symbolic link.
 R=$(attack_repo mode-exec)
-bg "$R" hash-object -w "$W/v5.frame" >/dev/null
+gd "$R" hash-object -w "$W/v5.frame" >/dev/null
 X=$(commit_with "$R" "add: executable" "100755,$V5_BLOB,$V5_PATH")
 refused "$R" "(d) mode 100755" "mode 100755" "$V5_PATH" "${X:0:12}"
 refused "$GIT_DAEMON_URL/mode-exec.git" "(d) mode 100755" "mode 100755" "$V5_PATH" "${X:0:12}"
 R=$(attack_repo mode-link)
-bg "$R" hash-object -w "$W/v5.frame" >/dev/null
+gd "$R" hash-object -w "$W/v5.frame" >/dev/null
 X=$(commit_with "$R" "add: link" "120000,$V5_BLOB,$V5_PATH")
 refused "$R" "(d) mode 120000" "mode 120000" "$V5_PATH" "${X:0:12}"
 refused "$GIT_DAEMON_URL/mode-link.git" "(d) mode 120000" "mode 120000" "$V5_PATH" "${X:0:12}"
@@ -212,7 +217,7 @@ refused "$HOSTILE_URL" "(e) a pack entry declaring 1 TiB" "declares 109951162777
 assert_exit 0 ks clone "$BASE/origin.git" "$W/writer"
 assert_exit 0 ks --store "$W/writer" add "$W/v5.jsonl"
 GOOD=$(head_of "$W/writer")
-printf '%s\n^%s\n' "$GOOD" "$H" | bg "$W/writer" pack-objects --revs -q --stdout >"$W/good.pack"
+printf '%s\n^%s\n' "$GOOD" "$H" | gd "$W/writer" pack-objects --revs -q --stdout >"$W/good.pack"
 size=$(stat -c %s "$W/good.pack")
 head -c $((size / 2)) "$W/good.pack" >"$W/truncated.pack"
 hostile_server truncated --ref "$GOOD" --pack "$W/truncated.pack"
@@ -245,9 +250,9 @@ pass "a pull killed while receiving leaves a quarantine that the next pull remov
 
 # The good pack itself is taken (the server is not what fails), and so is a
 # thin pack of it, whose deltas name objects only the victim has.
-printf '%s\n^%s\n' "$GOOD" "$H" | bg "$W/writer" pack-objects --revs --thin -q --stdout >"$W/thin.pack"
+printf '%s\n^%s\n' "$GOOD" "$H" | gd "$W/writer" pack-objects --revs --thin -q --stdout >"$W/thin.pack"
 rm -rf "$W/empty.git" && git init -q --bare "$W/empty.git"
-bg "$W/empty.git" index-pack --stdin <"$W/thin.pack" >/dev/null 2>&1 && fail "the thin pack is not thin"
+gd "$W/empty.git" index-pack --stdin <"$W/thin.pack" >/dev/null 2>&1 && fail "the thin pack is not thin"
 for kind in good thin; do
     rm -rf "$W/victim-$kind" && cp -a "$V" "$W/victim-$kind"
     hostile_server "$kind" --ref "$GOOD" --pack "$W/$kind.pack"
@@ -257,7 +262,7 @@ for kind in good thin; do
     assert_contains "$OUT" '"result":"fast-forward"' "the $kind pack from the hostile server: taken"
     assert_eq "$GOOD" "$(head_of "$W/victim-$kind")" "the $kind pack: the victim has the commit"
     assert_exit 0 ks --store "$W/victim-$kind" verify
-    bg "$W/victim-$kind" fsck --strict --no-progress >/dev/null 2>&1 || fail "git fsck after the $kind pack"
+    gd "$W/victim-$kind" fsck --strict --no-progress >/dev/null 2>&1 || fail "git fsck after the $kind pack"
 done
 pass "the same server's good pack is taken, and a thin pack of it (bases from the store)"
 
@@ -279,17 +284,17 @@ verify_finds() {
 }
 rm -rf "$W/tampered"
 cp -a "$V" "$W/tampered"
-bg "$W/tampered" hash-object -w "$W/v5.frame" >/dev/null
+gd "$W/tampered" hash-object -w "$W/v5.frame" >/dev/null
 commit_with "$W/tampered" "add: executable" "100755,$V5_BLOB,$V5_PATH" >/dev/null
 verify_finds "a document with mode 100755 in the store" layout "$V5_PATH" "mode 100755"
 TOP=$("${CRAFT[@]}" deep "$W/tampered" 100000)
-ROOT=$("${CRAFT[@]}" tree-plus "$W/tampered" "$(bg "$W/tampered" rev-parse 'main^{tree}')" zz 40000 "$TOP")
-bg "$W/tampered" update-ref refs/heads/main "$("${CRAFT[@]}" commit "$W/tampered" "$ROOT" --parent "$(head_of "$W/tampered")")"
+ROOT=$("${CRAFT[@]}" tree-plus "$W/tampered" "$(gd "$W/tampered" rev-parse 'main^{tree}')" zz 40000 "$TOP")
+gd "$W/tampered" update-ref refs/heads/main "$("${CRAFT[@]}" commit "$W/tampered" "$ROOT" --parent "$(head_of "$W/tampered")")"
 verify_finds "a tree 100,000 levels deep in the store" layout "zz/d/d" "folders deep; the limit is 16"
 
 # ---------------------------------------------------------------------------
 assert_exit 0 ks --store "$V" verify
-bg "$V" fsck --strict --no-progress >/dev/null 2>&1 || fail "git fsck --strict fails on the victim's store"
+gd "$V" fsck --strict --no-progress >/dev/null 2>&1 || fail "git fsck --strict fails on the victim's store"
 [[ -z $(find "$V/objects" -maxdepth 1 -name 'incoming-*') ]] || fail "a quarantine folder was left behind"
 pass "the victim's store verifies and passes git fsck --strict"
 elapsed=$((SECONDS - T0))
