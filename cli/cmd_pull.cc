@@ -8,8 +8,11 @@ namespace {
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("pull", "Fetch a remote's evidence, check it, and merge it in");
   app->footer(
-      "Fetches the remote's branch (main) into a quarantine ref, never straight into the store, and\n"
-      "checks every commit that is new here before taking any of it:\n"
+      "Fetches the remote's branch (main) into a quarantine (a temporary repository inside the\n"
+      "store's objects folder), never straight into the store, and checks there every commit that is\n"
+      "new here before taking any of it:\n"
+      "  - every git object is rehashed before it is used; sizes are bounded before anything is\n"
+      "    read; only 100644 files and 040000 folders, at most 16 folders deep;\n"
       "  - every new object's bytes decode and hash to the digest its path names;\n"
       "  - no commit removes or changes an object the store already has;\n"
       "  - index entries (groups, levels, sources, attestations) agree with their documents;\n"

@@ -3,8 +3,7 @@
 //
 // A Connection looks the remote up in the store's config, opens an
 // anonymous libgit2 remote on its URL (so that only the refspecs kistore
-// passes apply: a fetch never moves refs/remotes/* or anything but the
-// quarantine ref), and answers libgit2's callbacks: credentials
+// passes apply and no config is written: a fetch moves no ref at all), and answers libgit2's callbacks: credentials
 // (credentials.h), the server's certificate or ssh host key
 // (known_hosts.h), transfer progress (SyncOptions::progress, stages
 // "receiving", "packing", "sending"), the remote's answer to a ref update,
@@ -62,9 +61,11 @@ class Connection {
   // The branch the remote's HEAD names, or "" when it does not say.
   std::string default_branch();
 
-  // Fetches `refspec` into the store's objects (and the ref it names).
-  // Error(kRefused) when the pack that came is corrupt or cut short (refused
-  // remote data); Error(kRemote) when the transfer fails otherwise.
+  // Fetches what `refspec` names into the objects of the repository the
+  // connection runs on (a pull's quarantine); moves no ref, writes no
+  // FETCH_HEAD. Error(kRefused) when the pack that came is corrupt or cut
+  // short (refused remote data); Error(kRemote) when the transfer fails
+  // otherwise.
   void download(const std::string& refspec);
   // How many objects the last download received.
   std::size_t received_objects() const;

@@ -21,6 +21,11 @@
 
 namespace kistore::git {
 
+// Folders a path may go below a store's root (SPEC §2: tree depth ≤ 16):
+// every walk of a tree stops there instead of following the input down. The
+// deepest path kistore writes, objects/sha256/<h0h1>/<h2h3>/<h4…>, is 4.
+inline constexpr unsigned kMaxTreeDepth = 16;
+
 // Initialises libgit2 once per process.
 void ensure_init();
 

@@ -1,5 +1,7 @@
 #include "store/local_transport.h"
 
+#include "store/incoming.h"
+#include "store/incoming_walk.h"
 #include "store/new_objects.h"
 #include "store/objwrite.h"
 #include "store/url.h"
@@ -41,13 +43,20 @@ void refuse_checked_out(git_repository* remote, const Connection& conn, const st
 
 }  // namespace
 
-std::size_t fetch_local(git_repository* repo, const Connection& conn, const git_oid& head,
-                        const std::vector<git_oid>& have) {
+std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, const Connection& conn,
+                        const git_oid& head, std::vector<Problem>& problems) {
   git::Repository remote = open_on_this_machine(conn);
-  git::PackWriter pack(std::string(git_repository_path(repo)) + "objects/pack");
-  std::size_t n = copy_new_objects(remote.get(), head, have, pack, [&](std::size_t got, std::size_t total) {
-    conn.progress("receiving", got, total, pack.bytes());
+  git::PackWriter pack(quarantine.pack_dir());
+  git::CopyingSource source(remote.get(), store, pack);
+  git::WalkResult walked = git::walk_incoming(source, head, IncomingChecker::kMaxProblems, [&](std::size_t got) {
+    conn.progress("receiving", got, 0, pack.bytes());
   });
+  if (!walked.problems.empty()) {
+    problems = std::move(walked.problems);
+    return 0;  // the pack goes with its writer
+  }
+  std::size_t n = pack.count();
+  conn.progress("receiving", n, n, pack.bytes());
   pack.finish();
   return n;
 }

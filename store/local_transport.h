@@ -2,13 +2,14 @@
 // kistore's own pack writer instead of libgit2's local transport, private to
 // store/ (pull.cc, push.cc).
 //
-// libgit2 1.5's local fetch walks every tree the store has, and its local
-// push packs through the packbuilder (walking the remote head's whole tree)
+// libgit2 1.5's local fetch walks every tree the store has (and takes each
+// object under the id the remote claims), and its local push packs through
+// the packbuilder (walking the remote head's whole tree)
 // and then moves the remote's branch unconditionally, so that two
 // concurrent pushes could lose one. Here only what the new commits bring is
 // copied (new_objects.h), as one pack written straight into the receiving
-// repository's objects/pack, and a push moves the remote's branch by
-// compare-and-swap.
+// repository's objects/pack (for a fetch, the pull's quarantine), and a
+// push moves the remote's branch by compare-and-swap.
 //
 // Errors: Error(kRemote) when the remote's repository cannot be opened or
 // refuses the push (its branch is checked out in a work tree, or cannot be
@@ -24,16 +25,21 @@
 #include <string>
 #include <vector>
 
+#include "refs/problem.h"
 #include "store/connection.h"
+#include "store/quarantine.h"
 
 namespace kistore {
 
-// Copies what `head` of the remote repository at `url` (the connection's)
-// brings beyond `have` (commits the store holds) into one new pack in the
-// store `repo`'s objects/pack, reporting "receiving" progress through `conn`.
-// Returns the number of objects copied. Moves no reference.
-std::size_t fetch_local(git_repository* repo, const Connection& conn, const git_oid& head,
-                        const std::vector<git_oid>& have);
+// Copies what `head` of the remote repository at the connection's URL
+// brings that the store `store` lacks into one new pack in `quarantine`,
+// object by object as incoming_walk.h's CopyingSource reads them: each
+// bounded before it is read and rehashed, its tree's modes, names and depth
+// checked. Reports "receiving" progress through `conn`. Returns the number
+// of objects copied; when the walk refuses something, `problems` says what
+// and nothing is written. Moves no reference.
+std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, const Connection& conn,
+                        const git_oid& head, std::vector<Problem>& problems);
 
 // Copies what `local` brings beyond `theirs` (the remote's branch head as
 // listed; none: it has no such branch) from `repo` into the remote

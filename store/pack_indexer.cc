@@ -90,7 +90,7 @@ class PackDigest {
 
 class IncomingPack::Impl {
  public:
-  Impl(std::string dest_dir, PackLimits limits, PackProgressFn progress);
+  Impl(std::string dest_dir, PackLimits limits, PackProgressFn progress, ExternalBaseFn bases);
   ~Impl() { discard(); }
 
   void append(std::string_view bytes);
@@ -109,6 +109,7 @@ class IncomingPack::Impl {
     std::uint8_t type = 0;        // its object's PackType once resolved
     std::uint16_t depth = 0;      // deltas down to a whole object once resolved
     bool resolved = false;
+    bool external = false;        // a thin pack's base, read through bases_ (not in the received file)
   };
   enum class State { kHeader, kEntryHeader, kEntryData, kDone };
 
@@ -128,6 +129,9 @@ class IncomingPack::Impl {
   void flush_saved();
 
   void resolve_deltas();
+  void resolve_from(std::uint32_t root);
+  std::uint32_t add_external_base(const git_oid& id);
+  void read_external(std::uint32_t index, std::string& out);
   void resolve(std::uint32_t base, std::uint32_t child);
   DeltaBaseCache::Data object_of(std::uint32_t index);
   void read_entry(std::uint32_t index, std::string& out);
@@ -138,6 +142,7 @@ class IncomingPack::Impl {
   std::string dest_, incoming_path_;
   PackLimits limits_;
   PackProgressFn progress_;
+  ExternalBaseFn bases_;
   PackProgress shown_;
   int fd_ = -1;                          // the received bytes, for re-reading bases
   std::string unsaved_;                  // received bytes not yet written to fd_
@@ -170,8 +175,9 @@ class IncomingPack::Impl {
   std::string delta_buffer_;
 };
 
-IncomingPack::Impl::Impl(std::string dest_dir, PackLimits limits, PackProgressFn progress)
-    : dest_(std::move(dest_dir)), limits_(limits), progress_(std::move(progress)), scratch_(1 << 16),
+IncomingPack::Impl::Impl(std::string dest_dir, PackLimits limits, PackProgressFn progress, ExternalBaseFn bases)
+    : dest_(std::move(dest_dir)), limits_(limits), progress_(std::move(progress)), bases_(std::move(bases)),
+      scratch_(1 << 16),
       cache_(limits.delta_cache_bytes) {
   limits_.max_delta_depth = std::min(limits_.max_delta_depth, 65535u);  // Entry::depth's range
   incoming_path_ = dest_ + "/tmp_pack_incoming_XXXXXX";
@@ -541,38 +547,94 @@ void IncomingPack::Impl::resolve_deltas() {
     return c < 0 || (c == 0 && a.second < b.second);
   };
   std::sort(ref_bases_.begin(), ref_bases_.end(), id_less);
-  std::vector<std::uint32_t> todo;
-  for (std::uint32_t root = 0; root < entries_.size() && shown_.resolved_deltas < deltas_; ++root) {
-    if (is_delta(entries_[root].kind)) continue;
-    todo.push_back(root);
-    while (!todo.empty()) {
-      std::uint32_t base = todo.back();
-      todo.pop_back();
-      auto ofs = std::equal_range(ofs_bases_.begin(), ofs_bases_.end(), std::make_pair(base, std::uint32_t{0}),
-                                  [](const auto& a, const auto& b) { return a.first < b.first; });
-      auto ref = std::equal_range(ref_bases_.begin(), ref_bases_.end(), std::make_pair(entries_[base].id, 0u),
-                                  [](const auto& a, const auto& b) { return std::memcmp(a.first.id, b.first.id, 20) < 0; });
-      for (auto it = ofs.first; it != ofs.second; ++it) {
-        if (entries_[it->second].resolved) continue;
-        resolve(base, it->second);
-        todo.push_back(it->second);
-      }
-      for (auto it = ref.first; it != ref.second; ++it) {
-        if (entries_[it->second].resolved) continue;
-        resolve(base, it->second);
-        todo.push_back(it->second);
-      }
-    }
-  }
+  for (std::uint32_t root = 0; root < entries_.size() && shown_.resolved_deltas < deltas_; ++root)
+    if (!is_delta(entries_[root].kind)) resolve_from(root);
   if (shown_.resolved_deltas == deltas_) return;
   // Left over: deltas whose chain ends in a REF_DELTA against an id that no
   // object of the pack has (or a cycle of REF_DELTAs, which comes to the same).
+  // A thin pack's bases are read from the store, each once.
+  if (bases_) {
+    std::vector<git_oid> outside;
+    for (const auto& [id, index] : ref_bases_)
+      if (!entries_[index].resolved && !by_id_.contains(id) && (outside.empty() || !git_oid_equal(&outside.back(), &id)))
+        outside.push_back(id);
+    for (const git_oid& id : outside) {
+      if (shown_.resolved_deltas == deltas_) return;
+      if (by_id_.contains(id)) continue;  // built from another base meanwhile
+      std::uint32_t root = add_external_base(id);
+      if (root != kNone) resolve_from(root);
+    }
+    if (shown_.resolved_deltas == deltas_) return;
+  }
   for (const auto& [id, index] : ref_bases_) {
     if (entries_[index].resolved || by_id_.contains(id)) continue;
-    throw Refused(entry_at(entries_[index].offset) + " is a delta against object " + oid_str(id) +
-                  ", which the pack does not hold (kistore accepts no thin packs)");
+    throw Refused(entry_at(entries_[index].offset) + " is a delta against object " + oid_str(id) + ", which " +
+                  (bases_ ? "neither the pack nor the store holds" : "the pack does not hold (kistore accepts no thin packs)"));
   }
   throw Refused("pack has deltas that cannot be resolved");  // unreachable: every chain ends in a REF_DELTA
+}
+
+// Resolves every delta built, directly or through other deltas, from the
+// resolved entry `root`.
+void IncomingPack::Impl::resolve_from(std::uint32_t root) {
+  std::vector<std::uint32_t> todo{root};
+  while (!todo.empty()) {
+    std::uint32_t base = todo.back();
+    todo.pop_back();
+    auto ofs = std::equal_range(ofs_bases_.begin(), ofs_bases_.end(), std::make_pair(base, std::uint32_t{0}),
+                                [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto ref = std::equal_range(ref_bases_.begin(), ref_bases_.end(), std::make_pair(entries_[base].id, 0u),
+                                [](const auto& a, const auto& b) { return std::memcmp(a.first.id, b.first.id, 20) < 0; });
+    for (auto it = ofs.first; it != ofs.second; ++it) {
+      if (entries_[it->second].resolved) continue;
+      resolve(base, it->second);
+      todo.push_back(it->second);
+    }
+    for (auto it = ref.first; it != ref.second; ++it) {
+      if (entries_[it->second].resolved) continue;
+      resolve(base, it->second);
+      todo.push_back(it->second);
+    }
+  }
+}
+
+// A thin pack's base `id`, read through bases_ into an entry of its own
+// (after the received ones, at the end of the pack's content, never written
+// into the new pack), or kNone when there is no such object.
+std::uint32_t IncomingPack::Impl::add_external_base(const git_oid& id) {
+  std::uint64_t largest = std::max({limits_.max_blob_bytes, limits_.max_tree_bytes, limits_.max_commit_bytes});
+  git_object_t type = GIT_OBJECT_INVALID;
+  auto bytes = std::make_shared<std::string>();
+  if (!bases_(id, largest, type, *bytes)) return kNone;
+  std::string what = "the base " + oid_str(id) + " of a delta in the pack";
+  if (type != GIT_OBJECT_COMMIT && type != GIT_OBJECT_TREE && type != GIT_OBJECT_BLOB)
+    throw Refused(what + " is a " + git_object_type2string(type) + "; only commits, trees and blobs can be bases");
+  check_entry_size(static_cast<std::uint8_t>(type), bytes->size(), what + " has");
+  git_oid actual = object_id(type, *bytes);
+  if (!git_oid_equal(&actual, &id)) throw Corruption(what + " holds bytes whose id is " + oid_str(actual));
+  count_inflated(bytes->size(), position_);
+  Entry e;
+  e.offset = position_;
+  e.size = bytes->size();
+  e.id = id;
+  e.header_length = 0;
+  e.kind = static_cast<std::uint8_t>(type);
+  e.type = e.kind;
+  e.resolved = true;
+  e.external = true;
+  std::uint32_t index = static_cast<std::uint32_t>(entries_.size());
+  entries_.push_back(e);
+  cache_.put(index, std::move(bytes));
+  return index;
+}
+
+// An external base again, after the cache let it go.
+void IncomingPack::Impl::read_external(std::uint32_t index, std::string& out) {
+  const Entry& e = entries_[index];
+  git_object_t type = GIT_OBJECT_INVALID;
+  count_inflated(e.size, e.offset);
+  if (!bases_(e.id, e.size, type, out) || out.size() != e.size || type != static_cast<git_object_t>(e.type))
+    throw Corruption("the base " + oid_str(e.id) + " of a delta in the pack reads differently when read again");
 }
 
 void IncomingPack::Impl::resolve(std::uint32_t base, std::uint32_t child) {
@@ -617,7 +679,8 @@ DeltaBaseCache::Data IncomingPack::Impl::object_of(std::uint32_t index) {
   }
   if (!data) {
     auto whole = std::make_shared<std::string>();
-    read_entry(at, *whole);
+    if (entries_[at].external) read_external(at, *whole);
+    else read_entry(at, *whole);
     data = std::move(whole);
     cache_.put(at, data);
   }
@@ -695,8 +758,8 @@ IndexedPack IncomingPack::Impl::finish() {
 
 // ---- Public face -------------------------------------------------------------
 
-IncomingPack::IncomingPack(std::string dest_dir, PackLimits limits, PackProgressFn progress)
-    : impl_(std::make_unique<Impl>(std::move(dest_dir), limits, std::move(progress))) {}
+IncomingPack::IncomingPack(std::string dest_dir, PackLimits limits, PackProgressFn progress, ExternalBaseFn bases)
+    : impl_(std::make_unique<Impl>(std::move(dest_dir), limits, std::move(progress), std::move(bases))) {}
 
 IncomingPack::~IncomingPack() = default;
 

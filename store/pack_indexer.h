@@ -8,8 +8,8 @@
 // trailer), keeps them in a temporary file inside the destination folder,
 // bounds every declared size before it allocates anything, inflates each
 // entry to exactly its declared size, resolves OFS_DELTA and REF_DELTA
-// entries against bases in the same pack (kistore never asks for thin packs),
-// computes every object's git id itself, and writes every object whole into a
+// entries against bases in the same pack (or, for a thin pack, against bases
+// a caller-given lookup reads from the store's own trusted objects), computes every object's git id itself, and writes every object whole into a
 // new pack and index (objwrite.h's PackWriter) in the destination folder.
 // Only commits, trees and blobs are accepted; a kistore store holds nothing
 // else.
@@ -96,6 +96,19 @@ struct PackProgress {
 // (or index_untrusted_pack), and the pack is abandoned as on a refusal.
 using PackProgressFn = std::function<void(const PackProgress&)>;
 
+// Where a thin pack's delta bases come from: the objects a REF_DELTA names
+// that the pack itself does not hold. Given the base's id and the most bytes
+// any object may have (the largest of PackLimits' sizes), sets its type and
+// bytes and returns true, or returns false when there is no such object. It
+// must bound the object's size before reading it (an object over
+// `max_bytes` is an Error(kRefused)). The base must be a trusted object (the
+// store's, never the quarantine's); its bytes are rehashed against `id` all
+// the same, and checked against the limit for its type. Bases are read when
+// the pack is finished, each once (again if the cache of bases lost it), and
+// are not written into the new pack: the store has them.
+using ExternalBaseFn =
+    std::function<bool(const git_oid& id, std::uint64_t max_bytes, git_object_t& type, std::string& bytes)>;
+
 struct IndexedObject {
   git_oid id;           // computed here from the object's bytes
   git_object_t type;    // GIT_OBJECT_COMMIT, GIT_OBJECT_TREE or GIT_OBJECT_BLOB
@@ -115,7 +128,10 @@ class IncomingPack {
   // A pack to be received into `dest_dir` (an existing folder, typically a
   // quarantine's objects/pack). Creates the temporary file for the received
   // bytes there: Error(kIO) naming the folder if it cannot.
-  explicit IncomingPack(std::string dest_dir, PackLimits limits = {}, PackProgressFn progress = nullptr);
+  // With `bases`, a REF_DELTA against an object outside the pack is
+  // resolved against what `bases` reads; without, it is refused.
+  explicit IncomingPack(std::string dest_dir, PackLimits limits = {}, PackProgressFn progress = nullptr,
+                        ExternalBaseFn bases = nullptr);
   // Removes the temporary files and anything written unless finish() returned.
   ~IncomingPack();
   IncomingPack(const IncomingPack&) = delete;

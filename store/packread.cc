@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <fstream>
 
 namespace kistore::git {
 namespace {
@@ -90,7 +91,18 @@ struct PackReader::Pack {
 };
 
 PackReader::PackReader(const std::string& gitdir) {
-  std::string dir = gitdir + "objects/pack";
+  std::string objects = gitdir + "objects";
+  add_packs(objects + "/pack");
+  // The object folders its objects/info/alternates names (one level, as a
+  // pull's quarantine names the store's): their packs are the repository's too.
+  std::ifstream alternates(objects + "/info/alternates");
+  for (std::string line; std::getline(alternates, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    add_packs((line[0] == '/' ? line : objects + "/" + line) + "/pack");
+  }
+}
+
+void PackReader::add_packs(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
   while (dirent* e = ::readdir(d)) {
@@ -104,7 +116,7 @@ PackReader::PackReader(const std::string& gitdir) {
 
 PackReader::~PackReader() = default;
 
-bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out) const {
+bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size) const {
   for (const auto& pack : packs_) {
     std::uint64_t at = pack->find(id);
     if (at == 0) continue;
@@ -127,7 +139,9 @@ bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out) c
     if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0) return false;
     at += 2;
     out.clear();
-    if (size > out.max_size()) return false;
+    // Stored blocks hold their bytes: an entry cannot have more than the
+    // file has left (a hostile pack may declare any size).
+    if (size > end - at || size > max_size) return false;
     out.reserve(size);
     uLong adler = adler32(0, nullptr, 0);
     for (bool last = false; !last;) {

@@ -28,18 +28,22 @@ namespace kistore::git {
 class PackReader {
  public:
   // Maps every objects/pack/*.idx (version 2) of the repository at `gitdir`
-  // (ending in '/') and its pack. Packs that cannot be opened are skipped.
+  // (ending in '/') and its pack, and those of the object folders its
+  // objects/info/alternates names (one level). Packs that cannot be opened
+  // are skipped.
   explicit PackReader(const std::string& gitdir);
   ~PackReader();
   PackReader(const PackReader&) = delete;
   PackReader& operator=(const PackReader&) = delete;
 
-  // If `id` is a whole object of stored blocks in one of the packs, sets
-  // `type`, replaces `out` with its content and returns true.
-  bool read(const git_oid& id, git_object_t& type, std::string& out) const;
+  // If `id` is a whole object of stored blocks in one of the packs, of at
+  // most `max_size` bytes, sets `type`, replaces `out` with its content and
+  // returns true. Never allocates more than the pack file holds.
+  bool read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size = UINT64_MAX) const;
 
  private:
   struct Pack;
+  void add_packs(const std::string& dir);
   std::vector<std::unique_ptr<Pack>> packs_;
 };
 

@@ -1,8 +1,10 @@
-// pull and clone (sync.h): fetch into quarantine, check, fast-forward or merge.
+// pull and clone (sync.h): receive into a quarantine (quarantine.h), check
+// there, move in, fast-forward or merge.
 #include <filesystem>
 
 #include "store/git.h"
 #include "store/incoming.h"
+#include "store/incoming_walk.h"
 #include "store/local_transport.h"
 #include "store/merge.h"
 #include "store/pull.h"
@@ -17,20 +19,13 @@ std::string short_id(const std::string& id) { return id.substr(0, 12); }
 // How often a fast-forward that lost a race with another writer looks again.
 constexpr int kFastForwardAttempts = 16;
 
-// Removes the quarantine ref however the pull ends.
-struct QuarantineGuard {
-  git_repository* repo;
-  std::string ref;
-  ~QuarantineGuard() { git::delete_ref(repo, ref); }
-};
-
 // One pull, step by step. Each step that ends the pull fills the report and
 // returns true.
 class Pull {
  public:
-  Pull(Store& store, Connection& conn, const std::string& branch)
-      : store_(store), repo_(store.repo()), conn_(conn), options_(conn.options()), branch_(branch),
-        snap_(store.snapshot()) {
+  Pull(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine)
+      : store_(store), repo_(store.repo()), quarantine_(quarantine), conn_(conn), options_(conn.options()),
+        branch_(branch), snap_(store.snapshot()) {
     report_.remote = conn.remote();
     report_.url = redact_url(conn.url());
     if (!snap_.empty()) {
@@ -48,44 +43,68 @@ class Pull {
     }
     incoming_ = *remote_head;
     report_.incoming = git::oid_str(incoming_);
-    QuarantineGuard guard{repo_, incoming_ref(conn_.remote())};
-    fetch();
-    if (history_rewritten() || already_here()) return std::move(report_);
+    if (!received() || history_rewritten() || already_here()) return std::move(report_);
     std::vector<git_oid> fresh = new_commits();
-    LayoutTrees trees(repo_);
-    git::HashCheck hashes(true);  // what came in is read against its ids
-    if (refused(trees, fresh) || fast_forwarded()) return std::move(report_);
-    merge(trees);
+    {
+      LayoutTrees trees(quarantine_.repo());
+      git::HashCheck hashes(true);  // what came in is read against its ids
+      if (refused(trees, fresh)) return std::move(report_);
+    }
+    quarantine_.migrate();
+    if (fast_forwarded()) return std::move(report_);
+    merge(LayoutTrees(repo_));
     return std::move(report_);
   }
 
  private:
-  // Brings the remote's objects in and points the quarantine ref at its head.
-  void fetch() {
-    const std::string quarantine = incoming_ref(conn_.remote());
-    if (on_this_machine(conn_.url())) {
-      // A repository on this machine: copy what is new straight into a pack
-      // of the store's (libgit2's local fetch walks every tree the store has).
-      std::vector<git_oid> have;
-      if (local_) have.push_back(*local_);
-      if (auto synced = git::ref_target(repo_, synced_ref(conn_.remote()))) have.push_back(*synced);
-      report_.fetched_objects = fetch_local(repo_, conn_, incoming_, have);
-    } else {
-      conn_.download("+" + branch_ + ":" + quarantine);
-      report_.fetched_objects = conn_.received_objects();
+  // Brings the remote's objects into the quarantine, and checks their shape
+  // there (incoming_walk.h); false (the report says why) when refused.
+  bool received() {
+    std::vector<Problem> problems;
+    try {
+      if (on_this_machine(conn_.url())) {
+        // A repository on this machine: copied object by object, rehashed.
+        report_.fetched_objects = fetch_local(repo_, quarantine_, conn_, incoming_, problems);
+      } else {
+        report_.fetched_objects = download();
+        git::QuarantineSource source(quarantine_.repo(), repo_);
+        problems = git::walk_incoming(source, incoming_, IncomingChecker::kMaxProblems, [&](std::size_t done) {
+                     conn_.progress("checking", done, 0, 0);
+                   }).problems;
+      }
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kRefused) throw;
+      problems.push_back({ProblemKind::kObjectCorrupt, branch_, std::string("the remote's pack: ") + e.what()});
     }
     conn_.disconnect();
+    if (problems.empty()) return true;
+    report_.result = "refused";
+    report_.problems = std::move(problems);
+    return false;
+  }
+
+  // A network fetch into the quarantine, its pack read by IncomingPack. The
+  // quarantine's refs tell the server what the store has (negotiation walks
+  // the refs of the repository fetched into). Returns the objects received.
+  std::size_t download() {
     git::Odb odb = git::open_odb(repo_);
-    git_odb_refresh(odb.get());
-    if (!git_odb_exists(odb.get(), &incoming_))
-      throw RemoteError("fetching from " + conn_.where() + " did not bring " + report_.incoming);
-    git::set_ref(repo_, quarantine, incoming_, "kistore: fetch " + conn_.remote());
+    if (local_) quarantine_.set_ref("refs/kistore/have/local", *local_);
+    if (auto synced = git::ref_target(repo_, synced_ref(conn_.remote())); synced && git_odb_exists(odb.get(), &*synced))
+      quarantine_.set_ref("refs/kistore/have/synced", *synced);
+    quarantine_.receive_packs();
+    try {
+      conn_.download("+" + branch_ + ":" + incoming_ref(conn_.remote()));
+    } catch (const Error&) {
+      if (std::exception_ptr why = quarantine_.pack_failure()) std::rethrow_exception(why);
+      throw;
+    }
+    return quarantine_.received_objects();
   }
 
   // The remote must still contain what was synced with it before.
   bool history_rewritten() {
     auto synced = git::ref_target(repo_, synced_ref(conn_.remote()));
-    if (!synced || git::descends_from(repo_, incoming_, *synced)) return false;
+    if (!synced || git::descends_from(quarantine_.repo(), incoming_, *synced)) return false;
     report_.result = "refused";
     report_.problems.push_back(
         {ProblemKind::kHistoryRewritten, branch_,
@@ -97,7 +116,7 @@ class Pull {
   }
 
   bool already_here() {
-    if (!local_ || !git::descends_from(repo_, *local_, incoming_)) return false;
+    if (!local_ || !git::descends_from(quarantine_.repo(), *local_, incoming_)) return false;
     report_.result = "up-to-date";
     mark_synced();
     return true;
@@ -107,7 +126,7 @@ class Pull {
   std::vector<git_oid> new_commits() {
     std::vector<git_oid> fresh;
     git_revwalk* raw = nullptr;
-    git::check(git_revwalk_new(&raw, repo_), "walking history");
+    git::check(git_revwalk_new(&raw, quarantine_.repo()), "walking history");
     git::Revwalk walk(raw);
     git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
     git::check(git_revwalk_push(raw, &incoming_), "walking the incoming history");
@@ -190,6 +209,7 @@ class Pull {
 
   Store& store_;
   git_repository* repo_;
+  git::Quarantine& quarantine_;
   Connection& conn_;
   const SyncOptions& options_;
   const std::string& branch_;
@@ -214,14 +234,15 @@ void undo_clone(const std::string& dir, bool existed) {
 
 }  // namespace
 
-PullReport pull_from(Store& store, Connection& conn, const std::string& branch) {
-  return Pull(store, conn, branch).run();
+PullReport pull_from(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine) {
+  return Pull(store, conn, branch, quarantine).run();
 }
 
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
-  Connection conn(store, remote, GIT_DIRECTION_FETCH, options);
+  git::Quarantine quarantine(store.repo());
+  Connection conn(store, remote, GIT_DIRECTION_FETCH, options, quarantine.repo());
   conn.connect();
-  return pull_from(store, conn, store.branch());
+  return pull_from(store, conn, store.branch(), quarantine);
 }
 
 PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options) {
@@ -234,7 +255,8 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
   try {
     Store store = Store::init(dir);
     add_remote(store, "origin", url);
-    Connection conn(store, "origin", GIT_DIRECTION_FETCH, options);
+    git::Quarantine quarantine(store.repo());
+    Connection conn(store, "origin", GIT_DIRECTION_FETCH, options, quarantine.repo());
     conn.connect();
     std::string branch = store.branch();
     if (!conn.head(branch)) {
@@ -246,7 +268,7 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
         branch = other;
       }
     }
-    result = pull_from(store, conn, branch);
+    result = pull_from(store, conn, branch, quarantine);
   } catch (...) {
     undo_clone(dir, existed);
     throw;

@@ -8,14 +8,16 @@
 #include <string>
 
 #include "store/connection.h"
+#include "store/quarantine.h"
 #include "store/sync.h"
 
 namespace kistore {
 
 // Fetches `branch` through `conn` (connected; disconnected here once the
-// objects are in) into the quarantine ref, checks what is new
-// (incoming.h), and fast-forwards or merges (merge.h), with conn.options().
-// Errors as pull().
-PullReport pull_from(Store& store, Connection& conn, const std::string& branch);
+// objects are in) into `quarantine`, on whose repository `conn` was made,
+// checks there what is new (incoming_walk.h, incoming.h), moves it into the
+// store only when all of it holds, and fast-forwards or merges (merge.h),
+// with conn.options(). A refusal writes nothing in the store. Errors as pull().
+PullReport pull_from(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine);
 
 }  // namespace kistore

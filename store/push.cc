@@ -173,11 +173,12 @@ class Push {
     std::string rejection = conn.scrub(conn.rejection());
     conn.disconnect();
     if (may_retry) {
-      Connection again(store_, remote_, GIT_DIRECTION_FETCH, options_);
+      git::Quarantine quarantine(store_.repo());
+      Connection again(store_, remote_, GIT_DIRECTION_FETCH, options_, quarantine.repo());
       again.connect();
       auto now = again.head(branch_);
       bool moved = now.has_value() != theirs.has_value() || (now && !git_oid_equal(&*now, &*theirs));
-      if (moved && !(now && git_oid_equal(&*now, &local))) return pulled(pull_from(store_, again, branch_));
+      if (moved && !(now && git_oid_equal(&*now, &local))) return pulled(pull_from(store_, again, branch_, quarantine));
     }
     throw RemoteError("the remote " + remote_ + " (" + report_.url + ") rejected the push: " + rejection);
   }

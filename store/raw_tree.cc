@@ -166,6 +166,18 @@ std::optional<git_oid> TreeReader::tree_at(const git_oid* root, std::string_view
   return e->id;
 }
 
+namespace {
+// Error(kCorruption) when the folder `dir` ('/'-separated, "" the root) is
+// more than kMaxTreeDepth folders deep: walks stop there rather than recurse
+// as deep as a tree goes (a store's trees never do; pull and verify report
+// such a tree as a layout problem first, incoming_walk.h).
+void check_depth(std::string_view dir) {
+  if (dir.empty() || static_cast<std::size_t>(std::count(dir.begin(), dir.end(), '/')) < kMaxTreeDepth) return;
+  throw Error(ErrorCode::kCorruption, std::string(dir.substr(0, 120)) + (dir.size() > 120 ? "…" : "") +
+                                          ": more than " + std::to_string(kMaxTreeDepth) + " folders deep");
+}
+}  // namespace
+
 // The merge walk of two trees in git's order.
 struct TreeReader::Diff {
   const TreeReader& reader;
@@ -193,6 +205,7 @@ struct TreeReader::Diff {
   }
 
   void walk(const git_oid* from, const git_oid* to, const std::string& dir) {
+    check_depth(dir);
     std::shared_ptr<const RawTree> a = from ? reader.tree(*from, dir) : nullptr;
     std::shared_ptr<const RawTree> b = to ? reader.tree(*to, dir) : nullptr;
     std::string_view ra = a ? a->bytes() : std::string_view(), rb = b ? b->bytes() : std::string_view();
@@ -239,6 +252,7 @@ void TreeReader::diff(const git_oid* from, const git_oid* to, std::string_view d
 void TreeReader::list(const git_oid& root, const std::string& prefix,
                       const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
                       const std::function<bool(const std::string&, const git_oid&)>& on_tree) const {
+  check_depth(prefix);
   std::shared_ptr<const RawTree> t = tree(root, prefix);
   std::string_view rest = t->bytes();
   for (RawEntry e; next_entry(rest, e);) {

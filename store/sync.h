@@ -3,9 +3,13 @@
 //
 // A store syncs through any git remote libgit2 reaches (a path, file://,
 // git://, ssh://, http(s)://) by moving its branch's commits. Nothing that
-// comes in is trusted: pull fetches the remote's branch into a quarantine ref
-// (refs/kistore/incoming/<remote>), never into the branch, and checks every
-// commit that is new to this store against its first parent:
+// comes in is trusted: pull receives the remote's branch into a quarantine
+// (store/quarantine.h: a temporary repository inside the store's objects
+// folder; a network pack goes through IncomingPack, a path remote is copied
+// object by object, each rehashed), never into the store, and checks there
+// the shape of every new object (store/incoming_walk.h: ids, sizes, modes
+// 100644/040000 only, depth ≤ 16) and every commit that is new to this store
+// against its first parent:
 //
 //   - objects are only added: an object path that is removed or changed, that
 //     is not at a layout path, or whose bytes do not decode, hash to the
@@ -29,10 +33,10 @@
 // that both sides gave to different runs, keep the earliest (by the time of
 // the commit that introduced it; a tie keeps the local one; add's "first
 // claim stays"); a run's level follows the side that changed it since the
-// merge base (both changed: the local one stays, and the pull says so). A refused
-// pull leaves the store as it was: the branch does not move and the
-// quarantine ref is removed (the fetched git objects stay unreferenced until
-// `git gc`).
+// merge base (both changed: the local one stays, and the pull says so). Only
+// then are the quarantine's packs moved into the store. A refused pull leaves
+// the store's git directory byte for byte as it was: no pack, loose object,
+// ref, reflog or config.
 //
 // push sends the branch; when the remote's branch moved, it pulls (and
 // merges) first and pushes again, a bounded number of times. A reference

@@ -8,6 +8,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
+#include "store/incoming_walk.h"
 #include "store/raw_tree.h"
 
 namespace kistore {
@@ -29,6 +30,11 @@ class Verifier {
       : store_(store), options_(options), snap_(store.snapshot()) {}
 
   VerifyReport run() {
+    if (!check_shape()) {
+      // A tree deeper than any walk goes: report that, and the history.
+      check_history();
+      return std::move(report_);
+    }
     // Reading, decoding, hashing and parsing run on every core; what the
     // objects imply is then merged in tree order, so reports are the same
     // whatever the thread count.
@@ -76,6 +82,26 @@ class Verifier {
   }
 
  private:
+  // The head tree's shape (incoming_walk.h): every mode 100644 or 040000, no
+  // path more than 16 folders deep, sound names. False when a path is too
+  // deep to walk. Trees that cannot be read, and submodule links, the walk
+  // reports itself, naming the path.
+  bool check_shape() {
+    if (snap_.empty()) return true;
+    git_oid head = git::parse_oid(snap_.commit_id());
+    git_commit* raw = nullptr;
+    git::check(git_commit_lookup(&raw, store_.repo(), &head), "reading the head commit " + snap_.commit_id());
+    git::Commit commit(raw);
+    git::StoreTreeSource source(store_.repo());
+    git::WalkResult shape =
+        git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + snap_.commit_id().substr(0, 12));
+    for (Problem& p : shape.problems) {
+      if (p.kind != ProblemKind::kLayout || p.detail.find("mode 160000") != std::string::npos) continue;
+      problem(p.kind, std::move(p.path), std::move(p.detail));
+    }
+    return !shape.too_deep;
+  }
+
   void problem(ProblemKind kind, std::string path, std::string detail) {
     report_.problems.push_back({std::move(kind), std::move(path), std::move(detail)});
   }

@@ -220,7 +220,7 @@ for mode in truncate corrupt; do
     port=$(free_port)
     start_hostile "$mode" "$here/lib/hostile_git_server.py" "$mode" "$port" "$SERVERS_DIR/ready-$mode" "$GIT_DAEMON_PORT"
     run_tame 1 "clone of a $mode pack" ks clone "git://127.0.0.1:$port/good.git" "$W/$mode-clone"
-    assert_contains "$ERR" "refused the pack from remote origin" "$mode pack: refused as remote data"
+    assert_contains "$ERR" "the remote's pack" "$mode pack: refused as remote data"
     [[ ! -e $W/$mode-clone ]] || fail "a refused clone left $W/$mode-clone behind"
     assert_exit 0 ks remote add "$mode" "git://127.0.0.1:$port/good.git"
     before=$(store_fingerprint "$S")
