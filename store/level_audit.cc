@@ -1,0 +1,476 @@
+#include "store/level_audit.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "objects/blob.h"
+#include "objects/error.h"
+#include "refs/index.h"
+#include "refs/layout.h"
+#include "store/git.h"
+
+namespace kistore {
+
+std::optional<LevelEntryValue> parse_level_entry(std::string_view bytes) {
+  try {
+    Json j = parse_json(bytes, "level entry");
+    if (!j.is_object() || j.as_object().size() != 1) return std::nullopt;
+    const Json* e = j.find("evidence");
+    if (!e) return std::nullopt;
+    LevelEntryValue v;
+    if (e->is_string()) {
+      v.evidence = Digest::parse(e->as_string());
+      if (!v.evidence) return std::nullopt;
+    } else if (!e->is_null()) {
+      return std::nullopt;
+    }
+    if (level_entry(v.evidence) != bytes) return std::nullopt;
+    return v;  // the caller sets the level from the entry's folder
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+// Trees below refs/levels and objects are at most this deep in any layout;
+// deeper entries are outside the layout (verify and pull report them).
+constexpr int kMaxDepth = 16;
+// No level entry is longer than {"evidence":"sha256:<64 hex>"}; no object frame
+// longer than a document's limit and the frame's overhead.
+constexpr std::size_t kMaxLevelEntryBytes = 256;
+constexpr std::size_t kMaxFrameBytes = (16u << 20) + 4096;
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+git_oid parse_oid(const std::string& text) {
+  git_oid id;
+  if (git_oid_fromstr(&id, text.c_str()) < 0) throw Error(ErrorCode::kIO, "not a commit id: " + text);
+  return id;
+}
+
+std::string oid_key(const git_oid& id) { return std::string(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ); }
+
+std::string describe(const std::optional<LevelEntryValue>& v) {
+  if (!v) return "no single level entry";
+  return std::string(level_name(v->level)) + " " + level_entry(v->evidence);
+}
+
+// Trees and blobs of one repository, parsed trees kept by id (libgit2's own
+// cache skips trees over 4 KiB, and format 1's level folders hold an entry
+// per run).
+class TreeReader {
+ public:
+  explicit TreeReader(git_repository* repo) : repo_(repo) {}
+
+  git_tree* tree(const git_oid& id) {
+    std::string key = oid_key(id);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
+    git_tree* t = nullptr;
+    git::check(git_tree_lookup(&t, repo_, &id), "reading tree " + git::oid_str(id));
+    return cache_.emplace(key, git::Tree(t)).first->second.get();
+  }
+
+  // The folder `dir` ("a/b") below `root`, or null (also for a null root).
+  git_tree* folder(git_tree* root, std::string_view dir) {
+    git_tree* t = root;
+    while (t && !dir.empty()) {
+      std::size_t slash = dir.find('/');
+      std::string name(dir.substr(0, slash));
+      const git_tree_entry* e = git_tree_entry_byname(t, name.c_str());
+      if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return nullptr;
+      t = tree(*git_tree_entry_id(e));
+      dir = slash == std::string_view::npos ? std::string_view() : dir.substr(slash + 1);
+    }
+    return t;
+  }
+
+  // The blob at `path` below `root`, if there is one.
+  std::optional<git_oid> blob_at(git_tree* root, std::string_view path) {
+    std::size_t slash = path.rfind('/');
+    git_tree* parent = slash == std::string_view::npos ? root : folder(root, path.substr(0, slash));
+    if (!parent) return std::nullopt;
+    std::string name(path.substr(slash == std::string_view::npos ? 0 : slash + 1));
+    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
+    if (!e || git_tree_entry_type(e) != GIT_OBJECT_BLOB) return std::nullopt;
+    return *git_tree_entry_id(e);
+  }
+
+  // A blob's bytes; nullopt when it is longer than `max` (read no further).
+  std::optional<std::string> blob(const git_oid& id, std::size_t max) {
+    git_odb* odb = nullptr;
+    git::check(git_repository_odb(&odb, repo_), "opening the object database");
+    git::Odb owned(odb);
+    std::size_t size = 0;
+    git_object_t type;
+    git::check(git_odb_read_header(&size, &type, odb, &id), "reading blob " + git::oid_str(id));
+    if (size > max || type != GIT_OBJECT_BLOB) return std::nullopt;
+    git_blob* b = nullptr;
+    git::check(git_blob_lookup(&b, repo_, &id), "reading blob " + git::oid_str(id));
+    git::Blob blob(b);
+    return std::string(static_cast<const char*>(git_blob_rawcontent(b)), git_blob_rawsize(b));
+  }
+
+  // Calls fn(path, old, now) for every leaf that differs between `from` and
+  // `to` (either may be null: empty), old or now null where the leaf is
+  // absent. Subtrees with equal ids are skipped, so the cost follows the change.
+  using DiffFn = std::function<void(const std::string&, const git_oid*, const git_oid*)>;
+  void diff(git_tree* from, git_tree* to, const std::string& prefix, const DiffFn& fn, int depth = 0) {
+    if (depth > kMaxDepth) return;
+    std::size_t nf = from ? git_tree_entrycount(from) : 0, nt = to ? git_tree_entrycount(to) : 0;
+    std::size_t i = 0, j = 0;
+    while (i < nf || j < nt) {
+      const git_tree_entry* a = i < nf ? git_tree_entry_byindex(from, i) : nullptr;
+      const git_tree_entry* b = j < nt ? git_tree_entry_byindex(to, j) : nullptr;
+      int c = !a ? 1 : !b ? -1 : order(a, b);
+      if (c < 0) {
+        side(a, true, prefix, fn, depth), ++i;
+      } else if (c > 0) {
+        side(b, false, prefix, fn, depth), ++j;
+      } else {
+        ++i, ++j;
+        if (git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b))) continue;
+        std::string path = prefix + git_tree_entry_name(a);
+        if (is_tree(a)) diff(tree(*git_tree_entry_id(a)), tree(*git_tree_entry_id(b)), path + "/", fn, depth + 1);
+        else fn(path, git_tree_entry_id(a), git_tree_entry_id(b));
+      }
+    }
+  }
+
+ private:
+  static bool is_tree(const git_tree_entry* e) { return git_tree_entry_type(e) == GIT_OBJECT_TREE; }
+
+  // git's order of tree entries: by name, a tree's name compared as if it
+  // ended in "/".
+  static int order(const git_tree_entry* a, const git_tree_entry* b) {
+    std::string_view na = git_tree_entry_name(a), nb = git_tree_entry_name(b);
+    std::size_t n = std::min(na.size(), nb.size());
+    if (int c = n ? std::memcmp(na.data(), nb.data(), n) : 0) return c;
+    unsigned char ca = na.size() > n ? na[n] : is_tree(a) ? '/' : '\0';
+    unsigned char cb = nb.size() > n ? nb[n] : is_tree(b) ? '/' : '\0';
+    return ca < cb ? -1 : ca > cb ? 1 : 0;
+  }
+
+  void side(const git_tree_entry* e, bool removed, const std::string& prefix, const DiffFn& fn, int depth) {
+    std::string path = prefix + git_tree_entry_name(e);
+    if (is_tree(e)) {
+      git_tree* t = tree(*git_tree_entry_id(e));
+      diff(removed ? t : nullptr, removed ? nullptr : t, path + "/", fn, depth + 1);
+      return;
+    }
+    fn(path, removed ? git_tree_entry_id(e) : nullptr, removed ? nullptr : git_tree_entry_id(e));
+  }
+
+  git_repository* repo_;
+  std::unordered_map<std::string, git::Tree> cache_;
+};
+
+}  // namespace
+
+struct LevelAudit::State {
+  git_repository* repo;
+  std::vector<AllowedSigner> trust;
+  TreeReader trees;
+  // Tips whose history was walked; for a tip walked with nothing hidden, the
+  // rerun commits reachable from it (so reachability needs no graph query).
+  std::vector<git_oid> walked;
+  std::unordered_set<std::string> known;  // every commit walked (raw ids): its ancestors are known too
+  std::unordered_map<std::string, std::unordered_set<std::string>> complete;
+  // Rerun commits, every one before its ancestors (newest first), their audits,
+  // and the valid ones by the run they are valid for.
+  std::vector<std::string> order;
+  std::unordered_map<std::string, RerunCommitAudit> audits;
+  std::map<Digest, std::vector<RerunCommit>> valid_by_run;
+  std::map<std::pair<std::string, std::string>, bool> ancestry;
+
+  State(git_repository* r, std::vector<AllowedSigner> t) : repo(r), trust(std::move(t)), trees(r) {}
+
+  void learn(const std::string& tip);
+  RerunCommitAudit audit(const std::string& id);
+  bool is_ancestor(const std::string& ancestor, const std::string& descendant);
+  bool reachable(const std::string& commit, const std::string& tip);
+  std::optional<Document> run_document(git_tree* tree, const Digest& d);
+  std::optional<LevelEntryValue> single_entry(git_tree* tree, const Digest& run);
+  std::vector<AddedRerun> added_reruns(git_tree* tree, const std::map<Digest, std::optional<LevelEntryValue>>& changes,
+                                       const std::set<Digest>& added_objects);
+  std::string short_reason(const RerunCommitAudit& a, const Digest& run) const;
+  std::string reason(const RerunCommitAudit& a, const Digest& run) const;
+};
+
+LevelAudit::LevelAudit(git_repository* repo, std::vector<AllowedSigner> trust)
+    : state_(std::make_unique<State>(repo, std::move(trust))) {}
+LevelAudit::LevelAudit(const Store& store, std::vector<AllowedSigner> trust) : LevelAudit(store.repo(), std::move(trust)) {}
+LevelAudit::~LevelAudit() = default;
+
+void LevelAudit::State::learn(const std::string& tip) {
+  git_oid tip_id = parse_oid(tip);
+  if (known.count(oid_key(tip_id))) return;
+  git_revwalk* raw = nullptr;
+  git::check(git_revwalk_new(&raw, repo), "walking history");
+  git::Revwalk walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL);
+  git::check(git_revwalk_push(raw, &tip_id), "walking history from " + tip);
+  for (const git_oid& seen : walked) git::check(git_revwalk_hide(raw, &seen), "walking history");
+  const bool whole = walked.empty();
+  std::unordered_set<std::string> found;
+  std::vector<std::string> fresh;
+  git_oid id;
+  int rc;
+  while ((rc = git_revwalk_next(&id, raw)) == 0) {
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
+    git::Commit commit(c);
+    known.insert(oid_key(id));
+    const char* message = git_commit_message(c);
+    if (commit_op(message ? message : "") != "rerun") continue;
+    std::string hex = git::oid_str(id);
+    found.insert(hex);
+    if (audits.count(hex)) continue;
+    RerunCommitAudit a = audit(hex);
+    if (a.valid) valid_by_run[a.valid->first].push_back(a.valid->second);
+    audits.emplace(hex, std::move(a));
+    fresh.push_back(hex);
+  }
+  // No commit of this walk is an ancestor of one found before (it would have
+  // been found then): listing them first keeps descendants before ancestors.
+  order.insert(order.begin(), fresh.begin(), fresh.end());
+  if (rc != GIT_ITEROVER) git::check(rc, "walking history from " + tip);
+  walked.push_back(tip_id);
+  if (whole) complete.emplace(tip, std::move(found));
+}
+
+std::optional<Document> LevelAudit::State::run_document(git_tree* tree, const Digest& d) {
+  const std::string path = object_path(d);
+  auto blob = trees.blob_at(tree, path);
+  if (!blob) return std::nullopt;
+  try {
+    auto frame = trees.blob(*blob, kMaxFrameBytes);
+    if (!frame) return std::nullopt;
+    std::string bytes = decode_object(*frame, path);
+    if (Digest::of(bytes) != d) return std::nullopt;
+    Document doc = Document::from_canonical(bytes, std::nullopt, Location{path, ""});
+    if (doc.kind() != Kind::kRun) return std::nullopt;
+    return doc;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kIO) throw;
+    return std::nullopt;  // not a valid run object: no rerun, nor a run to rerun
+  }
+}
+
+std::optional<LevelEntryValue> LevelAudit::State::single_entry(git_tree* tree, const Digest& run) {
+  std::optional<LevelEntryValue> out;
+  int found = 0;
+  for (Level l : kAllLevels) {
+    auto blob = trees.blob_at(tree, level_path(l, run));
+    if (!blob) continue;
+    ++found;
+    auto bytes = trees.blob(*blob, kMaxLevelEntryBytes);
+    out = bytes ? parse_level_entry(*bytes) : std::nullopt;
+    if (out) out->level = l;
+  }
+  if (found != 1) return std::nullopt;
+  return out;
+}
+
+// Format 1: a rerun of R is a run object the commit adds, named as evidence
+// by R's new level entry, with R's comparison key and implementation. Its
+// verdict is the level that entry sets (format 1 records no other).
+std::vector<AddedRerun> LevelAudit::State::added_reruns(git_tree* tree,
+                                                        const std::map<Digest, std::optional<LevelEntryValue>>& changes,
+                                                        const std::set<Digest>& added_objects) {
+  std::vector<AddedRerun> out;
+  for (const auto& [run, entry] : changes) {
+    if (!entry || !entry->evidence || *entry->evidence == run || !added_objects.count(*entry->evidence)) continue;
+    auto verdict = verdict_of(entry->level);
+    if (!verdict) continue;
+    auto rerun = run_document(tree, *entry->evidence);
+    auto original = rerun ? run_document(tree, run) : std::nullopt;
+    if (!original || comparison_key(rerun->spec()) != comparison_key(original->spec())) continue;
+    auto impl = run_reference(*original, "implementation");
+    if (!impl || run_reference(*rerun, "implementation") != impl) continue;
+    out.push_back(AddedRerun{run, *entry->evidence, *verdict, true});
+  }
+  return out;
+}
+
+LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
+  RerunCommitAudit a;
+  a.commit = hex;
+  git_oid id = parse_oid(hex);
+  git_commit* raw = nullptr;
+  git::check(git_commit_lookup(&raw, repo, &id), "reading commit " + hex);
+  git::Commit commit(raw);
+  {
+    LogEntry e;
+    e.id = hex;
+    git_buf sig = GIT_BUF_INIT, data = GIT_BUF_INIT;
+    if (git_commit_extract_signature(&sig, &data, repo, &id, nullptr) == 0) {
+      e.signature.assign(sig.ptr, sig.size);
+      e.signed_payload.assign(data.ptr, data.size);
+    }
+    git_buf_dispose(&sig);
+    git_buf_dispose(&data);
+    git_error_clear();
+    a.signature = judge_signature(e, trust);
+  }
+  a.facts.op = "rerun";
+  a.facts.signed_by_controller = a.signature.state == SignatureStatus::kTrusted;
+
+  git_tree* tree = trees.tree(*git_commit_tree_id(raw));
+  git_tree* parent = nullptr;
+  if (git_commit_parentcount(raw) > 0) {
+    git_commit* p = nullptr;
+    git::check(git_commit_parent(&p, raw, 0), "reading the first parent of " + hex);
+    git::Commit owned(p);
+    parent = trees.tree(*git_commit_tree_id(p));
+  }
+  std::set<Digest> touched, added;
+  trees.diff(trees.folder(parent, "refs/levels"), trees.folder(tree, "refs/levels"), "refs/levels/",
+             [&](const std::string& path, const git_oid*, const git_oid*) {
+               if (auto p = parse_level_path(path)) touched.insert(p->run);
+             });
+  trees.diff(trees.folder(parent, "objects"), trees.folder(tree, "objects"), "objects/",
+             [&](const std::string& path, const git_oid* old, const git_oid*) {
+               if (auto d = parse_object_path(path); d && !old) added.insert(*d);
+             });
+  for (const Digest& run : touched) {
+    std::optional<LevelEntryValue> entry = single_entry(tree, run);
+    // A run this commit adds enters at its default level: that is no level change.
+    if (added.count(run) && entry && !entry->evidence)
+      if (auto doc = run_document(tree, run); doc && entry->level == default_level(doc->spec())) continue;
+    a.facts.level_changes[run] = entry;
+  }
+  a.facts.reruns_added = added_reruns(tree, a.facts.level_changes, added);
+  for (const auto& change : a.facts.level_changes) a.checks[change.first] = check_rerun_commit(hex, change.first, a.facts);
+  if (a.facts.level_changes.size() == 1) {
+    const auto& [run, check] = *a.checks.begin();
+    if (check.valid) a.valid.emplace(run, *check.valid);
+  }
+  return a;
+}
+
+bool LevelAudit::State::is_ancestor(const std::string& ancestor, const std::string& descendant) {
+  if (ancestor == descendant) return false;
+  auto key = std::make_pair(ancestor, descendant);
+  if (auto it = ancestry.find(key); it != ancestry.end()) return it->second;
+  git_oid a = parse_oid(ancestor), d = parse_oid(descendant);
+  int rc = git_graph_descendant_of(repo, &d, &a);
+  git_error_clear();
+  if (rc < 0) throw Error(ErrorCode::kIO, "comparing commits " + short_id(descendant) + " and " + short_id(ancestor));
+  return ancestry[key] = rc == 1;
+}
+
+bool LevelAudit::State::reachable(const std::string& commit, const std::string& tip) {
+  if (commit == tip) return true;
+  if (auto it = complete.find(tip); it != complete.end()) return it->second.count(commit) > 0;
+  return is_ancestor(commit, tip);
+}
+
+std::string LevelAudit::State::short_reason(const RerunCommitAudit& a, const Digest& run) const {
+  if (!a.facts.signed_by_controller) {
+    switch (a.signature.state) {
+      case SignatureStatus::kUnsigned: return "unsigned rerun";
+      case SignatureStatus::kUntrusted: return "signer not trusted";
+      case SignatureStatus::kInvalid: return "invalid signature";
+      case SignatureStatus::kTrusted: break;
+    }
+  }
+  return a.checks.at(run).invalid;
+}
+
+std::string LevelAudit::State::reason(const RerunCommitAudit& a, const Digest& run) const {
+  std::string why = a.checks.at(run).invalid;
+  if (!a.facts.signed_by_controller) why += " (" + a.signature.text() + ")";
+  return "rerun commit " + short_id(a.commit) + " is no valid rerun commit for this run: " + why;
+}
+
+LevelDecision LevelAudit::decide(const std::string& commit, const Digest& run, Level default_level) {
+  return decide(std::vector<std::string>{commit}, run, default_level);
+}
+
+LevelDecision LevelAudit::decide(const std::vector<std::string>& parents, const Digest& run, Level default_level) {
+  State& s = *state_;
+  for (const std::string& p : parents) s.learn(p);
+  std::vector<RerunCommit> valid;
+  if (auto it = s.valid_by_run.find(run); it != s.valid_by_run.end())
+    for (const RerunCommit& c : it->second)
+      if (std::any_of(parents.begin(), parents.end(), [&](const std::string& p) { return s.reachable(c.commit, p); }))
+        valid.push_back(c);
+  return decide_level(default_level, valid,
+                      [&s](const std::string& a, const std::string& d) { return s.is_ancestor(a, d); });
+}
+
+LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, Level default_level,
+                                 const std::optional<LevelEntryValue>& recorded) {
+  State& s = *state_;
+  LevelJudgement j;
+  j.decision = decide(commit, run, default_level);
+  j.agrees = recorded && *recorded == j.decision.entry;
+  if (j.agrees) return j;
+  // Rerun commits in this history that touched the run's level and are no
+  // valid rerun commit for it: the likely story of a wrong entry.
+  std::vector<const RerunCommitAudit*> invalid;
+  const RerunCommitAudit* writer = nullptr;
+  for (const std::string& id : s.order) {
+    const RerunCommitAudit& a = s.audits.at(id);
+    auto change = a.facts.level_changes.find(run);
+    if (change == a.facts.level_changes.end() || a.checks.at(run).valid || !s.reachable(id, commit)) continue;
+    invalid.push_back(&a);
+    if (!writer && change->second == recorded) writer = &a;
+  }
+  const LevelEntryValue& want = j.decision.entry;
+  if (writer) j.why = s.short_reason(*writer, run);
+  else if (!j.decision.deciding.empty()) j.why = "the signed history says " + std::string(level_name(want.level));
+  else j.why = "no signed rerun";
+
+  std::string basis;
+  if (j.decision.deciding.empty()) {
+    basis = "no valid rerun commit: default level " + std::string(level_name(want.level));
+  } else {
+    basis = "decided by rerun commit";
+    for (std::size_t i = 0; i < j.decision.deciding.size(); ++i)
+      basis += (i ? ", " : " ") + short_id(j.decision.deciding[i].commit);
+  }
+  j.detail = "expected " + describe(want) + " (" + basis + "), found " + describe(recorded);
+  for (std::size_t i = 0; i < invalid.size() && i < 3; ++i) j.detail += "; " + s.reason(*invalid[i], run);
+  return j;
+}
+
+std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases) {
+  State& s = *state_;
+  for (const std::string& t : tips) s.learn(t);
+  std::set<Digest> out;
+  git_revwalk* raw = nullptr;
+  git::check(git_revwalk_new(&raw, s.repo), "walking history");
+  git::Revwalk walk(raw);
+  for (const std::string& t : tips) {
+    git_oid id = parse_oid(t);
+    git::check(git_revwalk_push(raw, &id), "walking history");
+  }
+  for (const std::string& b : bases) {
+    git_oid id = parse_oid(b);
+    git::check(git_revwalk_hide(raw, &id), "walking history");
+  }
+  git_oid id;
+  while (git_revwalk_next(&id, raw) == 0) {
+    auto it = s.audits.find(git::oid_str(id));
+    if (it != s.audits.end() && it->second.valid) out.insert(it->second.valid->first);
+  }
+  git_error_clear();
+  return out;
+}
+
+std::vector<const LevelAudit::RerunCommitAudit*> LevelAudit::rerun_commits(const std::string& tip) {
+  State& s = *state_;
+  s.learn(tip);
+  std::vector<const RerunCommitAudit*> out;
+  for (const std::string& id : s.order)
+    if (s.reachable(id, tip)) out.push_back(&s.audits.at(id));
+  return out;
+}
+
+}  // namespace kistore
