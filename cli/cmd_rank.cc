@@ -3,7 +3,9 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "store/level_audit.h"
 #include "store/query.h"
+#include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
@@ -26,7 +28,9 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       "not convert to the group's, whose value is not positive, or that has no median is listed\n"
       "last as unrankable, with the reason. Each line shows the implementation, the median with\n"
       "its p20 - p80 spread, the evidence level and the date observed.\n"
-      "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.");
+      "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.\n"
+      "A level the signed history does not give under the store's trust list is shown as\n"
+      "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.");
   struct Opts {
     std::string ref, min_level;
   };
@@ -52,6 +56,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       runs.emplace(m.run, std::move(run));
     }
     auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
+    LevelAudit audit(store, load_trust(store));
     Json list = Json::array();
     std::string text;
     std::optional<GroupLabel> label;
@@ -59,6 +64,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       const Document& run = runs.at(r.member.run);
       if (!label) label = group_label(snap, run);
       std::string impl = implementation_name(snap, run);
+      LevelStanding standing = level_standing(snap, audit, run, r.member.level);
       const auto& p = r.member.primary;
       if (g.json) {
         Json m = Json::object();
@@ -67,7 +73,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         m.set("implementation", impl);
         m.set("value", p ? Json(p->value) : Json());
         m.set("unit", p ? Json(p->unit) : Json());
-        m.set("level", std::string(level_name(r.member.level)));
+        set_level_json(m, standing);
         m.set("observedAt", observed_date(run));
         if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
@@ -78,7 +84,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         std::snprintf(line, sizeof line, "%s%-4s %-20s %-12s %-25s %-14s %-10s %s\n",
                       ref.run && *ref.run == r.member.run ? "*" : " ",
                       r.rank ? std::to_string(r.rank).c_str() : "-", impl.c_str(), value.c_str(), spread.c_str(),
-                      std::string(level_name(r.member.level)).c_str(), observed_date(run).c_str(),
+                      level_text(standing).c_str(), observed_date(run).c_str(),
                       r.member.run.hex().substr(0, 12).c_str());
         std::string row = line;
         // The reason quotes units escaped (rank.h), so it is safe on a terminal.

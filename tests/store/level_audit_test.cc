@@ -326,6 +326,40 @@ TEST_CASE("level audit: without the controller in the trust list its reruns deci
   CHECK_THAT(j.detail, Catch::Matchers::Contains("is not signed by a trusted controller (good signature by untrusted key SHA256:"));
 }
 
+TEST_CASE("level_standing: readers believe a non-default level only as far as the history gives it",
+          "[store][level_audit][query]") {
+  AuditStore s;
+  s.rerun(2650000);
+  Snapshot snap = s.store.snapshot();
+  Document run = snap.document(kRun, false);
+  Document run2 = snap.document(s.run2, false);
+  LevelAudit trusting(s.store, s.trust);
+  LevelStanding ok = level_standing(snap, trusting, run, Level::kReproduced);
+  CHECK(ok.checked);
+  CHECK(ok.verified);
+  CHECK(ok.why.empty());
+  LevelAudit untrusting(s.store, {});
+  LevelStanding doubt = level_standing(snap, untrusting, run, Level::kReproduced);
+  CHECK(doubt.checked);
+  CHECK_FALSE(doubt.verified);
+  CHECK(doubt.why == "signer not trusted");
+  // A default level claims no rerun: it is not checked, and costs no history walk.
+  LevelStanding plain = level_standing(snap, untrusting, run2, Level::kSourceNative);
+  CHECK_FALSE(plain.checked);
+  CHECK(plain.verified);
+  // A level entry that a plain commit forged is unverified whoever is trusted.
+  std::string forged = s.forge(s.head(),
+                               {{level_path(Level::kSourceNative, s.run2), std::nullopt},
+                                {level_path(Level::kReproduced, s.run2), entry_bytes(std::nullopt)}},
+                               {s.head()}, "promote\n", false);
+  must(s.git() + "update-ref refs/heads/main " + forged);
+  Snapshot now = s.store.snapshot();
+  LevelAudit fresh(s.store, s.trust);
+  LevelStanding promoted = level_standing(now, fresh, run2, Level::kReproduced);
+  CHECK_FALSE(promoted.verified);
+  CHECK(promoted.why == "no signed rerun");
+}
+
 TEST_CASE("level audit: parse_level_entry accepts exactly what level_entry writes", "[store][level_audit]") {
   Digest d = Digest::of("x");
   CHECK(parse_level_entry(level_entry(std::nullopt)) == entry(Level::kReported, std::nullopt));
