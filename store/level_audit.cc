@@ -189,6 +189,14 @@ struct LevelAudit::State {
 
   State(git_repository* r, std::vector<AllowedSigner> t) : repo(r), trust(std::move(t)), trees(r) {}
 
+  git_tree* commit_tree(const std::string& commit) {
+    git_oid id = parse_oid(commit);
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + commit);
+    git::Commit owned(c);
+    return trees.tree(*git_commit_tree_id(c));
+  }
+
   void learn(const std::string& tip);
   RerunCommitAudit audit(const std::string& id);
   bool is_ancestor(const std::string& ancestor, const std::string& descendant);
@@ -438,6 +446,30 @@ LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, L
   j.detail = "expected " + describe(want) + " (" + basis + "), found " + describe(recorded);
   for (std::size_t i = 0; i < invalid.size() && i < 3; ++i) j.detail += "; " + s.reason(*invalid[i], run);
   return j;
+}
+
+void LevelAudit::walk(const std::string& tip) { state_->learn(tip); }
+
+std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& from, const std::string& to) {
+  State& s = *state_;
+  git_tree* before = from ? s.commit_tree(*from) : nullptr;
+  git_tree* after = s.commit_tree(to);
+  std::set<Digest> out;
+  s.trees.diff(s.trees.folder(before, "refs/levels"), s.trees.folder(after, "refs/levels"), "refs/levels/",
+               [&](const std::string& path, const git_oid*, const git_oid*) {
+                 if (auto p = parse_level_path(path)) out.insert(p->run);
+               });
+  return out;
+}
+
+std::optional<LevelEntryValue> LevelAudit::entry_at(const std::string& commit, const Digest& run) {
+  return state_->single_entry(state_->commit_tree(commit), run);
+}
+
+std::optional<Level> LevelAudit::default_level_at(const std::string& commit, const Digest& run) {
+  auto doc = state_->run_document(state_->commit_tree(commit), run);
+  if (!doc) return std::nullopt;
+  return default_level(doc->spec());
 }
 
 std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases) {

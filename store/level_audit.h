@@ -75,6 +75,13 @@ class LevelAudit {
   LevelAudit(const LevelAudit&) = delete;
   LevelAudit& operator=(const LevelAudit&) = delete;
 
+  // Reads the history reachable from commit `tip`: one walk of commit
+  // messages, and the facts of each rerun commit not seen before. Questions
+  // about commits in it then walk nothing. Every question below walks what it
+  // needs by itself; this only lets a caller (pull) choose the order: the
+  // store's head first, then what came in.
+  void walk(const std::string& tip);
+
   // The level the tree of a commit must record for `run` (whose default level
   // is `default_level`): decide_level over the valid rerun commits for `run`
   // reachable from `commit` (itself included).
@@ -87,6 +94,17 @@ class LevelAudit {
   // nullopt when it has none or several) against decide(commit, ...).
   LevelJudgement judge(const std::string& commit, const Digest& run, Level default_level,
                        const std::optional<LevelEntryValue>& recorded);
+
+  // Every run whose refs/levels entries differ between the trees of commits
+  // `from` (nullopt: the empty tree) and `to`: only the refs/levels subtrees
+  // are compared, skipping equal folders.
+  std::set<Digest> level_changes(const std::optional<std::string>& from, const std::string& to);
+  // The run's level entry in the tree of `commit`: nullopt when it has none,
+  // several, or one whose bytes are not exactly what refs/index.h writes.
+  std::optional<LevelEntryValue> entry_at(const std::string& commit, const Digest& run);
+  // The run's default level, from its object in the tree of `commit`;
+  // nullopt when that tree holds no valid run document under that digest.
+  std::optional<Level> default_level_at(const std::string& commit, const Digest& run);
 
   // The runs that have a valid rerun commit reachable from one of `tips` but
   // from none of `bases` (the merge bases; empty: the whole history).

@@ -229,6 +229,16 @@ TEST_CASE("level audit: concurrent reruns by two controllers resolve to disputed
   CHECK(both.deciding.size() == 2);
   CHECK(audit.runs_rerun_since({x, y}, {base}) == std::set<Digest>{kRun});
   CHECK(audit.runs_rerun_since({x, y}, {x, y}).empty());
+  // What the trees hold: every run whose level entries differ (the rerun
+  // documents enter at their own level), the single entry, the default.
+  CHECK(audit.level_changes(base, x) == std::set<Digest>{kRun, ex});
+  CHECK(audit.level_changes(x, y) == std::set<Digest>{kRun, ex, ey});
+  CHECK(audit.level_changes(std::nullopt, base) == std::set<Digest>{kRun, s.run2});
+  CHECK(audit.entry_at(x, kRun) == entry(Level::kReproduced, ex));
+  CHECK(audit.entry_at(x, ey) == std::nullopt);
+  CHECK(audit.default_level_at(x, kRun) == Level::kSourceNative);
+  CHECK(audit.default_level_at(x, ex) == Level::kReported);
+  CHECK(audit.default_level_at(x, Digest::of("no such run")) == std::nullopt);
   // A merge commit of the two (made by stock git, tree of x) decides the same.
   std::string merge = s.forge(x, {}, {x, y}, "merge\n\nKistore-Op: merge\n", false);
   CHECK(audit.decide(merge, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, ey));
