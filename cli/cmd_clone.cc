@@ -41,6 +41,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     std::string target = !o->dir.empty() ? o->dir : !g.store_dir.empty() ? g.store_dir : Store::default_dir();
     SyncProgress progress(g);
     SyncOptions options;
+    options.credentials = credentials_from_environment();
     options.progress = progress.callback();
     options.commit.author = g.author;
     if (!o->allowed_signers.empty()) options.trust = load_allowed_signers(o->allowed_signers);
@@ -49,7 +50,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     if (report.refused()) {
       print_refusal(report);
       bool levels = false;
-      for (const Problem& p : report.problems) levels |= p.kind == "level-unjustified";
+      for (const Problem& p : report.problems) levels |= p.kind == ProblemKind::kLevelUnjustified;
       if (levels && o->allowed_signers.empty())
         std::fprintf(stderr,
                      "hint: a new store trusts no controller; if you trust the keys that signed these reruns, "

@@ -1,23 +1,12 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/problems.h"
 #include "objects/bundle_check.h"
 #include "store/verify.h"
 
 namespace kistore::cli {
 namespace {
-
-Json problems_json(const std::vector<Problem>& list) {
-  Json out = Json::array();
-  for (const Problem& p : list) {
-    Json o = Json::object();
-    o.set("kind", p.kind);
-    o.set("path", p.path);
-    o.set("detail", p.detail);
-    out.push_back(std::move(o));
-  }
-  return out;
-}
 
 // Checks bundle files without a store (objects/bundle_check.h holds the
 // rules): a mismatch is a problem (exit 1); input that is not JSON or not a
@@ -28,8 +17,11 @@ VerifyReport verify_files(const std::vector<std::string>& paths) {
     check_bundle_text(read_input_file(path), path == "-" ? "<stdin>" : path, check);
   VerifyReport report;
   report.objects = check.documents;
-  for (const BundleFinding& f : check.problems) report.problems.push_back({f.kind, f.path, f.detail});
-  for (const BundleFinding& f : check.warnings) report.warnings.push_back({f.kind, f.path, f.detail});
+  auto kind = [](const BundleFinding& f) {
+    return parse_problem_kind(f.kind).value_or(ProblemKind::kDigestMismatch);
+  };
+  for (const BundleFinding& f : check.problems) report.problems.push_back({kind(f), f.path, f.detail});
+  for (const BundleFinding& f : check.warnings) report.warnings.push_back({kind(f), f.path, f.detail});
   return report;
 }
 
@@ -76,11 +68,8 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       out.set("warnings", problems_json(report.warnings));
       print_json(out);
     } else {
-      for (const Problem& p : report.problems)
-        std::fprintf(stderr, "problem: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
-      if (!g.quiet)
-        for (const Problem& p : report.warnings)
-          std::fprintf(stderr, "warning: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+      print_problems("problem", report.problems);
+      if (!g.quiet) print_problems("warning", report.warnings);
       if (!g.quiet)
         std::printf("%s: %zu objects, %zu problems, %zu warnings\n", report.ok() ? "ok" : "FAILED", report.objects,
                     report.problems.size(), report.warnings.size());

@@ -1,7 +1,12 @@
 #include "cli/sync_output.h"
 
-#include <cstdio>
+#include <pwd.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/problems.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
@@ -21,8 +26,36 @@ void SyncProgress::finish() {
   current_.clear();
 }
 
+namespace {
+
+// The variable's value; "" when it is unset or empty.
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+Credentials credentials_from_environment() {
+  const passwd* pw = getpwuid(getuid());
+  std::string home = env("HOME");
+  if (home.empty() && pw) home = pw->pw_dir;
+  Credentials c;
+  c.token = env("KISTORE_TOKEN");
+  c.ssh_key = env("KISTORE_SSH_KEY");
+  c.ssh_key_named = !c.ssh_key.empty();
+  if (c.ssh_key.empty()) c.ssh_key = home + "/.ssh/id_ed25519";
+  c.ssh_agent = env("SSH_AUTH_SOCK");
+  if (std::string file = env("KISTORE_SSH_KNOWN_HOSTS"); !file.empty()) c.known_hosts.push_back(file);
+  c.known_hosts.push_back(home + "/.ssh/known_hosts");
+  c.user = env("USER");
+  if (c.user.empty() && pw) c.user = pw->pw_name;
+  return c;
+}
+
 SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress) {
   SyncOptions o;
+  o.credentials = credentials_from_environment();
   o.commit.author = g.author;
   o.commit.sign = signer_for(g, &store);
   o.trust = load_trust(store);
@@ -32,16 +65,9 @@ SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress)
 
 namespace {
 
-Json problems_json(const std::vector<Problem>& list) {
-  Json out = Json::array();
-  for (const Problem& p : list) {
-    Json o = Json::object();
-    o.set("kind", p.kind);
-    o.set("path", p.path);
-    o.set("detail", p.detail);
-    out.push_back(std::move(o));
-  }
-  return out;
+Json strings_json(const std::vector<std::string>& list) {
+  Json::Array out(list.begin(), list.end());
+  return Json(std::move(out));
 }
 
 std::string plural(std::size_t n, const char* word) {
@@ -60,16 +86,13 @@ Json pull_json(const PullReport& r) {
   out.set("new_documents", static_cast<long long>(r.new_documents));
   out.set("incoming", r.incoming.empty() ? Json() : Json(r.incoming));
   out.set("commit", r.commit ? Json(*r.commit) : Json());
-  Json notes = Json::array();
-  for (const std::string& n : r.notes) notes.push_back(n);
-  out.set("notes", std::move(notes));
+  out.set("notes", strings_json(r.notes));
   out.set("problems", problems_json(r.problems));
   return out;
 }
 
 void print_refusal(const PullReport& r) {
-  for (const Problem& p : r.problems)
-    std::fprintf(stderr, "refused: %s: %s: %s\n", p.kind.c_str(), p.path.c_str(), p.detail.c_str());
+  print_problems("refused", r.problems);
   std::fprintf(stderr,
                "error: refused to take %s from %s (%s): %s in the incoming history; the store is unchanged\n",
                r.incoming.substr(0, 12).c_str(), r.remote.c_str(), r.url.c_str(),

@@ -30,8 +30,15 @@ class SyncProgress {
   std::unique_ptr<Progress> bar_;
 };
 
+// What push, pull and clone authenticate with, read from the environment
+// here and nowhere else: KISTORE_TOKEN (http(s) password), KISTORE_SSH_KEY
+// (else ~/.ssh/id_ed25519), SSH_AUTH_SOCK (the agent), KISTORE_SSH_KNOWN_HOSTS
+// (searched before ~/.ssh/known_hosts), HOME and USER (else the passwd entry).
+Credentials credentials_from_environment();
+
 // The options every sync command passes down: merge commit author and
-// signature (--author, --sign / sign.key), the store's trust list, progress.
+// signature (--author, --sign / sign.key), the store's trust list, the
+// credentials, progress.
 SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress);
 
 // {"remote","url","result","fetched_objects","new_commits","new_documents",

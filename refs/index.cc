@@ -1,5 +1,7 @@
 #include "refs/index.h"
 
+#include "objects/blob.h"
+#include "objects/error.h"
 #include "refs/layout.h"
 
 namespace kistore {
@@ -87,6 +89,86 @@ std::vector<IndexEntry> index_entries(const Document& doc, std::string_view wher
     out.push_back({attestation_path(subject, doc.digest()), attestation_entry(spec)});
   }
   return out;
+}
+
+std::optional<Problem> metadata_problem(std::string_view path, std::string_view bytes) {
+  auto problem = [&](std::string detail) { return Problem{ProblemKind::kMetadataInvalid, std::string(path), std::move(detail)}; };
+  try {
+    Json meta = parse_json(bytes, path);
+    if (!meta.is_object()) return problem("expected a JSON object");
+    if (canonical(meta) != bytes) return problem("expected RFC 8785 bytes, found another form");
+  } catch (const Error& e) {
+    return problem(e.what());
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// The facts of a document whose body (JSON with a known kind and a spec)
+// passed the checks; `where` is its path.
+void facts_of_body(const Json& spec, const Digest& digest, std::string_view where, ObjectFacts& facts) {
+  if (facts.kind == Kind::kRun) {
+    facts.group_path = group_path(comparison_key(spec), digest);
+    facts.group_bytes = group_entry(spec);
+    facts.default_level = default_level(spec);
+    try {
+      facts.source_path = source_path(spec, where);
+    } catch (const Error& e) {
+      facts.problem = Problem{ProblemKind::kObjectInvalid, std::string(where), e.what()};
+      return;
+    }
+    for (const char* role : {"protocol", "environment", "workload", "implementation"}) {
+      const Json* ref = spec.find(std::string(role) + "Digest");
+      if (ref && ref->is_string())
+        if (auto d = Digest::parse(ref->as_string())) facts.references.emplace_back(role, *d);
+    }
+  } else if (facts.kind == Kind::kAttestation) {
+    const Json* subject = spec.find("subject");
+    if (subject && subject->is_string()) facts.subject = Digest::parse(subject->as_string());
+    if (spec.find("author") && spec.find("type")) facts.attestation_bytes = attestation_entry(spec);
+  }
+}
+
+}  // namespace
+
+ObjectFacts object_facts(std::string_view path, std::string_view frame, ObjectCheck check) {
+  ObjectFacts facts;
+  const std::string where(path);
+  auto fail = [&](ProblemKind kind, std::string detail) {
+    facts.problem = Problem{kind, where, std::move(detail)};
+    return facts;
+  };
+  facts.digest = parse_object_path(path);
+  if (!facts.digest) return fail(ProblemKind::kLayout, "expected objects/sha256/<2 hex>/<2 hex>/<60 hex>");
+  std::string bytes;
+  try {
+    bytes = decode_object(frame, path);
+  } catch (const Error& e) {
+    return fail(ProblemKind::kObjectCorrupt, e.what());
+  }
+  Digest actual = Digest::of(bytes);
+  if (actual != *facts.digest)
+    return fail(ProblemKind::kObjectHashMismatch,
+                "expected bytes hashing to " + facts.digest->str() + ", found " + actual.str());
+  Json body;
+  try {
+    body = parse_json(bytes, path);
+    if (check == ObjectCheck::kDeep) Document::from_json(body, Location{where, ""});
+  } catch (const Error& e) {
+    return fail(ProblemKind::kObjectInvalid, e.what());
+  }
+  if (check == ObjectCheck::kDeep && canonical(body) != bytes)
+    return fail(ProblemKind::kObjectNotCanonical, "expected RFC 8785 bytes, found another form");
+  const Json* kind = body.find("kind");
+  std::optional<Kind> parsed;
+  if (kind && kind->is_string()) parsed = parse_kind(kind->as_string());
+  const Json* spec = body.find("spec");
+  if (!parsed || !spec || !spec->is_object())
+    return fail(ProblemKind::kObjectInvalid, "expected a document with a known kind and a spec");
+  facts.kind = *parsed;
+  facts_of_body(*spec, *facts.digest, path, facts);
+  return facts;
 }
 
 }  // namespace kistore

@@ -4,6 +4,8 @@
 // The index under refs/ is derived data: everything here is computed from a
 // document alone, so `verify` can recompute it and `add` can write it
 // incrementally, one document at a time, without reading the rest of the store.
+// object_facts is the one reading of a stored object that `verify` and
+// `pull` both check the index against.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -16,6 +18,7 @@
 #include "objects/document.h"
 #include "objects/json.h"
 #include "refs/level.h"
+#include "refs/problem.h"
 
 namespace kistore {
 
@@ -59,5 +62,45 @@ struct IndexEntry {
 // under its subject. Throws Error(kInvalidInput) (naming `where`) when the
 // run's source id cannot be a path.
 std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where, std::string_view pointer = "");
+
+// Why the bytes of the metadata entry at `path` are not the JCS of a JSON
+// object (metadata-invalid), or nullopt when they are.
+std::optional<Problem> metadata_problem(std::string_view path, std::string_view bytes);
+
+// How far object_facts examines an object.
+enum class ObjectCheck {
+  kShallow,  // decode, rehash, and parse as JSON naming a known kind, with a spec (verify)
+  kDeep,     // also validate it as its kind and require RFC 8785 bytes (verify --deep, pull)
+};
+
+// What one stored object implies for the index (SPEC §2).
+struct ObjectFacts {
+  std::optional<Digest> digest;    // the digest its path names; nullopt when the path is not an object path
+  std::optional<Problem> problem;  // why the object implies nothing; nullopt when it is usable
+  Kind kind = Kind::kRun;
+  // Runs: where the group entry must be and its bytes, the default level,
+  // the source entry's path (with spec.sourceNative) and the digests the
+  // run names by role ("protocol", "environment", "workload", "implementation").
+  std::string group_path, group_bytes;
+  Level default_level = Level::kReported;
+  std::optional<std::string> source_path;
+  std::vector<std::pair<std::string, Digest>> references;
+  // Attestations: the run attested and the bytes of its entry under it ("" when
+  // a shallow check meets a spec without author or type).
+  std::optional<Digest> subject;
+  std::string attestation_bytes;
+
+  bool valid() const { return digest && !problem; }
+};
+
+// Reads the object at `path` (objects/sha256/...) from its stored zstd
+// `frame` and says what it implies, or why it implies nothing (`problem`,
+// about `path`): layout (not an object path), object-corrupt (not a valid
+// frame), object-hash-mismatch (its bytes hash to another digest; the detail
+// names both), object-invalid (not a document of a known kind with a spec;
+// deep: one that does not validate; a run whose source id cannot be a path),
+// object-not-canonical (deep: not in RFC 8785 form). Never throws for bad
+// input.
+ObjectFacts object_facts(std::string_view path, std::string_view frame, ObjectCheck check);
 
 }  // namespace kistore

@@ -32,9 +32,73 @@ HashCheck::~HashCheck() {
   git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, previous_ ? 1 : 0);
 }
 
+Odb open_odb(git_repository* repo) {
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo), "opening the object database");
+  return Odb(odb);
+}
+
 std::string last_error() {
   const git_error* e = git_error_last();
   return e && e->message ? e->message : "unknown error";
+}
+
+git_oid parse_oid(const std::string& text) {
+  git_oid id;
+  if (text.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, text.c_str()) < 0)
+    throw Error(ErrorCode::kIO, "not a git object id: \"" + text + "\"");
+  return id;
+}
+
+std::optional<git_oid> ref_target(git_repository* repo, const std::string& name) {
+  git_reference* ref = nullptr;
+  int rc = git_reference_lookup(&ref, repo, name.c_str());
+  if (rc == GIT_ENOTFOUND) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  check(rc, "reading " + name);
+  Reference owned(ref);
+  git_reference* resolved = nullptr;
+  check(git_reference_resolve(&resolved, ref), "resolving " + name);
+  Reference owned_resolved(resolved);
+  return *git_reference_target(resolved);
+}
+
+void set_ref(git_repository* repo, const std::string& name, const git_oid& id, const std::string& log) {
+  git_reference* ref = nullptr;
+  check(git_reference_create(&ref, repo, name.c_str(), &id, 1, log.c_str()), "writing " + name);
+  git_reference_free(ref);
+}
+
+void delete_ref(git_repository* repo, const std::string& name) {
+  git_reference* ref = nullptr;
+  if (git_reference_lookup(&ref, repo, name.c_str()) == 0) {
+    git_reference_delete(ref);
+    git_reference_free(ref);
+  }
+  git_error_clear();
+}
+
+bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& ancestor) {
+  if (git_oid_equal(&commit, &ancestor)) return true;
+  int rc = git_graph_descendant_of(repo, &commit, &ancestor);
+  git_error_clear();
+  return rc == 1;
+}
+
+git_oid commit_tree(git_repository* repo, const git_oid& commit) {
+  git_commit* c = nullptr;
+  check(git_commit_lookup(&c, repo, &commit), "reading commit " + oid_str(commit));
+  Commit owned(c);
+  return *git_commit_tree_id(c);
+}
+
+std::string blob_bytes(git_repository* repo, const git_oid& id) {
+  git_blob* blob = nullptr;
+  check(git_blob_lookup(&blob, repo, &id), "reading blob " + oid_str(id));
+  Blob owned(blob);
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
 }
 
 }  // namespace kistore::git

@@ -2,12 +2,18 @@
 //
 // Only store/ knows libgit2. Every libgit2 call that can fail goes through
 // check(), which turns its error into kistore::Error(kIO) naming what was
-// being done and libgit2's own message.
+// being done and libgit2's own message. Beside the owning pointers: object
+// ids as text and as hash keys, references read, written and moved by
+// compare-and-swap, ancestry, and whole blobs.
+//
+// Thread-safety: as libgit2's: a git_repository (and what it hands out)
+// belongs to one thread; HashCheck sets a process-wide option.
 #pragma once
 
 #include <git2.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,14 +62,12 @@ using Blob = Ptr<git_blob, git_blob_free>;
 using Reference = Ptr<git_reference, git_reference_free>;
 using Signature = Ptr<git_signature, git_signature_free>;
 using Config = Ptr<git_config, git_config_free>;
-using Packbuilder = Ptr<git_packbuilder, git_packbuilder_free>;
 using Revwalk = Ptr<git_revwalk, git_revwalk_free>;
 using Remote = Ptr<git_remote, git_remote_free>;
 using Diff = Ptr<git_diff, git_diff_free>;
 
-struct BufFree {
-  void operator()(git_buf* b) const { git_buf_dispose(b); delete b; }
-};
+// The object database of `repo`. Error(kIO) when libgit2 cannot open it.
+Odb open_odb(git_repository* repo);
 
 // Moves the reference `name` to `to` only if it still points at `from`, or,
 // with `from` null, only if it does not exist yet: both checked under the
@@ -81,10 +85,42 @@ inline int move_ref(git_repository* repo, const std::string& name, const git_oid
   return rc;
 }
 
+// git_oid as a key of unordered containers.
+struct OidHash {
+  std::size_t operator()(const git_oid& id) const noexcept {
+    std::size_t h;
+    __builtin_memcpy(&h, id.id, sizeof h);
+    return h;
+  }
+};
+struct OidEq {
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b); }
+};
+
 inline std::string oid_str(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
   git_oid_tostr(buf, sizeof buf, &oid);
   return buf;
 }
+
+// The id written as `text` (40 hex digits). Error(kIO) naming it otherwise.
+git_oid parse_oid(const std::string& text);
+
+// Where the reference `name` points, resolved through symbolic references;
+// nullopt when there is no such reference. Error(kIO) when it cannot be read.
+std::optional<git_oid> ref_target(git_repository* repo, const std::string& name);
+// Points `name` at `id` whatever it pointed at before (kistore's own refs
+// under refs/kistore/; the branch moves by move_ref). Error(kIO) on failure.
+void set_ref(git_repository* repo, const std::string& name, const git_oid& id, const std::string& log);
+// Removes `name` if it exists; never fails.
+void delete_ref(git_repository* repo, const std::string& name);
+// Whether `commit` is `ancestor` or descends from it (false when either is
+// missing).
+bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& ancestor);
+// The id of the tree of commit `commit`. Error(kIO) when it cannot be read.
+git_oid commit_tree(git_repository* repo, const git_oid& commit);
+// The content of the blob `id`. Error(kIO) when it cannot be read (or,
+// under HashCheck(true), does not hash to its id).
+std::string blob_bytes(git_repository* repo, const git_oid& id);
 
 }  // namespace kistore::git

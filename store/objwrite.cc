@@ -14,6 +14,7 @@
 
 #include "store/git.h"
 #include "store/packread.h"
+#include "store/raw_tree.h"
 
 namespace kistore::git {
 
@@ -238,21 +239,24 @@ std::string PackWriter::finish() {
     return "";
   }
   flush();
-  // The object count, then the trailer: SHA-1 of everything before it.
+  std::string checksum = seal();
+  return place(checksum, index_bytes(checksum));
+}
+
+// Writes the object count into the header and the trailer (SHA-1 of
+// everything before it) and syncs and closes the file; returns the trailer.
+std::string PackWriter::seal() {
   std::string count;
   put32(count, static_cast<std::uint32_t>(entries_.size()));
   if (::pwrite(fd_, count.data(), 4, 8) != 4) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot write: " + errno_text());
   Sha1& h = sha1();
   h.init();
-  {
-    std::string chunk(1 << 20, '\0');
-    std::uint64_t at = 0;
-    while (at < offset_) {
-      ssize_t r = ::pread(fd_, chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
-      if (r <= 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot read back: " + errno_text());
-      h.update(chunk.data(), static_cast<std::size_t>(r));
-      at += static_cast<std::uint64_t>(r);
-    }
+  std::string chunk(1 << 20, '\0');
+  for (std::uint64_t at = 0; at < offset_;) {
+    ssize_t r = ::pread(fd_, chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
+    if (r <= 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot read back: " + errno_text());
+    h.update(chunk.data(), static_cast<std::size_t>(r));
+    at += static_cast<std::uint64_t>(r);
   }
   unsigned char checksum[20];
   h.final(checksum);
@@ -260,9 +264,12 @@ std::string PackWriter::finish() {
   if (::fsync(fd_) != 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot sync: " + errno_text());
   ::close(fd_);
   fd_ = -1;
+  return std::string(reinterpret_cast<const char*>(checksum), 20);
+}
 
-  // The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
-  // a second table), the pack's checksum, its own checksum.
+// The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
+// a second table), the pack's checksum, its own checksum.
+std::string PackWriter::index_bytes(const std::string& checksum) {
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry& a, const Entry& b) { return std::memcmp(a.id.id, b.id.id, 20) < 0; });
   std::string idx = "\377tOc";
@@ -285,15 +292,21 @@ std::string PackWriter::finish() {
     put32(idx, static_cast<std::uint32_t>(v >> 32));
     put32(idx, static_cast<std::uint32_t>(v));
   }
-  idx.append(reinterpret_cast<const char*>(checksum), 20);
+  idx += checksum;
   unsigned char idx_sum[20];
+  Sha1& h = sha1();
   h.init();
   h.update(idx.data(), idx.size());
   h.final(idx_sum);
   idx.append(reinterpret_cast<const char*>(idx_sum), 20);
+  return idx;
+}
 
+// Writes the index beside the pack and renames both into place, the pack
+// first (readers look packs up by their index); returns the pack's name.
+std::string PackWriter::place(const std::string& checksum, const std::string& idx) {
   git_oid name_id;
-  std::memcpy(name_id.id, checksum, 20);
+  std::memcpy(name_id.id, checksum.data(), 20);
   std::string name = "pack-" + oid_str(name_id);
   std::string pack_path = dir_ + "/" + name + ".pack", idx_path = dir_ + "/" + name + ".idx";
   std::string idx_tmp = dir_ + "/tmp_idx_kistore_XXXXXX";
@@ -310,7 +323,6 @@ std::string PackWriter::finish() {
   ::close(ifd);
   ::chmod(tmp_path_.c_str(), 0444);
   ::chmod(idx_tmp.c_str(), 0444);
-  // The pack first, then its index: readers look packs up by their index.
   if (::rename(tmp_path_.c_str(), pack_path.c_str()) != 0) {
     ::unlink(idx_tmp.c_str());
     throw Error(ErrorCode::kIO, pack_path + ": cannot move into place: " + errno_text());
@@ -431,41 +443,6 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
 
 namespace {
 
-}  // namespace
-
-bool next_entry(std::string_view& rest, RawEntry& e) {
-  if (rest.empty()) return false;
-  std::size_t space = rest.find(' ');
-  std::size_t nul = rest.find('\0', space);
-  if (space == std::string_view::npos || nul == std::string_view::npos || nul + 21 > rest.size())
-    throw Error(ErrorCode::kCorruption, "a tree object is malformed");
-  std::string_view mode = rest.substr(0, space);
-  e.tree = mode == "40000";
-  e.link = mode == "160000";
-  e.name = rest.substr(space + 1, nul - space - 1);
-  e.id = reinterpret_cast<const unsigned char*>(rest.data() + nul + 1);
-  e.bytes = rest.substr(0, nul + 21);
-  rest.remove_prefix(nul + 21);
-  return true;
-}
-
-void check_tree_id(std::string_view data, const git_oid& id, const std::string& where) {
-  git_oid actual;
-  if (git_odb_hash(&actual, data.data(), data.size(), GIT_OBJECT_TREE) < 0 || !git_oid_equal(&actual, &id))
-    throw Error(ErrorCode::kCorruption, where + ": the tree object " + oid_str(id) + " holds content with another id");
-}
-
-namespace {
-
-// git's order of entries: by name, a tree's name as if it ended in '/'.
-int compare(std::string_view a, bool a_tree, std::string_view b, bool b_tree) {
-  std::size_t n = std::min(a.size(), b.size());
-  if (int c = n ? std::memcmp(a.data(), b.data(), n) : 0) return c;
-  unsigned char ca = a.size() > n ? a[n] : a_tree ? '/' : '\0';
-  unsigned char cb = b.size() > n ? b[n] : b_tree ? '/' : '\0';
-  return ca < cb ? -1 : ca > cb ? 1 : 0;
-}
-
 // Trees are stored, not deflated: the index's flat folders (SPEC §2) are
 // trees of a hundred bytes per run, read whole by every query that looks
 // one entry up; deflate would shrink them by a fifth and make each read
@@ -477,36 +454,59 @@ using Iter = Changes::const_iterator;
 
 class TreeBuilder {
  public:
-  TreeBuilder(git_repository* repo, ObjectWriter& out) : out_(out), packs_(git_repository_path(repo)) {
-    check(git_repository_odb(&odb_, repo), "opening the object database");
-  }
-  ~TreeBuilder() { git_odb_free(odb_); }
+  TreeBuilder(git_repository* repo, ObjectWriter& out)
+      : odb_(open_odb(repo)), out_(out), packs_(git_repository_path(repo)), trees_(odb_.get(), {&packs_}) {}
 
   // The tree for the folder whose changes are [begin, end), paths relative to
   // it starting at `skip`; nullopt when it ends up empty.
   std::optional<git_oid> build(const git_oid* base, Iter begin, Iter end, std::size_t skip) {
-    git::OdbObject base_obj;
-    std::string_view rest;
-    std::string stored;
-    git_object_t stored_type = GIT_OBJECT_INVALID;
-    if (base && packs_.read(*base, stored_type, stored) && stored_type == GIT_OBJECT_TREE) {
-      rest = stored;
-    } else if (base) {
-      git_odb_object* o = nullptr;
-      check(git_odb_read(&o, odb_, base), "reading tree " + oid_str(*base), ErrorCode::kCorruption);
-      base_obj.reset(o);
-      if (git_odb_object_type(o) != GIT_OBJECT_TREE)
-        throw Error(ErrorCode::kCorruption, "object " + oid_str(*base) + " is not a tree");
-      rest = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
-    }
+    std::shared_ptr<const RawTree> base_tree;
+    if (base) base_tree = trees_.tree(*base, skip ? begin->first.substr(0, skip - 1) : std::string());
+    std::string_view rest = base_tree ? base_tree->bytes() : std::string_view();
+    std::vector<Child> children = children_of(begin, end, skip);
+    std::unordered_map<std::string_view, const Child*> by_name;
+    for (const Child& c : children)
+      if (c.folder || !by_name.contains(c.name)) by_name[c.name] = &c;
+    // A change to a name replaces the base entry of that name, whatever its kind.
+    std::unordered_map<std::string_view, RawEntry> replaced;
+    RawEntry e;
+    for (std::string_view scan = rest; next_entry(scan, e);)
+      if (by_name.contains(e.name)) replaced.emplace(e.name, e);
 
-    // The changes of this folder, by child name: a leaf (blob or removal) or
-    // a range of changes below a child folder.
-    struct Child {
-      std::string_view name;
-      bool folder;
-      Iter begin, end;
+    // Merge, both in git's order: unchanged base entries are copied as they
+    // are; changed names are written from their change.
+    std::string text;
+    text.reserve(rest.size() + children.size() * 80);
+    std::size_t ci = 0;
+    auto emit = [&](const Child& c) {
+      if (by_name.at(c.name) != &c) return;  // a leaf shadowed by a folder
+      auto r = replaced.find(c.name);
+      write_child(text, c, r == replaced.end() ? nullptr : &r->second, skip);
     };
+    for (std::string_view scan = rest; next_entry(scan, e);) {
+      if (replaced.contains(e.name)) continue;
+      for (; ci < children.size() && compare_entries(children[ci].name, children[ci].folder, e.name, e.tree()) < 0; ++ci)
+        emit(children[ci]);
+      text.append(e.bytes);
+    }
+    for (; ci < children.size(); ++ci) emit(children[ci]);
+    if (text.empty()) return std::nullopt;
+    return out_.write(GIT_OBJECT_TREE, text, kTreeLevel);
+  }
+
+ private:
+  // The changes of one folder for one child name: a leaf (a blob or a
+  // removal) or a range of changes below a child folder.
+  struct Child {
+    std::string_view name;
+    bool folder;
+    Iter begin, end;
+  };
+
+  // The children that the changes [begin, end) (paths from `skip`) touch, in
+  // git's order. A name may have both a leaf change and a folder of changes
+  // (a blob replaced by a folder): both are listed, the folder wins.
+  static std::vector<Child> children_of(Iter begin, Iter end, std::size_t skip) {
     std::vector<Child> children;
     for (Iter it = begin; it != end;) {
       std::string_view path = std::string_view(it->first).substr(skip);
@@ -526,73 +526,40 @@ class TreeBuilder {
       children.push_back({name, true, it, stop});
       it = stop;
     }
-    // A name may have both a leaf change and a folder of changes (a blob
-    // replaced by a folder): the folder wins, the leaf is then its removal.
     std::sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
-      return compare(a.name, a.folder, b.name, b.folder) < 0;
+      return compare_entries(a.name, a.folder, b.name, b.folder) < 0;
     });
-    std::unordered_map<std::string_view, const Child*> by_name;
-    for (const Child& c : children)
-      if (c.folder || !by_name.contains(c.name)) by_name[c.name] = &c;
-
-    std::string_view scan = rest;
-    RawEntry e;
-    std::string text;
-    text.reserve(rest.size() + children.size() * 80);
-    // Merge: unchanged base entries are copied as they are; changed names
-    // are written from their change, in git's order.
-    std::size_t ci = 0;
-    auto emit_child = [&](const Child& c, const RawEntry* old) {
-      if (by_name.at(c.name) != &c) return;  // a leaf shadowed by a folder
-      if (c.folder) {
-        git_oid old_id;
-        const git_oid* old_tree = nullptr;
-        if (old && old->tree) {
-          std::memcpy(old_id.id, old->id, 20);
-          old_tree = &old_id;
-        }
-        std::optional<git_oid> sub = build(old_tree, c.begin, c.end, skip + c.name.size() + 1);
-        if (!sub) return;
-        text += "40000 ";
-        text += c.name;
-        text += '\0';
-        text.append(reinterpret_cast<const char*>(sub->id), 20);
-      } else if (c.begin->second.blob) {
-        text += "100644 ";
-        text += c.name;
-        text += '\0';
-        text.append(reinterpret_cast<const char*>(c.begin->second.blob->id), 20);
-      }
-    };
-    // Base entries are in git's order; so are the children. A change to a
-    // name replaces the base entry of that name, whatever its kind.
-    std::unordered_map<std::string_view, RawEntry> replaced;
-    {
-      std::string_view s = rest;
-      while (next_entry(s, e))
-        if (by_name.contains(e.name)) replaced.emplace(e.name, e);
-    }
-    while (next_entry(scan, e)) {
-      if (replaced.contains(e.name)) continue;
-      while (ci < children.size() && compare(children[ci].name, children[ci].folder, e.name, e.tree) < 0) {
-        auto r = replaced.find(children[ci].name);
-        emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
-        ++ci;
-      }
-      text.append(e.bytes);
-    }
-    for (; ci < children.size(); ++ci) {
-      auto r = replaced.find(children[ci].name);
-      emit_child(children[ci], r == replaced.end() ? nullptr : &r->second);
-    }
-    if (text.empty()) return std::nullopt;
-    return out_.write(GIT_OBJECT_TREE, text, kTreeLevel);
+    return children;
   }
 
- private:
-  git_odb* odb_ = nullptr;
+  // Appends the entry `c` becomes (a subtree built on `old` when that is a
+  // tree, or a blob) to `text`; nothing for a removal or an empty folder.
+  void write_child(std::string& text, const Child& c, const RawEntry* old, std::size_t skip) {
+    if (c.folder) {
+      git_oid old_id;
+      const git_oid* old_tree = nullptr;
+      if (old && old->tree()) {
+        old_id = old->oid();
+        old_tree = &old_id;
+      }
+      std::optional<git_oid> sub = build(old_tree, c.begin, c.end, skip + c.name.size() + 1);
+      if (!sub) return;
+      text += "40000 ";
+      text += c.name;
+      text += '\0';
+      text.append(reinterpret_cast<const char*>(sub->id), 20);
+    } else if (c.begin->second.blob) {
+      text += "100644 ";
+      text += c.name;
+      text += '\0';
+      text.append(reinterpret_cast<const char*>(c.begin->second.blob->id), 20);
+    }
+  }
+
+  Odb odb_;
   ObjectWriter& out_;
   PackReader packs_;
+  TreeReader trees_;
 };
 
 }  // namespace
@@ -646,165 +613,6 @@ std::string commit_text(const git_oid& tree, const std::vector<git_oid>& parents
   out += '\n';
   out += message;
   return out;
-}
-
-}  // namespace kistore::git
-
-namespace kistore::git {
-namespace {
-
-std::string where_of(const std::string& path) { return path.empty() ? std::string("the root") : path; }
-
-// check_id: hash the content (libgit2 does when its strict verification is on).
-OdbObject read_tree(git_odb* odb, const git_oid& id, const std::string& path, bool check_id = false) {
-  git_odb_object* o = nullptr;
-  check(git_odb_read(&o, odb, &id), "reading the tree " + (path.empty() ? std::string("at the root") : path),
-        ErrorCode::kCorruption);
-  OdbObject owned(o);
-  if (check_id)
-    check_tree_id({static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)}, id, where_of(path));
-  if (git_odb_object_type(o) != GIT_OBJECT_TREE)
-    throw Error(ErrorCode::kCorruption, where_of(path) + ": " + oid_str(id) + " is not a tree");
-  return owned;
-}
-
-std::string_view data_of(const OdbObject& o) {
-  return {static_cast<const char*>(git_odb_object_data(o.get())), git_odb_object_size(o.get())};
-}
-
-git_object_t entry_type(const RawEntry& e) {
-  return e.tree ? GIT_OBJECT_TREE : e.link ? GIT_OBJECT_COMMIT : GIT_OBJECT_BLOB;
-}
-
-}  // namespace
-
-void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
-               const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
-               const std::function<bool(const std::string&, const git_oid&)>& on_tree, const PackReader* packs) {
-  OdbObject tree;
-  std::string stored;
-  std::string_view rest;
-  git_object_t type = GIT_OBJECT_INVALID;
-  if (packs && packs->read(root, type, stored) && type == GIT_OBJECT_TREE) {
-    check_tree_id(stored, root, where_of(prefix));
-    rest = stored;
-  } else {
-    tree = read_tree(odb, root, prefix, true);
-    rest = data_of(tree);
-  }
-  RawEntry e;
-  while (next_entry(rest, e)) {
-    std::string path = prefix.empty() ? std::string(e.name) : prefix + "/" + std::string(e.name);
-    git_oid id;
-    std::memcpy(id.id, e.id, 20);
-    git_object_t kind = entry_type(e);
-    if (kind != GIT_OBJECT_TREE) fn(path, id, kind);
-    else if (!on_tree || on_tree(path, id)) list_tree(odb, id, path, fn, on_tree, packs);
-  }
-}
-
-namespace {
-void diff_raw(git_odb* odb, const git_oid& from, const git_oid* to, const std::string& dir,
-              const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
-  OdbObject a = read_tree(odb, from, dir);
-  OdbObject b;
-  if (to) b = read_tree(odb, *to, dir);
-  std::string_view ra = data_of(a), rb = b ? data_of(b) : std::string_view();
-  RawEntry ea, eb;
-  bool has_b = next_entry(rb, eb);
-  while (next_entry(ra, ea)) {
-    int c = 1;
-    while (has_b && (c = compare(eb.name, eb.tree, ea.name, ea.tree)) < 0) has_b = next_entry(rb, eb);
-    bool same_name = has_b && eb.name == ea.name;
-    std::string path = dir + std::string(ea.name);
-    git_oid old_id, new_id;
-    std::memcpy(old_id.id, ea.id, 20);
-    if (same_name) std::memcpy(new_id.id, eb.id, 20);
-    if (same_name && c == 0 && std::memcmp(ea.id, eb.id, 20) == 0) continue;
-    if (ea.tree) {
-      diff_raw(odb, old_id, same_name && eb.tree ? &new_id : nullptr, path + "/", fn);
-    } else if (entry_type(ea) == GIT_OBJECT_BLOB) {
-      fn(path, old_id, same_name && c == 0 && !eb.tree ? &new_id : nullptr);
-    }
-  }
-}
-}  // namespace
-
-namespace {
-// The bytes of the tree `id` (at `path`, for messages): through `packs` when
-// it holds the tree whole, else through libgit2. `stored` or `held` keeps them.
-std::string_view tree_bytes(git_odb* odb, const PackReader* packs, const git_oid& id, const std::string& path,
-                            std::string& stored, OdbObject& held) {
-  git_object_t type = GIT_OBJECT_INVALID;
-  if (packs && packs->read(id, type, stored) && type == GIT_OBJECT_TREE) return stored;
-  held = read_tree(odb, id, path);
-  return data_of(held);
-}
-
-void added_raw(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to, const std::string& dir,
-               const std::function<void(const git_oid&, git_object_t)>& fn) {
-  std::string stored_a, stored_b;
-  OdbObject held_a, held_b;
-  std::string_view ra = from ? tree_bytes(odb, packs, *from, dir, stored_a, held_a) : std::string_view();
-  std::string_view rb = tree_bytes(odb, packs, to, dir, stored_b, held_b);
-  RawEntry ea, eb;
-  bool has_a = next_entry(ra, ea);
-  while (next_entry(rb, eb)) {
-    int c = 1;
-    while (has_a && (c = compare(ea.name, ea.tree, eb.name, eb.tree)) < 0) has_a = next_entry(ra, ea);
-    bool matched = has_a && c == 0;  // same name, both trees or both not
-    if (matched && std::memcmp(ea.id, eb.id, 20) == 0) continue;
-    git_oid id;
-    std::memcpy(id.id, eb.id, 20);
-    if (eb.tree) {
-      fn(id, GIT_OBJECT_TREE);
-      git_oid old;
-      if (matched) std::memcpy(old.id, ea.id, 20);
-      added_raw(odb, packs, matched ? &old : nullptr, id, dir + std::string(eb.name) + "/", fn);
-    } else if (!eb.link) {
-      fn(id, GIT_OBJECT_BLOB);
-    }
-  }
-}
-}  // namespace
-
-void added_or_changed(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to,
-                      const std::function<void(const git_oid&, git_object_t)>& fn) {
-  if (from && git_oid_equal(from, &to)) return;
-  added_raw(odb, packs, from, to, "", fn);
-}
-
-void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
-                        const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn) {
-  git_oid a = from, b = to;
-  bool has_a = true, has_b = true;
-  std::string walked;
-  // Descend to the prefix folder on both sides.
-  std::size_t start = 0;
-  while (start < prefix.size()) {
-    std::size_t slash = prefix.find('/', start);
-    std::string_view name = std::string_view(prefix).substr(start, slash - start);
-    auto child = [&](const git_oid& tree, bool& has, git_oid& out) {
-      if (!has) return;
-      OdbObject t = read_tree(odb, tree, walked);
-      std::string_view rest = data_of(t);
-      RawEntry e;
-      has = false;
-      while (next_entry(rest, e))
-        if (e.tree && e.name == name) {
-          std::memcpy(out.id, e.id, 20);
-          has = true;
-          break;
-        }
-    };
-    child(a, has_a, a);
-    child(b, has_b, b);
-    walked = prefix.substr(0, slash + 1);
-    start = slash + 1;
-  }
-  if (!has_a) return;
-  if (has_b && git_oid_equal(&a, &b)) return;
-  diff_raw(odb, a, has_b ? &b : nullptr, prefix, fn);
 }
 
 }  // namespace kistore::git

@@ -17,13 +17,19 @@
 //     sending over git's smart protocol (receive_pack.h).
 //   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes.
 //   - build_tree: the new root tree from a base tree and a sorted set of
-//     changed paths, reading only the base trees on the changed paths and
-//     copying their unchanged entries byte for byte.
+//     changed paths, reading only the base trees on the changed paths
+//     (raw_tree.h) and copying their unchanged entries byte for byte.
+//   - commit_text: a commit object's text, as git writes it.
 //
 // Both writers skip objects they already wrote; LooseWriter also skips
 // objects the repository has. Objects become visible to the repository's
 // readers once the writer is finished (PackWriter::finish) or written
-// (LooseWriter), before the branch moves.
+// (LooseWriter), before the branch moves. Writes that fail throw
+// Error(kIO) naming the file; a base tree that cannot be read,
+// Error(kCorruption).
+//
+// Thread-safety: object_id and commit_text are reentrant; a writer (and a
+// PackStream) belongs to one thread.
 #pragma once
 
 #include <git2.h>
@@ -38,21 +44,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "store/git.h"
+
 namespace kistore::git {
 
 // git's id of an object: SHA-1 of "<type> <size>\0" + data.
 git_oid object_id(git_object_t type, std::string_view data);
-
-struct OidHash {
-  std::size_t operator()(const git_oid& id) const noexcept {
-    std::size_t h;
-    __builtin_memcpy(&h, id.id, sizeof h);
-    return h;
-  }
-};
-struct OidEq {
-  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b); }
-};
 
 class ObjectWriter {
  public:
@@ -95,6 +92,9 @@ class PackWriter final : public ObjectWriter {
   };
   void put(const void* data, std::size_t n);
   void flush();
+  std::string seal();
+  std::string index_bytes(const std::string& checksum);
+  std::string place(const std::string& checksum, const std::string& idx);
 
   std::string dir_, tmp_path_;
   int fd_ = -1;
@@ -156,21 +156,6 @@ class LooseWriter final : public ObjectWriter {
   std::unordered_set<git_oid, OidHash, OidEq> seen_;
 };
 
-// One entry of a tree object's bytes: "<mode> <name>\0<20-byte id>".
-struct RawEntry {
-  std::string_view name;
-  std::string_view bytes;  // the whole entry
-  bool tree;               // mode 40000
-  bool link;               // mode 160000: a submodule link
-  const unsigned char* id;
-};
-// Reads the next entry of `rest` (a tree's bytes) into `e` and advances;
-// false at the end. Error(kCorruption) when the bytes are not a tree.
-bool next_entry(std::string_view& rest, RawEntry& e);
-
-// Error(kCorruption) naming `where` unless `data` is the tree whose id is `id`.
-void check_tree_id(std::string_view data, const git_oid& id, const std::string& where);
-
 // A change to one path of a tree: a blob (upsert) or nothing (removal).
 struct PathChange {
   std::optional<git_oid> blob;  // nullopt: remove the path
@@ -182,37 +167,6 @@ struct PathChange {
 // tree's id when nothing is left). `repo` reads the base trees.
 git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
                    ObjectWriter& out);
-
-// Calls fn(path, id, type) for every entry below the tree `root` (paths
-// relative to it, prefixed by `prefix`), depth first in tree order, reading
-// trees straight from `odb` (no object cache); trees themselves are not
-// reported, submodule links are (type GIT_OBJECT_COMMIT). Each tree's content
-// is hashed and checked against its id (Error(kCorruption) on a mismatch),
-// so this holds with libgit2's own check turned off.
-// With `on_tree`, a subtree is entered only when on_tree(path, id) is true.
-// `packs` (may be null) reads stored trees without libgit2.
-class PackReader;
-void list_tree(git_odb* odb, const git_oid& root, const std::string& prefix,
-               const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
-               const std::function<bool(const std::string&, const git_oid&)>& on_tree = nullptr,
-               const PackReader* packs = nullptr);
-
-// Calls fn(path, old, new) for every blob path that `to` lacks (new null) or
-// holds with other content than `from` (both set), below `prefix` ("" or
-// "dir/": only that folder). Subtrees with equal ids are skipped, so the cost
-// follows the change, not the size of the trees. Added paths are not
-// reported.
-void removed_or_changed(git_odb* odb, const git_oid& from, const git_oid& to, const std::string& prefix,
-                        const std::function<void(const std::string&, const git_oid&, const git_oid*)>& fn);
-
-// Calls fn(id, type) for every tree and blob reachable from the tree `to`
-// that the tree `from` (null: the empty tree) does not hold at the same path,
-// `to` itself excluded: what a commit brings that its parent lacks, in time
-// proportional to that (subtrees with equal ids are skipped, submodule links
-// are not reported). An object held at two new paths is reported twice.
-// Trees are read through `packs` first (may be null), their ids unchecked.
-void added_or_changed(git_odb* odb, const PackReader* packs, const git_oid* from, const git_oid& to,
-                      const std::function<void(const git_oid&, git_object_t)>& fn);
 
 // The git object text of a commit kistore writes (as libgit2's
 // git_commit_create_buffer and git write it), with `signature` (an armored

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "store/git.h"
+#include "store/url.h"
 
 namespace kistore::git {
 namespace {
@@ -13,24 +14,6 @@ namespace {
 // How much of the server's first message is kept: its first ref line, with
 // the capabilities, is at most one pkt-line (65,520 bytes).
 constexpr std::size_t kAdvertisementKept = 1 << 17;
-
-enum class Scheme { kOther, kGit, kSsh, kHttp };
-
-Scheme scheme_of(std::string_view url) {
-  std::size_t sep = url.find("://");
-  if (sep == std::string_view::npos) {
-    // scp-like "[user@]host:path": a colon before any slash.
-    std::size_t colon = url.find(':'), slash = url.find('/');
-    bool scp = colon != std::string_view::npos && colon > 0 && (slash == std::string_view::npos || colon < slash);
-    return scp ? Scheme::kSsh : Scheme::kOther;
-  }
-  std::string scheme(url.substr(0, sep));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (scheme == "git") return Scheme::kGit;
-  if (scheme == "ssh" || scheme == "ssh+git" || scheme == "git+ssh") return Scheme::kSsh;
-  if (scheme == "http" || scheme == "https") return Scheme::kHttp;
-  return Scheme::kOther;
-}
 
 // "0000"-style length of a pkt-line, or -1 when the 4 bytes are not hex.
 int pkt_length(const char* p) {
@@ -111,11 +94,11 @@ struct ReceivePack::Stream {
 
 int ReceivePack::make_transport(git_transport** out, git_remote* owner, const std::string& url) {
   *out = nullptr;
-  switch (scheme_of(url)) {
-    case Scheme::kGit: inner_factory_ = git_smart_subtransport_git; definition_.rpc = 0; break;
-    case Scheme::kSsh: inner_factory_ = git_smart_subtransport_ssh; definition_.rpc = 0; break;
-    case Scheme::kHttp: inner_factory_ = git_smart_subtransport_http; definition_.rpc = 1; break;
-    case Scheme::kOther: return 0;
+  switch (url_kind(url)) {
+    case UrlKind::kGit: inner_factory_ = git_smart_subtransport_git; definition_.rpc = 0; break;
+    case UrlKind::kSsh: inner_factory_ = git_smart_subtransport_ssh; definition_.rpc = 0; break;
+    case UrlKind::kHttp: inner_factory_ = git_smart_subtransport_http; definition_.rpc = 1; break;
+    case UrlKind::kPath: case UrlKind::kFile: case UrlKind::kOther: return 0;
   }
   definition_.callback = make_sub;
   definition_.param = this;
@@ -209,14 +192,93 @@ bool ReceivePack::usable() {
   return std::find(capabilities_.begin(), capabilities_.end(), "report-status") != capabilities_.end();
 }
 
+namespace {
+
+// The server's report on a push: "unpack ok" or "unpack <reason>", then
+// "ok <ref>" or "ng <ref> <reason>" for the update, then a flush.
+class PushReport {
+ public:
+  explicit PushReport(std::string ref) : ref_(std::move(ref)) {}
+
+  // Takes the report's bytes as they come; true once it is complete.
+  // Error(kRemote) when it does not follow the protocol.
+  bool feed(std::string_view bytes) {
+    reader_.feed(bytes);
+    std::string line;
+    bool flush = false;
+    while (reader_.next(line, flush)) {
+      if (flush) {
+        if (result_.unpack.empty()) throw Error(ErrorCode::kRemote, "the remote's report on the push is empty");
+        if (!have_ref_ && result_.unpack == "ok")
+          throw Error(ErrorCode::kRemote, "the remote's report on the push does not mention " + ref_);
+        return true;
+      }
+      take(chomp(line));
+    }
+    return false;
+  }
+  const ReceivePack::Result& result() const { return result_; }
+
+ private:
+  void take(const std::string& line) {
+    if (result_.unpack.empty()) {
+      if (!line.starts_with("unpack "))
+        throw Error(ErrorCode::kRemote, "the remote's report on the push starts with \"" + printable(line) +
+                                            "\", expected \"unpack ...\"");
+      result_.unpack = line.substr(7);
+    } else if (line == "ok " + ref_) {
+      have_ref_ = true;
+    } else if (line.starts_with("ng " + ref_ + " ")) {
+      have_ref_ = true;
+      result_.rejection = line.substr(4 + ref_.size());
+    } else if (!line.starts_with("ok ") && !line.starts_with("ng ")) {  // about a ref kistore did not send: ignored
+      throw Error(ErrorCode::kRemote, "the remote's report on the push has \"" + printable(line) + "\", expected \"ok " +
+                                          ref_ + "\" or \"ng " + ref_ + " <reason>\"");
+    }
+  }
+
+  std::string ref_;
+  PktReader reader_{"the remote's report on the push"};
+  ReceivePack::Result result_;
+  bool have_ref_ = false;
+};
+
+// Reads the server's answer to a push from `stream` until its report is
+// complete. With side-band-64k the report comes in band 1; band 2 is the
+// server's progress, band 3 a fatal error.
+ReceivePack::Result read_report(git_smart_subtransport_stream* stream, const std::string& ref, bool sideband) {
+  PktReader outer("the remote's answer to the push");
+  PushReport report(ref);
+  std::string line;
+  bool flush = false;
+  char buffer[65536];
+  for (;;) {
+    std::size_t got = 0;
+    if (stream->read(stream, buffer, sizeof buffer, &got) < 0)
+      throw Error(ErrorCode::kRemote, "reading the remote's answer to the push failed: " + last_error());
+    if (got == 0) throw Error(ErrorCode::kRemote, "the remote closed the connection before reporting on the push");
+    if (!sideband) {
+      if (report.feed({buffer, got})) return report.result();
+      continue;
+    }
+    outer.feed({buffer, got});
+    while (outer.next(line, flush)) {
+      if (flush || line.empty()) continue;
+      char band = line[0];
+      std::string_view data = std::string_view(line).substr(1);
+      if (band == 1 && report.feed(data)) return report.result();
+      if (band == 3) throw Error(ErrorCode::kRemote, "the remote failed: " + printable(chomp(std::string(data))));
+    }
+  }
+}
+
+}  // namespace
+
 ReceivePack::Result ReceivePack::send(const std::string& ref, const git_oid* old, const git_oid& next,
                                       std::uint32_t count, const std::function<void(PackStream&)>& fill,
                                       const std::function<void(std::uint64_t)>& sent) {
   if (!usable()) throw Error(ErrorCode::kRemote, "the remote was not connected through kistore's transport, or does not offer report-status");
-  auto offered = [&](std::string_view cap) {
-    return std::find(capabilities_.begin(), capabilities_.end(), cap) != capabilities_.end();
-  };
-  bool sideband = offered("side-band-64k");
+  bool sideband = std::find(capabilities_.begin(), capabilities_.end(), "side-band-64k") != capabilities_.end();
 
   git_smart_subtransport_stream* stream = nullptr;
   if (inner_->action(&stream, inner_, url_.c_str(), GIT_SERVICE_RECEIVEPACK) < 0)
@@ -245,69 +307,7 @@ ReceivePack::Result ReceivePack::send(const std::string& ref, const git_oid* old
   });
   fill(pack);
   pack.finish();
-
-  // The report: "unpack ok" or "unpack <reason>", then "ok <ref>" or
-  // "ng <ref> <reason>" for the update, then a flush. With side-band-64k it
-  // comes in band 1; band 2 is the server's progress, band 3 a fatal error.
-  PktReader outer("the remote's answer to the push");
-  PktReader report("the remote's report on the push");
-  Result result;
-  bool have_ref = false;
-  std::string line;
-  bool flush = false;
-  auto take_report = [&]() {  // true once the report is complete
-    while (report.next(line, flush)) {
-      if (flush) {
-        if (result.unpack.empty()) throw Error(ErrorCode::kRemote, "the remote's report on the push is empty");
-        if (!have_ref && result.unpack == "ok")
-          throw Error(ErrorCode::kRemote, "the remote's report on the push does not mention " + ref);
-        return true;
-      }
-      line = chomp(line);
-      if (result.unpack.empty()) {
-        if (!line.starts_with("unpack "))
-          throw Error(ErrorCode::kRemote, "the remote's report on the push starts with \"" + printable(line) +
-                                              "\", expected \"unpack ...\"");
-        result.unpack = line.substr(7);
-      } else if (line == "ok " + ref) {
-        have_ref = true;
-      } else if (line.starts_with("ng " + ref + " ")) {
-        have_ref = true;
-        result.rejection = line.substr(4 + ref.size());
-      } else if (line.starts_with("ok ") || line.starts_with("ng ")) {
-        // About a ref kistore did not send: ignore.
-      } else {
-        throw Error(ErrorCode::kRemote, "the remote's report on the push has \"" + printable(line) +
-                                            "\", expected \"ok " + ref + "\" or \"ng " + ref + " <reason>\"");
-      }
-    }
-    return false;
-  };
-  char buffer[65536];
-  for (;;) {
-    std::size_t got = 0;
-    if (stream->read(stream, buffer, sizeof buffer, &got) < 0)
-      throw Error(ErrorCode::kRemote, "reading the remote's answer to the push failed: " + last_error());
-    if (got == 0)
-      throw Error(ErrorCode::kRemote, "the remote closed the connection before reporting on the push");
-    if (!sideband) {
-      report.feed({buffer, got});
-      if (take_report()) return result;
-      continue;
-    }
-    outer.feed({buffer, got});
-    while (outer.next(line, flush)) {
-      if (flush || line.empty()) continue;
-      char band = line[0];
-      std::string_view data = std::string_view(line).substr(1);
-      if (band == 1) {
-        report.feed(data);
-        if (take_report()) return result;
-      } else if (band == 3) {
-        throw Error(ErrorCode::kRemote, "the remote failed: " + printable(chomp(std::string(data))));
-      }
-    }
-  }
+  return read_report(stream, ref, sideband);
 }
 
 }  // namespace kistore::git

@@ -23,6 +23,7 @@
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
+#include "store/raw_tree.h"
 
 namespace kistore {
 namespace {
@@ -116,23 +117,12 @@ std::pair<std::string_view, std::string> split_path(std::string_view path) {
 
 }  // namespace
 
-struct Snapshot::RawTree {
-  git::OdbObject object;
-  // 8 bytes per entry: the index's flat folders have one per run.
-  struct Entry {
-    std::uint32_t name;      // offset of the name in the tree's bytes
-    std::uint16_t name_size;
-    char kind;               // 't' tree, 'b' blob, 'l' submodule link
-  };
-  const char* data = nullptr;
-  std::vector<Entry> entries;  // sorted by name
-  std::string_view name(const Entry& e) const { return {data + e.name, e.name_size}; }
-  const unsigned char* id(const Entry& e) const {
-    return reinterpret_cast<const unsigned char*>(data + e.name + e.name_size + 1);
-  }
-};
+git_odb* Snapshot::odb() const {
+  if (!odb_) odb_ = std::shared_ptr<git_odb>(git::open_odb(repo_).release(), git_odb_free);
+  return odb_.get();
+}
 
-const Snapshot::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
+const git::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
   if (!tree_) return nullptr;
   std::string key(dir);
   if (auto it = raw_.find(key); it != raw_.end()) return it->second.get();
@@ -148,51 +138,30 @@ const Snapshot::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
     bool is_tree = false;
     found = find_entry(parent, name, id.id, &is_tree) && is_tree;
   }
-  std::shared_ptr<RawTree> tree;
+  std::shared_ptr<const git::RawTree> tree;
   if (found) {
-    if (!odb_) {
-      git_odb* raw = nullptr;
-      git::check(git_repository_odb(&raw, repo_), "opening the object database");
-      odb_.reset(raw, git_odb_free);
-    }
-    git_odb_object* obj = nullptr;
-    git::check(git_odb_read(&obj, odb_.get(), &id), "reading the tree " + key, ErrorCode::kCorruption);
-    tree = std::make_shared<RawTree>();
-    tree->object.reset(obj);
-    if (git_odb_object_type(obj) != GIT_OBJECT_TREE) throw Corruption(key + ": " + git::oid_str(id) + " is not a tree");
-    std::string_view rest(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
-    tree->data = rest.data();
-    if (rest.size() > 0xffffffffu) throw Corruption(key + ": the tree " + git::oid_str(id) + " is over 4 GiB");
-    tree->entries.reserve(rest.size() / 90 + 1);
-    try {
-      for (git::RawEntry e; git::next_entry(rest, e);) {
-        if (e.name.size() > 0xffff) throw Corruption("name over 64 KiB");
-        tree->entries.push_back({static_cast<std::uint32_t>(e.name.data() - tree->data),
-                                 static_cast<std::uint16_t>(e.name.size()), e.tree ? 't' : e.link ? 'l' : 'b'});
-      }
-    } catch (const Error&) {
-      throw Corruption(key + ": the tree " + git::oid_str(id) + " is malformed");
-    }
-    const RawTree& t = *tree;
-    auto by_name = [&t](const RawTree::Entry& a, const RawTree::Entry& b) { return t.name(a) < t.name(b); };
-    if (!std::is_sorted(tree->entries.begin(), tree->entries.end(), by_name))
-      std::sort(tree->entries.begin(), tree->entries.end(), by_name);
+    if (!reader_) reader_ = std::make_shared<git::TreeReader>(odb(), git::TreeReader::Options{});
+    tree = reader_->tree(id, key);
   }
-  const RawTree* out = tree.get();
+  const git::RawTree* out = tree.get();
   raw_[key] = std::move(tree);
   return out;
 }
 
 bool Snapshot::find_entry(std::string_view dir, std::string_view name, unsigned char id[20], bool* is_tree) const {
-  const RawTree* t = raw_tree_index(dir);
+  const git::RawTree* t = raw_tree_index(dir);
   if (!t) return false;
-  auto it = std::lower_bound(t->entries.begin(), t->entries.end(), name,
-                             [t](const RawTree::Entry& e, std::string_view n) { return t->name(e) < n; });
-  if (it == t->entries.end() || t->name(*it) != name) return false;
-  std::memcpy(id, t->id(*it), 20);
+  std::optional<git::RawEntry> e;
+  try {
+    e = t->find(name);
+  } catch (const Error& error) {
+    throw Corruption((dir.empty() ? std::string("the root") : std::string(dir)) + ": " + error.what());
+  }
+  if (!e) return false;
+  std::memcpy(id, e->id, 20);
   if (!is_tree) return true;
-  *is_tree = it->kind == 't';
-  return it->kind != 'l';  // a submodule link names a commit elsewhere: no blob, no tree here
+  *is_tree = e->tree();
+  return !e->link();  // a submodule link names a commit elsewhere: no blob, no tree here
 }
 
 std::optional<std::string> Snapshot::read(std::string_view path) const {
@@ -201,7 +170,7 @@ std::optional<std::string> Snapshot::read(std::string_view path) const {
   bool is_tree = false;
   if (!find_entry(dir, name, id.id, &is_tree) || is_tree) return std::nullopt;
   git_odb_object* obj = nullptr;
-  git::check(git_odb_read(&obj, odb_.get(), &id), "reading " + std::string(path), ErrorCode::kCorruption);
+  git::check(git_odb_read(&obj, odb(), &id), "reading " + std::string(path), ErrorCode::kCorruption);
   git::OdbObject owned(obj);
   if (git_odb_object_type(obj) != GIT_OBJECT_BLOB) return std::nullopt;  // a submodule link, say
   return std::string(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
@@ -274,133 +243,6 @@ void Snapshot::walk(std::string_view dir, const std::function<void(const std::st
                     const std::function<void(const std::string&)>& other) const {
   git::Tree t = subtree(repo_, tree_.get(), dir);
   if (t) walk_tree(repo_, t.get(), std::string(dir), fn, other);
-}
-
-void Snapshot::walk_parallel(
-    std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
-    const std::function<void(std::size_t, const std::string&, const std::string_view*, const std::string&)>& fn,
-    const std::function<void(const std::string&)>& other, const std::function<bool(const std::string&)>& self_checked,
-    const std::function<void(std::size_t, std::size_t)>& progress) const {
-  git::Tree t = subtree(repo_, tree_.get(), dir);
-  // libgit2 does not re-hash what it reads here; objects are hashed below
-  // instead, except where the caller checks the content itself.
-  git::HashCheck hash_check_off(false);
-  if (!t) {
-    count(0);
-    return;
-  }
-  // Parts: the folders three levels down (objects/sha256/ab, refs/levels/x,
-  // ...) and the blobs above them, listed here; workers list and read the
-  // folders.
-  struct Part {
-    std::string path;
-    git_oid id;
-    bool tree;
-  };
-  std::vector<Part> parts;
-  std::string gitdir = git_repository_path(repo_);
-  git::PackReader packs(gitdir);  // whole stored objects, read without libgit2
-  git_odb* main_raw = nullptr;
-  git::check(git_repository_odb(&main_raw, repo_), "opening the object database");
-  git::Odb main_odb(main_raw);
-  std::function<void(const std::string&, const git_oid&, int)> list = [&](const std::string& path, const git_oid& id,
-                                                                          int depth) {
-    git::list_tree(main_raw, id, path, [&](const std::string& p, const git_oid& e, git_object_t type) {
-      if (type == GIT_OBJECT_BLOB) parts.push_back({p, e, false});
-      else if (other) other(p);
-    }, [&](const std::string& p, const git_oid& e) {
-      if (depth + 1 >= 3) {
-        parts.push_back({p, e, true});
-        return false;
-      }
-      list(p, e, depth + 1);
-      return false;
-    }, &packs);
-  };
-  std::size_t depth0 = dir.empty() ? 0 : std::count(dir.begin(), dir.end(), '/') + 1;
-  list(std::string(dir), *git_tree_id(t.get()), static_cast<int>(depth0));
-  count(parts.size());
-  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-
-  // Workers take parts from the end (the big index folders under refs/
-  // first, so that no long part starts last); each reads through a
-  // repository handle of its own. The calling thread works too.
-  std::atomic<std::ptrdiff_t> next{static_cast<std::ptrdiff_t>(parts.size()) - 1};
-  std::atomic<std::size_t> done{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto work = [&](bool reporting) {
-    try {
-      git_repository* r = nullptr;
-      git::check(git_repository_open_ext(&r, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-                 gitdir + ": opening for reading");
-      git::Repository repo(r);
-      git_odb* raw = nullptr;
-      git::check(git_repository_odb(&raw, r), "opening the object database");
-      git::Odb odb(raw);
-      std::size_t since = 0;
-      std::string buffer;
-      auto read = [&](std::size_t part, const std::string& path, const git_oid& id) {
-        git::OdbObject owned;
-        std::string_view bytes;
-        git_object_t type = GIT_OBJECT_INVALID;
-        if (packs.read(id, type, buffer) && type == GIT_OBJECT_BLOB) {
-          bytes = buffer;
-        } else {
-          git_odb_object* o = nullptr;
-          if (git_odb_read(&o, raw, &id) < 0) {
-            std::string why = "its git object " + git::oid_str(id) + " cannot be read: " + git::last_error();
-            git_error_clear();
-            fn(part, path, nullptr, why);
-            return;
-          }
-          owned.reset(o);
-          bytes = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
-        }
-        git_oid actual;
-        if (!(self_checked && self_checked(path)) &&
-            (git_odb_hash(&actual, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) < 0 || !git_oid_equal(&actual, &id))) {
-          fn(part, path, nullptr, "its git object " + git::oid_str(id) + " holds content with another id");
-          return;
-        }
-        fn(part, path, &bytes, std::string());
-        if (++since == 256) {
-          std::size_t d = done.fetch_add(since) + since;
-          since = 0;
-          if (reporting && progress) progress(d, 0);
-        }
-      };
-      for (;;) {
-        std::ptrdiff_t k = next.fetch_sub(1);
-        if (k < 0) break;
-        const Part& part = parts[static_cast<std::size_t>(k)];
-        if (!part.tree) {
-          read(static_cast<std::size_t>(k), part.path, part.id);
-          continue;
-        }
-        std::vector<std::pair<std::string, git_oid>> blobs;
-        std::vector<std::string> others;
-        git::list_tree(raw, part.id, part.path, [&](const std::string& p, const git_oid& e, git_object_t type) {
-          if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
-          else others.push_back(p);
-        }, nullptr, &packs);
-        if (!others.empty() && other) {
-          std::lock_guard lock(failure_mutex);
-          for (const std::string& p : others) other(p);
-        }
-        for (const auto& [p, e] : blobs) read(static_cast<std::size_t>(k), p, e);
-      }
-    } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next = -1;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < threads; ++k) pool.emplace_back(work, false);
-  work(true);
-  for (std::thread& th : pool) th.join();
-  if (failure) std::rethrow_exception(failure);
 }
 
 bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }

@@ -33,6 +33,10 @@ struct git_odb;
 struct git_odb_object;
 
 namespace kistore {
+namespace git {
+class RawTree;
+class TreeReader;
+}  // namespace git
 
 // A read-only view of the branch at one commit. It borrows the Store's
 // repository: it must not outlive the Store it came from.
@@ -105,10 +109,14 @@ class Snapshot {
   std::shared_ptr<git_tree> tree_;
   std::string commit_id_;
   mutable std::unordered_map<std::string, std::shared_ptr<git_tree>> trees_;
+  // The repository's object database, opened on first use.
+  git_odb* odb() const;
+  // The raw trees of path lookups, read through one reader and kept by
+  // folder ("" the root); null for a folder that is not there.
+  const git::RawTree* raw_tree_index(std::string_view dir) const;
   mutable std::shared_ptr<git_odb> odb_;
-  struct RawTree;  // a tree's bytes and its entries sorted by name
-  const RawTree* raw_tree_index(std::string_view dir) const;
-  mutable std::unordered_map<std::string, std::shared_ptr<RawTree>> raw_;
+  mutable std::shared_ptr<git::TreeReader> reader_;  // reads through odb_
+  mutable std::unordered_map<std::string, std::shared_ptr<const git::RawTree>> raw_;
 };
 
 // A change to the branch tree: blobs to write at paths, paths to remove.

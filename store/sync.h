@@ -1,4 +1,5 @@
-// Sync over git remotes (SPEC §2 "sync"): remotes, pull, push, clone.
+// Sync over git remotes (SPEC §3 "sync"): remotes, pull, push, clone. The
+// public face of store/'s sync code, for the command line.
 //
 // A store syncs through any git remote libgit2 reaches (a path, file://,
 // git://, ssh://, http(s)://) by moving its branch's commits. Nothing that
@@ -7,8 +8,8 @@
 // commit that is new to this store against its first parent:
 //
 //   - objects are only added: an object path that is removed or changed, that
-//     is not at a layout path, or whose bytes do not decode and hash to the
-//     path's digest, is refused;
+//     is not at a layout path, or whose bytes do not decode, hash to the
+//     path's digest and validate, is refused;
 //   - index entries agree with their objects (refs/index.h): a new run comes
 //     with its group entry, one level and its source entry (unless an earlier
 //     run claimed that source id, as add allows); an attestation with its
@@ -42,14 +43,16 @@
 // itself (libgit2's local transport would move it unconditionally). Push
 // packs without delta search (zstd frames do not delta).
 //
-// Credentials (never printed: URLs in messages have their password removed):
-//   ssh://     ssh-agent when SSH_AUTH_SOCK is set (tried once), then the key
-//              KISTORE_SSH_KEY or ~/.ssh/id_ed25519 (with <key>.pub if present).
-//              The server's host key must be listed in ~/.ssh/known_hosts or
-//              in the file KISTORE_SSH_KNOWN_HOSTS (plain, unhashed host
-//              names there); an unknown host is refused with its fingerprint
-//              and how to add it, a changed key is refused as such.
-//   http(s):// the URL's user:password, then KISTORE_TOKEN as the password
+// Credentials (SyncOptions::credentials, filled by the caller: store/ reads
+// no environment variable; never printed: URLs in messages have their
+// password removed, and the token is masked):
+//   ssh://     the agent when a socket is given (tried once), then the key
+//              file (with <key>.pub if present). The server's host key must be
+//              listed in one of the known_hosts files (libgit2 also checks
+//              ~/.ssh/known_hosts itself, hashed names included); an unknown
+//              host is refused with its fingerprint and how to add it, a
+//              changed key is refused as such.
+//   http(s):// the URL's user:password, then the token as the password
 //              (user from the URL, else "kistore"). Each is tried once.
 //
 // Errors: Error(kRemote) when the remote cannot be reached, refuses a
@@ -57,6 +60,13 @@
 // and its URL without password); Error(kInvalidInput) for an unknown remote
 // name or a bad URL; Error(kIO) for local failures. Incoming data that fails
 // the checks is not an exception: PullReport::problems lists it.
+//
+// Behind this header, one file per concept (as libgit2 splits remote.c,
+// fetch.c, push.c, transports/*): url.h (URLs, secrets), credentials.h and
+// known_hosts.h (who we are, whom we trust), connection.h (a connection to a
+// remote and its progress), incoming.h (the checks) over layout_trees.h,
+// merge.h, new_objects.h and local_transport.h (repositories on this
+// machine), remote.cc, pull.cc, push.cc.
 //
 // Thread-safety: as Store.
 #pragma once
@@ -68,41 +78,58 @@
 #include <vector>
 
 #include "objects/ssh_signature.h"
+#include "refs/problem.h"
 #include "store/store.h"
-#include "store/verify.h"
+#include "store/url.h"  // redact_url, for printing RemoteInfo::url
 
 namespace kistore {
 
+// A configured remote.
 struct RemoteInfo {
   std::string name;
   std::string url;  // as configured, credentials included: print redact_url(url)
 };
 
-// `url` with any password removed ("https://u:pw@h/x" -> "https://u@h/x").
-std::string redact_url(std::string_view url);
-
 // Adds remote `name` at `url`. A local path is stored absolute. Throws
 // Error(kInvalidInput) for an invalid name, an empty URL, or a name already
-// in use.
+// in use; Error(kIO) when the config cannot be written.
 void add_remote(Store& store, const std::string& name, const std::string& url);
 // Removes the remote and kistore's refs for it. Error(kInvalidInput) if
 // there is no such remote.
 void remove_remote(Store& store, const std::string& name);
-// The configured remotes, sorted by name.
+// The configured remotes, sorted by name. Error(kIO) when the config cannot
+// be read.
 std::vector<RemoteInfo> list_remotes(const Store& store);
 
+// What sync may authenticate with, and the ssh host keys it trusts. The
+// command line fills it from KISTORE_TOKEN, KISTORE_SSH_KEY, SSH_AUTH_SOCK,
+// KISTORE_SSH_KNOWN_HOSTS, HOME and USER (cli/sync_output.h).
+struct Credentials {
+  std::string token;       // the password for http(s) when the URL has none; "" for none
+  std::string ssh_key;     // a private key file for ssh; "" for none
+  bool ssh_key_named = false;  // the user named ssh_key: its absence is reported as such
+  std::string ssh_agent;   // the ssh agent's socket; "" for no agent
+  std::vector<std::string> known_hosts;  // OpenSSH known_hosts files, searched in order
+  std::string user;        // the ssh user when the URL names none; "" for "git"
+};
+
+// How a pull, push or clone runs.
 struct SyncOptions {
   // Author and signing of a merge commit.
   CommitOptions commit;
   // Controllers whose signed rerun commits may change levels; normally
   // load_trust(store).
   std::vector<AllowedSigner> trust;
-  // Transfer progress: stage is "receiving", "checking" or "sending"; done
+  // What to authenticate with; empty: nothing but what the URL holds.
+  Credentials credentials;
+  // Transfer progress: stage is "receiving", "checking", "packing" or
+  // "sending"; done
   // and total count objects (total 0: not known yet), bytes what went over
   // the wire so far (0 when it does not apply).
   std::function<void(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes)> progress;
 };
 
+// What a pull did, or why it was refused.
 struct PullReport {
   std::string remote;
   std::string url;     // redacted
@@ -118,8 +145,10 @@ struct PullReport {
 };
 
 // Fetches the branch from `remote` and merges it as described above.
+// Errors as above; a refusal is a report whose problems say why.
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options);
 
+// What a push did.
 struct PushReport {
   std::string remote;
   std::string url;     // redacted
@@ -132,7 +161,9 @@ struct PushReport {
 
 // Pushes the branch to `remote`, pulling first (up to 3 rounds) when the
 // remote's branch is not an ancestor of ours. Error(kInvalidInput) when the
-// store is empty.
+// store is empty; Error(kRemote) when the remote rejects the update or kept
+// moving for all 3 rounds; a refused pull on the way ends the push with
+// result "refused" (its report in pulls).
 PushReport push(Store& store, const std::string& remote, const SyncOptions& options);
 
 // init + remote add origin + pull into `dir` (which must not exist, or be an

@@ -8,31 +8,15 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
-#include "store/objwrite.h"
+#include "store/raw_tree.h"
 
 namespace kistore {
 namespace {
-
-// What verify keeps of each object to check the index against.
-struct ObjectFacts {
-  Kind kind = Kind::kRun;
-  bool valid = false;          // decoded, hashed and validated
-  std::string group_path;      // runs: where the group entry must be
-  std::string group_bytes;
-  Level default_level = Level::kReported;
-  std::optional<std::string> source_path;
-  std::optional<Digest> subject;  // attestations
-  std::string attestation_bytes;
-  std::vector<std::pair<std::string, Digest>> references;  // runs: role -> digest
-};
-
 
 struct Outcome {
   std::string path;
   bool object = false;
   bool read = false;  // an index entry whose bytes were read
-  bool deep = false;
-  std::optional<Digest> digest;
   ObjectFacts facts;
   std::vector<Problem> problems;
   std::string bytes;  // index entries: kept for the merge
@@ -55,21 +39,23 @@ class Verifier {
           Outcome& o = parts[part].emplace_back();
           o.path = path;
           if (!bytes) {
-            o.problems.push_back({"object-corrupt", path, error});
+            o.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
           } else if (path.starts_with("objects/")) {
             o.object = true;
-            o.deep = options_.deep;
-            examine_object(path, *bytes, o);
+            o.facts = object_facts(path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow);
+            if (o.facts.problem) o.problems.push_back(*o.facts.problem);
           } else {
             o.read = true;
-            if (path.starts_with("refs/metadata/") && Digest::parse_hex(std::string_view(path).substr(14)))
-              check_metadata(path, *bytes, o.problems);  // here, on every core: a parse per document
-            else
+            if (path.starts_with("refs/metadata/") && Digest::parse_hex(std::string_view(path).substr(14))) {
+              // Checked here, on every core: a parse per document.
+              if (auto p = metadata_problem(path, *bytes)) o.problems.push_back(std::move(*p));
+            } else {
               o.bytes.assign(bytes->data(), bytes->size());
+            }
           }
         },
         [&](const std::string& path) {
-          problem("layout", path, "expected only blobs and trees, found a submodule or link entry");
+          problem(ProblemKind::kLayout, path, "expected only blobs and trees, found a submodule or link entry");
         },
         [](const std::string& path) { return path.starts_with("objects/"); },
         options_.progress ? std::function<void(std::size_t, std::size_t)>(
@@ -77,7 +63,7 @@ class Verifier {
                           : nullptr);
     for (std::vector<Outcome>& part : parts) {
       for (Outcome& o : part) {
-        if (o.object && o.digest) objects_[*o.digest] = std::move(o.facts);
+        if (o.object && o.facts.digest) objects_[*o.facts.digest] = std::move(o.facts);
         for (Problem& p : o.problems) report_.problems.push_back(std::move(p));
         if (o.read) visit(o.path, o.bytes);
       }
@@ -90,10 +76,10 @@ class Verifier {
   }
 
  private:
-  void problem(std::string kind, std::string path, std::string detail) {
+  void problem(ProblemKind kind, std::string path, std::string detail) {
     report_.problems.push_back({std::move(kind), std::move(path), std::move(detail)});
   }
-  void warning(std::string kind, std::string path, std::string detail) {
+  void warning(ProblemKind kind, std::string path, std::string detail) {
     report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
   }
 
@@ -106,15 +92,15 @@ class Verifier {
     };
     if (take("refs/metadata/")) {
       auto d = Digest::parse_hex(rest);
-      if (!d) return problem("layout", path, "expected refs/metadata/<64 hex>, found another name");
-      metadata_.emplace(*d, path);  // its bytes were checked while read (check_metadata)
+      if (!d) return problem(ProblemKind::kLayout, path, "expected refs/metadata/<64 hex>, found another name");
+      metadata_.emplace(*d, path);  // its bytes were checked while read (metadata_problem)
       return;
     }
     if (take("refs/groups/") || take("refs/attestations/")) {
       std::size_t slash = rest.find('/');
       auto a = Digest::parse_hex(rest.substr(0, slash));
       auto b = slash == rest.npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
-      if (!a || !b) return problem("layout", path, "expected <64 hex>/<64 hex> below " + path.substr(0, path.find('/', 5)));
+      if (!a || !b) return problem(ProblemKind::kLayout, path, "expected <64 hex>/<64 hex> below " + path.substr(0, path.find('/', 5)));
       if (path.starts_with("refs/groups/")) groups_.push_back({path, *a, *b, std::string(bytes)});
       else attestations_.push_back({path, *a, *b, std::string(bytes)});
       return;
@@ -123,7 +109,7 @@ class Verifier {
       std::size_t slash = rest.find('/');
       auto level = parse_level(rest.substr(0, slash));
       auto run = slash == rest.npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
-      if (!level || !run) return problem("layout", path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
+      if (!level || !run) return problem(ProblemKind::kLayout, path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
       levels_.push_back({path, *level, *run, std::string(bytes)});
       return;
     }
@@ -131,80 +117,7 @@ class Verifier {
       sources_.emplace(path, std::string(bytes));
       return;
     }
-    problem("layout", path, "path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
-  }
-
-  // A metadata entry is the JCS of a JSON object (called from many threads).
-  static void check_metadata(const std::string& path, std::string_view bytes, std::vector<Problem>& out) {
-    try {
-      Json meta = parse_json(bytes, path);
-      if (!meta.is_object()) out.push_back({"metadata-invalid", path, "expected a JSON object"});
-      else if (canonical(meta) != bytes) out.push_back({"metadata-invalid", path, "expected RFC 8785 bytes, found another form"});
-    } catch (const Error& e) {
-      out.push_back({"metadata-invalid", path, e.what()});
-    }
-  }
-
-  // Everything one object implies, on its own (called from many threads).
-  static void examine_object(const std::string& path, std::string_view frame, Outcome& out) {
-    auto problem = [&](std::string kind, std::string where, std::string detail) {
-      out.problems.push_back({std::move(kind), std::move(where), std::move(detail)});
-    };
-    auto d = parse_object_path(path);
-    if (!d) return problem("layout", path, "expected objects/sha256/<2 hex>/<2 hex>/<60 hex>");
-    out.digest = d;
-    ObjectFacts& facts = out.facts;
-    std::string bytes;
-    try {
-      bytes = decode_object(frame, path);
-    } catch (const Error& e) {
-      return problem("object-corrupt", path, e.what());
-    }
-    Digest actual = Digest::of(bytes);
-    if (actual != *d)
-      return problem("object-hash-mismatch", path, "expected bytes hashing to " + d->str() + ", found " + actual.str());
-    Json body;
-    try {
-      body = parse_json(bytes, path);
-    } catch (const Error& e) {
-      return problem("object-invalid", path, e.what());
-    }
-    if (out.deep) {
-      try {
-        Document::from_json(body, Location{path, ""});
-      } catch (const Error& e) {
-        return problem("object-invalid", path, e.what());
-      }
-      if (canonical(body) != bytes) return problem("object-not-canonical", path, "expected RFC 8785 bytes, found another form");
-    }
-    const Json* kind_json = body.find("kind");
-    std::optional<Kind> parsed_kind;
-    if (kind_json && kind_json->is_string()) parsed_kind = parse_kind(kind_json->as_string());
-    const Json* spec = body.find("spec");
-    if (!parsed_kind || !spec || !spec->is_object())
-      return problem("object-invalid", path, "expected a document with a known kind and a spec");
-    const Kind kind = *parsed_kind;
-    facts.kind = kind;
-    facts.valid = true;
-    if (kind == Kind::kRun) {
-      facts.group_path = group_path(comparison_key(*spec), *d);
-      facts.group_bytes = group_entry(*spec);
-      facts.default_level = default_level(*spec);
-      try {
-        facts.source_path = source_path(*spec, path);
-      } catch (const Error& e) {
-        problem("object-invalid", path, e.what());
-      }
-      for (const char* role : {"protocol", "environment", "workload", "implementation"}) {
-        const Json* ref = spec->find(std::string(role) + "Digest");
-        if (ref && ref->is_string())
-          if (auto rd = Digest::parse(ref->as_string())) facts.references.emplace_back(role, *rd);
-      }
-    } else if (kind == Kind::kAttestation) {
-      const Json* subject = spec->find("subject");
-      if (subject && subject->is_string()) facts.subject = Digest::parse(subject->as_string());
-      if (spec->find("author") && spec->find("type")) facts.attestation_bytes = attestation_entry(*spec);
-    }
+    problem(ProblemKind::kLayout, path, "path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
   }
 
   // The entry that keeps a source id from being a path of its own (a
@@ -222,97 +135,118 @@ class Verifier {
     return it == objects_.end() ? nullptr : &it->second;
   }
 
+  // Every index entry against the objects, then every object against the index.
   void check_index() {
     for (const auto& [digest, path] : metadata_)
-      if (!object(digest)) problem("dangling-ref", path, "names " + digest.str() + ", which is not in the store");
+      if (!object(digest)) problem(ProblemKind::kDanglingRef, path, "names " + digest.str() + ", which is not in the store");
+    check_groups();
+    check_levels();
+    check_attestations();
+    for (const auto& [digest, facts] : objects_) {
+      if (!facts.valid()) continue;
+      if (facts.kind == Kind::kRun) {
+        check_run_indexed(digest, facts);
+      } else if (facts.kind == Kind::kAttestation && !attested_.count(digest)) {
+        problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
+      }
+    }
+    check_sources();
+  }
 
-    std::unordered_map<Digest, int> group_count, level_count;
-    std::set<Digest> attested;
+  void check_groups() {
     for (const auto& g : groups_) {
       const ObjectFacts* run = object(g.second);
-      if (!run) { problem("dangling-ref", g.path, "names run " + g.second.str() + ", which is not in the store"); continue; }
-      if (!run->valid) continue;
-      if (run->kind != Kind::kRun) { problem("group-mismatch", g.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
-      ++group_count[g.second];
+      if (!run) { problem(ProblemKind::kDanglingRef, g.path, "names run " + g.second.str() + ", which is not in the store"); continue; }
+      if (!run->valid()) continue;
+      if (run->kind != Kind::kRun) { problem(ProblemKind::kGroupMismatch, g.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
+      ++group_count_[g.second];
       if (g.path != run->group_path)
-        problem("group-mismatch", g.path, "the run's comparison key puts it at " + run->group_path);
+        problem(ProblemKind::kGroupMismatch, g.path, "the run's comparison key puts it at " + run->group_path);
       else if (g.bytes != run->group_bytes)
-        problem("group-mismatch", g.path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
+        problem(ProblemKind::kGroupMismatch, g.path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
     }
+  }
+
+  void check_levels() {
     for (const auto& l : levels_) {
       const ObjectFacts* run = object(l.run);
-      if (!run) { problem("dangling-ref", l.path, "names run " + l.run.str() + ", which is not in the store"); continue; }
-      if (!run->valid) continue;
-      if (run->kind != Kind::kRun) { problem("level-mismatch", l.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
-      ++level_count[l.run];
+      if (!run) { problem(ProblemKind::kDanglingRef, l.path, "names run " + l.run.str() + ", which is not in the store"); continue; }
+      if (!run->valid()) continue;
+      if (run->kind != Kind::kRun) { problem(ProblemKind::kLevelMismatch, l.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
+      ++level_count_[l.run];
       if (l.level == run->default_level) {
         if (l.bytes != level_entry(std::nullopt))
-          problem("level-mismatch", l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes);
+          problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes);
         continue;
       }
       std::string why = options_.justify_level ? options_.justify_level(l.run, l.path)
                                                : "no signed controlled rerun set this level";
       if (!why.empty())
-        problem("level-unjustified", l.path,
+        problem(ProblemKind::kLevelUnjustified, l.path,
                 "expected the default level " + std::string(level_name(run->default_level)) + " (" + why + ")");
     }
+  }
+
+  void check_attestations() {
     for (const auto& a : attestations_) {
       const ObjectFacts* run = object(a.first);
       const ObjectFacts* att = object(a.second);
-      if (!run) problem("dangling-ref", a.path, "attests run " + a.first.str() + ", which is not in the store");
-      else if (run->valid && run->kind != Kind::kRun)
-        problem("attestation-mismatch", a.path, "attests a " + std::string(kind_name(run->kind)) + ", not a run");
-      if (!att) { problem("dangling-ref", a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
-      if (!att->valid) continue;
-      if (att->kind != Kind::kAttestation) { problem("attestation-mismatch", a.path, "expected an Attestation, found a " + std::string(kind_name(att->kind))); continue; }
-      attested.insert(a.second);
+      if (!run) problem(ProblemKind::kDanglingRef, a.path, "attests run " + a.first.str() + ", which is not in the store");
+      else if (run->valid() && run->kind != Kind::kRun)
+        problem(ProblemKind::kAttestationMismatch, a.path, "attests a " + std::string(kind_name(run->kind)) + ", not a run");
+      if (!att) { problem(ProblemKind::kDanglingRef, a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
+      if (!att->valid()) continue;
+      if (att->kind != Kind::kAttestation) { problem(ProblemKind::kAttestationMismatch, a.path, "expected an Attestation, found a " + std::string(kind_name(att->kind))); continue; }
+      attested_.insert(a.second);
       if (!att->subject || *att->subject != a.first)
-        problem("attestation-mismatch", a.path, "the attestation's subject is " + (att->subject ? att->subject->str() : std::string("missing")));
+        problem(ProblemKind::kAttestationMismatch, a.path, "the attestation's subject is " + (att->subject ? att->subject->str() : std::string("missing")));
       else if (a.bytes != att->attestation_bytes)
-        problem("attestation-mismatch", a.path, "expected " + att->attestation_bytes + ", found " + a.bytes);
+        problem(ProblemKind::kAttestationMismatch, a.path, "expected " + att->attestation_bytes + ", found " + a.bytes);
     }
-    for (const auto& [digest, facts] : objects_) {
-      if (!facts.valid) continue;
-      if (facts.kind == Kind::kRun) {
-        if (!group_count.count(digest))
-          problem("missing-group", facts.group_path, "run " + digest.str() + " is missing from its group");
-        else if (group_count[digest] > 1)
-          problem("group-mismatch", "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count[digest]) + " groups");
-        if (!level_count.count(digest))
-          problem("missing-level", level_path(facts.default_level, digest), "run " + digest.str() + " has no level");
-        else if (level_count[digest] > 1)
-          problem("level-mismatch", "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count[digest]) + " levels");
-        if (facts.source_path) {
-          auto it = sources_.find(*facts.source_path);
-          if (it == sources_.end()) {
-            std::string holder = source_holder(*facts.source_path);
-            if (holder.empty())
-              problem("missing-source", *facts.source_path, "run " + digest.str() + " is missing from the source index");
-            else
-              warning("source-claimed", *facts.source_path,
-                      "run " + digest.str() + " claims this source id, which is blocked by " + holder);
-          }
-          else if (it->second != digest.str())
-            warning("source-claimed", *facts.source_path,
-                    "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
-        }
-        for (const auto& [role, ref] : facts.references)
-          if (!object(ref))
-            warning("external-reference", object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
-      } else if (facts.kind == Kind::kAttestation && !attested.count(digest)) {
-        problem("missing-attestation", object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
+  }
+
+  // A run has one group entry, one level, its source entry (or a warning
+  // when an earlier claim holds the id), and what it names is in the store
+  // (else a warning: an external reference).
+  void check_run_indexed(const Digest& digest, const ObjectFacts& facts) {
+    if (!group_count_.count(digest))
+      problem(ProblemKind::kMissingGroup, facts.group_path, "run " + digest.str() + " is missing from its group");
+    else if (group_count_[digest] > 1)
+      problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count_[digest]) + " groups");
+    if (!level_count_.count(digest))
+      problem(ProblemKind::kMissingLevel, level_path(facts.default_level, digest), "run " + digest.str() + " has no level");
+    else if (level_count_[digest] > 1)
+      problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count_[digest]) + " levels");
+    if (facts.source_path) {
+      auto it = sources_.find(*facts.source_path);
+      if (it == sources_.end()) {
+        std::string holder = source_holder(*facts.source_path);
+        if (holder.empty())
+          problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
+        else
+          warning(ProblemKind::kSourceClaimed, *facts.source_path,
+                  "run " + digest.str() + " claims this source id, which is blocked by " + holder);
+      } else if (it->second != digest.str()) {
+        warning(ProblemKind::kSourceClaimed, *facts.source_path,
+                "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
       }
     }
+    for (const auto& [role, ref] : facts.references)
+      if (!object(ref))
+        warning(ProblemKind::kExternalReference, object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
+  }
+
+  void check_sources() {
     for (const auto& [path, bytes] : sources_) {
       auto d = Digest::parse(bytes);
       const ObjectFacts* run = d ? object(*d) : nullptr;
-      if (!run || !run->valid || run->kind != Kind::kRun)
-        problem("source-mismatch", path, "names " + bytes + ", which is not a run in the store");
+      if (!run || !run->valid() || run->kind != Kind::kRun)
+        problem(ProblemKind::kSourceMismatch, path, "names " + bytes + ", which is not a run in the store");
       else if (run->source_path != path) {
         std::string claimant;
         for (const auto& [digest, facts] : objects_)
-          if (facts.valid && facts.source_path == path) claimant = "; run " + digest.str() + " does";
-        problem("source-mismatch", path, "the run " + bytes + " does not have this source id" + claimant);
+          if (facts.valid() && facts.source_path == path) claimant = "; run " + digest.str() + " does";
+        problem(ProblemKind::kSourceMismatch, path, "the run " + bytes + " does not have this source id" + claimant);
       }
     }
   }
@@ -328,34 +262,33 @@ class Verifier {
     git_oid head;
     git_oid_fromstr(&head, snap_.commit_id().c_str());
     git::check(git_revwalk_push(walk.get(), &head), "walking history");
-    git_odb* raw_odb = nullptr;
-    git::check(git_repository_odb(&raw_odb, repo), "opening the object database");
-    git::Odb odb(raw_odb);
+    git::Odb odb = git::open_odb(repo);
+    git::TreeReader trees(odb.get(), {});  // libgit2 checks each tree's id (verify_store turns its check on)
     git_oid id;
     while (git_revwalk_next(&id, walk.get()) == 0) {
       git_commit* c = nullptr;
       if (git_commit_lookup(&c, repo, &id) < 0) {
-        problem("history-missing", git::oid_str(id), "a commit in the history cannot be read: " + git::last_error());
+        problem(ProblemKind::kHistoryMissing, git::oid_str(id), "a commit in the history cannot be read: " + git::last_error());
         continue;
       }
       git::Commit commit(c);
       for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
         git_commit* p = nullptr;
         if (git_commit_parent(&p, c, i) < 0) {
-          problem("history-missing", git::oid_str(*git_commit_parent_id(c, i)),
+          problem(ProblemKind::kHistoryMissing, git::oid_str(*git_commit_parent_id(c, i)),
                   "a parent of commit " + git::oid_str(id) + " cannot be read: " + git::last_error());
           continue;
         }
         git::Commit parent(p);
         try {
-          git::removed_or_changed(odb.get(), *git_commit_tree_id(p), *git_commit_tree_id(c), "objects/",
-                                  [&](const std::string& path, const git_oid&, const git_oid* now) {
-                                    problem("history-rewritten", path,
-                                            "commit " + git::oid_str(id) + " " + (now ? "changed" : "removed") +
-                                                " an object its parent " + git::oid_str(*git_commit_id(p)) + " had");
-                                  });
+          trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), "objects", [&](const git::TreeDelta& d) {
+            if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
+            problem(ProblemKind::kHistoryRewritten, d.path,
+                    "commit " + git::oid_str(id) + " " + (d.status == git::TreeDelta::kRemoved ? "removed" : "changed") +
+                        " an object its parent " + git::oid_str(*git_commit_id(p)) + " had");
+          }, git::DiffSides::kRemovedOrChanged);
         } catch (const Error& e) {
-          problem("history-missing", git::oid_str(id), e.what());
+          problem(ProblemKind::kHistoryMissing, git::oid_str(id), e.what());
         }
       }
     }
@@ -381,6 +314,9 @@ class Verifier {
   std::vector<PairEntry> groups_, attestations_;
   std::vector<LevelEntry> levels_;
   std::map<std::string, std::string> sources_;
+  // What check_index counted: each run's group and level entries, the attestations indexed.
+  std::unordered_map<Digest, int> group_count_, level_count_;
+  std::set<Digest> attested_;
 };
 
 }  // namespace

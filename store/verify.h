@@ -13,15 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "refs/problem.h"
 #include "store/store.h"
 
 namespace kistore {
-
-struct Problem {
-  std::string kind;    // short machine name, e.g. "object-hash-mismatch"
-  std::string path;    // the store path (or commit id) it is about
-  std::string detail;  // what was expected and what was found
-};
 
 struct VerifyReport {
   std::size_t objects = 0;

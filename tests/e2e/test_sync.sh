@@ -421,16 +421,30 @@ assert_contains "$ERR" "$v5_obj" "forged object: names the path"
 assert_contains "$ERR" "${c:0:12}" "forged object: names the commit"
 pass "refused: a new object path holding other bytes (commit ${c:0:12})"
 
+# (b) one new object's bytes at its own path and at another object's path:
+# each path is checked on its own, though the blob is the same.
+assert_exit 0 ks --store "$WORK/v7" init
+assert_exit 0 ks --store "$WORK/v7" add "$(variant 7)"
+v7_hex=$(run_digest "$(variant 7)")
+v7_hex=${v7_hex#sha256:}
+v7_obj=objects/sha256/${v7_hex:0:2}/${v7_hex:2:2}/${v7_hex:4}
+v7_blob=$(git --git-dir="$WORK/v7" cat-file blob "main:$v7_obj" | forger hash-object -w --stdin)
+c=$(forge_commit "add: one object at two paths" "$v7_obj"$'\t'"$v7_blob" "$v5_obj"$'\t'"$v7_blob")
+refused object-hash-mismatch "one object's bytes at two object paths"
+assert_contains "$ERR" "object-hash-mismatch: $v5_obj" "two paths: the wrong one is refused"
+assert_eq 1 "$(grep -c 'refused: object-hash-mismatch' <<<"$ERR")" "two paths: only the wrong one is a mismatch"
+pass "refused: one object's bytes at its own path and at another's (commit ${c:0:12})"
+
 # (e) an existing object changed
 junk=$(printf 'not a zstd frame' | forger hash-object -w --stdin)
 c=$(forge_commit "add: overwrite" "$seed_obj"$'\t'"$junk")
-refused object-changed "changed object"
+refused history-rewritten "changed object"
 assert_contains "$ERR" "$seed_obj" "changed object: names the path"
 pass "refused: an existing object changed"
 
 # (e) an existing object removed
 c=$(forge_commit "gc: drop" "$seed_obj"$'\t'DELETE)
-refused object-removed "removed object"
+refused history-rewritten "removed object"
 pass "refused: an existing object removed"
 
 # (d) an unsigned level change: source-native -> reproduced in a plain commit
@@ -446,7 +460,7 @@ pass "refused: an unsigned level change (source-native -> reproduced)"
 grp=$(forger ls-tree -r --name-only "$GOOD" refs/groups | grep "/$seed_hex\$")
 fake=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":1}' | forger hash-object -w --stdin)
 c=$(forge_commit "faster" "$grp"$'\t'"$fake")
-refused index-mismatch "group entry inconsistent with its run"
+refused group-mismatch "group entry inconsistent with its run"
 pass "refused: an index entry inconsistent with its object"
 
 # a path outside the layout

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -11,7 +12,9 @@
 #include "objects/document.h"
 #include "objects/error.h"
 #include "objects/json.h"
+#include "objects/blob.h"
 #include "refs/layout.h"
+#include "refs/problem.h"
 
 namespace kistore {
 namespace {
@@ -225,6 +228,141 @@ TEST_CASE("index_entries: a source id that cannot be a path throws, naming where
     CHECK(e.code() == ErrorCode::kInvalidInput);
     CHECK_THAT(e.what(), Catch::Matchers::StartsWith("runs.jsonl:3: /spec/sourceNative/externalId: "));
   }
+}
+
+// ---- object_facts: what a stored object implies, for verify and pull ----
+
+struct Stored {
+  std::string path, frame;
+};
+Stored store_document(const Document& doc) { return {object_path(doc.digest()), encode_object(doc.canonical())}; }
+
+TEST_CASE("object_facts of a stored run: the index entries add writes, and the digests it names", "[index][facts]") {
+  Bundle bundle = seed_bundle();
+  const Document& run = bundle.run();
+  Stored s = store_document(run);
+  for (ObjectCheck check : {ObjectCheck::kShallow, ObjectCheck::kDeep}) {
+    ObjectFacts f = object_facts(s.path, s.frame, check);
+    INFO((f.problem ? f.problem->detail : std::string()));
+    REQUIRE(f.valid());
+    CHECK(*f.digest == run.digest());
+    CHECK(f.kind == Kind::kRun);
+    // The same entries index_entries gives add: one rule for both.
+    auto entries = index_entries(run, kFixture);
+    REQUIRE(entries.size() == 3);
+    CHECK(entries[0].path == f.group_path);
+    CHECK(entries[0].bytes == f.group_bytes);
+    CHECK(entries[1].path == level_path(f.default_level, run.digest()));
+    CHECK(f.default_level == Level::kSourceNative);
+    REQUIRE(f.source_path);
+    CHECK(entries[2].path == *f.source_path);
+    std::vector<std::string> roles;
+    for (const auto& [role, digest] : f.references) {
+      roles.push_back(role);
+      CHECK(digest == *run_reference(run, role));
+    }
+    CHECK(roles == std::vector<std::string>{"protocol", "environment", "workload", "implementation"});
+  }
+}
+
+TEST_CASE("object_facts of a stored attestation: its subject and its entry's bytes", "[index][facts]") {
+  Json att = parse(std::string(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"subject":")") +
+                   kSeedRun + R"(","type":"note","author":"Ann <a@example.com>","body":"looks right"}})");
+  Document doc = Document::from_json(att, Location{"att.json", ""});
+  Stored s = store_document(doc);
+  ObjectFacts f = object_facts(s.path, s.frame, ObjectCheck::kDeep);
+  REQUIRE(f.valid());
+  CHECK(f.kind == Kind::kAttestation);
+  CHECK(f.subject == Digest::parse(kSeedRun));
+  CHECK(f.attestation_bytes == index_entries(doc, "att.json")[0].bytes);
+  CHECK(f.group_path.empty());
+}
+
+TEST_CASE("object_facts: what is wrong with an object, as one problem about its path", "[index][facts][errors]") {
+  Bundle bundle = seed_bundle();
+  const Document& run = bundle.run();
+  const std::string path = object_path(run.digest());
+  const std::string spaced = R"({"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Implementation", "spec": {"name": "x"}})";
+  const std::string invalid = R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{}})";
+  const std::string unknown = R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Banana","spec":{}})";
+  Json bad_source = run.body();
+  bad_source.find("spec")->find("sourceNative")->set("externalId", "a/../b");
+  const std::string bad_source_bytes = canonical(bad_source);
+  struct Case {
+    const char* name;
+    std::string path, frame;
+    ObjectCheck check;
+    ProblemKind kind;
+    std::string detail;  // a part of the detail
+  };
+  const std::vector<Case> cases = {
+      {"not an object path", "objects/sha256/ab/cd/short", encode_object(run.canonical()), ObjectCheck::kShallow,
+       ProblemKind::kLayout, "objects/sha256/<2 hex>"},
+      {"not a zstd frame", path, "{\"not\":\"compressed\"}", ObjectCheck::kShallow, ProblemKind::kObjectCorrupt, path},
+      {"a frame of other bytes", path, encode_object(bundle.documents()[1].canonical()), ObjectCheck::kShallow,
+       ProblemKind::kObjectHashMismatch, bundle.documents()[1].digest().str()},
+      {"bytes that are not JSON", object_path(Digest::of("{")), encode_object("{"), ObjectCheck::kShallow,
+       ProblemKind::kObjectInvalid, ""},
+      {"an unknown kind", object_path(Digest::of(unknown)), encode_object(unknown), ObjectCheck::kShallow,
+       ProblemKind::kObjectInvalid, "known kind"},
+      {"deep: not RFC 8785", object_path(Digest::of(spaced)), encode_object(spaced), ObjectCheck::kDeep,
+       ProblemKind::kObjectNotCanonical, "RFC 8785"},
+      {"deep: not a valid Implementation", object_path(Digest::of(invalid)), encode_object(invalid), ObjectCheck::kDeep,
+       ProblemKind::kObjectInvalid, "/spec"},
+      {"a run whose source id cannot be a path", object_path(Digest::of(bad_source_bytes)),
+       encode_object(bad_source_bytes), ObjectCheck::kShallow, ProblemKind::kObjectInvalid, "externalId"},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      ObjectFacts f = object_facts(c.path, c.frame, c.check);
+      CHECK_FALSE(f.valid());
+      REQUIRE(f.problem);
+      CHECK(problem_kind_name(f.problem->kind) == problem_kind_name(c.kind));
+      CHECK(f.problem->path == c.path);
+      CHECK_THAT(f.problem->detail, Catch::Matchers::Contains(c.detail));
+      CHECK(f.digest == parse_object_path(c.path));  // known whenever the path is an object path
+    }
+  }
+  SECTION("a hash mismatch names both digests") {
+    ObjectFacts f = object_facts(path, encode_object(bundle.documents()[1].canonical()), ObjectCheck::kShallow);
+    REQUIRE(f.problem);
+    CHECK_THAT(f.problem->detail, Catch::Matchers::Contains(run.digest().str()));
+  }
+  SECTION("a shallow check does not validate or require RFC 8785") {
+    CHECK(object_facts(object_path(Digest::of(spaced)), encode_object(spaced), ObjectCheck::kShallow).valid());
+    CHECK(object_facts(object_path(Digest::of(invalid)), encode_object(invalid), ObjectCheck::kShallow).valid());
+  }
+}
+
+TEST_CASE("metadata_problem: only the JCS of a JSON object is a metadata entry", "[index][errors]") {
+  CHECK_FALSE(metadata_problem("refs/metadata/x", R"({"name":"a","title":"b"})"));
+  for (const char* bytes : {R"({"title": "b"})", R"({"title":"b","name":"a"})", "[1]", "{", ""}) {
+    INFO(bytes);
+    auto p = metadata_problem("refs/metadata/x", bytes);
+    REQUIRE(p);
+    CHECK(p->kind == ProblemKind::kMetadataInvalid);
+    CHECK(p->path == "refs/metadata/x");
+    CHECK_FALSE(p->detail.empty());
+  }
+}
+
+TEST_CASE("problem kinds: one name each, and parse is render's inverse", "[index][problem]") {
+  std::set<std::string_view> names;
+  for (int k = 0; k <= static_cast<int>(ProblemKind::kLast); ++k) {
+    ProblemKind kind = static_cast<ProblemKind>(k);
+    std::string_view name = problem_kind_name(kind);
+    INFO(name);
+    CHECK(name != "unknown");
+    CHECK(names.insert(name).second);
+    CHECK(parse_problem_kind(name) == kind);
+  }
+  // The names scripts and tests match on (SPEC §3 verify).
+  CHECK(problem_kind_name(ProblemKind::kGroupMismatch) == "group-mismatch");
+  CHECK(problem_kind_name(ProblemKind::kObjectHashMismatch) == "object-hash-mismatch");
+  CHECK(problem_kind_name(ProblemKind::kHistoryRewritten) == "history-rewritten");
+  CHECK(problem_kind_name(ProblemKind::kLevelUnjustified) == "level-unjustified");
+  CHECK_FALSE(parse_problem_kind("index-mismatch"));
+  CHECK_FALSE(parse_problem_kind(""));
 }
 
 }  // namespace

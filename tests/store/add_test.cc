@@ -550,7 +550,7 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
     VerifyReport v = verify_store(again, VerifyOptions{});
     CHECK_FALSE(v.ok());
     bool named = false;
-    for (const Problem& p : v.problems) named |= p.kind == "object-corrupt" && p.detail.find(target) != std::string::npos;
+    for (const Problem& p : v.problems) named |= p.kind == ProblemKind::kObjectCorrupt && p.detail.find(target) != std::string::npos;
     CHECK(named);
   }
 

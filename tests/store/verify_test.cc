@@ -123,13 +123,13 @@ VerifyReport verify(const std::string& dir) {
 
 std::multiset<std::string> kinds_and_paths(const std::vector<Problem>& problems) {
   std::multiset<std::string> out;
-  for (const Problem& p : problems) out.insert(p.kind + " " + p.path);
+  for (const Problem& p : problems) out.insert(std::string(problem_kind_name(p.kind)) + " " + p.path);
   return out;
 }
 
 std::string describe(const std::vector<Problem>& problems) {
   std::string out;
-  for (const Problem& p : problems) out += p.kind + " " + p.path + ": " + p.detail + "\n";
+  for (const Problem& p : problems) out += std::string(problem_kind_name(p.kind)) + " " + p.path + ": " + p.detail + "\n";
   return out;
 }
 
@@ -150,7 +150,7 @@ TEST_CASE("verify: a clean store has no problems; external references are warnin
   CHECK(r.objects == 5);
   // Both runs name a workload and an implementation the bundle does not carry.
   std::multiset<std::string> kinds;
-  for (const Problem& w : r.warnings) kinds.insert(w.kind);
+  for (const Problem& w : r.warnings) kinds.insert(std::string(problem_kind_name(w.kind)));
   CHECK(kinds == std::multiset<std::string>{"external-reference", "external-reference", "external-reference",
                                            "external-reference"});
   CHECK(kinds_and_paths(r.warnings).count("external-reference " + object_path(s.run)) == 2);

@@ -1,0 +1,71 @@
+#include "store/credentials.h"
+
+#include <filesystem>
+
+#include "store/url.h"
+
+namespace kistore {
+namespace {
+
+// How many times the credential callback may be asked before giving up
+// (libgit2 asks again after every refused credential).
+constexpr int kMaxCredentialRequests = 3;
+
+}  // namespace
+
+CredentialOffer::CredentialOffer(std::string url, const Credentials& credentials)
+    : url_(std::move(url)), credentials_(credentials) {}
+
+int CredentialOffer::give_up(const std::string& why) {
+  failure_ = "authentication failed for " + redact_url(url_) + ": " + why;
+  git_error_set_str(GIT_ERROR_NET, "authentication failed");
+  return GIT_EUSER;
+}
+
+int CredentialOffer::offer(git_credential** out, const char* user_from_url, unsigned int allowed) {
+  if (++requests_ > kMaxCredentialRequests) return give_up("the remote refused every credential offered");
+  std::string user = user_from_url && *user_from_url ? user_from_url : "";
+  const std::string local_user = credentials_.user.empty() ? "git" : credentials_.user;
+  if (allowed & GIT_CREDENTIAL_USERNAME)
+    return git_credential_username_new(out, user.empty() ? local_user.c_str() : user.c_str());
+  if (allowed & GIT_CREDENTIAL_SSH_KEY) return offer_ssh(out, user.empty() ? local_user : user);
+  if (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) return offer_password(out, user);
+  return give_up("the server asks for a kind of credential kistore does not offer");
+}
+
+int CredentialOffer::offer_ssh(git_credential** out, const std::string& user) {
+  namespace fs = std::filesystem;
+  if (!tried_agent_ && !credentials_.ssh_agent.empty()) {
+    tried_agent_ = true;
+    return git_credential_ssh_key_from_agent(out, user.c_str());
+  }
+  if (!tried_key_ && !credentials_.ssh_key.empty()) {
+    tried_key_ = true;
+    const std::string& key = credentials_.ssh_key;
+    if (fs::exists(key)) {
+      std::string pub = key + ".pub";
+      offered_ = true;
+      return git_credential_ssh_key_new(out, user.c_str(), fs::exists(pub) ? pub.c_str() : nullptr, key.c_str(),
+                                        nullptr);
+    }
+    if (credentials_.ssh_key_named) return give_up("KISTORE_SSH_KEY names " + key + ", which does not exist");
+  }
+  return give_up(offered_ || tried_agent_
+                     ? "the server refused the ssh key"
+                     : "no ssh key (start ssh-agent, set KISTORE_SSH_KEY, or create ~/.ssh/id_ed25519)");
+}
+
+int CredentialOffer::offer_password(git_credential** out, const std::string& user) {
+  if (!split_url(url_).password.empty()) offered_ = true;  // libgit2 presented them first
+  if (!tried_token_ && !credentials_.token.empty()) {
+    tried_token_ = true;
+    offered_ = true;
+    return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(),
+                                                 credentials_.token.c_str());
+  }
+  return give_up(offered_ ? "the server refused the credentials"
+                          : "the server asks for credentials: set KISTORE_TOKEN, or put user:password in the "
+                            "remote's URL");
+}
+
+}  // namespace kistore

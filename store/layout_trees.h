@@ -1,0 +1,75 @@
+// The trees of a store's commits read as the layout says (SPEC §2), for the
+// checks and merges of pull (incoming.h, merge.h), private to store/: the
+// blob at a path, a run's level entry, whether a source id is blocked, and
+// what differs between two trees.
+//
+// Trees are read raw (raw_tree.h), through the store's packs first, checked
+// against their ids (what a pull reads came from a remote, or is merged with
+// what did), and kept by id for the reader's life: the index's big folders
+// (refs/levels/<level>, a source's ids) are looked up again for every new
+// object. A tree root is given as its id; null is the empty tree.
+//
+// Errors: Error(kCorruption) for a tree that cannot be read, is malformed or
+// does not hash to its id; Error(kIO) for a blob libgit2 cannot read.
+//
+// Thread-safety: one thread; must not outlive the repository.
+#pragma once
+
+#include <git2.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "objects/digest.h"
+#include "refs/level.h"
+#include "store/git.h"
+#include "store/packread.h"
+#include "store/raw_tree.h"
+
+namespace kistore {
+
+// A run's level entry: which level, and the blob that holds its evidence.
+struct LevelState {
+  Level level;
+  git_oid id;
+  friend bool operator==(const LevelState& a, const LevelState& b) {
+    return a.level == b.level && git_oid_equal(&a.id, &b.id);
+  }
+};
+
+class LayoutTrees {
+ public:
+  // The trees of `repo`, whose packs are mapped now: packs written later are
+  // read through libgit2.
+  explicit LayoutTrees(git_repository* repo);
+
+  git_repository* repo() const { return repo_; }
+
+  // The blob id at `path` below `root`, if any.
+  std::optional<git_oid> entry(const git_oid* root, const std::string& path) const;
+  // The bytes of the blob at `path` below `root`, if any.
+  std::optional<std::string> read(const git_oid* root, const std::string& path) const;
+  // The run's level entry below `root`, the first of disputed, reported,
+  // source-native, reproduced that exists.
+  std::optional<LevelState> level_of(const git_oid* root, const Digest& run) const;
+  // How many level entries the run has below `root`.
+  int level_count(const git_oid* root, const Digest& run) const;
+  // Whether the source id `path` (refs/sources/...) cannot be an entry of its
+  // own below `root`: a folder of other ids is there, or a shorter id is a
+  // prefix of it. add then keeps the first claim and indexes nothing (verify
+  // warns).
+  bool source_blocked(const git_oid* root, const std::string& path) const;
+
+  // The non-tree paths that differ between `from` and `to`, below the folder
+  // `dir` ("" for all), in git's order (TreeReader::diff).
+  std::vector<git::TreeDelta> diff(const git_oid* from, const git_oid* to, const std::string& dir = "") const;
+
+ private:
+  git_repository* repo_;
+  git::Odb odb_;
+  git::PackReader packs_;
+  git::TreeReader reader_;
+};
+
+}  // namespace kistore

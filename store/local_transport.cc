@@ -1,0 +1,78 @@
+#include "store/local_transport.h"
+
+#include "store/new_objects.h"
+#include "store/objwrite.h"
+#include "store/url.h"
+
+namespace kistore {
+namespace {
+
+// The repository of the connection's remote, a path or file:// URL on this machine.
+git::Repository open_on_this_machine(const Connection& conn) {
+  const std::string& url = conn.url();
+  std::string path = url_kind(url) == UrlKind::kFile ? url.substr(7) : url;
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0)
+    throw RemoteError("cannot open remote " + conn.where() + ": " + git::last_error());
+  return git::Repository(raw);
+}
+
+// Writes what `head` of `from` brings beyond `have` into `pack`; returns how many objects.
+std::size_t copy_new_objects(git_repository* from, const git_oid& head, const std::vector<git_oid>& have,
+                             git::PackWriter& pack, const std::function<void(std::size_t, std::size_t)>& progress) {
+  NewObjects objects(from, head, have);
+  objects.read([&](const NewObjects::Object& o, std::string_view data, int level) { pack.write(o.id, o.type, data, level); },
+               progress);
+  return objects.size();
+}
+
+// A push into a non-bare repository must not move the branch its work tree has checked out.
+void refuse_checked_out(git_repository* remote, const Connection& conn, const std::string& branch) {
+  if (git_repository_is_bare(remote)) return;
+  git_reference* head = nullptr;
+  bool checked_out = git_reference_lookup(&head, remote, "HEAD") == 0 &&
+                     git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && branch == git_reference_symbolic_target(head);
+  git_reference_free(head);
+  git_error_clear();
+  if (checked_out)
+    throw RemoteError("the remote " + conn.where() + " rejected the push: " + branch +
+                      " is checked out in its working tree (push to a bare repository)");
+}
+
+}  // namespace
+
+std::size_t fetch_local(git_repository* repo, const Connection& conn, const git_oid& head,
+                        const std::vector<git_oid>& have) {
+  git::Repository remote = open_on_this_machine(conn);
+  git::PackWriter pack(std::string(git_repository_path(repo)) + "objects/pack");
+  std::size_t n = copy_new_objects(remote.get(), head, have, pack, [&](std::size_t got, std::size_t total) {
+    conn.progress("receiving", got, total, pack.bytes());
+  });
+  pack.finish();
+  return n;
+}
+
+int push_local(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
+               const std::optional<git_oid>& theirs) {
+  git::Repository remote = open_on_this_machine(conn);
+  refuse_checked_out(remote.get(), conn, branch);
+  git::PackWriter pack(std::string(git_repository_path(remote.get())) + "objects/pack");
+  std::vector<git_oid> have;
+  if (theirs) have.push_back(*theirs);
+  copy_new_objects(repo, local, have, pack, [&](std::size_t sent, std::size_t total) {
+    conn.progress("sending", sent, total, pack.bytes());
+  });
+  conn.record_sent(pack.count(), pack.bytes());
+  pack.finish();
+  git::Odb odb = git::open_odb(remote.get());
+  git_odb_refresh(odb.get());
+  int rc = git::move_ref(remote.get(), branch, local, theirs ? &*theirs : nullptr, "push from kistore");
+  if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED) {
+    git_error_clear();
+    return GIT_EMODIFIED;
+  }
+  if (rc < 0) throw RemoteError("the remote " + conn.where() + " rejected the push: " + git::last_error());
+  return 0;
+}
+
+}  // namespace kistore

@@ -1,0 +1,258 @@
+// pull and clone (sync.h): fetch into quarantine, check, fast-forward or merge.
+#include <filesystem>
+
+#include "store/git.h"
+#include "store/incoming.h"
+#include "store/local_transport.h"
+#include "store/merge.h"
+#include "store/pull.h"
+#include "store/remote.h"
+#include "store/url.h"
+
+namespace kistore {
+namespace {
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+// How often a fast-forward that lost a race with another writer looks again.
+constexpr int kFastForwardAttempts = 16;
+
+// Removes the quarantine ref however the pull ends.
+struct QuarantineGuard {
+  git_repository* repo;
+  std::string ref;
+  ~QuarantineGuard() { git::delete_ref(repo, ref); }
+};
+
+// One pull, step by step. Each step that ends the pull fills the report and
+// returns true.
+class Pull {
+ public:
+  Pull(Store& store, Connection& conn, const std::string& branch)
+      : store_(store), repo_(store.repo()), conn_(conn), options_(conn.options()), branch_(branch),
+        snap_(store.snapshot()) {
+    report_.remote = conn.remote();
+    report_.url = redact_url(conn.url());
+    if (!snap_.empty()) {
+      report_.commit = snap_.commit_id();
+      local_ = git::parse_oid(snap_.commit_id());
+    }
+  }
+
+  PullReport run() {
+    auto remote_head = conn_.head(branch_);
+    if (!remote_head) {
+      report_.result = "up-to-date";
+      report_.notes.push_back("the remote has no " + branch_ + " yet");
+      return std::move(report_);
+    }
+    incoming_ = *remote_head;
+    report_.incoming = git::oid_str(incoming_);
+    QuarantineGuard guard{repo_, incoming_ref(conn_.remote())};
+    fetch();
+    if (history_rewritten() || already_here()) return std::move(report_);
+    std::vector<git_oid> fresh = new_commits();
+    LayoutTrees trees(repo_);
+    git::HashCheck hashes(true);  // what came in is read against its ids
+    if (refused(trees, fresh) || fast_forwarded()) return std::move(report_);
+    merge(trees);
+    return std::move(report_);
+  }
+
+ private:
+  // Brings the remote's objects in and points the quarantine ref at its head.
+  void fetch() {
+    const std::string quarantine = incoming_ref(conn_.remote());
+    if (on_this_machine(conn_.url())) {
+      // A repository on this machine: copy what is new straight into a pack
+      // of the store's (libgit2's local fetch walks every tree the store has).
+      std::vector<git_oid> have;
+      if (local_) have.push_back(*local_);
+      if (auto synced = git::ref_target(repo_, synced_ref(conn_.remote()))) have.push_back(*synced);
+      report_.fetched_objects = fetch_local(repo_, conn_, incoming_, have);
+    } else {
+      conn_.download("+" + branch_ + ":" + quarantine);
+      report_.fetched_objects = conn_.received_objects();
+    }
+    conn_.disconnect();
+    git::Odb odb = git::open_odb(repo_);
+    git_odb_refresh(odb.get());
+    if (!git_odb_exists(odb.get(), &incoming_))
+      throw RemoteError("fetching from " + conn_.where() + " did not bring " + report_.incoming);
+    git::set_ref(repo_, quarantine, incoming_, "kistore: fetch " + conn_.remote());
+  }
+
+  // The remote must still contain what was synced with it before.
+  bool history_rewritten() {
+    auto synced = git::ref_target(repo_, synced_ref(conn_.remote()));
+    if (!synced || git::descends_from(repo_, incoming_, *synced)) return false;
+    report_.result = "refused";
+    report_.problems.push_back(
+        {ProblemKind::kHistoryRewritten, branch_,
+         "the remote's " + branch_ + " at " + short_id(report_.incoming) + " does not contain commit " +
+             short_id(git::oid_str(*synced)) + ", which was synced with " + conn_.remote() +
+             " before: its history was rewritten (force-pushed). If the remote is meant to be another store "
+             "now, remove and add the remote again (`kistore remote remove " + conn_.remote() + "`)"});
+    return true;
+  }
+
+  bool already_here() {
+    if (!local_ || !git::descends_from(repo_, *local_, incoming_)) return false;
+    report_.result = "up-to-date";
+    mark_synced();
+    return true;
+  }
+
+  // The commits new to this store, oldest first.
+  std::vector<git_oid> new_commits() {
+    std::vector<git_oid> fresh;
+    git_revwalk* raw = nullptr;
+    git::check(git_revwalk_new(&raw, repo_), "walking history");
+    git::Revwalk walk(raw);
+    git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+    git::check(git_revwalk_push(raw, &incoming_), "walking the incoming history");
+    if (local_) git::check(git_revwalk_hide(raw, &*local_), "walking history");
+    git_oid id;
+    while (git_revwalk_next(&id, raw) == 0) fresh.push_back(id);
+    report_.new_commits = fresh.size();
+    return fresh;
+  }
+
+  // Checks every new commit; true (the report says why) when any fails.
+  bool refused(const LayoutTrees& trees, const std::vector<git_oid>& fresh) {
+    IncomingChecker checker(trees, options_.trust);
+    // One big commit (a first clone, a bulk import): show progress through its
+    // paths; many commits: through the commits.
+    if (options_.progress && fresh.size() == 1)
+      checker.progress = [&](std::size_t done, std::size_t total) { options_.progress("checking", done, total, 0); };
+    for (std::size_t i = 0; i < fresh.size() && !checker.full(); ++i) {
+      checker.check_commit(fresh[i]);
+      if (options_.progress && fresh.size() > 1) options_.progress("checking", i + 1, fresh.size(), 0);
+    }
+    new_objects_ = checker.new_objects();
+    if (checker.problems().empty()) return false;
+    report_.result = "refused";
+    report_.problems = checker.take_problems();
+    return true;
+  }
+
+  // Moves the branch to the incoming head when it is empty or behind; true
+  // when the pull is then done, false when the two sides diverged.
+  bool fast_forwarded() {
+    const std::string log = "kistore: pull " + conn_.remote() + " (fast-forward)";
+    for (int attempt = 0; attempt < kFastForwardAttempts; ++attempt) {
+      Snapshot now = store_.snapshot();
+      int rc;
+      if (now.empty()) {
+        rc = git::move_ref(repo_, branch_, incoming_, nullptr, log);
+      } else {
+        git_oid head = git::parse_oid(now.commit_id());
+        if (git::descends_from(repo_, head, incoming_)) {
+          report_.result = "up-to-date";
+          report_.commit = now.commit_id();
+          mark_synced();
+          return true;
+        }
+        if (!git::descends_from(repo_, incoming_, head)) return false;
+        rc = git::move_ref(repo_, branch_, incoming_, &head, log);
+      }
+      if (rc == 0) {
+        report_.result = "fast-forward";
+        report_.commit = report_.incoming;
+        report_.new_documents = new_objects_;
+        mark_synced();
+        return true;
+      }
+      if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) git::check(rc, "moving " + branch_);
+      git_error_clear();
+    }
+    return false;
+  }
+
+  void merge(const LayoutTrees& trees) {
+    MergeOutcome outcome;
+    std::optional<std::string> merged = store_.commit(
+        [&](const Snapshot& head) { return build_merge(trees, head, incoming_, conn_.remote(), outcome); },
+        options_.commit);
+    report_.notes.insert(report_.notes.end(), outcome.notes.begin(), outcome.notes.end());
+    mark_synced();
+    if (!merged) {
+      report_.result = "up-to-date";
+      report_.commit = store_.snapshot().commit_id();
+      return;
+    }
+    report_.result = "merge";
+    report_.commit = *merged;
+    report_.new_documents = outcome.new_documents;
+  }
+
+  void mark_synced() { git::set_ref(repo_, synced_ref(conn_.remote()), incoming_, "kistore: pull " + conn_.remote()); }
+
+  Store& store_;
+  git_repository* repo_;
+  Connection& conn_;
+  const SyncOptions& options_;
+  const std::string& branch_;
+  Snapshot snap_;
+  std::optional<git_oid> local_;  // the branch head when the pull began
+  git_oid incoming_{};
+  std::size_t new_objects_ = 0;
+  PullReport report_;
+};
+
+// Removes what a failed clone created in `dir`: the folder, or (when it
+// existed, empty) what is in it.
+void undo_clone(const std::string& dir, bool existed) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  if (!existed) {
+    fs::remove_all(dir, ignored);
+    return;
+  }
+  for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry.path(), ignored);
+}
+
+}  // namespace
+
+PullReport pull_from(Store& store, Connection& conn, const std::string& branch) {
+  return Pull(store, conn, branch).run();
+}
+
+PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
+  Connection conn(store, remote, GIT_DIRECTION_FETCH, options);
+  conn.connect();
+  return pull_from(store, conn, store.branch());
+}
+
+PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  bool existed = fs::exists(dir, ec);
+  if (existed && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    throw InvalidInput(dir + ": already exists and is not an empty folder");
+  PullReport result;
+  try {
+    Store store = Store::init(dir);
+    add_remote(store, "origin", url);
+    Connection conn(store, "origin", GIT_DIRECTION_FETCH, options);
+    conn.connect();
+    std::string branch = store.branch();
+    if (!conn.head(branch)) {
+      // Follow the remote's HEAD when it names another branch (a store made
+      // with stock git whose default branch is not main).
+      std::string other = conn.default_branch();
+      if (!other.empty() && other != branch && conn.head(other)) {
+        git::check(git_repository_set_head(store.repo(), other.c_str()), dir + ": setting HEAD");
+        branch = other;
+      }
+    }
+    result = pull_from(store, conn, branch);
+  } catch (...) {
+    undo_clone(dir, existed);
+    throw;
+  }
+  if (result.refused()) undo_clone(dir, existed);
+  return result;
+}
+
+}  // namespace kistore

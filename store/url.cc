@@ -1,0 +1,116 @@
+#include "store/url.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kistore {
+namespace {
+
+bool has_scheme(std::string_view url) { return url.find("://") != std::string_view::npos; }
+
+// "[user@]host:path": no scheme, a colon (not the first character) before any slash.
+bool is_scp_like(std::string_view url) {
+  if (has_scheme(url)) return false;
+  std::size_t colon = url.find(':');
+  std::size_t slash = url.find('/');
+  return colon != std::string_view::npos && colon > 0 && (slash == std::string_view::npos || colon < slash);
+}
+
+std::string percent_decode(std::string_view s) {
+  auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) && hex(s[i + 2])) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+void replace_all(std::string& text, std::string_view what, std::string_view with) {
+  if (what.empty()) return;
+  for (std::size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + with.size()))
+    text.replace(pos, what.size(), with);
+}
+
+// Splits "[user[:password]@]host[:port]" into `p`.
+void split_authority(std::string_view authority, UrlParts& p) {
+  std::size_t at = authority.rfind('@');
+  if (at != std::string_view::npos) {
+    std::string_view userinfo = authority.substr(0, at);
+    std::size_t colon = userinfo.find(':');
+    p.user = userinfo.substr(0, colon);
+    if (colon != std::string_view::npos) p.password = userinfo.substr(colon + 1);
+    authority.remove_prefix(at + 1);
+  }
+  if (!authority.empty() && authority.front() == '[') {
+    std::size_t close = authority.find(']');
+    p.host = authority.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1);
+    if (close != std::string_view::npos && close + 1 < authority.size() && authority[close + 1] == ':')
+      p.port = authority.substr(close + 2);
+    return;
+  }
+  std::size_t colon = authority.rfind(':');
+  p.host = authority.substr(0, colon);
+  if (colon != std::string_view::npos) p.port = authority.substr(colon + 1);
+}
+
+}  // namespace
+
+std::string redact_url(std::string_view url) {
+  if (!has_scheme(url)) return std::string(url);
+  std::size_t start = url.find("://") + 3;
+  std::size_t end = url.find('/', start);
+  std::string_view authority = url.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+  std::size_t at = authority.rfind('@');
+  if (at == std::string_view::npos) return std::string(url);
+  std::string_view userinfo = authority.substr(0, at);
+  std::size_t colon = userinfo.find(':');
+  if (colon == std::string_view::npos) return std::string(url);
+  std::string out(url.substr(0, start));
+  out += userinfo.substr(0, colon);
+  out += url.substr(start + at);
+  return out;
+}
+
+UrlKind url_kind(std::string_view url) {
+  if (!has_scheme(url)) return is_scp_like(url) ? UrlKind::kSsh : UrlKind::kPath;
+  std::string scheme(url.substr(0, url.find("://")));
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (scheme == "file") return UrlKind::kFile;
+  if (scheme == "git") return UrlKind::kGit;
+  if (scheme == "ssh" || scheme == "ssh+git" || scheme == "git+ssh") return UrlKind::kSsh;
+  if (scheme == "http" || scheme == "https") return UrlKind::kHttp;
+  return UrlKind::kOther;
+}
+
+UrlParts split_url(std::string_view url) {
+  UrlParts p;
+  if (is_scp_like(url)) {
+    p.scheme = "ssh";
+    split_authority(url.substr(0, url.find(':')), p);  // "[user@]host": no password, no port
+    return p;
+  }
+  std::size_t sep = url.find("://");
+  if (sep == std::string_view::npos) return p;
+  p.scheme = url.substr(0, sep);
+  std::string_view rest = url.substr(sep + 3);
+  split_authority(rest.substr(0, rest.find('/')), p);
+  return p;
+}
+
+std::string scrub_secrets(std::string message, const std::string& url, const std::string& token) {
+  replace_all(message, url, redact_url(url));
+  UrlParts p = split_url(url);
+  if (p.password.size() >= 3) {
+    replace_all(message, p.password, "***");
+    replace_all(message, percent_decode(p.password), "***");
+  }
+  if (token.size() >= 3) replace_all(message, token, "***");
+  return message;
+}
+
+}  // namespace kistore
