@@ -1,8 +1,6 @@
 #include "store/level_audit.h"
 
 #include <algorithm>
-#include <cstring>
-#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,6 +9,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
+#include "store/raw_tree.h"
 
 namespace kistore {
 
@@ -37,9 +36,6 @@ std::optional<LevelEntryValue> parse_level_entry(std::string_view bytes) {
 namespace {
 
 constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
-// Trees below refs/levels and objects are at most this deep in any layout;
-// deeper entries are outside the layout (verify and pull report them).
-constexpr int kMaxDepth = 16;
 // No level entry is longer than {"evidence":"sha256:<64 hex>"}; no object frame
 // longer than a document's limit and the frame's overhead.
 constexpr std::size_t kMaxLevelEntryBytes = 256;
@@ -60,121 +56,26 @@ std::string describe(const std::optional<LevelEntryValue>& v) {
   return std::string(level_name(v->level)) + " " + level_entry(v->evidence);
 }
 
-// Trees and blobs of one repository, parsed trees kept by id (libgit2's own
-// cache skips trees over 4 KiB, and format 1's level folders hold an entry
-// per run).
-class TreeReader {
- public:
-  explicit TreeReader(git_repository* repo) : repo_(repo) {}
-
-  git_tree* tree(const git_oid& id) {
-    std::string key = oid_key(id);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
-    git_tree* t = nullptr;
-    git::check(git_tree_lookup(&t, repo_, &id), "reading tree " + git::oid_str(id));
-    return cache_.emplace(key, git::Tree(t)).first->second.get();
-  }
-
-  // The folder `dir` ("a/b") below `root`, or null (also for a null root).
-  git_tree* folder(git_tree* root, std::string_view dir) {
-    git_tree* t = root;
-    while (t && !dir.empty()) {
-      std::size_t slash = dir.find('/');
-      std::string name(dir.substr(0, slash));
-      const git_tree_entry* e = git_tree_entry_byname(t, name.c_str());
-      if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return nullptr;
-      t = tree(*git_tree_entry_id(e));
-      dir = slash == std::string_view::npos ? std::string_view() : dir.substr(slash + 1);
-    }
-    return t;
-  }
-
-  // The blob at `path` below `root`, if there is one.
-  std::optional<git_oid> blob_at(git_tree* root, std::string_view path) {
-    std::size_t slash = path.rfind('/');
-    git_tree* parent = slash == std::string_view::npos ? root : folder(root, path.substr(0, slash));
-    if (!parent) return std::nullopt;
-    std::string name(path.substr(slash == std::string_view::npos ? 0 : slash + 1));
-    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
-    if (!e || git_tree_entry_type(e) != GIT_OBJECT_BLOB) return std::nullopt;
-    return *git_tree_entry_id(e);
-  }
-
-  // A blob's bytes; nullopt when it is longer than `max` (read no further).
-  std::optional<std::string> blob(const git_oid& id, std::size_t max) {
-    git_odb* odb = nullptr;
-    git::check(git_repository_odb(&odb, repo_), "opening the object database");
-    git::Odb owned(odb);
-    std::size_t size = 0;
-    git_object_t type;
-    git::check(git_odb_read_header(&size, &type, odb, &id), "reading blob " + git::oid_str(id));
-    if (size > max || type != GIT_OBJECT_BLOB) return std::nullopt;
-    git_blob* b = nullptr;
-    git::check(git_blob_lookup(&b, repo_, &id), "reading blob " + git::oid_str(id));
-    git::Blob blob(b);
-    return std::string(static_cast<const char*>(git_blob_rawcontent(b)), git_blob_rawsize(b));
-  }
-
-  // Calls fn(path, old, now) for every leaf that differs between `from` and
-  // `to` (either may be null: empty), old or now null where the leaf is
-  // absent. Subtrees with equal ids are skipped, so the cost follows the change.
-  using DiffFn = std::function<void(const std::string&, const git_oid*, const git_oid*)>;
-  void diff(git_tree* from, git_tree* to, const std::string& prefix, const DiffFn& fn, int depth = 0) {
-    if (depth > kMaxDepth) return;
-    std::size_t nf = from ? git_tree_entrycount(from) : 0, nt = to ? git_tree_entrycount(to) : 0;
-    std::size_t i = 0, j = 0;
-    while (i < nf || j < nt) {
-      const git_tree_entry* a = i < nf ? git_tree_entry_byindex(from, i) : nullptr;
-      const git_tree_entry* b = j < nt ? git_tree_entry_byindex(to, j) : nullptr;
-      int c = !a ? 1 : !b ? -1 : order(a, b);
-      if (c < 0) {
-        side(a, true, prefix, fn, depth), ++i;
-      } else if (c > 0) {
-        side(b, false, prefix, fn, depth), ++j;
-      } else {
-        ++i, ++j;
-        if (git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b))) continue;
-        std::string path = prefix + git_tree_entry_name(a);
-        if (is_tree(a)) diff(tree(*git_tree_entry_id(a)), tree(*git_tree_entry_id(b)), path + "/", fn, depth + 1);
-        else fn(path, git_tree_entry_id(a), git_tree_entry_id(b));
-      }
-    }
-  }
-
- private:
-  static bool is_tree(const git_tree_entry* e) { return git_tree_entry_type(e) == GIT_OBJECT_TREE; }
-
-  // git's order of tree entries: by name, a tree's name compared as if it
-  // ended in "/".
-  static int order(const git_tree_entry* a, const git_tree_entry* b) {
-    std::string_view na = git_tree_entry_name(a), nb = git_tree_entry_name(b);
-    std::size_t n = std::min(na.size(), nb.size());
-    if (int c = n ? std::memcmp(na.data(), nb.data(), n) : 0) return c;
-    unsigned char ca = na.size() > n ? na[n] : is_tree(a) ? '/' : '\0';
-    unsigned char cb = nb.size() > n ? nb[n] : is_tree(b) ? '/' : '\0';
-    return ca < cb ? -1 : ca > cb ? 1 : 0;
-  }
-
-  void side(const git_tree_entry* e, bool removed, const std::string& prefix, const DiffFn& fn, int depth) {
-    std::string path = prefix + git_tree_entry_name(e);
-    if (is_tree(e)) {
-      git_tree* t = tree(*git_tree_entry_id(e));
-      diff(removed ? t : nullptr, removed ? nullptr : t, path + "/", fn, depth + 1);
-      return;
-    }
-    fn(path, removed ? git_tree_entry_id(e) : nullptr, removed ? nullptr : git_tree_entry_id(e));
-  }
-
-  git_repository* repo_;
-  std::unordered_map<std::string, git::Tree> cache_;
-};
+// A blob's bytes; nullopt when it is longer than `max` (read no further)
+// or not a blob.
+std::optional<std::string> bounded_blob(git_odb* odb, const git_oid& id, std::size_t max) {
+  std::size_t size = 0;
+  git_object_t type;
+  git::check(git_odb_read_header(&size, &type, odb, &id), "reading blob " + git::oid_str(id));
+  if (size > max || type != GIT_OBJECT_BLOB) return std::nullopt;
+  git_odb_object* raw = nullptr;
+  git::check(git_odb_read(&raw, odb, &id), "reading blob " + git::oid_str(id));
+  git::OdbObject object(raw);
+  return std::string(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
+}
 
 }  // namespace
 
 struct LevelAudit::State {
   git_repository* repo;
   std::vector<AllowedSigner> trust;
-  TreeReader trees;
+  git::Odb odb;
+  git::TreeReader trees;  // raw trees, checked against their ids, kept
   // Tips whose history was walked; for a tip walked with nothing hidden, the
   // rerun commits reachable from it (so reachability needs no graph query).
   std::vector<git_oid> walked;
@@ -187,23 +88,18 @@ struct LevelAudit::State {
   std::map<Digest, std::vector<RerunCommit>> valid_by_run;
   std::map<std::pair<std::string, std::string>, bool> ancestry;
 
-  State(git_repository* r, std::vector<AllowedSigner> t) : repo(r), trust(std::move(t)), trees(r) {}
+  State(git_repository* r, std::vector<AllowedSigner> t)
+      : repo(r), trust(std::move(t)), odb(git::open_odb(r)), trees(odb.get(), {nullptr, true, true}) {}
 
-  git_tree* commit_tree(const std::string& commit) {
-    git_oid id = parse_oid(commit);
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + commit);
-    git::Commit owned(c);
-    return trees.tree(*git_commit_tree_id(c));
-  }
+  git_oid commit_tree(const std::string& commit) { return git::commit_tree(repo, parse_oid(commit)); }
 
   void learn(const std::string& tip);
   RerunCommitAudit audit(const std::string& id);
   bool is_ancestor(const std::string& ancestor, const std::string& descendant);
   bool reachable(const std::string& commit, const std::string& tip);
-  std::optional<Document> run_document(git_tree* tree, const Digest& d);
-  std::optional<LevelEntryValue> single_entry(git_tree* tree, const Digest& run);
-  std::vector<AddedRerun> added_reruns(git_tree* tree, const std::map<Digest, std::optional<LevelEntryValue>>& changes,
+  std::optional<Document> run_document(const git_oid& tree, const Digest& d);
+  std::optional<LevelEntryValue> single_entry(const git_oid& tree, const Digest& run);
+  std::vector<AddedRerun> added_reruns(const git_oid& tree, const std::map<Digest, std::optional<LevelEntryValue>>& changes,
                                        const std::set<Digest>& added_objects);
   std::string short_reason(const RerunCommitAudit& a, const Digest& run) const;
   std::string reason(const RerunCommitAudit& a, const Digest& run) const;
@@ -251,12 +147,12 @@ void LevelAudit::State::learn(const std::string& tip) {
   if (whole) complete.emplace(tip, std::move(found));
 }
 
-std::optional<Document> LevelAudit::State::run_document(git_tree* tree, const Digest& d) {
+std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, const Digest& d) {
   const std::string path = object_path(d);
-  auto blob = trees.blob_at(tree, path);
+  auto blob = trees.blob_at(&tree, path);
   if (!blob) return std::nullopt;
   try {
-    auto frame = trees.blob(*blob, kMaxFrameBytes);
+    auto frame = bounded_blob(odb.get(), *blob, kMaxFrameBytes);
     if (!frame) return std::nullopt;
     std::string bytes = decode_object(*frame, path);
     if (Digest::of(bytes) != d) return std::nullopt;
@@ -269,14 +165,14 @@ std::optional<Document> LevelAudit::State::run_document(git_tree* tree, const Di
   }
 }
 
-std::optional<LevelEntryValue> LevelAudit::State::single_entry(git_tree* tree, const Digest& run) {
+std::optional<LevelEntryValue> LevelAudit::State::single_entry(const git_oid& tree, const Digest& run) {
   std::optional<LevelEntryValue> out;
   int found = 0;
   for (Level l : kAllLevels) {
-    auto blob = trees.blob_at(tree, level_path(l, run));
+    auto blob = trees.blob_at(&tree, level_path(l, run));
     if (!blob) continue;
     ++found;
-    auto bytes = trees.blob(*blob, kMaxLevelEntryBytes);
+    auto bytes = bounded_blob(odb.get(), *blob, kMaxLevelEntryBytes);
     out = bytes ? parse_level_entry(*bytes) : std::nullopt;
     if (out) out->level = l;
   }
@@ -287,7 +183,7 @@ std::optional<LevelEntryValue> LevelAudit::State::single_entry(git_tree* tree, c
 // Format 1: a rerun of R is a run object the commit adds, named as evidence
 // by R's new level entry, with R's comparison key and implementation. Its
 // verdict is the level that entry sets (format 1 records no other).
-std::vector<AddedRerun> LevelAudit::State::added_reruns(git_tree* tree,
+std::vector<AddedRerun> LevelAudit::State::added_reruns(const git_oid& tree,
                                                         const std::map<Digest, std::optional<LevelEntryValue>>& changes,
                                                         const std::set<Digest>& added_objects) {
   std::vector<AddedRerun> out;
@@ -328,23 +224,20 @@ LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   a.facts.op = "rerun";
   a.facts.signed_by_controller = a.signature.state == SignatureStatus::kTrusted;
 
-  git_tree* tree = trees.tree(*git_commit_tree_id(raw));
-  git_tree* parent = nullptr;
-  if (git_commit_parentcount(raw) > 0) {
-    git_commit* p = nullptr;
-    git::check(git_commit_parent(&p, raw, 0), "reading the first parent of " + hex);
-    git::Commit owned(p);
-    parent = trees.tree(*git_commit_tree_id(p));
-  }
+  const git_oid tree = *git_commit_tree_id(raw);
+  std::optional<git_oid> parent;
+  if (git_commit_parentcount(raw) > 0) parent = git::commit_tree(repo, *git_commit_parent_id(raw, 0));
+  const git_oid* before = parent ? &*parent : nullptr;
   std::set<Digest> touched, added;
-  trees.diff(trees.folder(parent, "refs/levels"), trees.folder(tree, "refs/levels"), "refs/levels/",
-             [&](const std::string& path, const git_oid*, const git_oid*) {
-               if (auto p = parse_level_path(path)) touched.insert(p->run);
-             });
-  trees.diff(trees.folder(parent, "objects"), trees.folder(tree, "objects"), "objects/",
-             [&](const std::string& path, const git_oid* old, const git_oid*) {
-               if (auto d = parse_object_path(path); d && !old) added.insert(*d);
-             });
+  trees.diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+    if (auto p = parse_level_path(d.path)) touched.insert(p->run);
+  });
+  trees.diff(
+      before, &tree, "objects",
+      [&](const git::TreeDelta& d) {
+        if (auto digest = parse_object_path(d.path); digest && d.status == git::TreeDelta::kAdded) added.insert(*digest);
+      },
+      git::DiffSides::kAddedOrChanged);
   for (const Digest& run : touched) {
     std::optional<LevelEntryValue> entry = single_entry(tree, run);
     // A run this commit adds enters at its default level: that is no level change.
@@ -452,13 +345,13 @@ void LevelAudit::walk(const std::string& tip) { state_->learn(tip); }
 
 std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& from, const std::string& to) {
   State& s = *state_;
-  git_tree* before = from ? s.commit_tree(*from) : nullptr;
-  git_tree* after = s.commit_tree(to);
+  std::optional<git_oid> before;
+  if (from) before = s.commit_tree(*from);
+  git_oid after = s.commit_tree(to);
   std::set<Digest> out;
-  s.trees.diff(s.trees.folder(before, "refs/levels"), s.trees.folder(after, "refs/levels"), "refs/levels/",
-               [&](const std::string& path, const git_oid*, const git_oid*) {
-                 if (auto p = parse_level_path(path)) out.insert(p->run);
-               });
+  s.trees.diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
+    if (auto p = parse_level_path(d.path)) out.insert(p->run);
+  });
   return out;
 }
 
