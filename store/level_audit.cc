@@ -286,7 +286,7 @@ std::string LevelAudit::State::short_reason(const RerunCommitAudit& a, const Dig
 std::string LevelAudit::State::reason(const RerunCommitAudit& a, const Digest& run) const {
   std::string why = a.checks.at(run).invalid;
   if (!a.facts.signed_by_controller) why += " (" + a.signature.text() + ")";
-  return "rerun commit " + short_id(a.commit) + " is no valid rerun commit for this run: " + why;
+  return "rerun commit " + a.commit + " is no valid rerun commit for this run: " + why;
 }
 
 LevelDecision LevelAudit::decide(const std::string& commit, const Digest& run, Level default_level) {
@@ -334,7 +334,7 @@ LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, L
   } else {
     basis = "decided by rerun commit";
     for (std::size_t i = 0; i < j.decision.deciding.size(); ++i)
-      basis += (i ? ", " : " ") + short_id(j.decision.deciding[i].commit);
+      basis += (i ? ", " : " ") + j.decision.deciding[i].commit;
   }
   j.detail = "expected " + describe(want) + " (" + basis + "), found " + describe(recorded);
   for (std::size_t i = 0; i < invalid.size() && i < 3; ++i) j.detail += "; " + s.reason(*invalid[i], run);

@@ -59,9 +59,10 @@ struct LevelJudgement {
   // When it does not agree: a few words for a reader ("signer not trusted",
   // "unsigned rerun", "no signed rerun", "the signed history says disputed"),
   // and the full story for verify and pull: "expected disputed
-  // {"evidence":"sha256:…"} (decided by rerun commit 1a2b3c4d5e6f), found
-  // reproduced {"evidence":"sha256:…"}; rerun commit 9f8e… is no valid rerun
-  // commit for this run: is not signed by a trusted controller (unsigned)".
+  // {"evidence":"sha256:…"} (decided by rerun commit <id>), found reproduced
+  // {"evidence":"sha256:…"}; rerun commit <id> is no valid rerun commit for
+  // this run: is not signed by a trusted controller (unsigned)", with full
+  // commit ids.
   std::string why;
   std::string detail;
 };

@@ -154,7 +154,7 @@ reported() {
 a=$(forge "$C2" "$C2 $C1" $'merge: restore\n\nKistore-Op: merge' - \
     "refs/levels/disputed/$RH=DELETE" "refs/levels/reproduced/$RH=$(entry_blob "$E1")")
 refused "(a) unsigned merge restoring an old rerun" "$a" "$RH"
-assert_contains "$ERR" "expected disputed {\"evidence\":\"$E2\"} (decided by rerun commit ${C2:0:12})" \
+assert_contains "$ERR" "expected disputed {\"evidence\":\"$E2\"} (decided by rerun commit $C2)" \
     "(a) says what the history gives and which commit decided"
 refused "(a) over git://" "$a" "$RH" evild
 reported "(a)" "$a" "$RH"
@@ -169,8 +169,8 @@ pass "(b) a merge giving one run two levels: refused, reported by verify"
 
 # A genuine third rerun, made by the controller in a scratch store X on top of
 # C2, is the material for (c) and (e).
-assert_exit 0 ks clone --allowed-signers signers "$F" X
 git --git-dir="$F" update-ref refs/heads/main "$C2"
+assert_exit 0 ks clone --allowed-signers signers "$F" X
 assert_exit 0 ks --store X rerun "$RUN" close2.json --sign controller
 C3=$(head_of X) E3=$(evidence_of X reproduced "$RH")
 git --git-dir="$F" fetch -q X main:refs/scratch/x

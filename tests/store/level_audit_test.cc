@@ -19,6 +19,7 @@
 #include "store/query.h"
 #include "store/rerun.h"
 #include "store/trust.h"
+#include "store/verify.h"
 #include "tests/store/support.h"
 
 namespace kistore {
@@ -180,7 +181,7 @@ TEST_CASE("level audit: signed reruns decide, the newest by ancestry", "[store][
   LevelJudgement stale = audit.judge(c2, kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
   CHECK_FALSE(stale.agrees);
   CHECK(stale.why == "the signed history says disputed");
-  CHECK(stale.detail == "expected disputed " + entry_bytes(e2) + " (decided by rerun commit " + c2.substr(0, 12) +
+  CHECK(stale.detail == "expected disputed " + entry_bytes(e2) + " (decided by rerun commit " + c2 +
                             "), found reproduced " + entry_bytes(e1));
 }
 
@@ -198,7 +199,7 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
   LevelJudgement j = audit.judge(merge, kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
   CHECK_FALSE(j.agrees);
   CHECK_THAT(j.detail, Catch::Matchers::StartsWith("expected disputed " + entry_bytes(e2) +
-                                                   " (decided by rerun commit " + c2.substr(0, 12) + ")"));
+                                                   " (decided by rerun commit " + c2 + ")"));
   // Signed by the controller and labelled a rerun, it is still no valid rerun
   // commit: it adds no rerun (e1 is already in its first parent's tree).
   std::string signed_merge = s.forge(c2,
@@ -267,7 +268,7 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
     CHECK(audit.decide(two, run2, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
     LevelJudgement j = audit.judge(two, run2, Level::kSourceNative, entry(Level::kReproduced, e1));
     CHECK(j.why == "changes the levels of 2 runs");
-    CHECK_THAT(j.detail, Catch::Matchers::Contains("rerun commit " + two.substr(0, 12) +
+    CHECK_THAT(j.detail, Catch::Matchers::Contains("rerun commit " + two +
                                                    " is no valid rerun commit for this run: changes the levels of 2 runs"));
   }
   SECTION("a signed rerun commit naming evidence that is no rerun it adds") {
@@ -368,6 +369,47 @@ TEST_CASE("level_standing: readers believe a non-default level only as far as th
   LevelStanding promoted = level_standing(now, fresh, run2, Level::kReproduced);
   CHECK_FALSE(promoted.verified);
   CHECK(promoted.why == "no signed rerun");
+}
+
+TEST_CASE("verify: every level entry, default levels included, is what the signed history gives",
+          "[store][level_audit][verify]") {
+  AuditStore s;
+  auto [c1, e1] = s.rerun(3400000);  // disputed
+  VerifyOptions trusting;
+  trusting.trust = s.trust;
+  VerifyReport clean = verify_store(s.store, trusting);
+  INFO(clean.problems.size());
+  CHECK(clean.ok());
+
+  SECTION("without the controller, its dispute is unjustified") {
+    VerifyReport r = verify_store(s.store, VerifyOptions{});
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].kind == ProblemKind::kLevelUnjustified);
+    CHECK(r.problems[0].path == level_path(Level::kDisputed, kRun));
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::StartsWith("expected source-native {\"evidence\":null} (no valid "
+                                                                 "rerun commit: default level source-native)"));
+  }
+  SECTION("an unsigned commit putting the run back at its default level") {
+    std::string reset = s.forge(c1,
+                                {{level_path(Level::kDisputed, kRun), std::nullopt},
+                                 {level_path(Level::kSourceNative, kRun), entry_bytes(std::nullopt)}},
+                                {c1}, "reset\n", false);
+    must(s.git() + "update-ref refs/heads/main " + reset);
+    VerifyReport r = verify_store(s.store, trusting);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].kind == ProblemKind::kLevelUnjustified);
+    CHECK(r.problems[0].path == level_path(Level::kSourceNative, kRun));
+    CHECK(r.problems[0].detail == "expected disputed " + entry_bytes(e1) + " (decided by rerun commit " + c1 +
+                                      "), found source-native {\"evidence\":null}");
+  }
+  SECTION("the right level naming other evidence") {
+    std::string other = s.forge(c1, {{level_path(Level::kDisputed, kRun), entry_bytes(s.run2)}}, {c1}, "swap\n", false);
+    must(s.git() + "update-ref refs/heads/main " + other);
+    VerifyReport r = verify_store(s.store, trusting);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].kind == ProblemKind::kLevelUnjustified);
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("found disputed " + entry_bytes(s.run2)));
+  }
 }
 
 TEST_CASE("level audit: parse_level_entry accepts exactly what level_entry writes", "[store][level_audit]") {
