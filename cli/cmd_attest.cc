@@ -22,7 +22,7 @@ Document reproduction_run(const std::string& path) {
   return d;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("attest", "Attach a community attestation to a run");
   app->footer(
       "Records what someone says about a run, beside it: a note (--note TEXT) or a reproduction\n"
@@ -73,6 +73,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     opts.op = "attest";
     opts.summary = "attest: " + std::string(o->note.empty() ? "reproduction of " : "note on ") + run.str();
     opts.commit.author = g.author;
+    opts.commit.time = g.commit_time;
     opts.commit.sign = signer_for(g, &store);
     AddReport report = add_documents(store, docs, opts);
     print_add_report(g, report, {}, docs);

@@ -5,7 +5,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("canon", "Print the RFC 8785 canonical form of any JSON");
   app->footer(
       "Reads one JSON text (a file, or - for standard input) and writes its RFC 8785 (JCS) form:\n"

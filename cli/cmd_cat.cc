@@ -5,7 +5,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("cat", "Print an object's exact stored bytes");
   app->footer(
       "Prints the decompressed bytes of one object: the RFC 8785 form of the document without its\n"

@@ -2,13 +2,14 @@
 
 #include "cli/common.h"
 #include "cli/sync_output.h"
+#include "cli/terminal.h"
 #include "store/sync.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("clone", "Copy a store from a remote: init + remote add origin + pull");
   app->footer(
       "Creates a new store, names URL as its remote \"origin\", and pulls: everything that comes\n"
@@ -38,12 +39,13 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
                   "the file becomes the new store's trust list")
       ->type_name("FILE");
   return Command{app, [&g, o]() -> int {
-    std::string target = !o->dir.empty() ? o->dir : !g.store_dir.empty() ? g.store_dir : Store::default_dir();
+    std::string target = !o->dir.empty() ? o->dir : g.store_dir;
     SyncProgress progress(g);
     SyncOptions options;
     options.credentials = credentials_from_environment();
     options.progress = progress.callback();
     options.commit.author = g.author;
+    options.commit.time = g.commit_time;
     if (!o->allowed_signers.empty()) options.trust = load_allowed_signers(o->allowed_signers);
     PullReport report = clone(o->url, target, options);
     progress.finish();
@@ -64,11 +66,11 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       out.set("store", target);
       print_json(out);
     } else if (!g.quiet) {
-      for (const std::string& n : report.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-      std::printf("Cloned %s into %s: %zu commit%s, %zu document%s (%s).\n", report.url.c_str(), target.c_str(),
+      for (const std::string& n : report.notes) std::fprintf(stderr, "note: %s\n", shown_message(n).c_str());
+      std::printf("Cloned %s into %s: %zu commit%s, %zu document%s (%s).\n", shown(report.url).c_str(), shown(target).c_str(),
                   report.new_commits, report.new_commits == 1 ? "" : "s", report.new_documents,
                   report.new_documents == 1 ? "" : "s",
-                  report.commit ? report.commit->substr(0, 12).c_str() : "empty");
+                  report.commit ? shown(report.commit->substr(0, 12)).c_str() : "empty");
     }
     return kOk;
   }};

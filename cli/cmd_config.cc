@@ -12,7 +12,7 @@ struct Setting {
 };
 constexpr Setting kSettings[] = {{"sign.key", "signkey"}};
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("config", "Read or set a store setting");
   app->footer(
       "Settings are local to this store (never synced). Known settings:\n"

@@ -1,17 +1,18 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 
 namespace kistore::cli {
 namespace {
 
 // Prints every error of a parse and fails with exit 2 if there were any.
 int report_errors(const ParsedInput& parsed) {
-  for (const InputError& e : parsed.errors) std::fprintf(stderr, "error: %s\n", e.message.c_str());
+  for (const InputError& e : parsed.errors) std::fprintf(stderr, "error: %s\n", shown_message(e.message).c_str());
   return parsed.errors.empty() ? kOk : kUsage;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("digest", "Print the digest, kind and role of every document in the inputs");
   app->footer(
       "For each document in the given bundles, documents, JSON arrays or JSON Lines files, prints\n"

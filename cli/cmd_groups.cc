@@ -2,6 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 #include "store/query.h"
 
 namespace kistore::cli {
@@ -15,7 +16,7 @@ bool contains_ci(const std::string& hay, const std::string& needle) {
   return lower(hay).find(lower(needle)) != std::string::npos;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("groups", "List comparison groups with member counts");
   app->footer(
       "A comparison group holds the runs that may be compared: one kernel definition and workload,\n"
@@ -53,11 +54,16 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         j.set("unit", best ? Json(best->unit) : Json());
         list.push_back(std::move(j));
       } else {
-        char line[512];
-        std::snprintf(line, sizeof line, "%s  %-40s %-40s %-28s %3zu  %s\n", key.hex().substr(0, 12).c_str(),
-                      label.benchmark.c_str(), label.pass.c_str(), label.gpu.c_str(), ranked.size(),
-                      best ? human_value(best->value, best->unit).c_str() : "-");
-        text += line;
+        // printf's %-Ns pads by bytes; the fields are bounded by shown().
+        auto padded = [](std::string s, std::size_t width) {
+          if (s.size() < width) s.append(width - s.size(), ' ');
+          return s;
+        };
+        char count[16];
+        std::snprintf(count, sizeof count, "%3zu", ranked.size());
+        text += key.hex().substr(0, 12) + "  " + padded(shown(label.benchmark), 40) + " " + padded(shown(label.pass), 40) +
+                " " + padded(shown(label.gpu), 28) + " " + count + "  " +
+                (best ? shown(human_value(best->value, best->unit)) : std::string("-")) + "\n";
       }
     }
     if (g.json) {

@@ -8,7 +8,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("import", "Turn published benchmark tables into bundles and add them");
   app->footer(
       "kistore import liger CSV...\n"
@@ -24,7 +24,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     bool keep_going = false;
   };
   auto o = std::make_shared<Opts>();
-  app->add_option("FORMAT", o->format, "The table format: liger")->required()->check(CLI::IsMember({"liger"}));
+  app->add_option("FORMAT", o->format, "The table format: liger")->required()->choices({"liger"});
   app->add_option("CSV", o->files, "The CSV files")->required();
   app->add_flag("--keep-going", o->keep_going, "Import the good rows even if some are malformed");
   app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
@@ -64,6 +64,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     opts.op = "import";
     opts.inputs = o->files;
     opts.commit.author = g.author;
+    opts.commit.time = g.commit_time;
     opts.commit.sign = signer_for(g, &store);
     Progress progress(g, "writing");
     opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };

@@ -3,7 +3,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("init", "Create an empty store");
   app->footer(
       "Creates a bare git repository that holds kistore's evidence: objects, index, history.\n"
@@ -12,7 +12,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
   auto dir = std::make_shared<std::string>();
   app->add_option("DIR", *dir, "Where to create the store");
   return Command{app, [&g, dir]() -> int {
-    std::string target = !dir->empty() ? *dir : !g.store_dir.empty() ? g.store_dir : Store::default_dir();
+    std::string target = !dir->empty() ? *dir : g.store_dir;
     Store::init(target);
     if (g.json) {
       Json out = Json::object();

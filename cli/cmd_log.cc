@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/signing.h"
+#include "cli/terminal.h"
 #include "refs/layout.h"
 #include "store/history.h"
 #include "store/query.h"
@@ -32,10 +33,10 @@ std::string describe_change(const PathChange& c) {
     return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
   if (auto entry = parse_attestation_path(c.path))
     return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
-  return std::string(1, c.status) + " " + c.path;
+  return std::string(1, c.status) + " " + c.path;  // shown by the caller
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("log", "Show the audit history, newest first");
   app->footer(
       "Every change to a store is one commit. For each: the commit id, time, author, operation\n"
@@ -92,11 +93,11 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     for (const LogEntry& e : entries) {
       text += "commit " + e.id + (e.parents.size() > 1 ? " (merge)" : "") + "\n";
       text += "Date:   " + iso_time(e.time, e.offset_minutes) + "\n";
-      text += "Author: " + e.author + "\n";
-      text += "Op:     " + (e.op.empty() ? std::string("(none)") : e.op) + "\n";
-      text += "Signed: " + judge(e).text() + "\n";
-      text += "\n    " + e.summary + "\n";
-      for (const PathChange& c : e.changes) text += "    " + describe_change(c) + "\n";
+      text += "Author: " + shown(e.author) + "\n";
+      text += "Op:     " + (e.op.empty() ? std::string("(none)") : shown(e.op)) + "\n";
+      text += "Signed: " + shown_message(judge(e).text()) + "\n";
+      text += "\n    " + shown(e.summary) + "\n";
+      for (const PathChange& c : e.changes) text += "    " + shown(describe_change(c)) + "\n";
       text += "\n";
     }
     std::fwrite(text.data(), 1, text.size(), stdout);

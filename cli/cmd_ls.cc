@@ -2,6 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 #include "refs/level.h"
 #include "store/level_audit.h"
 #include "store/query.h"
@@ -18,7 +19,7 @@ std::string title_of(const Document& d) {
   return "";
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("ls", "List the documents in the store");
   app->footer(
       "Prints one line per document: <digest> <kind> <title>. --kind keeps one kind\n"
@@ -61,8 +62,8 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         if (standing && standing->checked) set_level_json(item, *standing);
         list.push_back(std::move(item));
       } else {
-        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + title_of(doc);
-        if (standing && !standing->verified) text += "  [" + level_text(*standing) + "]";
+        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + shown(title_of(doc));
+        if (standing && !standing->verified) text += "  [" + shown(level_text(*standing)) + "]";
         text += "\n";
       }
     }

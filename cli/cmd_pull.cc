@@ -5,7 +5,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("pull", "Fetch a remote's evidence, check it, and merge it in");
   app->footer(
       "Fetches the remote's branch (main) into a quarantine ref, never straight into the store, and\n"

@@ -2,12 +2,13 @@
 
 #include "cli/common.h"
 #include "cli/sync_output.h"
+#include "cli/terminal.h"
 #include "store/sync.h"
 
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("push", "Send the store's history to a remote");
   app->footer(
       "Sends the store's branch (main) to the remote. If someone else pushed since you last\n"
@@ -39,7 +40,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     progress.finish();
     if (!g.quiet)
       for (const PullReport& p : report.pulls)
-        for (const std::string& n : p.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+        for (const std::string& n : p.notes) std::fprintf(stderr, "note: %s\n", shown_message(n).c_str());
     if (report.result == "refused") print_refusal(report.pulls.back());
     if (g.json) {
       Json out = Json::object();
@@ -56,13 +57,14 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     } else if (!g.quiet && report.result != "refused") {
       for (const PullReport& p : report.pulls)
         if (p.result == "merge")
-          std::printf("Merged %s first (%s): merge commit %s.\n", p.remote.c_str(), p.incoming.substr(0, 12).c_str(),
+          std::printf("Merged %s first (%s): merge commit %s.\n", shown(p.remote).c_str(),
+                      shown(p.incoming.substr(0, 12)).c_str(),
                       p.commit ? p.commit->substr(0, 12).c_str() : "");
       if (report.result == "up-to-date")
-        std::printf("%s is up to date (%s).\n", report.remote.c_str(), report.commit.substr(0, 12).c_str());
+        std::printf("%s is up to date (%s).\n", shown(report.remote).c_str(), shown(report.commit.substr(0, 12)).c_str());
       else
-        std::printf("Pushed %s to %s (%s): %zu objects sent (%s).\n", report.commit.substr(0, 12).c_str(),
-                    report.remote.c_str(), report.url.c_str(), report.pushed_objects,
+        std::printf("Pushed %s to %s (%s): %zu objects sent (%s).\n", shown(report.commit.substr(0, 12)).c_str(),
+                    shown(report.remote).c_str(), shown(report.url).c_str(), report.pushed_objects,
                     size_text(report.pushed_bytes).c_str());
     }
     return report.result == "refused" ? kProblems : kOk;

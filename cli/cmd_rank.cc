@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/terminal.h"
 #include "store/level_audit.h"
 #include "store/query.h"
 #include "store/trust.h"
@@ -15,7 +16,13 @@ std::string observed_date(const Document& run) {
   return at && at->is_string() ? at->as_string().substr(0, 10) : "";
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+// `text` and spaces up to `width` bytes, as printf's %-Ns pads.
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("rank", "Rank the comparison group of a run");
   app->footer(
       "Runs are comparable only within one comparison group: the same kernel definition and\n"
@@ -78,17 +85,14 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
       } else {
-        char line[512];
-        std::string value = p ? human_value(p->value, p->unit) : "-";
-        std::string spread = p ? spread_text(run, p->unit) : "";
-        std::snprintf(line, sizeof line, "%s%-4s %-20s %-12s %-25s %-14s %-10s %s\n",
-                      ref.run && *ref.run == r.member.run ? "*" : " ",
-                      r.rank ? std::to_string(r.rank).c_str() : "-", impl.c_str(), value.c_str(), spread.c_str(),
-                      level_text(standing).c_str(), observed_date(run).c_str(),
-                      r.member.run.hex().substr(0, 12).c_str());
-        std::string row = line;
-        // The reason quotes units escaped (rank.h), so it is safe on a terminal.
-        if (!r.rank && !row.empty() && row.back() == '\n') row.insert(row.size() - 1, "  unrankable: " + r.unrankable);
+        std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
+        std::string spread = p ? shown(spread_text(run, p->unit)) : "";
+        std::string row = ref.run && *ref.run == r.member.run ? "*" : " ";
+        row += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(impl), 20) + " " +
+               padded(value, 12) + " " + padded(spread, 25) + " " + padded(shown(level_text(standing)), 14) +
+               " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
+        if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
+        row += "\n";
         text += row;
       }
     }
@@ -101,9 +105,9 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     }
     std::string header = "group " + ref.key.str() + "\n";
     if (label) {
-      header += "  " + label->benchmark;
-      if (!label->pass.empty()) header += " | " + label->pass;
-      if (!label->gpu.empty()) header += " | " + label->gpu;
+      header += "  " + shown(label->benchmark);
+      if (!label->pass.empty()) header += " | " + shown(label->pass);
+      if (!label->gpu.empty()) header += " | " + shown(label->gpu);
       header += " | " + std::to_string(ranked.size()) + " runs";
       if (std::size_t apart = ranked.size() - ranked_count(ranked))
         header += " (" + std::to_string(apart) + " unrankable)";

@@ -1,12 +1,13 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 #include "store/sync.h"
 
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("remote", "Manage the git remotes this store syncs with");
   app->footer(
       "A remote is another copy of the store that push, pull and clone talk to, named for short\n"
@@ -44,7 +45,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         out.set("url", url);
         print_json(out);
       } else {
-        note(g, "added remote " + o->name + ": " + url);
+        note(g, "added remote " + shown(o->name) + ": " + shown(url));
       }
     } else if (remove->parsed()) {
       remove_remote(store, o->name);
@@ -53,7 +54,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         out.set("removed", o->name);
         print_json(out);
       } else {
-        note(g, "removed remote " + o->name);
+        note(g, "removed remote " + shown(o->name));
       }
     } else if (list->parsed()) {
       std::vector<RemoteInfo> remotes = list_remotes(store);
@@ -69,7 +70,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         out.set("remotes", std::move(arr));
         print_json(out);
       } else {
-        for (const RemoteInfo& r : remotes) std::printf("%s\t%s\n", r.name.c_str(), redact_url(r.url).c_str());
+        for (const RemoteInfo& r : remotes) std::printf("%s\t%s\n", shown(r.name).c_str(), shown(redact_url(r.url)).c_str());
       }
     }
     return kOk;

@@ -8,7 +8,7 @@
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("rerun", "Record a controlled rerun and set the run's evidence level");
   app->footer(
       "A controller (a key in this store's trust list, see `kistore trust`) reran RUN under the\n"
@@ -43,6 +43,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     opts.key = std::make_shared<const SshPrivateKey>(read_private_key(key_path));
     opts.key_source = key_path;
     opts.author = g.author;
+    opts.time = g.commit_time;
     ParsedInput parsed;
     parse_paths({o->file}, parsed);
     if (!parsed.errors.empty()) throw InvalidInput(parsed.errors.front().message);

@@ -4,11 +4,12 @@
 #include "cli/describe.h"
 #include "store/level_audit.h"
 #include "store/trust.h"
+#include "cli/terminal.h"
 
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("show", "Show a run's bundle (or any document), with metadata");
   app->footer(
       "For a run: its bundle (the run and the protocol, environment, workload and implementation\n"
@@ -30,10 +31,10 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
     Snapshot snap = store.snapshot();
     Digest d = snap.resolve(o->ref);
     Document doc = snap.document(d);
-    Json shown = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
+    Json bundle = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
     LevelAudit audit(store, load_trust(store));
     if (o->canonical) {
-      std::string out = canonical(shown);
+      std::string out = canonical(bundle);
       std::fwrite(out.data(), 1, out.size(), stdout);
       return kOk;
     }
@@ -41,13 +42,14 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       Json out = Json::object();
       out.set("digest", d.str());
       out.set("kind", std::string(kind_name(doc.kind())));
-      out.set("document", shown);
+      out.set("document", bundle);
       if (doc.kind() == Kind::kRun) out.set("evidence", run_evidence_json(snap, audit, doc));
       print_json(out);
       return kOk;
     }
-    std::string text = "# " + d.str() + " " + std::string(kind_name(doc.kind())) + "\n" + pretty(shown) + "\n";
-    if (doc.kind() == Kind::kRun) text += run_evidence_text(snap, audit, doc);
+    std::string text = "# " + d.str() + " " + std::string(kind_name(doc.kind())) + "\n" +
+                       shown_lines(pretty(bundle) + "\n");
+    if (doc.kind() == Kind::kRun) text += shown_lines(run_evidence_text(snap, audit, doc));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

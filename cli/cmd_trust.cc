@@ -3,13 +3,14 @@
 #include <sstream>
 
 #include "cli/common.h"
+#include "cli/terminal.h"
 #include "objects/ssh_signature.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("trust", "Manage the controllers allowed to sign reruns");
   app->footer(
       "Controllers are the keys whose signed reruns may set a run's level to reproduced or\n"
@@ -48,12 +49,12 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       SshPublicKey key = parse_public_key(ss.str(), *keyfile);
       for (const AllowedSigner& s : signers)
         if (s.key.blob == key.blob && s.principals == std::vector<std::string>{*principal}) {
-          note(g, "already trusted: " + *principal + " " + key.fingerprint());
+          note(g, "already trusted: " + shown(*principal) + " " + key.fingerprint());
           return kOk;
         }
       signers.push_back(AllowedSigner{{*principal}, "namespaces=\"git\"", key});
       save_trust(store, signers);
-      note(g, "trusted " + *principal + " " + key.fingerprint());
+      note(g, "trusted " + shown(*principal) + " " + key.fingerprint());
       return kOk;
     }
     if (remove->parsed()) {
@@ -63,7 +64,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
       });
       if (signers.size() == before) throw NotFound("PRINCIPAL \"" + *principal + "\" is not in the trust list");
       save_trust(store, signers);
-      note(g, "removed " + *principal);
+      note(g, "removed " + shown(*principal));
       return kOk;
     }
     Json out = Json::array();
@@ -78,7 +79,7 @@ bool registered = register_command([](CLI::App& root, Globals& g) {
         j.set("key", s.key.to_text());
         out.push_back(std::move(j));
       } else {
-        text += who + " " + s.key.fingerprint() + "\n";
+        text += shown(who) + " " + s.key.fingerprint() + "\n";
       }
     }
     if (g.json) {

@@ -26,7 +26,7 @@ VerifyReport verify_files(const std::vector<std::string>& paths) {
   return report;
 }
 
-bool registered = register_command([](CLI::App& root, Globals& g) {
+bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("verify", "Check the store (or bundle files) offline");
   app->footer(
       "Without FILE: reads every object and index entry of the store and its history, and reports\n"

@@ -1,9 +1,8 @@
 // Shared pieces of the command line: global options, output, exit codes,
 // reading inputs, progress. One command per cli/cmd_*.cc file; each registers
-// itself with register_command and runs only when its subcommand was given.
+// itself with register_command, declaring its arguments with cli/args.h, and
+// runs only when its subcommand was given.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "objects/error.h"
 #include "objects/input.h"
 #include "objects/json.h"
@@ -18,14 +18,25 @@
 
 namespace kistore::cli {
 
+// What every command may use: the global options, the options several
+// commands share (--author, --sign), and what the environment adds to them
+// (read_environment). store/ reads no environment variable: what it needs
+// comes from here.
 struct Globals {
-  std::string store_dir;
+  std::string store_dir;  // --store, else $KISTORE_DIR, else ".kistore"
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
-  std::string author;
+  std::string author;  // --author, else $KISTORE_AUTHOR; empty: git's identity or kistore's
   std::string sign_key;
+  std::optional<std::int64_t> commit_time;  // $KISTORE_DATE (seconds since 1970): fixed commit times
 };
+
+// Completes `g` from the environment after the command line was parsed:
+// KISTORE_DIR when --store was not given (else ".kistore"), KISTORE_AUTHOR
+// when --author was not, KISTORE_DATE. Error(kInvalidInput) naming the
+// variable when KISTORE_DATE is not a whole number of seconds.
+void read_environment(Globals& g);
 
 // Exit codes (SPEC §3). The mapping from ErrorCode lives in exit_code.cc alone.
 enum ExitCode { kOk = 0, kProblems = 1, kUsage = 2, kStoreError = 3, kRemoteError = 4 };
@@ -33,15 +44,16 @@ int exit_code_for(ErrorCode code);
 
 using Runner = std::function<int()>;
 struct Command {
-  CLI::App* app;
+  CommandSpec* app;
   Runner run;
 };
-// Registry filled by each cmd_*.cc at static-initialisation time.
-using Registrar = std::function<Command(CLI::App& root, Globals& globals)>;
+// Registry filled by each cmd_*.cc at static-initialisation time: a
+// registrar declares its command under `root` and returns how to run it.
+using Registrar = std::function<Command(CommandSpec& root, Globals& globals)>;
 bool register_command(Registrar r);
 std::vector<Registrar>& registrars();
 
-// The store named by --store / KISTORE_DIR / .kistore.
+// The store named by --store / KISTORE_DIR / .kistore (g.store_dir).
 Store open_store(const Globals& g);
 
 // Reads a file ("-" is stdin) whole; Error(kIO) naming the path when it

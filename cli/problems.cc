@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/terminal.h"
+
 namespace kistore::cli {
 
 Json problems_json(const std::vector<Problem>& problems) {
@@ -20,7 +22,7 @@ Json problems_json(const std::vector<Problem>& problems) {
 void print_problems(const char* label, const std::vector<Problem>& problems) {
   for (const Problem& p : problems) {
     std::string kind(problem_kind_name(p.kind));
-    std::fprintf(stderr, "%s: %s: %s: %s\n", label, kind.c_str(), p.path.c_str(), p.detail.c_str());
+    std::fprintf(stderr, "%s: %s: %s: %s\n", label, kind.c_str(), shown(p.path).c_str(), shown_message(p.detail).c_str());
   }
 }
 

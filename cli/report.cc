@@ -1,4 +1,5 @@
 #include "cli/report.h"
+#include "cli/terminal.h"
 
 #include <cstdio>
 #include <unordered_map>
@@ -23,7 +24,7 @@ Json rejected_json(const std::vector<InputError>& errors) {
 }  // namespace
 
 void print_rejections(const Globals& g, const std::vector<InputError>& errors) {
-  for (const InputError& e : errors) std::fprintf(stderr, "error: %s\n", e.message.c_str());
+  for (const InputError& e : errors) std::fprintf(stderr, "error: %s\n", shown_message(e.message).c_str());
   std::fprintf(stderr, "error: %zu input%s rejected; nothing was written\n", errors.size(),
                errors.size() == 1 ? "" : "s");
   if (g.json) {
@@ -38,8 +39,8 @@ void print_rejections(const Globals& g, const std::vector<InputError>& errors) {
 
 void print_add_report(const Globals& g, const AddReport& report, const std::vector<InputError>& rejected,
                       const std::vector<AddedDocument>& docs) {
-  for (const std::string& n : report.notes) note(g, "note: " + n);
-  for (const InputError& e : rejected) std::fprintf(stderr, "rejected: %s\n", e.message.c_str());
+  for (const std::string& n : report.notes) note(g, "note: " + shown_message(n));
+  for (const InputError& e : rejected) std::fprintf(stderr, "rejected: %s\n", shown_message(e.message).c_str());
   if (g.json) {
     Json out = Json::object();
     out.set("added", static_cast<long long>(report.added.size()));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "cli/problems.h"
+#include "cli/terminal.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
@@ -57,6 +58,7 @@ SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress)
   SyncOptions o;
   o.credentials = credentials_from_environment();
   o.commit.author = g.author;
+  o.commit.time = g.commit_time;
   o.commit.sign = signer_for(g, &store);
   o.trust = load_trust(store);
   o.progress = progress.callback();
@@ -95,13 +97,13 @@ void print_refusal(const PullReport& r) {
   print_problems("refused", r.problems);
   std::fprintf(stderr,
                "error: refused to take %s from %s (%s): %s in the incoming history; the store is unchanged\n",
-               r.incoming.substr(0, 12).c_str(), r.remote.c_str(), r.url.c_str(),
+               shown(r.incoming.substr(0, 12)).c_str(), shown(r.remote).c_str(), shown(r.url).c_str(),
                plural(r.problems.size(), "problem").c_str());
 }
 
 int print_pull(const Globals& g, const PullReport& r) {
   if (!g.quiet)
-    for (const std::string& n : r.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    for (const std::string& n : r.notes) std::fprintf(stderr, "note: %s\n", shown_message(n).c_str());
   if (r.refused()) {
     print_refusal(r);
     if (g.json) print_json(pull_json(r));
@@ -113,14 +115,15 @@ int print_pull(const Globals& g, const PullReport& r) {
   }
   if (g.quiet) return kOk;
   std::string head = r.commit ? r.commit->substr(0, 12) : std::string("empty");
+  std::string remote = shown(r.remote), incoming = shown(r.incoming.substr(0, 12));
   std::string text;
   if (r.result == "up-to-date")
-    text = "Already up to date with " + r.remote + " (" + head + ").";
+    text = "Already up to date with " + remote + " (" + head + ").";
   else if (r.result == "fast-forward")
-    text = "Fast-forwarded to " + head + " from " + r.remote + ": " + plural(r.new_commits, "new commit") + ", " +
+    text = "Fast-forwarded to " + head + " from " + remote + ": " + plural(r.new_commits, "new commit") + ", " +
            plural(r.new_documents, "new document") + ".";
   else
-    text = "Merged " + r.remote + " (" + r.incoming.substr(0, 12) + "): merge commit " + head + ", " +
+    text = "Merged " + remote + " (" + incoming + "): merge commit " + head + ", " +
            plural(r.new_commits, "new commit") + ", " + plural(r.new_documents, "new document") + ".";
   std::printf("%s\n", text.c_str());
   return kOk;

@@ -1,5 +1,8 @@
-// Output shared by the sync commands (pull, push, clone): progress bars for
-// the transfer stages and the report in words or as JSON.
+// What the sync commands (pull, push, clone) share: their options, read in
+// one place (credentials from the environment, author, signing, trust),
+// progress bars for the transfer stages, and the report in words or as JSON.
+//
+// Thread-safety: the command's thread.
 #pragma once
 
 #include <map>

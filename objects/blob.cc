@@ -50,32 +50,36 @@ std::string decode_object(std::string_view frame, std::string_view name) {
   auto corrupt = [&](const std::string& what) {
     return Corruption(std::string(name) + ": " + what);
   };
-  size_t frame_size = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
-  if (ZSTD_isError(frame_size))
-    throw corrupt(std::string("expected a zstd frame, found ") + ZSTD_getErrorName(frame_size));
-  if (frame_size != frame.size())
-    throw corrupt("expected exactly one zstd frame, found " +
-                  std::to_string(frame.size() - frame_size) + " bytes after it");
-  unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
-  if (content == ZSTD_CONTENTSIZE_ERROR)
-    throw corrupt("expected a zstd frame header, found an invalid one");
-  // Frames without a declared size are legal zstd; bound them by the input limit.
-  size_t capacity = content == ZSTD_CONTENTSIZE_UNKNOWN ? kMaxInputBytes : content;
-  if (content != ZSTD_CONTENTSIZE_UNKNOWN && content > kMaxInputBytes)
-    throw corrupt("frame declares " + std::to_string(content) + " bytes, over the " +
-                  std::to_string(kMaxInputBytes) + "-byte limit");
-  // RFC 8878 §3.1.1: magic 0xFD2FB528 (little-endian), then the frame header
-  // descriptor whose bit 2 is Content_Checksum_flag.
+  // Everything is checked from the header before a byte is allocated, so a
+  // frame that lies about its size costs nothing. RFC 8878 §3.1.1: magic
+  // 0xFD2FB528 (little-endian), then the frame header descriptor, whose bit 2
+  // is Content_Checksum_flag.
   const auto* b = reinterpret_cast<const unsigned char*>(frame.data());
   if (frame.size() < 5 || b[0] != 0x28 || b[1] != 0xB5 || b[2] != 0x2F || b[3] != 0xFD)
-    throw corrupt("expected a zstd data frame, found a skippable or unknown frame");
+    throw corrupt("expected a zstd data frame, found " +
+                  std::string(frame.size() < 4 ? "fewer than 4 bytes" : "a skippable or unknown frame"));
   if (!(b[4] & 0x04)) throw corrupt("expected a zstd frame with a content checksum, found one without");
-  std::string out(capacity, '\0');
+  unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (content == ZSTD_CONTENTSIZE_ERROR)
+    throw corrupt("expected a zstd frame header, found an invalid or truncated one");
+  if (content == ZSTD_CONTENTSIZE_UNKNOWN)
+    throw corrupt("expected a zstd frame that declares its content size in its header, found none");
+  if (content > kMaxInputBytes)
+    throw corrupt("expected a frame of at most " + std::to_string(kMaxInputBytes) + " bytes, found one declaring " +
+                  std::to_string(content));
+  size_t frame_size = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
+  if (ZSTD_isError(frame_size))
+    throw corrupt(std::string("expected a whole zstd frame, found ") + ZSTD_getErrorName(frame_size));
+  if (frame_size != frame.size())
+    throw corrupt("expected exactly one zstd frame, found " + std::to_string(frame.size() - frame_size) +
+                  " bytes after it");
+  std::string out(content, '\0');
   ZSTD_DCtx* d = decompression_context();
   ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
   size_t n = ZSTD_decompressDCtx(d, out.data(), out.size(), frame.data(), frame.size());
   if (ZSTD_isError(n)) throw corrupt(std::string("zstd frame does not decode: ") + ZSTD_getErrorName(n));
-  out.resize(n);
+  if (n != content)
+    throw corrupt("expected the " + std::to_string(content) + " bytes the frame declares, found " + std::to_string(n));
   return out;
 }
 

@@ -22,8 +22,14 @@ inline constexpr int kObjectCompressionLevel = 9;
 
 std::string encode_object(std::string_view canonical_bytes);
 
-// Decodes a frame written by encode_object (or any conforming writer).
-// `name` is what messages call the object (its path). Throws Error(kCorruption).
+// Decodes a frame written by encode_object (or any conforming writer that
+// declares the content size and sets the checksum flag). `name` is what
+// messages call the object (its path). The header is checked before any
+// allocation, and exactly the declared size is allocated. Throws
+// Error(kCorruption) naming `name` and what was expected and found: not a
+// zstd data frame, no content checksum, no declared content size, a declared
+// size over kMaxInputBytes, a truncated frame, bytes or a second frame after
+// it, content that differs from the declared size or fails its checksum.
 std::string decode_object(std::string_view frame, std::string_view name);
 
 }  // namespace kistore

@@ -41,21 +41,23 @@ void parse_json_lines(std::string_view text, std::string_view source, ParsedInpu
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
+    parse_input_line(text.substr(pos, end - pos), source, ++line_no, out);
     pos = end + 1;
-    ++line_no;
-    if (is_blank(line)) continue;
-    std::string where = std::string(source) + ":" + std::to_string(line_no);
-    try {
-      Json value = parse_json(line, source, line_no);
-      add_value(std::move(value), Location{where, ""}, out);
-    } catch (const Error& e) {
-      out.errors.push_back(InputError{where, e.what()});
-    }
   }
 }
 
 }  // namespace
+
+void parse_input_line(std::string_view line, std::string_view source, std::size_t line_no, ParsedInput& out) {
+  if (is_blank(line)) return;
+  std::string where = std::string(source) + ":" + std::to_string(line_no);
+  try {
+    Json value = parse_json(line, source, line_no);
+    add_value(std::move(value), Location{where, ""}, out);
+  } catch (const Error& e) {
+    out.errors.push_back(InputError{where, e.what()});
+  }
+}
 
 InputFormat format_for_name(std::string_view name) {
   return name.ends_with(".jsonl") ? InputFormat::kJsonLines : InputFormat::kAuto;

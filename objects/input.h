@@ -49,6 +49,12 @@ struct ParsedInput {
 void parse_input(std::string_view text, std::string_view source, InputFormat format,
                  ParsedInput& out);
 
+// One line of JSON Lines (without its "\n"), line `line_no` (1-based) of
+// `source`, appended to `out` as parse_input would: a blank line is skipped,
+// a bad one becomes one InputError "<source>:<line>". For readers that
+// stream a file line by line, so that no more than one line is held.
+void parse_input_line(std::string_view line, std::string_view source, std::size_t line_no, ParsedInput& out);
+
 // One JSON value as a bundle (has "run") or a document (has "kind").
 // Throws Error(kInvalidInput).
 std::variant<Bundle, Document> parse_item(Json value, const Location& where);

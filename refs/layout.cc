@@ -1,5 +1,6 @@
 #include "refs/layout.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "objects/error.h"
@@ -100,8 +101,19 @@ std::optional<AttestationEntryPath> parse_attestation_path(std::string_view path
 namespace {
 
 // Why `segment` cannot be a path component in a git tree, or "" if it can.
+// Git reads longer names, but libgit2 and kistore's tree reader stop at 64 KiB
+// and file systems at 255 bytes: a longer one would make a tree that a clone
+// cannot check out or a later read refuses.
+constexpr std::size_t kMaxSegmentBytes = 255;
+// refs/sources/<source>/ and at most this many externalId segments keep every
+// path within the 16 levels a store's tree may have.
+constexpr std::size_t kMaxExternalIdSegments = 13;
+
 std::string segment_problem(std::string_view segment) {
   if (segment.empty()) return "an empty path segment";
+  if (segment.size() > kMaxSegmentBytes)
+    return "a segment of " + std::to_string(segment.size()) + " bytes (at most " +
+           std::to_string(kMaxSegmentBytes) + ")";
   if (segment == "." || segment == "..") return "the segment \"" + std::string(segment) + "\"";
   // Git refuses names that some file system would take for ".git" (".GIT",
   // ".git.", "git~1"); names starting with ".git" (.gitmodules, .gitattributes)
@@ -127,14 +139,17 @@ std::optional<std::string> source_path(const Json& run_spec, std::string_view wh
   if (!source || !source->is_string() || !id || !id->is_string()) return std::nullopt;
   auto fail = [&](std::string_view member, const std::string& problem) {
     return InvalidInput(std::string(where) + ": " + std::string(pointer) + "/spec/sourceNative/" + std::string(member) +
-                        ": expected a path of non-empty segments without \".\", \"..\", \".git\" "
-                        "or control characters, found " + problem);
+                        ": expected a path of at most " + std::to_string(kMaxExternalIdSegments) +
+                        " non-empty segments of at most " + std::to_string(kMaxSegmentBytes) +
+                        " bytes, without \".\", \"..\", \".git\" or control characters, found " + problem);
   };
   const std::string& src = source->as_string();
   if (src.find('/') != std::string::npos) throw fail("source", "a \"/\"");
   if (auto p = segment_problem(src); !p.empty()) throw fail("source", p);
   std::string_view rest = id->as_string();
-  while (true) {
+  for (std::size_t segments = 1;; ++segments) {
+    if (segments > kMaxExternalIdSegments)
+      throw fail("externalId", "more than " + std::to_string(kMaxExternalIdSegments) + " segments");
     std::size_t slash = rest.find('/');
     if (auto p = segment_problem(rest.substr(0, slash)); !p.empty()) throw fail("externalId", p);
     if (slash == std::string_view::npos) break;
@@ -150,6 +165,7 @@ std::optional<SourceEntryPath> parse_source_path(std::string_view path) {
   if (slash == std::string_view::npos) return std::nullopt;
   std::string_view source = rest->substr(0, slash), id = rest->substr(slash + 1);
   if (!segment_problem(source).empty()) return std::nullopt;
+  if (std::count(id.begin(), id.end(), '/') >= static_cast<std::ptrdiff_t>(kMaxExternalIdSegments)) return std::nullopt;
   for (std::string_view tail = id;;) {
     std::size_t next = tail.find('/');
     if (!segment_problem(tail.substr(0, next)).empty()) return std::nullopt;

@@ -75,7 +75,9 @@ std::string attestations_dir(const Digest& run);
 // refs/sources/<source>/<externalId> for a run spec with sourceNative, or
 // nullopt without one. Throws Error(kInvalidInput) (naming `where` and the
 // pointer) when the source or externalId cannot be a path: empty segments,
-// "." or "..", ".git", NUL or control characters, or a leading/trailing "/".
+// "." or "..", ".git", NUL or control characters, a leading/trailing "/",
+// a segment over 255 bytes (what file systems take) or an externalId of more
+// than 13 segments (so the path stays within a store's 16 tree levels).
 // `pointer` is where the run sits in its input ("/run" in a bundle), so the
 // message names /run/spec/sourceNative/... from the input's root.
 std::optional<std::string> source_path(const Json& run_spec, std::string_view where,
@@ -88,8 +90,9 @@ struct SourceEntryPath {
   friend bool operator==(const SourceEntryPath&, const SourceEntryPath&) = default;
 };
 // The inverse of source_path: nullopt for a path that source_path would not
-// render (outside refs/sources/, no externalId, or a segment source_path
-// refuses: empty, ".", "..", a spelling of ".git", a control character).
+// render (outside refs/sources/, no externalId, too many segments, or a
+// segment source_path refuses: empty, ".", "..", a spelling of ".git", a
+// control character, over 255 bytes).
 std::optional<SourceEntryPath> parse_source_path(std::string_view path);
 
 }  // namespace kistore

@@ -1,5 +1,7 @@
 #include "store/connection.h"
 
+#include <cstring>
+
 #include "store/credentials.h"
 #include "store/known_hosts.h"
 #include "store/url.h"
@@ -42,16 +44,18 @@ const char* ssh_key_type(git_cert_ssh_raw_type_t t) {
   }
 }
 
-int on_credentials(git_credential** out, const char*, const char* user_from_url, unsigned int allowed, void* payload) {
-  return static_cast<State*>(payload)->credentials.offer(out, user_from_url, allowed);
+int on_credentials(git_credential** out, const char* url, const char* user_from_url, unsigned int allowed,
+                   void* payload) {
+  return static_cast<State*>(payload)->credentials.offer(out, url, user_from_url, allowed);
 }
 
-// A TLS certificate libgit2 found invalid is refused; an ssh host key it
-// did not find in ~/.ssh/known_hosts (hashed names included) is looked up in
-// the credentials' known_hosts files.
+// A TLS certificate libgit2 found invalid is refused. An ssh host key is
+// looked up in the credentials' known_hosts files by kistore alone: libgit2's
+// verdict (`valid`, libssh2's) lets a port-less entry name a server on another
+// port and ignores @revoked.
 int on_certificate(git_cert* cert, int valid, const char* host, void* payload) {
   auto* s = static_cast<State*>(payload);
-  if (valid) return 0;
+  if (valid && cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2) return 0;
   if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2) {
     s->host_key_failure = "the TLS certificate of " + std::string(host) + " is not valid (" + redact_url(s->url) + ")";
     return GIT_ECERTIFICATE;
@@ -117,8 +121,9 @@ Connection::Connection(Store& store, const std::string& remote, git_direction di
   git_remote* named = nullptr;
   int rc = git_remote_lookup(&named, store.repo(), remote.c_str());
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
-    throw InvalidInput("no remote named \"" + remote + "\" (add one with `kistore remote add " + remote + " URL`)");
-  git::check(rc, "reading remote " + remote);
+    throw InvalidInput("no remote named \"" + redact_url(remote) + "\" (add one with `kistore remote add NAME " +
+                       redact_url(remote) + "`)");
+  git::check(rc, "reading remote " + redact_url(remote));
   git::Remote owned(named);
   const char* url = direction == GIT_DIRECTION_PUSH && git_remote_pushurl(named) ? git_remote_pushurl(named)
                                                                                 : git_remote_url(named);
@@ -182,7 +187,19 @@ void Connection::download(const std::string& refspec) {
   opts.prune = GIT_FETCH_NO_PRUNE;
   char* specs[] = {const_cast<char*>(refspec.c_str())};
   git_strarray array{specs, 1};
-  check(git_remote_download(remote_.get(), &array, &opts), "cannot fetch from");
+  int rc = git_remote_download(remote_.get(), &array, &opts);
+  if (rc < 0 && state_->host_key_failure.empty() && state_->credentials.failure().empty() && bad_pack())
+    throw Refused("refused the pack from remote " + where() + ": " + scrub(git::last_error()) + "; nothing was taken in");
+  check(rc, "cannot fetch from");
+}
+
+bool Connection::bad_pack() const {
+  const git_error* e = git_error_last();
+  if (!e) return false;
+  if (e->klass == GIT_ERROR_INDEXER || e->klass == GIT_ERROR_ZLIB || e->klass == GIT_ERROR_ODB) return true;
+  // Cut short once the pack had started to arrive.
+  const git_indexer_progress* stats = git_remote_stats(remote_.get());
+  return stats && stats->received_bytes > 0 && e->message && std::strstr(e->message, "EOF");
 }
 
 std::size_t Connection::received_objects() const {

@@ -63,7 +63,8 @@ class Connection {
   std::string default_branch();
 
   // Fetches `refspec` into the store's objects (and the ref it names).
-  // Error(kRemote) when the transfer fails.
+  // Error(kRefused) when the pack that came is corrupt or cut short (refused
+  // remote data); Error(kRemote) when the transfer fails otherwise.
   void download(const std::string& refspec);
   // How many objects the last download received.
   std::size_t received_objects() const;
@@ -98,6 +99,11 @@ class Connection {
   struct State;  // what libgit2's callbacks see (connection.cc)
 
  private:
+  // Whether the failed download failed on the data that came in (a corrupt
+  // entry or checksum, or a pack cut short once it had started), not on the
+  // connection before it.
+  bool bad_pack() const;
+
   const SyncOptions& options_;
   git_direction direction_;
   git::ReceivePack receive_pack_;  // before remote_: its transport refers to it

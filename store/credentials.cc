@@ -22,7 +22,16 @@ int CredentialOffer::give_up(const std::string& why) {
   return GIT_EUSER;
 }
 
-int CredentialOffer::offer(git_credential** out, const char* user_from_url, unsigned int allowed) {
+int CredentialOffer::offer(git_credential** out, const char* asked_url, const char* user_from_url,
+                           unsigned int allowed) {
+  // libgit2 follows an http redirect itself, then asks for credentials for
+  // the URL it landed on: a token or password meant for the configured
+  // origin never goes to another one.
+  std::string configured = http_origin(url_);
+  if (!configured.empty() && asked_url && http_origin(asked_url) != configured)
+    return give_up("refusing to send credentials to " + http_origin(asked_url) + ": the remote redirected from " +
+                   configured + " to " + http_origin(asked_url) +
+                   ", another host, scheme or port than the one configured");
   if (++requests_ > kMaxCredentialRequests) return give_up("the remote refused every credential offered");
   std::string user = user_from_url && *user_from_url ? user_from_url : "";
   const std::string local_user = credentials_.user.empty() ? "git" : credentials_.user;

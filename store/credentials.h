@@ -29,7 +29,10 @@ class CredentialOffer {
   // libgit2's credential callback: sets *out and returns 0, or returns
   // GIT_EUSER having recorded failure() when there is nothing (more) to offer.
   // `allowed` is libgit2's GIT_CREDENTIAL_* mask; `user_from_url` may be null.
-  int offer(git_credential** out, const char* user_from_url, unsigned int allowed);
+  // `asked_url` is the URL libgit2 authenticates (after any redirect it
+  // followed; may be null): nothing is offered to an http(s) origin other
+  // than the configured URL's, and the refusal names both.
+  int offer(git_credential** out, const char* asked_url, const char* user_from_url, unsigned int allowed);
 
   // Why authentication failed; "" while it has not.
   const std::string& failure() const { return failure_; }

@@ -33,8 +33,11 @@ CsvStatus CsvReader::read_quoted(CsvRecord& record, std::string& error) {
       ++pos_;
       break;
     }
-    if (q == '\n') ++line_;
-    record.fields.back() += q;
+    if (q == '\n') {
+      ++line_;
+      line_start_ = pos_ + 1;
+    }
+    append(record, q);
     ++pos_;
   }
   // After a closing quote: a separator or the end of the record.
@@ -47,13 +50,44 @@ CsvStatus CsvReader::read_quoted(CsvRecord& record, std::string& error) {
   return CsvStatus::kRecord;
 }
 
+void CsvReader::start_field(CsvRecord& record) {
+  if (record.fields.size() >= kMaxCsvFields && oversize_.empty())
+    oversize_ = where(line_) + "expected at most " + std::to_string(kMaxCsvFields) + " fields in a record, found more";
+  if (record.fields.size() < kMaxCsvFields) record.fields.emplace_back();
+  field_line_ = line_;
+  field_column_ = pos_ - line_start_ + 1;
+}
+
+void CsvReader::append(CsvRecord& record, char c) {
+  std::string& field = record.fields.back();
+  if (field.size() < kMaxCsvCellBytes) {
+    field += c;
+    return;
+  }
+  // Past the bound, the rest of the cell is read but not kept, so that the
+  // error names the cell and reading goes on at the next record.
+  if (oversize_.empty())
+    oversize_ = std::string(source_) + ":" + std::to_string(field_line_) + ":" + std::to_string(field_column_) +
+                ": field " + std::to_string(record.fields.size()) + ": expected a cell of at most " +
+                std::to_string(kMaxCsvCellBytes) + " bytes, found a longer one";
+}
+
+CsvStatus CsvReader::finish(std::string& error) {
+  if (oversize_.empty()) return CsvStatus::kRecord;
+  error = std::move(oversize_);
+  oversize_.clear();
+  return CsvStatus::kError;
+}
+
 CsvStatus CsvReader::next(CsvRecord& record, std::string& error) {
-  record.fields.assign(1, std::string());
+  record.fields.clear();
   record.line = line_;
   if (pos_ >= text_.size()) return CsvStatus::kEnd;
+  oversize_.clear();
+  start_field(record);
   bool at_field_start = true;
   while (true) {
-    if (pos_ >= text_.size()) return CsvStatus::kRecord;
+    if (pos_ >= text_.size()) return finish(error);
     char c = text_[pos_];
     if (at_field_start && c == '"') {
       if (CsvStatus s = read_quoted(record, error); s != CsvStatus::kRecord) return s;
@@ -61,15 +95,16 @@ CsvStatus CsvReader::next(CsvRecord& record, std::string& error) {
       continue;
     }
     if (c == ',') {
-      record.fields.emplace_back();
       ++pos_;
+      start_field(record);
       at_field_start = true;
       continue;
     }
     if (at_line_end()) {
       pos_ += (c == '\r') ? 2 : 1;
       ++line_;
-      return CsvStatus::kRecord;
+      line_start_ = pos_;
+      return finish(error);
     }
     if (c == '"') {
       error = where(line_) + "expected a field quoted from its first character, found a quote " +
@@ -77,7 +112,7 @@ CsvStatus CsvReader::next(CsvRecord& record, std::string& error) {
       skip_line();
       return CsvStatus::kError;
     }
-    record.fields.back() += c;
+    append(record, c);
     ++pos_;
     at_field_start = false;
   }
@@ -92,6 +127,7 @@ void CsvReader::skip_line() {
   if (pos_ < text_.size()) {
     ++pos_;
     ++line_;
+    line_start_ = pos_;
   }
 }
 

@@ -7,6 +7,12 @@
 // byte order mark, and a final line end or none. It reads from bytes held by
 // the caller: no files.
 //
+// Whatever the input, a record holds at most kMaxCsvFields fields of at most
+// kMaxCsvCellBytes each: a longer cell is a kError naming
+// "<source>:<line>:<column>" where it starts, and what it would have held is
+// never kept. An importer bounds its fields further where a value becomes a
+// path segment (255 bytes: store/import_liger.h).
+//
 // Thread-safety: a CsvReader belongs to one thread; distinct readers are
 // independent.
 #pragma once
@@ -17,6 +23,11 @@
 #include <vector>
 
 namespace kistore {
+
+// A cell is a value of one document member at most; documents are bounded by
+// 16 MiB, and no published table has a cell near 1 MiB.
+inline constexpr std::size_t kMaxCsvCellBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxCsvFields = 1024;
 
 struct CsvRecord {
   std::size_t line = 0;             // 1-based line on which the record starts
@@ -37,7 +48,8 @@ class CsvReader {
 
   // Reads the next record into `record`. Never throws for malformed input:
   // on kError and kFatal, `error` holds "<source>:<line>: expected …, found …"
-  // and record.line says where the record began.
+  // (with ":<column>" for an oversize cell) and record.line says where the
+  // record began.
   CsvStatus next(CsvRecord& record, std::string& error);
 
  private:
@@ -45,11 +57,17 @@ class CsvReader {
   std::string where(std::size_t line) const;
   void skip_line();
   bool at_line_end() const;
+  void start_field(CsvRecord& record);
+  void append(CsvRecord& record, char c);
+  CsvStatus finish(std::string& error);
 
   std::string_view text_;
   std::string_view source_;
   std::size_t pos_ = 0;
   std::size_t line_ = 1;
+  std::size_t line_start_ = 0;  // offset of the current line's first byte
+  std::size_t field_line_ = 1, field_column_ = 1;  // where the current field starts
+  std::string oversize_;  // the first bound the current record broke, or ""
 };
 
 }  // namespace kistore

@@ -87,6 +87,20 @@ bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& a
   return rc == 1;
 }
 
+void commit_signature(git_repository* repo, const git_oid& commit, std::string& signature, std::string& payload) {
+  signature.clear();
+  payload.clear();
+  git_buf sig = GIT_BUF_INIT, data = GIT_BUF_INIT;
+  git_oid id = commit;
+  if (git_commit_extract_signature(&sig, &data, repo, &id, nullptr) == 0) {
+    signature.assign(sig.ptr, sig.size);
+    payload.assign(data.ptr, data.size);
+  }
+  git_buf_dispose(&sig);
+  git_buf_dispose(&data);
+  git_error_clear();
+}
+
 git_oid commit_tree(git_repository* repo, const git_oid& commit) {
   git_commit* c = nullptr;
   check(git_commit_lookup(&c, repo, &commit), "reading commit " + oid_str(commit));

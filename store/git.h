@@ -117,6 +117,9 @@ void delete_ref(git_repository* repo, const std::string& name);
 // Whether `commit` is `ancestor` or descends from it (false when either is
 // missing).
 bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& ancestor);
+// The commit's SSH/GPG signature (armored) and the bytes it signs; both ""
+// for an unsigned commit (or one that cannot be read). Never fails.
+void commit_signature(git_repository* repo, const git_oid& commit, std::string& signature, std::string& payload);
 // The id of the tree of commit `commit`. Error(kIO) when it cannot be read.
 git_oid commit_tree(git_repository* repo, const git_oid& commit);
 // The content of the blob `id`. Error(kIO) when it cannot be read (or,

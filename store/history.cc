@@ -73,14 +73,7 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
     e.summary = git_commit_summary(c) ? git_commit_summary(c) : "";
     e.message = message;
     e.changes = std::move(changes);
-    git_buf sig = GIT_BUF_INIT, data = GIT_BUF_INIT;
-    if (git_commit_extract_signature(&sig, &data, repo, &id, nullptr) == 0) {
-      e.signature.assign(sig.ptr, sig.size);
-      e.signed_payload.assign(data.ptr, data.size);
-    }
-    git_buf_dispose(&sig);
-    git_buf_dispose(&data);
-    git_error_clear();
+    git::commit_signature(repo, id, e.signature, e.signed_payload);
     out.push_back(std::move(e));
     if (query.limit && out.size() >= query.limit) break;
   }

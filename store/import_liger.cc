@@ -76,9 +76,12 @@ std::optional<double> parse_number(std::string_view s, bool* non_finite = nullpt
 }
 
 // Names that become externalId path segments: a letter or digit first, so
-// that no segment is "." or "..".
+// that no segment is "." or "..", and no longer than a path segment may be
+// (refs/layout.h).
+constexpr std::size_t kMaxSegmentBytes = 255;
+
 bool is_identifier(std::string_view s) {
-  if (s.empty() || !std::isalnum(static_cast<unsigned char>(s[0]))) return false;
+  if (s.empty() || s.size() > kMaxSegmentBytes || !std::isalnum(static_cast<unsigned char>(s[0]))) return false;
   for (unsigned char c : s) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '-' || c == '.' || c == '+';
@@ -141,7 +144,7 @@ class RowError {
 };
 
 constexpr std::string_view kNameExpected =
-    "a name of letters, digits, '_', '-', '.' or '+', starting with a letter or digit";
+    "a name of at most 255 letters, digits, '_', '-', '.' or '+', starting with a letter or digit";
 
 bool leap_year(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
@@ -509,7 +512,13 @@ LigerRow to_row(CsvRecord& rec, std::string_view source) {
   row.gpu_name = std::move(f[12]);
   row.timestamp = std::move(f[13]);
   row.liger_version = std::move(f[14]);
-  map_row(row);  // validates: a row handed out maps without error
+  // Validates: a row handed out maps without error, its workload slug
+  // included (it is a segment of the run's refs/sources path).
+  const MappedRow m = map_row(row);
+  if (std::string slug = workload_slug(row, m); slug.size() > kMaxSegmentBytes)
+    RowError(row).fail("extra_benchmark_config_str",
+                       "a config whose workload name fits a " + std::to_string(kMaxSegmentBytes) + "-byte path segment",
+                       "one whose workload name has " + std::to_string(slug.size()) + " bytes");
   return row;
 }
 

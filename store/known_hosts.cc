@@ -2,6 +2,9 @@
 
 #include <fnmatch.h>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -23,6 +26,22 @@ bool host_matches(const std::string& pattern, const std::string& host_name) {
   return fnmatch(escaped.c_str(), host_name.c_str(), 0) == 0;
 }
 
+// A hashed name, "|1|base64(salt)|base64(HMAC-SHA1(salt, name))", names
+// `host_name` exactly.
+bool hashed_host_matches(const std::string& pattern, const std::string& host_name) {
+  std::size_t bar = pattern.find('|', 3);
+  if (!pattern.starts_with("|1|") || bar == std::string::npos) return false;
+  auto salt = base64_decode(pattern.substr(3, bar - 3));
+  auto hash = base64_decode(pattern.substr(bar + 1));
+  if (!salt || !hash || hash->size() != 20) return false;
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int mac_size = 0;
+  if (!HMAC(EVP_sha1(), salt->data(), static_cast<int>(salt->size()),
+            reinterpret_cast<const unsigned char*>(host_name.data()), host_name.size(), mac, &mac_size))
+    return false;
+  return mac_size == 20 && std::memcmp(mac, hash->data(), 20) == 0;
+}
+
 // Whether the comma-separated `patterns` name `host_name`: some pattern
 // matches and no negated one ("!pattern") does.
 bool patterns_match(std::string_view patterns, const std::string& host_name) {
@@ -33,8 +52,9 @@ bool patterns_match(std::string_view patterns, const std::string& host_name) {
     patterns = comma == std::string_view::npos ? std::string_view() : patterns.substr(comma + 1);
     bool negate = !pattern.empty() && pattern.front() == '!';
     if (negate) pattern.erase(0, 1);
-    if (pattern.empty() || pattern.front() == '|') continue;
-    if (host_matches(pattern, host_name)) (negate ? negated : matched) = true;
+    if (pattern.empty()) continue;
+    bool hit = pattern.front() == '|' ? hashed_host_matches(pattern, host_name) : host_matches(pattern, host_name);
+    if (hit) (negate ? negated : matched) = true;
   }
   return matched && !negated;
 }
@@ -96,7 +116,7 @@ HostKeyVerdict check_known_hosts(const std::string& file, const std::string& hos
     auto decoded = base64_decode(key);
     bool same = key_type == type && decoded && *decoded == blob;
     std::string where = file + ":" + std::to_string(number);
-    if (revoked && same) return {HostKeyMatch::kChanged, where + " (revoked)"};
+    if (revoked && same) return {HostKeyMatch::kRevoked, where};
     if (revoked || key_type != type) continue;
     if (same) verdict = {HostKeyMatch::kMatch, where};
     else if (verdict.match != HostKeyMatch::kMatch) verdict = {HostKeyMatch::kChanged, where};
@@ -106,9 +126,15 @@ HostKeyVerdict check_known_hosts(const std::string& file, const std::string& hos
 
 std::string host_key_refusal(const HostKey& key, const std::vector<std::string>& files) {
   std::string host_name = known_hosts_name(key.host, key.port);
-  for (const std::string& file : files) {
-    HostKeyVerdict v = check_known_hosts(file, host_name, key.type, key.blob);
+  std::vector<HostKeyVerdict> verdicts;
+  for (const std::string& file : files) verdicts.push_back(check_known_hosts(file, host_name, key.type, key.blob));
+  for (const HostKeyVerdict& v : verdicts)
+    if (v.match == HostKeyMatch::kRevoked)
+      return "the ssh host key of " + host_name + " (" + key.type + " " + key.fingerprint + ") is REVOKED at " +
+             v.where + "; kistore does not connect to a server with a revoked key";
+  for (const HostKeyVerdict& v : verdicts)
     if (v.match == HostKeyMatch::kMatch) return "";
+  for (const HostKeyVerdict& v : verdicts) {
     if (v.match == HostKeyMatch::kChanged)
       return "the ssh host key of " + host_name + " has CHANGED: the server offers " + key.type + " " +
              key.fingerprint + ", which is not the key recorded at " + v.where +

@@ -1,14 +1,18 @@
 // Checking an ssh server's host key against OpenSSH known_hosts files, as
 // `ssh` does with StrictHostKeyChecking=yes: for the sync code's ssh
-// connections (store/connection.cc), which libgit2 asks whether to trust a
-// server it could not find in ~/.ssh/known_hosts itself.
+// connections (store/connection.cc), which decide on every server's key here
+// (libgit2's own verdict, libssh2's, is not OpenSSH's: it lets a port-less
+// entry name another port and ignores @revoked).
 //
 // What is read: one entry a line, "[@revoked] patterns keytype base64key
-// [comment]"; patterns are comma-separated host names or wildcards ("*",
-// "?"; "!" negates), "[host]:port" for a port other than 22. Hashed names
-// (|1|...) and @cert-authority lines are skipped (libgit2 has checked hashed
-// names already). A revoked key, or another key of the same type for the
-// host, is a changed key: an attack until the user says otherwise.
+// [comment]"; patterns are comma-separated host names, wildcards ("*", "?";
+// "!" negates) or hashed names ("|1|salt|HMAC-SHA1(salt, name)", as
+// ssh-keygen -H writes them), "[host]:port" for a port other than 22 (a
+// port-less entry never names another port). @cert-authority lines are
+// skipped (kistore takes no host certificates). A @revoked entry for the key,
+// in any of the files, refuses it whatever else is listed; another key of
+// the same type for the host is a changed key: an attack until the user says
+// otherwise.
 //
 // Thread-safety: reentrant (reads the files on each call).
 #pragma once
@@ -29,17 +33,18 @@ struct HostKey {
   std::string fingerprint;  // "SHA256:<base64>", or "" when not known
 };
 
-// "" when one of `files` (read in order, missing ones skipped) lists `key`
-// for its host; else the message to refuse the connection with: the host's
-// key is not known (with its fingerprint and an ssh-keyscan line to add it)
-// or has CHANGED (naming the file:line of the entry it contradicts).
+// "" when one of `files` (missing ones skipped) lists `key` for its host and
+// none revokes it; else the message to refuse the connection with: the key
+// is REVOKED (naming the entry), not known (with its fingerprint and an
+// ssh-keyscan line to add it) or has CHANGED (naming the file:line of the
+// entry it contradicts).
 std::string host_key_refusal(const HostKey& key, const std::vector<std::string>& files);
 
 // The name known_hosts uses for `host` at `port`: "host", or "[host]:port"
 // for a port other than 22.
 std::string known_hosts_name(const std::string& host, const std::string& port);
 
-enum class HostKeyMatch { kUnknown, kMatch, kChanged };
+enum class HostKeyMatch { kUnknown, kMatch, kChanged, kRevoked };
 struct HostKeyVerdict {
   HostKeyMatch match = HostKeyMatch::kUnknown;
   std::string where;  // file:line of the deciding entry

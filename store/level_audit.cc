@@ -211,14 +211,7 @@ LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   {
     LogEntry e;
     e.id = hex;
-    git_buf sig = GIT_BUF_INIT, data = GIT_BUF_INIT;
-    if (git_commit_extract_signature(&sig, &data, repo, &id, nullptr) == 0) {
-      e.signature.assign(sig.ptr, sig.size);
-      e.signed_payload.assign(data.ptr, data.size);
-    }
-    git_buf_dispose(&sig);
-    git_buf_dispose(&data);
-    git_error_clear();
+    git::commit_signature(repo, id, e.signature, e.signed_payload);
     a.signature = judge_signature(e, trust);
   }
   a.facts.op = "rerun";

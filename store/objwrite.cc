@@ -1,7 +1,6 @@
 #include "store/objwrite.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -12,32 +11,13 @@
 #include <memory>
 #include <unordered_map>
 
+#include "objects/sha1.h"
 #include "store/git.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
+#include "store/tempfiles.h"
 
 namespace kistore::git {
-
-// SHA-1 through OpenSSL; sha1() is one context per thread, reused.
-class Sha1 {
- public:
-  Sha1() : md_(EVP_MD_fetch(nullptr, "SHA1", nullptr)), ctx_(EVP_MD_CTX_new()) {
-    if (!md_ || !ctx_) throw Error(ErrorCode::kIO, "SHA-1 is not available from OpenSSL");
-  }
-  ~Sha1() {
-    EVP_MD_CTX_free(ctx_);
-    EVP_MD_free(md_);
-  }
-  Sha1(const Sha1&) = delete;
-  Sha1& operator=(const Sha1&) = delete;
-  void init() { EVP_DigestInit_ex(ctx_, md_, nullptr); }
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  void final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
-
- private:
-  EVP_MD* md_;
-  EVP_MD_CTX* ctx_;
-};
 
 namespace {
 
@@ -195,7 +175,7 @@ git_oid object_id(git_object_t type, std::string_view data) {
 // ---- PackWriter -----------------------------------------------------------
 
 PackWriter::PackWriter(std::string pack_dir) : dir_(std::move(pack_dir)) {
-  tmp_path_ = dir_ + "/tmp_pack_kistore_XXXXXX";
+  tmp_path_ = temp_file_template(dir_, "pack");
   ::mkdir(dir_.c_str(), 0755);
   fd_ = ::mkstemp(tmp_path_.data());
   if (fd_ < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create a pack file: " + errno_text());
@@ -309,7 +289,7 @@ std::string PackWriter::place(const std::string& checksum, const std::string& id
   std::memcpy(name_id.id, checksum.data(), 20);
   std::string name = "pack-" + oid_str(name_id);
   std::string pack_path = dir_ + "/" + name + ".pack", idx_path = dir_ + "/" + name + ".idx";
-  std::string idx_tmp = dir_ + "/tmp_idx_kistore_XXXXXX";
+  std::string idx_tmp = temp_file_template(dir_, "idx");
   int ifd = ::mkstemp(idx_tmp.data());
   if (ifd < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create an index file: " + errno_text());
   try {
@@ -332,6 +312,7 @@ std::string PackWriter::place(const std::string& checksum, const std::string& id
     ::unlink(idx_tmp.c_str());
     throw Error(ErrorCode::kIO, idx_path + ": cannot move into place: " + errno_text());
   }
+  sync_folder(dir_);  // the renames, before the branch names what they hold
   return name;
 }
 
@@ -402,8 +383,10 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
   std::string head = header(type, data.size());
   std::string deflated;
   if (level != 0) deflate_into(deflated, head, data, level);
-  ::mkdir(folder.c_str(), 0755);
-  std::string tmp = folder + "/tmp_obj_kistore_XXXXXX";
+  if (::mkdir(folder.c_str(), 0755) == 0) new_folders_ = true;
+  // In objects/ itself, so that the next writer finds a crash's leftovers
+  // without listing every fan-out folder (store/tempfiles.h).
+  std::string tmp = temp_file_template(objects_, "obj");
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw Error(ErrorCode::kIO, folder + ": cannot create an object file: " + errno_text());
   try {
@@ -430,6 +413,13 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
     throw;
   }
   ::fchmod(fd, 0444);
+  if (::fsync(fd) != 0) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = e;
+    throw Error(ErrorCode::kIO, tmp + ": cannot sync: " + errno_text());
+  }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
@@ -437,6 +427,14 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
     errno = e;
     throw Error(ErrorCode::kIO, path + ": cannot move into place: " + errno_text());
   }
+  folders_.insert(folder);
+}
+
+void LooseWriter::sync() {
+  for (const std::string& folder : folders_) sync_folder(folder);
+  if (new_folders_) sync_folder(objects_);
+  folders_.clear();
+  new_folders_ = false;
 }
 
 // ---- build_tree -----------------------------------------------------------

@@ -12,10 +12,14 @@
 //     frames, which neither deflate nor delta) and its index (version 2), for
 //     bulk changes and pushes. The pack is written under a temporary name and
 //     renamed into objects/pack/ before its index, as git does, so a reader
-//     never sees an index without its pack; a crash leaves only a tmp_ file.
+//     never sees an index without its pack; a crash leaves only a temporary file
+//     named for its writer's pid, which the next writer removes
+//     (store/tempfiles.h).
 //   - PackStream: the same pack format handed to a sink as it is made, for
 //     sending over git's smart protocol (receive_pack.h).
-//   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes.
+//   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes,
+//     each synced and renamed from a temporary file in objects/; sync()
+//     syncs their folders before the branch moves, as for a pack.
 //   - build_tree: the new root tree from a base tree and a sorted set of
 //     changed paths, reading only the base trees on the changed paths
 //     (raw_tree.h) and copying their unchanged entries byte for byte.
@@ -39,11 +43,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "objects/sha1.h"
 #include "store/git.h"
 
 namespace kistore::git {
@@ -105,8 +111,6 @@ class PackWriter final : public ObjectWriter {
   bool finished_ = false;
 };
 
-class Sha1;
-
 // A pack (version 2, no deltas) handed to `sink` piece by piece (in pieces
 // of about `piece` bytes) as it is made: the header, then each object, then
 // the SHA-1 trailer. The header holds the object count, so it is fixed up
@@ -148,10 +152,16 @@ class LooseWriter final : public ObjectWriter {
   LooseWriter& operator=(const LooseWriter&) = delete;
   using ObjectWriter::write;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
+  // Makes the objects written so far durable (each file is synced as it is
+  // written; this syncs the folders that name them), as PackWriter::finish
+  // does for a pack. Call it before the branch names them. Error(kIO).
+  void sync();
 
  private:
   git_repository* repo_;
   std::string objects_;
+  std::set<std::string> folders_;  // fan-out folders written to since the last sync
+  bool new_folders_ = false;       // whether one of them was made
   git_odb* odb_ = nullptr;
   std::unordered_set<git_oid, OidHash, OidEq> seen_;
 };

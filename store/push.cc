@@ -145,14 +145,18 @@ class Push {
 
   // Sends the branch the way the remote takes it best: a repository on this
   // machine directly, a network remote through kistore's receive-pack
-  // exchange when the server offers what it needs, else through libgit2.
+  // exchange. A server without report-status would not say whether it stored
+  // the pack and moved the branch (and libgit2 1.5 fails on one with an
+  // internal assertion): refused, Error(kRemote).
   int send(git_repository* packer, Connection& conn, const git_oid& local, const std::optional<git_oid>& theirs) {
     if (on_this_machine(conn.url())) return push_local(packer, conn, branch_, local, theirs);
     if (conn.receive_pack().usable()) {
       push_smart(packer, conn, branch_, local, theirs);
       return 0;
     }
-    return conn.upload(branch_ + ":" + branch_);
+    throw RemoteError("cannot push to remote " + conn.where() +
+                      ": the server does not offer report-status, so it would not say whether it stored the pack "
+                      "and moved the branch; kistore pushes only to servers that do (git's receive-pack does)");
   }
 
   // Records a pull made on the way; true (the push is refused) when it was.

@@ -14,18 +14,6 @@ std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run) {
   return std::nullopt;
 }
 
-std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Level level) {
-  auto bytes = snap.read(level_path(level, run));
-  if (!bytes) return std::nullopt;
-  try {
-    Json j = parse_json(*bytes, level_path(level, run));
-    const Json* e = j.find("evidence");
-    if (e && e->is_string()) return Digest::parse(e->as_string());
-  } catch (const Error&) {
-  }
-  return std::nullopt;
-}
-
 Level run_level(const Snapshot& snap, const Document& run) {
   for (Level l : {Level::kReproduced, Level::kDisputed})
     if (snap.exists(level_path(l, run.digest()))) return l;

@@ -24,9 +24,6 @@ class LevelAudit;  // store/level_audit.h
 // The run's level as the index records it; nullopt if none is recorded.
 // Never throws for a missing entry; a damaged tree throws as Snapshot::read.
 std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
-// The evidence recorded with the level ({"evidence": digest|null}); nullopt
-// when there is no entry or it names none (or does not parse).
-std::optional<Digest> level_evidence(const Snapshot& snap, const Digest& run, Level level);
 
 // The run's level from its rerun entries and its own document: reproduced
 // or disputed when refs/levels/ says so (small folders: only reruns write

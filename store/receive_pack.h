@@ -3,8 +3,8 @@
 // libgit2 1.5 pushes through its packbuilder: it walks every tree of the
 // remote's head, reads every object again and deflates it again at a level
 // it does not let callers choose. kistore knows which objects a push brings
-// (sync.cc walks only what the new commits add) and writes them as they are
-// stored (objwrite.h's PackStream), so it speaks receive-pack's exchange
+// (new_objects.h walks only what the new commits add) and writes them as
+// they are stored (objwrite.h's PackStream), so it speaks receive-pack's exchange
 // itself, over libgit2's own transports:
 //
 //   - make_transport() (for git_remote_callbacks.transport) builds libgit2's
@@ -20,8 +20,11 @@
 //
 // The update carries the remote's old id, so the server moves the ref only
 // if nobody moved it since it was listed (git's receive-pack checks that
-// under the ref's lock).
-#pragma once
+// under the ref's lock). Used by push (push.cc) through a Connection
+// (connection.h), which owns one.
+//
+// Thread-safety: one per connection, on the connection's thread; it must
+// outlive the libgit2 remote whose transport it made.
 
 #include <git2.h>
 #include <git2/sys/transport.h>

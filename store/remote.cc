@@ -47,9 +47,9 @@ void remove_remote(Store& store, const std::string& name) {
   int rc = git_remote_lookup(&remote, store.repo(), name.c_str());
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
     git_error_clear();
-    throw InvalidInput("no remote named \"" + name + "\"");
+    throw InvalidInput("no remote named \"" + redact_url(name) + "\"");
   }
-  git::check(rc, "reading remote " + name);
+  git::check(rc, "reading remote " + redact_url(name));
   git_remote_free(remote);
   git::check(git_remote_delete(store.repo(), name.c_str()), store.dir() + ": removing remote " + name);
   git::delete_ref(store.repo(), synced_ref(name));

@@ -124,6 +124,7 @@ RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem
   opts.summary = commit_summary(result, options.tolerance);
   opts.commit_without_new_documents = true;
   opts.commit.author = options.author;
+  opts.commit.time = options.time;
   std::shared_ptr<const SshPrivateKey> key = options.key;
   opts.commit.sign = [key](std::string_view payload) { return key->sign(payload, "git"); };
   // The level moves in the same commit, computed on the head it applies to.

@@ -40,6 +40,7 @@ struct RerunOptions {
   std::shared_ptr<const SshPrivateKey> key;
   std::string key_source;  // where the key came from (its file), for messages
   std::string author;      // as CommitOptions::author
+  std::optional<std::int64_t> time;  // as CommitOptions::time
 };
 
 struct RerunResult {

@@ -24,6 +24,8 @@
 #include "store/objwrite.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
+#include "store/store_shape.h"
+#include "store/tempfiles.h"
 
 namespace kistore {
 namespace {
@@ -33,6 +35,10 @@ namespace {
 constexpr std::size_t kPackThreshold = 64;
 // How often a writer that lost the race rebuilds on the new head.
 constexpr int kMaxAttempts = 64;
+// The author of a commit when neither the caller nor git's configuration
+// names one.
+constexpr const char* kFallbackAuthorName = "kistore";
+constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
 
 std::shared_ptr<git_tree> share(git_tree* t) {
   return std::shared_ptr<git_tree>(t, git_tree_free);
@@ -50,32 +56,25 @@ std::optional<std::pair<std::string, std::string>> parse_author(std::string_view
   return std::make_pair(name, email);
 }
 
-git::Signature make_signature(git_repository* repo, const std::string& author_option) {
-  std::string author = author_option;
-  if (author.empty())
-    if (const char* env = std::getenv("KISTORE_AUTHOR")) author = env;
+// The signature of a commit: `author` ("Name <email>") if given, else git's
+// user.name/user.email, else the fallback; at `time` (unix seconds) if given,
+// else now.
+git::Signature make_signature(git_repository* repo, const std::string& author, std::optional<std::int64_t> time) {
   git_signature* sig = nullptr;
-  // KISTORE_DATE=<unix seconds> pins commit times (reproducible histories in tests).
-  std::optional<git_time_t> when;
-  if (const char* date = std::getenv("KISTORE_DATE")) when = std::strtoll(date, nullptr, 10);
   if (!author.empty()) {
     auto parts = parse_author(author);
-    if (!parts)
-      throw InvalidInput("--author/KISTORE_AUTHOR: expected \"Name <email>\", found \"" + author + "\"");
-    if (when)
-      git::check(git_signature_new(&sig, parts->first.c_str(), parts->second.c_str(), *when, 0), "author");
-    else
-      git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
-    return git::Signature(sig);
+    if (!parts) throw InvalidInput("commit author: expected \"Name <email>\", found \"" + author + "\"");
+    git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
+  } else if (git_signature_default(&sig, repo) < 0) {
+    // No identity anywhere (a fresh machine, a CI runner): a store never
+    // fails for want of one (SPEC §2).
+    git::check(git_signature_now(&sig, kFallbackAuthorName, kFallbackAuthorEmail), "author");
   }
-  if (git_signature_default(&sig, repo) < 0)
-    throw InvalidInput(
-        "no author for the commit: pass --author \"Name <email>\", set KISTORE_AUTHOR, or set git's "
-        "user.name and user.email");
-  if (when) {
+  if (time) {
     git_signature* pinned = nullptr;
-    git::check(git_signature_new(&pinned, sig->name, sig->email, *when, 0), "author");
+    int rc = git_signature_new(&pinned, sig->name, sig->email, static_cast<git_time_t>(*time), 0);
     git_signature_free(sig);
+    git::check(rc, "author");
     sig = pinned;
   }
   return git::Signature(sig);
@@ -326,12 +325,18 @@ Digest Snapshot::resolve(std::string_view ref) const {
 // ---- Store ----------------------------------------------------------------
 
 Store::Store(git_repository* repo, std::string dir) : repo_(repo), dir_(std::move(dir)) {
-  git_reference* head = nullptr;
-  git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
-  git::Reference owned(head);
-  if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
-    throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
-  branch_ = git_reference_symbolic_target(head);
+  // A constructor that throws runs no destructor: free the repository here.
+  try {
+    git_reference* head = nullptr;
+    git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
+    git::Reference owned(head);
+    if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
+      throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
+    branch_ = git_reference_symbolic_target(head);
+  } catch (...) {
+    git_repository_free(repo_);
+    throw;
+  }
 }
 
 Store::Store(Store&& o) noexcept : repo_(o.repo_), dir_(std::move(o.dir_)), branch_(std::move(o.branch_)) {
@@ -349,11 +354,6 @@ Store::~Store() {
   if (repo_) git_repository_free(repo_);
 }
 
-std::string Store::default_dir() {
-  if (const char* env = std::getenv("KISTORE_DIR"); env && *env) return env;
-  return ".kistore";
-}
-
 Store Store::init(const std::string& dir) {
   git::ensure_init();
   git_repository* existing = nullptr;
@@ -367,11 +367,12 @@ Store Store::init(const std::string& dir) {
   opts.description = "kistore evidence store";
   git_repository* repo = nullptr;
   git::check(git_repository_init_ext(&repo, dir.c_str(), &opts), dir + ": creating the store");
+  Store store(repo, dir);  // owns the repository from here, also if what follows throws
   git_config* cfg = nullptr;
   git::check(git_repository_config(&cfg, repo), dir + ": opening config");
   git::Config owned(cfg);
   git::check(git_config_set_int32(cfg, "kistore.formatversion", 1), dir + ": writing config");
-  return Store(repo, dir);
+  return store;
 }
 
 Store Store::open(const std::string& dir) {
@@ -381,11 +382,15 @@ Store Store::open(const std::string& dir) {
   if (rc == GIT_ENOTFOUND)
     throw IOError(dir + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
   git::check(rc, dir + ": opening the store");
-  return Store(repo, dir);
+  Store store(repo, dir);
+  if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
+    throw IOError(dir + ": not a kistore store: " + why +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  return store;
 }
 
 std::string Store::author(const std::string& option) const {
-  git::Signature sig = make_signature(repo_, option);
+  git::Signature sig = make_signature(repo_, option, std::nullopt);
   return std::string(sig->name) + " <" + sig->email + ">";
 }
 
@@ -504,7 +509,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   git_oid tree_id = git::build_tree(repo_, base_tree ? &*base_tree : nullptr, changes, out);
 
-  git::Signature author = make_signature(repo_, options.author);
+  git::Signature author = make_signature(repo_, options.author, options.time);
   std::string message = commit_message(change);
   std::string content = git::commit_text(tree_id, parents, *author, *author, message);
   if (options.sign) {
@@ -513,14 +518,23 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
   if (pack) pack->finish();
+  if (loose) loose->sync();
   return git::oid_str(commit_id);
 }
 
 std::optional<std::string> Store::commit(
     const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+  // A writer killed before its rename left temporary files: the next one
+  // removes those of dead processes (never a live writer's).
+  const std::string objects = std::string(git_repository_path(repo_)) + "objects";
+  sweep_stale_temp_files(objects);
+  sweep_stale_temp_files(objects + "/pack");
   std::mt19937 rng(std::random_device{}());
   bool last_locked = false;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
+      throw IOError(dir_ + ": not a kistore store: " + why +
+                    "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
     Snapshot base = snapshot();
     std::optional<ChangeSet> change = build(base);
     if (!change) return std::nullopt;

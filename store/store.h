@@ -15,6 +15,7 @@
 // Store per thread. Separate processes may write to one store at once.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -59,15 +60,19 @@ class Snapshot {
   void walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
             const std::function<void(const std::string&)>& other = nullptr) const;
 
-  // Reads every blob below `dir` on `threads` threads (0: one per core).
+  // Reads every blob below `dir` on `threads` threads (0: one per core, at
+  // most 8; objects/parallel.h), each through a repository handle of its own.
   // The blobs are split into parts, in tree order; count(n) is called first
   // with the number of parts, then fn(part, path, bytes, error) for every
   // blob, concurrently for different parts but in tree order within a part
   // (so parts 0..n-1 concatenated are the tree order). bytes is null and
   // error says why when a blob cannot be read (its git object is damaged).
   // other(path) is called, from any thread but one call at a time, for
-  // entries that are neither blobs nor trees; progress(done, 0) on the calling thread. A tree
-  // that cannot be read throws Error(kCorruption).
+  // entries that are neither blobs nor trees; progress(done, 0) on the
+  // calling thread. Each blob is hashed against its git id unless
+  // self_checked(path) says the caller checks its content itself (verify's
+  // objects, named by their sha256). A tree that cannot be read (or holds
+  // content with another id) throws Error(kCorruption).
   void walk_parallel(std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
                      const std::function<void(std::size_t, const std::string&, const std::string_view*,
                                               const std::string&)>& fn,
@@ -130,7 +135,12 @@ struct ChangeSet {
 };
 
 struct CommitOptions {
-  std::string author;  // "Name <email>"; empty: KISTORE_AUTHOR, else git's user.name/user.email
+  // Author and committer, "Name <email>"; empty: git's user.name/user.email,
+  // else "kistore <kistore@localhost>".
+  std::string author;
+  // The commit's time in seconds since 1970 (UTC), for reproducible
+  // histories; nullopt: now.
+  std::optional<std::int64_t> time;
   // Signs the commit's bytes, returning an armored signature (git's gpgsig
   // header), or empty to leave it unsigned.
   std::function<std::string(std::string_view commit_bytes)> sign;
@@ -144,10 +154,9 @@ class Store {
   // at `dir`. Error(kIO) if a repository is already there or it cannot be made.
   static Store init(const std::string& dir);
   // Opens the repository at `dir` (bare or not). Error(kIO) naming `dir` if
-  // there is none.
+  // there is none, or if it is a git repository with nothing of a store
+  // (store/store_shape.h), saying what was found there.
   static Store open(const std::string& dir);
-  // --store, else $KISTORE_DIR, else ".kistore".
-  static std::string default_dir();
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -168,8 +177,8 @@ class Store {
   Snapshot snapshot() const;
 
   // The author a commit would get: `option` ("Name <email>") if given, else
-  // KISTORE_AUTHOR, else git's user.name/user.email. Error(kInvalidInput) if
-  // none is set or the text is malformed.
+  // git's user.name/user.email, else "kistore <kistore@localhost>".
+  // Error(kInvalidInput) if `option` is not of that form.
   std::string author(const std::string& option) const;
 
   // Applies the change that `build` computes from the current head: writes
@@ -177,7 +186,8 @@ class Store {
   // writer moved the branch first, calls `build` again on the new head (up to
   // a bounded number of times). `build` returns nullopt when there is nothing
   // to do: then no commit is made and commit returns nullopt. Returns the new
-  // commit id.
+  // commit id. Error(kIO), before anything is written, when the branch's tree
+  // holds anything that is not kistore's (store/store_shape.h).
   std::optional<std::string> commit(const std::function<std::optional<ChangeSet>(const Snapshot&)>& build,
                                     const CommitOptions& options);
 

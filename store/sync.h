@@ -51,18 +51,26 @@
 // password removed, and the token is masked):
 //   ssh://     the agent when a socket is given (tried once), then the key
 //              file (with <key>.pub if present). The server's host key must be
-//              listed in one of the known_hosts files (libgit2 also checks
-//              ~/.ssh/known_hosts itself, hashed names included); an unknown
+//              listed in one of the known_hosts files, by OpenSSH's rules
+//              (store/known_hosts.h): plain, wildcard or hashed (|1|) names,
+//              "[host]:port" for a port other than 22 (a port-less entry does
+//              not name it), a @revoked entry for the key refuses it whatever
+//              else is listed, @cert-authority lines are not used. An unknown
 //              host is refused with its fingerprint and how to add it, a
 //              changed key is refused as such.
 //   http(s):// the URL's user:password, then the token as the password
-//              (user from the URL, else "kistore"). Each is tried once.
+//              (user from the URL, else "kistore"). Each is tried once, and
+//              only for the configured URL's origin (scheme, host, port): a
+//              redirect to another origin that asks for credentials is
+//              refused (Error(kRemote), naming both).
 //
 // Errors: Error(kRemote) when the remote cannot be reached, refuses a
-// reference update, or authentication fails (the message names the remote
-// and its URL without password); Error(kInvalidInput) for an unknown remote
-// name or a bad URL; Error(kIO) for local failures. Incoming data that fails
-// the checks is not an exception: PullReport::problems lists it.
+// reference update, does not offer report-status for a push, or
+// authentication fails (the message names the remote and its URL without
+// password); Error(kRefused) when the pack it sends is corrupt or cut short;
+// Error(kInvalidInput) for an unknown remote name or a bad URL; Error(kIO)
+// for local failures. Incoming data that fails the checks is not an
+// exception: PullReport::problems lists it.
 //
 // Behind this header, one file per concept (as libgit2 splits remote.c,
 // fetch.c, push.c, transports/*): url.h (URLs, secrets), credentials.h and

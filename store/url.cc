@@ -102,6 +102,20 @@ UrlParts split_url(std::string_view url) {
   return p;
 }
 
+std::string http_origin(std::string_view url) {
+  UrlParts p = split_url(url);
+  auto lower = [](std::string v) {
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+  };
+  std::string scheme = lower(p.scheme);
+  if (scheme != "http" && scheme != "https") return "";
+  std::string port = !p.port.empty() ? p.port : scheme == "https" ? "443" : "80";
+  std::string host = lower(p.host);
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return scheme + "://" + host + ":" + port;
+}
+
 std::string scrub_secrets(std::string message, const std::string& url, const std::string& token) {
   replace_all(message, url, redact_url(url));
   UrlParts p = split_url(url);

@@ -40,6 +40,12 @@ struct UrlParts {
 // The password is as written (still percent-encoded).
 UrlParts split_url(std::string_view url);
 
+// The origin of an http(s) URL, as browsers compare them:
+// "scheme://host:port", lowercased, with the scheme's default port when the
+// URL gives none; "" for any other kind of URL. Credentials meant for a
+// configured URL go only to its origin.
+std::string http_origin(std::string_view url);
+
 // `message` with every occurrence of `url` redacted, and the URL's password
 // (as written and percent-decoded) and `token` replaced by "***" where they
 // are 3 characters or longer (shorter ones would mask ordinary text). For

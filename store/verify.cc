@@ -154,12 +154,22 @@ class Verifier {
     check_sources();
   }
 
+  // The valid run an entry at `path` names, or null: a dangling-ref, or
+  // `mismatch` when it names another kind (an invalid object is reported
+  // where it is stored).
+  const ObjectFacts* run_named(const Digest& digest, const std::string& path, ProblemKind mismatch) {
+    const ObjectFacts* run = object(digest);
+    if (!run) problem(ProblemKind::kDanglingRef, path, "names run " + digest.str() + ", which is not in the store");
+    else if (!run->valid()) return nullptr;
+    else if (run->kind != Kind::kRun) problem(mismatch, path, "expected a run, found a " + std::string(kind_name(run->kind)));
+    else return run;
+    return nullptr;
+  }
+
   void check_groups() {
     for (const auto& g : groups_) {
-      const ObjectFacts* run = object(g.second);
-      if (!run) { problem(ProblemKind::kDanglingRef, g.path, "names run " + g.second.str() + ", which is not in the store"); continue; }
-      if (!run->valid()) continue;
-      if (run->kind != Kind::kRun) { problem(ProblemKind::kGroupMismatch, g.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
+      const ObjectFacts* run = run_named(g.second, g.path, ProblemKind::kGroupMismatch);
+      if (!run) continue;
       ++group_count_[g.second];
       if (g.path != run->group_path)
         problem(ProblemKind::kGroupMismatch, g.path, "the run's comparison key puts it at " + run->group_path);
@@ -174,10 +184,8 @@ class Verifier {
   void check_levels() {
     LevelAudit audit(store_.repo(), options_.trust);
     for (const auto& l : levels_) {
-      const ObjectFacts* run = object(l.run);
-      if (!run) { problem(ProblemKind::kDanglingRef, l.path, "names run " + l.run.str() + ", which is not in the store"); continue; }
-      if (!run->valid()) continue;
-      if (run->kind != Kind::kRun) { problem(ProblemKind::kLevelMismatch, l.path, "expected a run, found a " + std::string(kind_name(run->kind))); continue; }
+      const ObjectFacts* run = run_named(l.run, l.path, ProblemKind::kLevelMismatch);
+      if (!run) continue;
       ++level_count_[l.run];
       if (l.level == run->default_level && l.bytes != level_entry(std::nullopt)) {
         problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes.substr(0, 80));

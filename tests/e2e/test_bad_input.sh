@@ -274,4 +274,118 @@ assert_exit 2 ks --store "$S" frobnicate
 assert_contains "$ERR" "frobnicate" "unknown command named"
 pass "an unknown command: exit 2 naming it"
 
+# ====================== oversize input, bounded reading =======================
+# Each is refused after reading at most ~16 MiB of it, in seconds, exit 2,
+# naming the file (and line, or line:column for a CSV cell) and the limit; the
+# store's git directory stays byte for byte as it was. Big files are sparse
+# (truncate) or made on demand by a pipe: the test writes little to disk.
+# shellcheck source=lib/fingerprint.sh
+. "$here/lib/fingerprint.sh"
+FP=$(store_fingerprint "$S")
+oversize() { # oversize WHAT NEEDLES CMD... : exit 2 within 10 s, message, store unchanged
+    local what=$1 needles=$2 t0=$SECONDS n
+    shift 2
+    assert_exit 2 "$@"
+    ((SECONDS - t0 <= 10)) || fail "$what: took $((SECONDS - t0)) s, expected seconds"
+    IFS='|' read -r -a parts <<<"$needles"
+    for n in "${parts[@]}"; do assert_contains "$ERR" "$n" "$what: message"; done
+    assert_store_unchanged "$FP" "$S" "$what"
+    pass "$what: exit 2 in $((SECONDS - t0)) s, '${needles//|/, }', store unchanged"
+}
+GiB=$((1024 * 1024 * 1024))
+truncate -s "$GiB" "$IN/gig.jsonl"
+oversize "add of a 1 GiB one-line JSON Lines file" "gig.jsonl:1|$MiB16" ks --store "$S" add "$IN/gig.jsonl"
+{ mkruns --start 1 --count 2; head -c "$GiB" /dev/zero; } >"$IN/gig3.jsonl" 2>/dev/null || true
+oversize "add of JSON Lines whose line 3 is 1 GiB" "gig3.jsonl:3|$MiB16" ks --store "$S" add "$IN/gig3.jsonl"
+rm -f "$IN/gig3.jsonl"
+truncate -s "$GiB" "$IN/gig.json"
+oversize "add of a 1 GiB .json file (refused by its size)" "gig.json|$MiB16|$GiB" ks --store "$S" add "$IN/gig.json"
+rm -f "$IN/gig.json" "$IN/gig.jsonl"
+mkfifo "$W/pipe.jsonl"
+head -c "$GiB" /dev/zero >"$W/pipe.jsonl" 2>/dev/null &
+PIPE_WRITER=$!
+oversize "add of a named pipe streaming 1 GiB on one line" "pipe.jsonl:1|$MiB16" ks --store "$S" add "$W/pipe.jsonl"
+kill "$PIPE_WRITER" 2>/dev/null || true
+wait "$PIPE_WRITER" 2>/dev/null || true
+rm -f "$W/pipe.jsonl"
+# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+oversize "add - of 1 GiB on stdin" "<stdin>:1|$MiB16" \
+    bash -c 'head -c '"$GiB"' /dev/zero 2>/dev/null | "$0" --no-progress --store "$1" add -' "$KISTORE" "$S"
+
+# A CSV cell: any cell at most 1 MiB (the reader's bound, with line:column);
+# a name that becomes a path segment at most 255 bytes (git trees, file
+# systems). The 30 MiB cell once imported and left a store that failed verify.
+LIGER_HEADER=kernel_name,kernel_provider,kernel_operation_mode,metric_name,metric_unit,x_name,x_label,x_value,y_value_50,y_value_20,y_value_80,extra_benchmark_config_str,gpu_name,timestamp,liger_version
+liger_row() { # liger_row KERNEL CONFIG
+    printf '%s,liger,forward,speed,ms,V,vocab size,4096,0.53,0.52,0.54,"%s",NVIDIA A100-SXM4-80GB,2024-09-03 15:31:39,0.2.1\n' "$1" "$2"
+}
+{ echo "$LIGER_HEADER"; liger_row cross_entropy '{""B"": 8, ""T"": 2048}'; liger_row "$(head -c $((30 << 20)) /dev/zero | tr '\0' a)" '{}'; } >"$IN/cell30.csv"
+oversize "import of a CSV with a 30 MiB kernel_name cell" "cell30.csv:3:1|1048576" ks --store "$S" import liger "$IN/cell30.csv"
+{ echo "$LIGER_HEADER"; liger_row cross_entropy "{\"\"B\"\": 8, \"\"pad\"\": \"\"$(head -c $((2 << 20)) /dev/zero | tr '\0' x)\"\"}"; } >"$IN/cell2.csv"
+oversize "import of a CSV with a 2 MiB quoted config cell" "cell2.csv:2:|field 12|1048576" ks --store "$S" import liger "$IN/cell2.csv"
+{ echo "$LIGER_HEADER"; liger_row "k$(printf 'a%.0s' {1..300})" '{""B"": 8}'; } >"$IN/name300.csv"
+oversize "import of a CSV whose kernel_name has 301 bytes" "name300.csv:2|kernel_name|255" ks --store "$S" import liger "$IN/name300.csv"
+rm -f "$IN/cell30.csv" "$IN/cell2.csv"
+# The same bound at the source, for any document: a 300-byte externalId segment.
+make_input "$IN/extid-long.json" 'fx:d["run"]["spec"]["sourceNative"]["externalId"] += "/" + "a" * 300'
+oversize "add of a run whose externalId has a 300-byte segment" "extid-long.json|/run/spec/sourceNative/externalId|300 bytes|255" \
+    ks --store "$S" add "$IN/extid-long.json"
+make_input "$IN/extid-deep.json" 'fx:d["run"]["spec"]["sourceNative"]["externalId"] = "/".join(["a"] * 14)'
+oversize "add of a run whose externalId has 14 segments" "extid-deep.json|/run/spec/sourceNative/externalId|13 segments" \
+    ks --store "$S" add "$IN/extid-deep.json"
+assert_exit 0 ks --store "$S" verify
+pass "after every oversize input the store verifies"
+
+# ======================= --store on a repository that is not a store ========
+# Refused before anything is written (exit 3, as for a folder with no store),
+# saying what was found; the user's repository, .git and work tree, is byte for
+# byte as it was. An empty repository whose HEAD names main (what `kistore
+# init` or a clone of an empty store leave) may become a store.
+ugit() { git -c user.name=u -c user.email=u@example.org -c init.defaultBranch=master "$@"; }
+SEED=334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
+{ echo "$LIGER_HEADER"; liger_row cross_entropy '{""B"": 8, ""T"": 2048}'; } >"$IN/one.csv"
+U=$W/user
+ugit init -q "$U/readme" && echo hello >"$U/readme/README.md" && ugit -C "$U/readme" add README.md &&
+    ugit -C "$U/readme" commit -q -m "my project"
+# a clone of a store (so that the seed run is there) with a file of the user's
+# committed into objects/
+git clone -q "$S" "$U/objects" && echo mine >"$U/objects/objects/notes.txt" &&
+    ugit -C "$U/objects" add objects && ugit -C "$U/objects" commit -q -m "notes"
+ugit init -q "$U/empty-master"
+ugit init -q --bare "$U/bare-readme.git" && ugit -C "$U/readme" push -q "$U/bare-readme.git" master
+# name | what the message says was found | readers refused too (a repository
+# with nothing of kistore's) or not (some of kistore's names: a store that was
+# tampered with opens, so that verify can report it, but is never written)
+cases=(
+    readme 'its branch master holds README.md' yes
+    bare-readme.git 'its branch master holds README.md' yes
+    empty-master 'HEAD names the branch master, which has no commits' yes
+    objects 'its branch main holds objects/notes.txt' no
+)
+for ((i = 0; i < ${#cases[@]}; i += 3)); do
+    repo=$U/${cases[i]} why=${cases[i + 1]} readers=${cases[i + 2]}
+    before=$(store_fingerprint "$repo")
+    cmds=("add $FX" "attest $SEED --note hi" "import liger $IN/one.csv")
+    # (rerun on the tampered clone stops earlier, at its trust check: no controller)
+    [[ $readers == yes ]] && cmds+=("rerun $SEED $FX --sign $DATA/../keys/controller" "ls" "verify")
+    for cmd in "${cmds[@]}"; do
+        # shellcheck disable=SC2086
+        assert_exit 3 ks --store "$repo" $cmd
+        assert_contains "$ERR" "not a kistore store" "${cases[i]}: $cmd"
+        assert_contains "$ERR" "$why" "${cases[i]}: $cmd says what was found"
+        assert_store_unchanged "$before" "$repo" "${cases[i]}: $cmd"
+    done
+    if [[ $readers == no ]]; then
+        assert_exit 1 ks --store "$repo" verify
+        assert_contains "$OUT$ERR" "objects/notes.txt" "${cases[i]}: verify names the foreign file"
+        assert_store_unchanged "$before" "$repo" "${cases[i]}: verify"
+    fi
+    pass "--store on ${cases[i]} (${cmds[*]%% *}): exit 3, '$why', repository unchanged"
+done
+ugit init -q --bare -b main "$U/empty-main"
+assert_exit 0 ks --store "$U/empty-main" add "$FX"
+assert_exit 0 ks --store "$U/empty-main" verify
+assert_eq "refs/heads/main" "$(git --git-dir="$U/empty-main" for-each-ref --format='%(refname)')" "empty-main: only main was made"
+pass "an empty repository whose HEAD names main becomes a store on the first add"
+
 summary

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR disable=SC2153
 # Concurrent writers and crashes.
-#  1. Four `kistore add` loops started at once, each adding its own small JSON
+#  1. Eight `kistore add` loops started at once, each adding its own small JSON
 #     Lines files: every add succeeds, every document is there, the history is
 #     linear with one commit per add, every reported commit is in it, verify is
-#     clean.  Two adds of the same input at once: each document is added once,
-#     in one commit.
+#     clean.  Eight adds of the same input at once: each document is added
+#     once, in one commit.
 #  2. A large add killed with SIGKILL at several moments (early, during the
 #     write of its pack): main stays at the previous commit (or at the complete
 #     new one), the store verifies, git fsck --strict passes, and re-running
-#     the add succeeds.  A lock left by a crashed writer gets a clear error.
+#     the add succeeds; after each crash the next add removes the temporary
+#     files the killed writer left (and never a live writer's).  A lock left
+#     by a crashed writer gets a clear error.
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root); optional
 # E2E_KILL_BUNDLES (size of the killed add, default 1500).  Runs in < 60 s,
@@ -44,7 +46,7 @@ linear() { [[ -z $(git --git-dir="$1" rev-list --parents main | awk 'NF > 2') ]]
 # ====================== 1. four writers at once ===============================
 S=$W/shared
 assert_exit 0 ks --store "$S" init
-WRITERS=4 FILES=10 PER=2
+WRITERS=8 FILES=5 PER=2
 for ((w = 0; w < WRITERS; w++)); do
     # in$w/part000.jsonl ... part011.jsonl, $PER bundles each
     mkruns --start $((w * 1000)) --count $((FILES * PER)) --tag "w$w-" --per-file $PER --out "$W/in$w"
@@ -99,26 +101,31 @@ assert_eq 0 "$(jv '.problems | length')" "verify problems"
 assert_exit 0 git --git-dir="$S" fsck --strict
 pass "log has $NADDS add entries; verify clean; git fsck --strict clean"
 
-# the same input twice at once: the loser rebuilds on the winner and finds it present
+# the same input eight times at once: the losers rebuild on the winner and find it present
+SAME=8
 for round in 1 2 3; do
     mkruns --start $((9000 + round * 100)) --count 20 --tag "same$round-" >"$W/same$round.jsonl"
     before=$(git --git-dir="$S" rev-list --count main)
-    ks --store "$S" --json add "$W/same$round.jsonl" >"$W/same$round.a" 2>&1 </dev/null &
-    pa=$!
-    ks --store "$S" --json add "$W/same$round.jsonl" >"$W/same$round.b" 2>&1 </dev/null &
-    pb=$!
-    BG_PIDS=("$pa" "$pb")
-    ra=0 rb=0
-    wait "$pa" || ra=$?
-    wait "$pb" || rb=$?
     BG_PIDS=()
-    assert_eq "0 0" "$ra $rb" "round $round: both adds of the same input succeed ($(cat "$W/same$round.a" "$W/same$round.b"))"
-    assert_eq 20 "$(cat "$W/same$round.a" "$W/same$round.b" | jq -s 'map(.added) | add')" "round $round: the 20 runs are added once"
+    for ((j = 0; j < SAME; j++)); do
+        ks --store "$S" --json add "$W/same$round.jsonl" >"$W/same$round.$j" 2>&1 </dev/null &
+        BG_PIDS+=($!)
+    done
+    codes=""
+    for p in "${BG_PIDS[@]}"; do
+        rc=0
+        wait "$p" || rc=$?
+        codes+="$rc "
+    done
+    BG_PIDS=()
+    assert_eq "$(printf '0 %.0s' $(seq $SAME))" "$codes" "round $round: all $SAME adds of the same input succeed ($(cat "$W/same$round".*))"
+    assert_eq 20 "$(cat "$W/same$round".* | jq -s 'map(.added) | add')" "round $round: the 20 runs are added once"
     assert_eq $((before + 1)) "$(git --git-dir="$S" rev-list --count main)" "round $round: one commit, no empty one"
 done
 linear "$S" || fail "history of main is not linear after same-input races"
 assert_exit 0 ks --store "$S" verify
-pass "two adds of the same input at once (3 rounds): both exit 0, each run added once, one commit"
+assert_exit 0 git --git-dir="$S" fsck --strict
+pass "$SAME adds of the same input at once (3 rounds): all exit 0, each run added once, one commit, verify and fsck clean"
 
 # ====================== 2. kill -9 of a large add =============================
 K=$W/killed
@@ -146,9 +153,26 @@ after_crash() {
     linear "$K" || fail "$what: history not linear"
 }
 
+# temp_files : kistore's temporary files in the store (none after a writer ran)
+temp_files() { find "$K/objects" -maxdepth 2 -type f -name 'tmp_*_kistore_*' -printf '%P\n' | LC_ALL=C sort; }
+# add_after_crash WHAT : the next writer (a one-document add) removes what the
+# killed one left: no temporary file, verify and fsck clean, main at its commit
+add_after_crash() {
+    local what=$1 doc=$W/after-$RANDOM$RANDOM.json
+    printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"%s"}}' "${doc##*/}" >"$doc"
+    assert_exit 0 ks --store "$K" --json add "$doc"
+    assert_eq "$(head_of "$K")" "$(jv .commit)" "$what: the next add's commit is main"
+    assert_eq "$PREV" "$(git --git-dir="$K" rev-parse main^)" "$what: the next add is one commit on the previous head"
+    PREV=$(head_of "$K")
+    assert_eq "" "$(temp_files)" "$what: no temporary file left after the next add"
+    assert_exit 0 ks --store "$K" --json verify
+    assert_eq true "$(jv .ok)" "$what: verify ok after the next add"
+    assert_exit 0 git --git-dir="$K" fsck --strict
+}
+
 PREV=$(head_of "$K")
-for t in 0.1 0.3 0.6 1.0; do
-    ks --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
+for t in 0.1 0.3 0.6 1.0 0.05 0.2 0.45; do
+    "$KISTORE" --no-progress --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
     pid=$!
     BG_PIDS=("$pid")
     sleep "$t"
@@ -157,13 +181,16 @@ for t in 0.1 0.3 0.6 1.0; do
     BG_PIDS=()
     was=$PREV
     after_crash "kill -9 after ${t}s"
-    pass "kill -9 of the add after ${t}s: main $([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit"), verify ok, fsck --strict ok"
+    left=$(temp_files | wc -l)
+    where=$([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit")
+    add_after_crash "kill -9 after ${t}s"
+    pass "kill -9 of the add after ${t}s: main $where, verify ok, fsck --strict ok; the next add removed its $left temporary file(s)"
 done
 
 # kill it while it writes its pack: poll for the pack being written, then kill
 packs() { find "$K/objects/pack" -maxdepth 1 -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort; }
 packs >"$W/packs.before"
-ks --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
+"$KISTORE" --no-progress --store "$K" add "$W/big" >/dev/null 2>"$W/killed.err" </dev/null &
 pid=$!
 BG_PIDS=("$pid")
 caught=no
@@ -183,9 +210,30 @@ BG_PIDS=()
 was=$PREV
 after_crash "kill -9 while writing the pack"
 pass "kill -9 as soon as a new file appears in objects/pack (caught: $caught): main $([[ $PREV == "$was" ]] && echo "still at the previous commit" || echo "at the finished add's commit"), store intact"
-garbage=$(git --git-dir="$K" count-objects -v 2>/dev/null | awk '$1 == "garbage:" {print $2}')
-[[ $garbage == 0 ]] || printf '# note: %s garbage file(s) left in objects/pack by the killed add: %s\n' \
-    "$garbage" "$(find "$K/objects/pack" -maxdepth 1 -type f ! -name 'pack-*' -printf '%f ')"
+add_after_crash "kill -9 while writing the pack"
+pass "after the kill while writing the pack, the next add left no temporary file, verify and fsck clean"
+
+# a live writer's temporary files are never removed; a dead one's are
+sleep 60 &
+LIVE=$!
+BG_PIDS=("$LIVE")
+: >"$K/objects/pack/tmp_pack_kistore_${LIVE}_live01"
+: >"$K/objects/tmp_obj_kistore_${LIVE}_live02"
+add_after_crash_live() {
+    local doc=$W/live-$1.json
+    printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"live-%s"}}' "$1" >"$doc"
+    assert_exit 0 ks --store "$K" add "$doc"
+    PREV=$(head_of "$K")
+}
+add_after_crash_live 1
+assert_eq "$(printf '%s\n' "pack/tmp_pack_kistore_${LIVE}_live01" "tmp_obj_kistore_${LIVE}_live02")" "$(temp_files)" \
+    "a running process's temporary files stay"
+kill -9 "$LIVE" 2>/dev/null || true
+wait "$LIVE" 2>/dev/null || true
+BG_PIDS=()
+add_after_crash_live 2
+assert_eq "" "$(temp_files)" "once its process is gone, they are removed"
+pass "temporary files named for a running process stay through an add; once it is gone, the next add removes them"
 
 # re-run the add to the end
 t0=$SECONDS

@@ -107,6 +107,21 @@ assert_eq "add" "$(git --git-dir="$S" log -1 --format='%(trailers:key=Kistore-Op
 assert_eq "kistore e2e <e2e@example.invalid>" "$(git --git-dir="$S" log -1 --format='%an <%ae>' main)" "author from KISTORE_AUTHOR"
 assert_eq "kistore e2e <e2e@example.invalid>" "$(git --git-dir="$S" log -1 --format='%cn <%ce>' main)" "committer from KISTORE_AUTHOR"
 pass "the add is one commit, author and committer KISTORE_AUTHOR, trailer Kistore-Op: add"
+# No identity anywhere (a fresh machine): kistore falls back to a fixed one
+# (SPEC §2); git's user.name/user.email, where set, come before it.
+anon() { env -u KISTORE_AUTHOR -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL -u GIT_COMMITTER_NAME \
+    -u GIT_COMMITTER_EMAIL "$KISTORE" --no-progress --store "$W/anon" "$@"; }
+assert_exit 0 anon init
+assert_exit 0 anon add "$FX"
+assert_eq "kistore <kistore@localhost>|kistore <kistore@localhost>" \
+    "$(git --git-dir="$W/anon" log -1 --format='%an <%ae>|%cn <%ce>' main)" "fallback author and committer"
+git --git-dir="$W/anon" config user.name "Store Owner"
+git --git-dir="$W/anon" config user.email owner@example.invalid
+mkruns --start 1 --count 1 >"$W/anon-one.jsonl"
+assert_exit 0 anon add "$W/anon-one.jsonl"
+assert_eq "Store Owner <owner@example.invalid>" "$(git --git-dir="$W/anon" log -1 --format='%an <%ae>' main)" \
+    "author from git's user.name/user.email"
+pass "without --author, KISTORE_AUTHOR or git identity, commits are by kistore <kistore@localhost>; git config comes first"
 
 # the on-disk layout of SPEC.md §2, checked with stock git and zstd
 tree=$(git --git-dir="$S" ls-tree -r --name-only main)
@@ -398,5 +413,45 @@ wait "$fifo_writer" || true
 assert_eq 0 "$(jv .added)" "add FIFO: the fixture is already there"
 assert_eq 3 "$(jv .present)" "add FIFO: present"
 pass "canon and add read from a pipe (process substitution, FIFO)"
+
+# ============================ the command line itself =========================
+# Global options before or after the command (SPEC §3), with the same result.
+assert_exit 0 "$KISTORE" --store "$S" --json --no-progress ls --kind BenchmarkProtocol
+before_cmd=$OUT
+assert_exit 0 "$KISTORE" ls --kind BenchmarkProtocol --store "$S" --json --no-progress
+assert_eq "$before_cmd" "$OUT" "ls: global options after the command"
+assert_contains "$OUT" "$PROT" "ls --json after the command lists the protocol"
+assert_exit 0 "$KISTORE" ls -q --store="$S"
+assert_contains "$OUT" "$PROT" "ls -q --store=DIR after the command"
+assert_exit 0 "$KISTORE" trust list --store "$S" --json
+assert_eq '{"controllers":[]}' "$OUT" "trust list --json after a subcommand's subcommand"
+pass "--store, --json, --quiet, --no-progress work before or after the command"
+# `kistore help CMD` prints what `kistore CMD --help` prints.
+for cmd in add rank "trust add" "remote"; do
+    # shellcheck disable=SC2086
+    assert_exit 0 "$KISTORE" help $cmd
+    help_out=$OUT
+    # shellcheck disable=SC2086
+    assert_exit 0 "$KISTORE" $cmd --help
+    assert_eq "$OUT" "$help_out" "help $cmd = $cmd --help"
+    assert_contains "$OUT" "Usage: kistore $cmd" "help $cmd shows its usage"
+done
+assert_exit 0 "$KISTORE" help
+assert_contains "$OUT" "Subcommands:" "help alone lists the commands"
+pass "kistore help CMD prints the same as kistore CMD --help"
+# A mistyped command: exit 2, the nearest named, nothing written.
+before=$(head_of "$S")
+assert_exit 2 "$KISTORE" --store "$S" pusj
+assert_contains "$ERR" 'unknown command "pusj"; did you mean "push"?' "pusj suggests push"
+assert_exit 2 "$KISTORE" --store "$S" improt liger x.csv
+assert_contains "$ERR" 'did you mean "import"?' "improt suggests import"
+assert_exit 2 "$KISTORE" --store "$S" trust lst
+assert_contains "$ERR" 'unknown command "trust lst"; did you mean "trust list"?' "trust lst suggests trust list"
+assert_exit 2 "$KISTORE" help verfy
+assert_contains "$ERR" 'did you mean "verify"?' "help verfy suggests verify"
+assert_exit 2 "$KISTORE" --store "$S" xyzzy
+assert_not_contains "$ERR" "did you mean" "nothing near xyzzy"
+assert_eq "$before" "$(head_of "$S")" "a mistyped command writes nothing"
+pass "a mistyped command is refused (exit 2) naming the nearest command"
 
 summary

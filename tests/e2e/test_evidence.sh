@@ -6,6 +6,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/lib/servers.sh"
 servers_init
+# shellcheck source=lib/isolate.sh
+. "$here/lib/isolate.sh"
 K="${KISTORE:?KISTORE must name the kistore binary}"
 data="$here/../data"
 export KISTORE_AUTHOR="Evidence Test <evidence@example.org>"

@@ -15,9 +15,8 @@ T0=$SECONDS
 servers_init
 
 # Isolate git from the user's/system config.
-export HOME=$SERVERS_DIR/home
-mkdir -p "$HOME"
-export GIT_CONFIG_NOSYSTEM=1
+# shellcheck source=lib/isolate.sh
+. "$here/lib/isolate.sh"
 export GIT_AUTHOR_NAME=selfcheck GIT_AUTHOR_EMAIL=selfcheck@example.invalid
 export GIT_COMMITTER_NAME=selfcheck GIT_COMMITTER_EMAIL=selfcheck@example.invalid
 export GIT_ASKPASS=/bin/false SSH_ASKPASS=/bin/false

@@ -110,7 +110,7 @@ pass "a store built by kistore: $OBJECTS objects, verify clean, fsck --strict cl
 reset_store
 printf '{"a":1}' >"$W/other.json"
 OTHER=$(sha256sum <"$W/other.json" | cut -c1-64)
-tamper "forge: another zstd frame at the run's path" < <(put "$(zstd -q -c --check <"$W/other.json" | blob)" "$RUNP")
+tamper "forge: another zstd frame at the run's path" < <(put "$(zstd -q -c --check "$W/other.json" | blob)" "$RUNP")
 verify_fails "other zstd frame"
 expect_problem object-hash-mismatch "$RUNP" "$OTHER"
 expect_problem object-hash-mismatch "$RUNP" "$RH"
@@ -220,7 +220,7 @@ reset_store
 V0P=$(objpath "${VAR[0]}")
 V2H=${VAR[2]#sha256:}
 tamper "forge: everything at once" < <(
-    put "$(zstd -q -c --check <"$W/other.json" | blob)" "$RUNP"
+    put "$(zstd -q -c --check "$W/other.json" | blob)" "$RUNP"
     put "$(printf 'junk' | blob)" "$V0P"
     del "$(objpath "${VAR[2]}")"
     put "$(printf 'hello\n' | blob)" README.md
@@ -253,7 +253,7 @@ place() {
     local h p
     h=$(sha256sum <"$1" | cut -c1-64)
     p=$(objpath "$h")
-    tamper "forge: place $(basename "$1")" < <(put "$(zstd -q -c --check <"$1" | blob)" "$p")
+    tamper "forge: place $(basename "$1")" < <(put "$(zstd -q -c --check "$1" | blob)" "$p")
     printf '%s' "$p"
 }
 reset_store

@@ -84,19 +84,22 @@ Document seed_variant(int n, const std::string& external_id = "") {
   return Document::from_json(run, Location{"variant.json", ""});
 }
 
+const char* const kAuthor = "Test <t@example.com>";
+
 AddReport add(Store& store, const std::vector<Document>& docs, const std::string& where = "seed.json",
               std::vector<std::string> inputs = {}) {
   std::vector<AddedDocument> in;
   for (const Document& d : docs) in.push_back({&d, where});
   AddOptions opts;
   opts.inputs = std::move(inputs);
+  opts.commit.author = kAuthor;
   return add_documents(store, in, opts);
 }
 
 struct TestStore {
   TempDir tmp;
   std::string dir = tmp.path + "/store";
-  Store store = (setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1), Store::init(dir));
+  Store store = Store::init(dir);
   std::string git() const { return "git --git-dir=" + quote(dir) + " "; }
   std::string head() const { return trim(sh(git() + "rev-parse --verify -q refs/heads/main").out); }
   std::string blob(const std::string& path) const { return must(git() + "cat-file blob " + quote("main:" + path)); }
@@ -217,7 +220,7 @@ TEST_CASE("add: differing metadata on re-add keeps the first and adds a note", "
   }
 }
 
-// BUG: store/add.cc:50-53 skips a document repeated within one call before
+// Regression: add skipped a document repeated within one call before
 // comparing its metadata, so a differing metadata in the same call is dropped
 // silently. SPEC §2: "the first metadata stays, a differing one is reported".
 // Input: one add_documents call with the seed run twice, the second copy with
@@ -236,23 +239,42 @@ TEST_CASE("add: differing metadata repeated within one call is reported", "[stor
   CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
 }
 
-TEST_CASE("add: a malformed KISTORE_AUTHOR is InvalidInput and writes nothing", "[store][add][errors]") {
+TEST_CASE("add: a malformed author is InvalidInput and writes nothing", "[store][add][errors]") {
   TestStore t;
+  Document impl = implementation("x");
+  std::vector<AddedDocument> in{{&impl, "x.json"}};
   for (const char* author : {"nobody", "<t@example.com>", "Test <>", "Test <t@example.com> trailing", "Test t@example.com>"}) {
     INFO(author);
-    setenv("KISTORE_AUTHOR", author, 1);
+    AddOptions opts;
+    opts.commit.author = author;
     try {
-      add(t.store, {implementation("x")});
+      add_documents(t.store, in, opts);
       FAIL("no error");
     } catch (const Error& e) {
       CHECK(e.code() == ErrorCode::kInvalidInput);
-      CHECK_THAT(e.what(), Catch::Matchers::Contains("KISTORE_AUTHOR"));
+      CHECK_THAT(e.what(), Catch::Matchers::Contains("expected \"Name <email>\""));
       CHECK_THAT(e.what(), Catch::Matchers::Contains(author));
     }
     CHECK(t.head().empty());
   }
-  setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1);
   CHECK(add(t.store, {implementation("x")}).commit.has_value());
+}
+
+TEST_CASE("add: without an author the commit is git's user.name, else kistore <kistore@localhost>", "[store][add]") {
+  TestStore t;
+  Document first = implementation("first"), second = implementation("second");
+  std::vector<AddedDocument> in{{&first, "first.json"}};
+  AddOptions opts;
+  opts.commit.time = 1767225600;  // 2026-01-01T00:00:00Z
+  REQUIRE(add_documents(t.store, in, opts).commit);
+  CHECK(trim(must(t.git() + "log -1 --format='%an <%ae>|%cn <%ce>|%at|%ct' main")) ==
+        "kistore <kistore@localhost>|kistore <kistore@localhost>|1767225600|1767225600");
+  must(t.git() + "config user.name 'Store Owner'");
+  must(t.git() + "config user.email owner@example.com");
+  Store reopened = Store::open(t.dir);
+  in = {{&second, "second.json"}};
+  REQUIRE(add_documents(reopened, in, AddOptions{}).commit);
+  CHECK(trim(must(t.git() + "log -1 --format='%an <%ae>' main")) == "Store Owner <owner@example.com>");
 }
 
 TEST_CASE("add: an attestation whose subject is missing is InvalidInput and writes nothing", "[store][add][errors]") {
@@ -301,11 +323,10 @@ TEST_CASE("add: an attestation is indexed under its subject, in the store or in 
   CHECK(t.blob(entry) == R"({"author":"Ann <a@example.com>","type":"note"})");
 }
 
-// BUG: store/add.cc:81-85 accepts an attestation whose subject is any object in
+// Regression: add accepted an attestation whose subject is any object in
 // the store (or in the call), not only a run; SPEC §1 says an Attestation's
 // subject is a run digest (`kistore attest RUN`), and the index keeps it under
-// refs/attestations/<run hex>/. verify (store/verify.cc:189-192) does not flag such
-// an entry either. Input: the seed bundle, then a note whose subject is the
+// refs/attestations/<run hex>/. verify did not flag such an entry either. Input: the seed bundle, then a note whose subject is the
 // bundle's protocol sha256:080e6e66...; expected Error(kInvalidInput) naming
 // /spec/subject; found: added, indexed at refs/attestations/080e6e66.../<att>.
 TEST_CASE("add: an attestation whose subject is not a run is InvalidInput", "[store][add][errors]") {
@@ -403,10 +424,10 @@ TEST_CASE("add: unusual but valid source ids are stored verbatim and pass fsck",
   CHECK(fsck.rc == 0);
 }
 
-// BUG: refs/layout.cc:44 (segment_problem) only rejects the segment ".git";
+// Regression: refs/layout's segment check rejected only the segment ".git";
 // git and libgit2 treat ".git.", ".git ", "git~1" (NTFS spellings) as ".git"
-// too. So source_path accepts externalId "a/.git./b", and add_documents then
-// fails late, in git_tree_create_updated, with Error(kIO) (exit 3, "store or
+// too. So source_path accepted externalId "a/.git./b", and add_documents then
+// failed late, in git_tree_create_updated, with Error(kIO) (exit 3, "store or
 // I/O error") "building the new tree: failed to insert entry: invalid name for
 // a tree entry - .git." - naming neither the input nor the JSON pointer.
 // Expected: Error(kInvalidInput) "<where>: /spec/sourceNative/externalId: ..."

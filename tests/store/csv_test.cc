@@ -96,5 +96,49 @@ TEST_CASE("csv: an unterminated quoted field ends the reading, naming where it o
   CHECK(r.errors[0] == "t.csv:2: expected a closing quote for the field opened here, found end of file");
 }
 
+TEST_CASE("csv: a cell over 1 MiB is an error naming line:column, and reading goes on", "[csv][errors][limits]") {
+  const std::string big(kMaxCsvCellBytes + 1, 'x');
+  const std::string exact(kMaxCsvCellBytes, 'y');
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"unquoted, first field", "a,b\n" + big + ",c\nd,e\n",
+       "t.csv:2:1: field 1: expected a cell of at most 1048576 bytes, found a longer one"},
+      {"unquoted, third field", "a,b\nc,d," + big + "\nd,e\n",
+       "t.csv:2:5: field 3: expected a cell of at most 1048576 bytes, found a longer one"},
+      {"quoted, spanning lines", "a,b\nc,\"x\n" + big + "\"\nd,e\n",
+       "t.csv:2:3: field 2: expected a cell of at most 1048576 bytes, found a longer one"},
+      {"after a quoted field that spans lines", "a,b\n\"p\nq\",r," + big + "\nd,e\n",
+       "t.csv:3:6: field 3: expected a cell of at most 1048576 bytes, found a longer one"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    Read r = read_all(c.text);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0] == c.error);
+    REQUIRE(r.records.size() == 2);
+    CHECK(r.records[0].fields == Fields{"a", "b"});
+    CHECK(r.records[1].fields == Fields{"d", "e"});
+  }
+  Read ok = read_all("a," + exact + "\n");
+  CHECK(ok.errors.empty());
+  REQUIRE(ok.records.size() == 1);
+  CHECK(ok.records[0].fields[1].size() == kMaxCsvCellBytes);
+}
+
+TEST_CASE("csv: a record of more than 1024 fields is an error", "[csv][errors][limits]") {
+  std::string wide(kMaxCsvFields, ',');  // 1025 fields
+  Read r = read_all("a\n" + wide + "\nb\n");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0] == "t.csv:2: expected at most 1024 fields in a record, found more");
+  REQUIRE(r.records.size() == 2);
+  Read ok = read_all(std::string(kMaxCsvFields - 1, ',') + "\n");
+  CHECK(ok.errors.empty());
+  CHECK(ok.records.at(0).fields.size() == kMaxCsvFields);
+}
+
 }  // namespace
 }  // namespace kistore

@@ -28,7 +28,9 @@ std::string read_text(const std::string& path) {
 }
 
 const std::string kSampleCsv = KISTORE_SOURCE_DIR "/tests/data/liger/sample.csv";
-const std::string kFixture = KISTORE_SOURCE_DIR "/../shared/fixtures/seed-run-tiled-geglu-backward.json";
+// The seed fixture, byte for byte (tests/data/e2e/README.md); the published
+// corpus is the shared data beside the checkout (SPEC.md, data/liger).
+const std::string kFixture = KISTORE_SOURCE_DIR "/tests/data/e2e/seed-run-tiled-geglu-backward.json";
 const std::string kCorpusDir = KISTORE_SOURCE_DIR "/../shared/data/liger";
 
 std::vector<LigerRow> sample_rows() {

@@ -65,12 +65,39 @@ TEST_CASE("known_hosts: listed, unknown, changed and revoked keys", "[known_host
   CHECK_THAT(changed, Catch::Contains(file + ":7"));
   CHECK_THAT(ssh::host_key_refusal(key("git.example.org", "", kOther), files), Catch::Contains(file + ":3"));
   std::string revoked = ssh::host_key_refusal(key("revoked.example.org", "", kKey), files);
-  CHECK_THAT(revoked, Catch::Contains("has CHANGED"));
-  CHECK_THAT(revoked, Catch::Contains("(revoked)"));
+  CHECK_THAT(revoked, Catch::Contains("is REVOKED at " + file + ":6"));
 
   CHECK(ssh::known_hosts_name("h", "") == "h");
   CHECK(ssh::known_hosts_name("h", "22") == "h");
   CHECK(ssh::known_hosts_name("h", "2222") == "[h]:2222");
+}
+
+TEST_CASE("known_hosts: OpenSSH's rules for ports, hashed names and @revoked", "[known_hosts]") {
+  TempDir tmp;
+  const std::string file = tmp.path + "/known_hosts", other = tmp.path + "/other";
+  // Salt "0123456789abcdefghij"; HMAC-SHA1 of "hashed.example.org" and of
+  // "[hashed.example.org]:2222" (as `ssh-keygen -H` writes them).
+  const std::string salt = "|1|MDEyMzQ1Njc4OWFiY2RlZmdoaWo=|";
+  write_file(file, "git.example.org ssh-ed25519 " + kKey + "\n" +
+                   salt + "Wl88TWPSdn8x/P2qxic6NYyEkNg= ssh-ed25519 " + kKey + "\n" +
+                   salt + "f4CSm/r/16BUDFgqQXcyIJqDX+Y= ssh-ed25519 " + kOther + "\n" +
+                   "@cert-authority *.example.com ssh-ed25519 " + kKey + "\n");
+  // A port-less entry names port 22 only.
+  CHECK(ssh::host_key_refusal(key("git.example.org", "22", kKey), {file}).empty());
+  CHECK_THAT(ssh::host_key_refusal(key("git.example.org", "2222", kKey), {file}),
+             Catch::Contains("[git.example.org]:2222 is not known"));
+  // Hashed names: each names exactly its host (and port).
+  CHECK(ssh::host_key_refusal(key("hashed.example.org", "", kKey), {file}).empty());
+  CHECK(ssh::host_key_refusal(key("hashed.example.org", "2222", kOther), {file}).empty());
+  CHECK_THAT(ssh::host_key_refusal(key("hashed.example.org", "2222", kKey), {file}), Catch::Contains("has CHANGED"));
+  CHECK_THAT(ssh::host_key_refusal(key("other.example.org", "", kKey), {file}), Catch::Contains("is not known"));
+  // @cert-authority is not a host key.
+  CHECK_THAT(ssh::host_key_refusal(key("a.example.com", "", kKey), {file}), Catch::Contains("is not known"));
+  // @revoked in any file wins over a valid entry in another, read before it.
+  write_file(other, "@revoked * ssh-ed25519 " + kKey + "\n");
+  CHECK_THAT(ssh::host_key_refusal(key("git.example.org", "", kKey), {file, other}),
+             Catch::Contains("is REVOKED at " + other + ":1"));
+  CHECK(ssh::host_key_refusal(key("hashed.example.org", "2222", kOther), {file, other}).empty());
 }
 
 }  // namespace

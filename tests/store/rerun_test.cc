@@ -13,6 +13,7 @@
 
 #include "objects/error.h"
 #include "objects/json.h"
+#include "refs/index.h"
 #include "refs/layout.h"
 #include "store/add.h"
 #include "store/query.h"
@@ -96,7 +97,7 @@ TEST_CASE("rerun: within tolerance the run is reproduced, in one signed rerun co
   Snapshot snap = s.store.snapshot();
   CHECK(recorded_level(snap, run) == Level::kReproduced);
   CHECK_FALSE(snap.exists(level_path(Level::kSourceNative, run)));
-  CHECK(level_evidence(snap, run, Level::kReproduced) == r.rerun);
+  CHECK(snap.read(level_path(Level::kReproduced, run)) == level_entry(r.rerun));
   CHECK(snap.has_object(r.rerun));
   // What the commit changed: the rerun's object, its own index entries, and the run's level.
   std::string changed = must(s.git() + "diff --no-renames --name-status main^ main");

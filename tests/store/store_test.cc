@@ -72,10 +72,9 @@ AddReport add(Store& store, const std::vector<Document>& docs, const std::string
   for (const Document& d : docs) in.push_back({&d, "test.json"});
   AddOptions opts;
   opts.op = op;
+  opts.commit.author = "Test <t@example.com>";
   return add_documents(store, in, opts);
 }
-
-void set_author() { setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1); }
 
 std::string git(const std::string& dir) { return "git --git-dir=" + quote(dir) + " "; }
 
@@ -94,7 +93,6 @@ std::pair<ErrorCode, std::string> error_of(F&& fn) {
 // ---- init / open ------------------------------------------------------------
 
 TEST_CASE("init makes a bare repository whose HEAD names refs/heads/main", "[store][init]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/nested/store";  // parents are made
   Store store = Store::init(dir);
@@ -111,7 +109,6 @@ TEST_CASE("init makes a bare repository whose HEAD names refs/heads/main", "[sto
 }
 
 TEST_CASE("init over an existing repository fails with kIO and leaves it alone", "[store][init][errors]") {
-  set_author();
   TempDir tmp;
   struct Case {
     const char* name;
@@ -156,7 +153,6 @@ TEST_CASE("open of a directory without a store fails with kIO naming the directo
 }
 
 TEST_CASE("open: a plain git clone of a store, bare or not, opens", "[store][open]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   Store store = Store::init(dir);
@@ -173,8 +169,81 @@ TEST_CASE("open: a plain git clone of a store, bare or not, opens", "[store][ope
   }
 }
 
-TEST_CASE("open: a detached HEAD is refused with kIO", "[store][open][errors]") {
+TEST_CASE("open: a git repository that is not a store is refused, saying what it holds", "[store][open][errors]") {
+  TempDir tmp;
+  const std::string ugit = "git -c user.name=u -c user.email=u@example.org -c init.defaultBranch=master ";
+  struct Case {
+    const char* name;
+    std::string setup;  // shell commands run in the new repository's folder
+    std::string found;
+  };
+  const std::vector<Case> cases = {
+      {"readme", ugit + "init -q . && echo hi >README.md && " + ugit + "add README.md && " + ugit + "commit -qm x",
+       "its branch master holds README.md and nothing of kistore's"},
+      {"empty-master", ugit + "init -q .", "its HEAD names the branch master, which has no commits"},
+      {"main-unborn-other-branch", ugit + "init -q . && " + ugit + "commit -q --allow-empty -m x && " + ugit +
+                                       "symbolic-ref HEAD refs/heads/main",
+       "its branch main has no commits, but it holds refs/heads/master"},
+      {"empty-tree", ugit + "init -q -b main . && " + ugit + "commit -q --allow-empty -m x",
+       "its branch main holds an empty tree"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string dir = tmp.path + "/" + c.name;
+    std::filesystem::create_directory(dir);
+    must("cd " + quote(dir) + " && " + c.setup);
+    const std::string before = must("cd " + quote(dir) + " && find . -type f | LC_ALL=C sort | xargs sha256sum");
+    auto [code, message] = error_of([&] { Store::open(dir); });
+    CHECK(code == ErrorCode::kIO);
+    CHECK_THAT(message, Catch::Matchers::Contains(dir + ": not a kistore store: " + c.found));
+    CHECK(must("cd " + quote(dir) + " && find . -type f | LC_ALL=C sort | xargs sha256sum") == before);
+  }
+  const std::string main_empty = tmp.path + "/main-empty";
+  must(ugit + "init -q -b main " + quote(main_empty));
+  CHECK_NOTHROW(Store::open(main_empty));
+}
+
+TEST_CASE("commit: a repository with some of kistore's names and others opens, but no writer commits onto it",
+          "[store][open][errors]") {
   set_author();
+  TempDir tmp;
+  const std::string ugit = "git -c user.name=u -c user.email=u@example.org ";
+  struct Case {
+    const char* name;
+    std::string setup;
+    std::string found;
+  };
+  const std::vector<Case> cases = {
+      {"objects-file", "mkdir objects && echo hi >objects/notes.txt && " + ugit + "add objects",
+       "its branch main holds objects/notes.txt, which is not kistore's"},
+      {"refs-other", "mkdir -p refs/mine && echo hi >refs/mine/x && " + ugit + "add refs",
+       "its branch main holds refs/mine/, which is not kistore's"},
+      {"format-tree", "mkdir -p FORMAT objects/sha256 && echo hi >FORMAT/x && echo x >objects/sha256/y && " + ugit +
+                          "add FORMAT objects",
+       "its branch main holds FORMAT/, which is not kistore's"},
+      {"readme-beside-objects", "mkdir -p objects/sha256 && echo x >objects/sha256/y && echo hi >README && " + ugit +
+                                    "add README objects",
+       "its branch main holds README, which is not kistore's"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string dir = tmp.path + "/" + c.name;
+    std::filesystem::create_directory(dir);
+    must("cd " + quote(dir) + " && " + ugit + "init -q -b main . && " + c.setup + " && " + ugit + "commit -qm x");
+    const std::string head = trim(must("git -C " + quote(dir) + " rev-parse main"));
+    const std::string objects = must("git -C " + quote(dir) + " count-objects -v");
+    Store store = Store::open(dir);
+    CHECK_NOTHROW(store.snapshot());
+    auto [code, message] = error_of([&] { add(store, {implementation("x")}); });
+    CHECK(code == ErrorCode::kIO);
+    CHECK_THAT(message, Catch::Matchers::Contains(dir + ": not a kistore store: " + c.found));
+    CHECK_THAT(message, Catch::Matchers::Contains("kistore verify"));
+    CHECK(trim(must("git -C " + quote(dir) + " rev-parse main")) == head);
+    CHECK(must("git -C " + quote(dir) + " count-objects -v") == objects);
+  }
+}
+
+TEST_CASE("open: a detached HEAD is refused with kIO", "[store][open][errors]") {
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   {
@@ -190,7 +259,6 @@ TEST_CASE("open: a detached HEAD is refused with kIO", "[store][open][errors]") 
 // ---- Snapshot ---------------------------------------------------------------
 
 TEST_CASE("Snapshot reads objects, metadata and directories of the head", "[store][snapshot]") {
-  set_author();
   TempDir tmp;
   Store store = Store::init(tmp.path + "/store");
   auto docs = seed_documents();
@@ -226,7 +294,6 @@ TEST_CASE("Snapshot reads objects, metadata and directories of the head", "[stor
 }
 
 TEST_CASE("Snapshot::resolve: full digests and unique prefixes of 8+ hex", "[store][resolve]") {
-  set_author();
   TempDir tmp;
   Store store = Store::init(tmp.path + "/store");
   add(store, seed_documents());
@@ -281,7 +348,6 @@ TEST_CASE("Snapshot::resolve: full digests and unique prefixes of 8+ hex", "[sto
 TEST_CASE("Snapshot::resolve: an ambiguous prefix is InvalidInput naming the candidates", "[store][resolve]") {
   // Two object names sharing 8 hex digits cannot be made by hashing in test
   // time; resolve looks at names only, so stock git plants two such names.
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   Store store = Store::init(dir);
@@ -310,7 +376,6 @@ TEST_CASE("Snapshot::resolve: an ambiguous prefix is InvalidInput naming the can
 // ---- concurrency ------------------------------------------------------------
 
 TEST_CASE("concurrent writers: two handles, 20 adds each, all 40 commits land in a linear history", "[store][concurrency]") {
-  set_author();
   TempDir tmp;
   const std::string dir = tmp.path + "/store";
   Store::init(dir);
@@ -373,7 +438,7 @@ TEST_CASE("concurrent writers: two handles, 20 adds each, all 40 commits land in
 struct HistoryStore {
   TempDir tmp;
   std::string dir = tmp.path + "/store";
-  Store store = (set_author(), Store::init(dir));
+  Store store = Store::init(dir);
   Document impl = implementation("history-impl");
   Document att = attestation(kSeedRun, "history note");
   std::vector<std::string> ids;  // newest first, as git rev-list prints them

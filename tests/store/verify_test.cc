@@ -53,7 +53,7 @@ Digest D(const char* s) { return *Digest::parse(s); }
 struct BaseStore {
   TempDir tmp;
   std::string dir = tmp.path + "/store";
-  Store store = (setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1), Store::init(dir));
+  Store store = Store::init(dir);
   std::vector<Document> docs;
   Digest run = D(kSeedRun), protocol = D(kSeedProtocol), environment = D(kSeedEnvironment);
   Digest run2 = Digest::of(""), att = Digest::of("");
@@ -339,11 +339,10 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
 
 // A gitlink (mode 160000, a "submodule") is neither a blob nor a tree: it is
 // still a path outside the layout, and a clone would try to check it out.
-// BUG: store/store.cc:149-165 (walk_tree, behind Snapshot::walk) visits only
-// GIT_OBJECT_TREE and GIT_OBJECT_BLOB entries; store/verify.cc:34 walks the
-// tree that way, so visit() never sees a gitlink and verify reports nothing.
-// Input: a commit (stock git) adding "160000 <commit id>\tvendor" to a clean
-// store; expected one problem "layout vendor"; found none (report ok).
+// Regression: verify once walked the tree through Snapshot::walk, which
+// visits only trees and blobs, so it never saw a gitlink and reported
+// nothing. Input: a commit (stock git) adding "160000 <commit id>\tvendor" to
+// a clean store; expected one problem "layout vendor".
 TEST_CASE("verify: a gitlink outside the layout is reported", "[store][verify][tamper]") {
   BaseStore s;
   const std::string work = s.tmp.path + "/gitlink";

@@ -2,7 +2,7 @@
 # Setup shared by the e2e tests that drive kistore alone (test_core, test_bad_input,
 # test_concurrency, test_tamper). Source it after lib/servers.sh and servers_init, with
 # $here set to the tests/e2e folder. Sets KISTORE (absolute), SRC, DATA, FX, PY; a private
-# HOME and TMPDIR; fixed git identities; and the helpers ks, mkruns, head_of, jv.
+# HOME and TMPDIR and no machine git config (lib/isolate.sh); fixed git identities; and the helpers ks, mkruns, head_of, jv.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 : "${KISTORE:?set KISTORE to the kistore binary}"
 [[ $KISTORE == /* ]] || KISTORE=$PWD/$KISTORE
@@ -11,12 +11,11 @@ SRC=${KISTORE_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 DATA=$SRC/tests/data/e2e
 FX=$DATA/seed-run-tiled-geglu-backward.json
 PY=$(command -v /usr/bin/python3 || command -v python3)
-export HOME=$SERVERS_DIR/home TMPDIR=$SERVERS_DIR/tmp
-mkdir -p "$HOME" "$TMPDIR"
-export GIT_CONFIG_NOSYSTEM=1 KISTORE_AUTHOR='kistore e2e <e2e@example.invalid>'
-export GIT_AUTHOR_NAME=e2e GIT_AUTHOR_EMAIL=e2e@example.invalid
-export GIT_COMMITTER_NAME=e2e GIT_COMMITTER_EMAIL=e2e@example.invalid
-unset KISTORE_DIR GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+# shellcheck source=lib/isolate.sh
+. "$here/lib/isolate.sh"
+export TMPDIR=$SERVERS_DIR/tmp
+mkdir -p "$TMPDIR"
+export KISTORE_AUTHOR='kistore e2e <e2e@example.invalid>'
 if [[ -n ${E2E_KEEP_GOING:-} ]]; then
     fail() { printf 'FAIL: %s\n' "$*" >&2; TESTS_FAILED=$((TESTS_FAILED + 1)); _E2E_BAD=1; }
     pass() {

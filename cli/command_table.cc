@@ -1,0 +1,170 @@
+#include "cli/command_table.h"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/terminal.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kistore::cli {
+namespace {
+
+constexpr int kUsageExit = 2;  // SPEC §3: usage or input error
+
+// Each spec and the CLI11 app made for it, to read back which were given.
+using MadeApps = std::vector<std::pair<CommandSpec*, CLI::App*>>;
+
+void add_options(CLI::App& app, const CommandSpec& spec) {
+  std::map<const OptionSpec*, CLI::Option*> made;
+  for (const OptionSpec& o : spec.options()) {
+    CLI::Option* opt = std::visit(
+        [&](auto* target) -> CLI::Option* {
+          using T = std::remove_pointer_t<decltype(target)>;
+          if constexpr (std::is_same_v<T, bool>) return app.add_flag(o.names(), *target, o.help());
+          else return app.add_option(o.names(), *target, o.help());
+        },
+        o.target());
+    if (o.is_required()) opt->required();
+    if (!o.value_name().empty()) opt->type_name(o.value_name());
+    if (!o.allowed_values().empty()) opt->check(CLI::IsMember(o.allowed_values()));
+    if (o.allowed_range()) opt->check(CLI::Range(o.allowed_range()->first, o.allowed_range()->second));
+    made[&o] = opt;
+  }
+  for (const OptionSpec& o : spec.options())
+    for (const OptionSpec* other : o.excluded()) made.at(&o)->excludes(made.at(other));
+}
+
+void build(CLI::App& app, CommandSpec& spec, MadeApps& made) {
+  made.emplace_back(&spec, &app);
+  if (!spec.footer_text().empty()) app.footer(spec.footer_text());
+  for (const std::string& a : spec.aliases()) app.alias(a);
+  if (spec.required_subcommands()) app.require_subcommand(spec.required_subcommands());
+  add_options(app, spec);
+  for (const auto& sub : spec.subcommands()) build(*app.add_subcommand(sub->name(), sub->description()), *sub, made);
+}
+
+// Optimal string alignment distance: insertions, deletions, substitutions and
+// swaps of two neighbours each count one ("pusj" -> "push": 1, "improt" -> "import": 1).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// The command of `level` nearest to `word`, or "" when none is near enough to
+// be what was meant (one edit for short words, two for longer ones).
+std::string nearest_command(const CommandSpec& level, const std::string& word, bool with_help) {
+  std::vector<std::string> names;
+  for (const auto& sub : level.subcommands()) {
+    names.push_back(sub->name());
+    for (const std::string& a : sub->aliases()) names.push_back(a);
+  }
+  if (with_help) names.push_back("help");
+  std::size_t limit = word.size() <= 4 ? 1 : 2, best = limit + 1;
+  std::string found;
+  for (const std::string& n : names)
+    if (std::size_t d = edit_distance(word, n); d < best) best = d, found = n;
+  return found;
+}
+
+// The option `arg` names among those of `chain` (the command given and the
+// commands above it, whose options fall through), or null.
+const OptionSpec* option_for(const std::vector<const CommandSpec*>& chain, const std::string& arg) {
+  std::string name = arg.substr(0, arg.find('='));
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    if (const OptionSpec* o = (*it)->option_named(name)) return o;
+  return nullptr;
+}
+
+// Before CLI11 sees the words: rewrites `help CMD...` as `CMD... --help`, and
+// refuses a word that should name a command but names none (CLI11 would only
+// say that a command is required, or that an argument was not expected).
+// Returns an exit code when the command line is refused.
+std::optional<int> check_command_words(const CommandSpec& root, std::vector<std::string>& args) {
+  for (bool rewritten = false;;) {
+    std::vector<const CommandSpec*> chain{&root};
+    std::size_t i = 0;
+    bool again = false;
+    while (i < args.size()) {
+      const std::string& arg = args[i];
+      if (arg == "--") break;
+      if (arg.size() > 1 && arg[0] == '-') {
+        const OptionSpec* o = option_for(chain, arg);
+        i += o && o->takes_value() && arg.find('=') == std::string::npos ? 2 : 1;
+        continue;
+      }
+      const CommandSpec* level = chain.back();
+      if (level->subcommands().empty()) break;  // the command's own arguments begin
+      if (level == &root && arg == "help" && !rewritten) {
+        // The words after help, then --help; options given before help stay.
+        std::vector<std::string> words(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+        args.resize(i);
+        for (std::string& w : words)
+          if (w != "--help" && w != "-h") args.push_back(std::move(w));
+        args.push_back("--help");
+        rewritten = again = true;
+        break;
+      }
+      const CommandSpec* sub = level->subcommand_named(arg);
+      if (!sub) {
+        std::string path, listing = "kistore";
+        for (std::size_t k = 1; k < chain.size(); ++k)
+          path += chain[k]->name() + " ", listing += " " + chain[k]->name();
+        std::string near = nearest_command(*level, arg, level == &root);
+        std::fprintf(stderr, "error: unknown command \"%s%s\"", path.c_str(), shown(arg).c_str());
+        if (!near.empty()) std::fprintf(stderr, "; did you mean \"%s%s\"?", path.c_str(), near.c_str());
+        std::fprintf(stderr, "%s `%s --help` lists the commands\n", near.empty() ? ";" : "", listing.c_str());
+        return kUsageExit;
+      }
+      chain.push_back(sub);
+      ++i;
+    }
+    if (!again) return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<int> parse_command_line(CommandSpec& root, const std::string& version, int argc, char** argv) {
+  CLI::App app{root.description(), root.name()};
+  app.fallthrough();  // inherited by every subcommand: global options after the command
+  app.set_version_flag("--version", version);
+  MadeApps made;
+  build(app, root, made);
+  app.add_subcommand("help", "Explain a command: `kistore help CMD` prints what `kistore CMD --help` does");
+
+  std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  if (auto refused = check_command_words(root, args)) return refused;
+  std::vector<const char*> words{argc > 0 ? argv[0] : "kistore"};
+  for (const std::string& a : args) words.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(words.size()), words.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsageExit;
+  }
+  for (auto& [spec, parsed_app] : made) spec->set_parsed(parsed_app->parsed());
+  root.set_parsed(true);
+  return std::nullopt;
+}
+
+}  // namespace kistore::cli

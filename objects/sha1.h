@@ -1,0 +1,36 @@
+// Sha1: SHA-1, computed incrementally, for git's object and pack ids.
+//
+// The store layer writes git objects and packs itself (store/objwrite.h) and
+// needs git's SHA-1 ids for them; this layer owns the hashing library
+// (OpenSSL), so the hasher lives here. SHA-1 is only git's transport id:
+// kistore's integrity rests on SHA-256 digests (objects/digest.h).
+//
+// Thread-safety: one Sha1 per thread (it holds one hashing context).
+#pragma once
+
+#include <cstddef>
+
+struct evp_md_st;
+struct evp_md_ctx_st;
+
+namespace kistore {
+
+class Sha1 {
+ public:
+  // Error(kIO) if OpenSSL offers no SHA-1.
+  Sha1();
+  ~Sha1();
+  Sha1(const Sha1&) = delete;
+  Sha1& operator=(const Sha1&) = delete;
+
+  // Starts a new hash; update adds bytes; final writes the 20-byte hash.
+  void init();
+  void update(const void* data, std::size_t size);
+  void final(unsigned char out[20]);
+
+ private:
+  evp_md_st* md_;
+  evp_md_ctx_st* ctx_;
+};
+
+}  // namespace kistore

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""A hostile smart-HTTP remote that redirects to another origin, for e2e tests.
+
+usage: hostile_http_server.py PORT TARGET_HOST TARGET_PORT LOG READY
+
+Listens on 127.0.0.1:PORT and answers every request with 302 to the same path
+at http://TARGET_HOST:TARGET_PORT (another origin), and listens there
+(TARGET_HOST is a loopback address such as 127.0.0.2) answering 401 with a
+Basic challenge, so that a client that would hand out credentials does.
+Every request is logged to LOG as "<origin> <method> <path> auth=<header or ->",
+so a test can assert that no Authorization header reached either side. READY
+is created once both listen. Runs until killed.
+"""
+import http.server
+import socketserver
+import sys
+import threading
+
+port, target_host, target_port, log_path, ready = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
+                                                   sys.argv[4], sys.argv[5])
+lock = threading.Lock()
+
+
+def log(origin, handler):
+    with lock, open(log_path, "a", encoding="utf-8") as f:
+        f.write(f"{origin} {handler.command} {handler.path} auth={handler.headers.get('Authorization', '-')}\n")
+
+
+class Redirector(http.server.BaseHTTPRequestHandler):
+    def handle_any(self):
+        log(f"127.0.0.1:{port}", self)
+        self.send_response(302)
+        self.send_header("Location", f"http://{target_host}:{target_port}{self.path}")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = handle_any
+
+    def log_message(self, *args):
+        pass
+
+
+class Collector(http.server.BaseHTTPRequestHandler):
+    def handle_any(self):
+        log(f"{target_host}:{target_port}", self)
+        body = b"credentials, please\n"
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="elsewhere"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = handle_any
+
+    def log_message(self, *args):
+        pass
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+servers = [Server(("127.0.0.1", port), Redirector), Server((target_host, target_port), Collector)]
+for s in servers[1:]:
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+open(ready, "w").close()
+servers[0].serve_forever()

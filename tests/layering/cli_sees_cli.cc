@@ -1,0 +1,2 @@
+// cli/ sees its own headers.
+#include "cli/common.h"

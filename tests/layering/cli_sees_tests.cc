@@ -1,0 +1,2 @@
+// cli/ must not see tests/.
+#include "tests/store/support.h"

@@ -1,0 +1,2 @@
+// objects/ must not see cli/.
+#include "cli/common.h"

@@ -1,0 +1,2 @@
+// objects/ sees its own headers.
+#include "objects/document.h"

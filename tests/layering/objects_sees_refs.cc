@@ -1,0 +1,2 @@
+// objects/ must not see refs/ (objects <- refs <- store <- cli).
+#include "refs/layout.h"

@@ -1,0 +1,2 @@
+// objects/ must not see store/.
+#include "store/store.h"

@@ -1,0 +1,2 @@
+// refs/ must not see cli/.
+#include "cli/common.h"

@@ -1,0 +1,2 @@
+// refs/ sees objects/.
+#include "objects/digest.h"

@@ -1,0 +1,2 @@
+// refs/ sees its own headers.
+#include "refs/layout.h"

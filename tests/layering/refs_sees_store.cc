@@ -1,0 +1,2 @@
+// refs/ must not see store/.
+#include "store/store.h"

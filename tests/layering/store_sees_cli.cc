@@ -1,0 +1,2 @@
+// store/ must not see cli/.
+#include "cli/common.h"

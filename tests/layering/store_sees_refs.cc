@@ -1,0 +1,2 @@
+// store/ sees refs/ (and objects/ through it).
+#include "refs/index.h"

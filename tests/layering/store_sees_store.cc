@@ -1,0 +1,2 @@
+// store/ sees its own headers.
+#include "store/store.h"
