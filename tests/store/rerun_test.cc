@@ -126,7 +126,7 @@ TEST_CASE("rerun: a second verdict at the same level replaces the entry's eviden
   REQUIRE(second.level == Level::kDisputed);
   Snapshot snap = s.store.snapshot();
   CHECK(recorded_level(snap, second.run) == Level::kDisputed);
-  CHECK(level_evidence(snap, second.run, Level::kDisputed) == second.rerun);
+  CHECK(snap.read(level_path(Level::kDisputed, second.run)) == level_entry(second.rerun));
 }
 
 TEST_CASE("rerun: a run document alone, whose other documents the store has, is a rerun too", "[store][rerun]") {
