@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 struct evp_md_st;
 struct evp_md_ctx_st;
@@ -32,5 +33,9 @@ class Sha1 {
   evp_md_st* md_;
   evp_md_ctx_st* ctx_;
 };
+
+// HMAC-SHA1 of `message` under `key` into `out` (20 bytes), as OpenSSH's
+// hashed known_hosts names use it. False if OpenSSL cannot compute it.
+bool hmac_sha1(std::string_view key, std::string_view message, unsigned char out[20]);
 
 }  // namespace kistore

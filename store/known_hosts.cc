@@ -1,9 +1,9 @@
 #include "store/known_hosts.h"
 
+#include "objects/sha1.h"
+
 #include <fnmatch.h>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <cstring>
 #include <fstream>
@@ -34,12 +34,9 @@ bool hashed_host_matches(const std::string& pattern, const std::string& host_nam
   auto salt = base64_decode(pattern.substr(3, bar - 3));
   auto hash = base64_decode(pattern.substr(bar + 1));
   if (!salt || !hash || hash->size() != 20) return false;
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int mac_size = 0;
-  if (!HMAC(EVP_sha1(), salt->data(), static_cast<int>(salt->size()),
-            reinterpret_cast<const unsigned char*>(host_name.data()), host_name.size(), mac, &mac_size))
-    return false;
-  return mac_size == 20 && std::memcmp(mac, hash->data(), 20) == 0;
+  unsigned char mac[20];
+  if (!hmac_sha1(*salt, host_name, mac)) return false;
+  return std::memcmp(mac, hash->data(), 20) == 0;
 }
 
 // Whether the comma-separated `patterns` name `host_name`: some pattern

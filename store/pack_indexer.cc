@@ -1,7 +1,8 @@
 #include "store/pack_indexer.h"
 
+#include "objects/sha1.h"
+
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -72,21 +73,15 @@ std::uint32_t be32(const unsigned char* p) {
   return std::uint32_t{p[0]} << 24 | std::uint32_t{p[1]} << 16 | std::uint32_t{p[2]} << 8 | p[3];
 }
 
-// SHA-1 of the pack's bytes through OpenSSL (objwrite's own is private).
+// SHA-1 of the pack's bytes (objects/sha1.h owns the hashing library).
 class PackDigest {
  public:
-  PackDigest() : ctx_(EVP_MD_CTX_new()) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_, EVP_sha1(), nullptr) != 1)
-      throw IOError("SHA-1 is not available from OpenSSL");
-  }
-  ~PackDigest() { EVP_MD_CTX_free(ctx_); }
-  PackDigest(const PackDigest&) = delete;
-  PackDigest& operator=(const PackDigest&) = delete;
-  void update(const void* p, std::size_t n) { EVP_DigestUpdate(ctx_, p, n); }
-  void final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
+  PackDigest() { sha_.init(); }
+  void update(const void* p, std::size_t n) { sha_.update(p, n); }
+  void final(unsigned char out[20]) { sha_.final(out); }
 
  private:
-  EVP_MD_CTX* ctx_;
+  kistore::Sha1 sha_;
 };
 
 }  // namespace

@@ -205,7 +205,6 @@ TEST_CASE("open: a git repository that is not a store is refused, saying what it
 
 TEST_CASE("commit: a repository with some of kistore's names and others opens, but no writer commits onto it",
           "[store][open][errors]") {
-  set_author();
   TempDir tmp;
   const std::string ugit = "git -c user.name=u -c user.email=u@example.org ";
   struct Case {
