@@ -43,12 +43,6 @@ constexpr std::size_t kMaxFrameBytes = (16u << 20) + 4096;
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
-git_oid parse_oid(const std::string& text) {
-  git_oid id;
-  if (git_oid_fromstr(&id, text.c_str()) < 0) throw Error(ErrorCode::kIO, "not a commit id: " + text);
-  return id;
-}
-
 std::string oid_key(const git_oid& id) { return std::string(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ); }
 
 std::string describe(const std::optional<LevelEntryValue>& v) {
@@ -91,7 +85,7 @@ struct LevelAudit::State {
   State(git_repository* r, std::vector<AllowedSigner> t)
       : repo(r), trust(std::move(t)), odb(git::open_odb(r)), trees(odb.get(), {nullptr, true, true}) {}
 
-  git_oid commit_tree(const std::string& commit) { return git::commit_tree(repo, parse_oid(commit)); }
+  git_oid commit_tree(const std::string& commit) { return git::commit_tree(repo, git::parse_oid(commit)); }
 
   void learn(const std::string& tip);
   RerunCommitAudit audit(const std::string& id);
@@ -111,7 +105,7 @@ LevelAudit::LevelAudit(const Store& store, std::vector<AllowedSigner> trust) : L
 LevelAudit::~LevelAudit() = default;
 
 void LevelAudit::State::learn(const std::string& tip) {
-  git_oid tip_id = parse_oid(tip);
+  git_oid tip_id = git::parse_oid(tip);
   if (known.count(oid_key(tip_id))) return;
   git_revwalk* raw = nullptr;
   git::check(git_revwalk_new(&raw, repo), "walking history");
@@ -204,7 +198,7 @@ std::vector<AddedRerun> LevelAudit::State::added_reruns(const git_oid& tree,
 LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   RerunCommitAudit a;
   a.commit = hex;
-  git_oid id = parse_oid(hex);
+  git_oid id = git::parse_oid(hex);
   git_commit* raw = nullptr;
   git::check(git_commit_lookup(&raw, repo, &id), "reading commit " + hex);
   git::Commit commit(raw);
@@ -251,7 +245,7 @@ bool LevelAudit::State::is_ancestor(const std::string& ancestor, const std::stri
   if (ancestor == descendant) return false;
   auto key = std::make_pair(ancestor, descendant);
   if (auto it = ancestry.find(key); it != ancestry.end()) return it->second;
-  git_oid a = parse_oid(ancestor), d = parse_oid(descendant);
+  git_oid a = git::parse_oid(ancestor), d = git::parse_oid(descendant);
   int rc = git_graph_descendant_of(repo, &d, &a);
   git_error_clear();
   if (rc < 0) throw Error(ErrorCode::kIO, "comparing commits " + short_id(descendant) + " and " + short_id(ancestor));
@@ -366,11 +360,11 @@ std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& ti
   git::check(git_revwalk_new(&raw, s.repo), "walking history");
   git::Revwalk walk(raw);
   for (const std::string& t : tips) {
-    git_oid id = parse_oid(t);
+    git_oid id = git::parse_oid(t);
     git::check(git_revwalk_push(raw, &id), "walking history");
   }
   for (const std::string& b : bases) {
-    git_oid id = parse_oid(b);
+    git_oid id = git::parse_oid(b);
     git::check(git_revwalk_hide(raw, &id), "walking history");
   }
   git_oid id;
