@@ -1,9 +1,12 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/describe.h"
 #include "cli/terminal.h"
 #include "refs/level.h"
+#include "store/level_audit.h"
 #include "store/query.h"
+#include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
@@ -22,7 +25,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Prints one line per document: <digest> <kind> <title>. --kind keeps one kind\n"
       "(BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation,\n"
       "Attestation); --level keeps runs at exactly that evidence level (disputed, reported,\n"
-      "source-native, reproduced).");
+      "source-native, reproduced). A level the signed history does not give under the store's\n"
+      "trust list is marked on its line: [reproduced (unverified: signer not trusted)].");
   struct Opts {
     std::string kind, level;
   };
@@ -41,19 +45,26 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Store store = open_store(g);
     Snapshot snap = store.snapshot();
     std::vector<Digest> digests = level ? runs_at_level(snap, *level) : snap.object_digests();
+    LevelAudit audit(store, load_trust(store));
     Json list = Json::array();
     std::string text;
     for (const Digest& d : digests) {
       Document doc = snap.document(d);
       if (kind && doc.kind() != *kind) continue;
+      // Listed by level: a level no valid rerun commit gives is marked so.
+      std::optional<LevelStanding> standing;
+      if (level && doc.kind() == Kind::kRun) standing = level_standing(snap, audit, doc, *level);
       if (g.json) {
         Json item = Json::object();
         item.set("digest", d.str());
         item.set("kind", std::string(kind_name(doc.kind())));
         item.set("title", title_of(doc));
+        if (standing && standing->checked) set_level_json(item, *standing);
         list.push_back(std::move(item));
       } else {
-        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + shown(title_of(doc)) + "\n";
+        text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + shown(title_of(doc));
+        if (standing && !standing->verified) text += "  [" + shown(level_text(*standing)) + "]";
+        text += "\n";
       }
     }
     if (g.json) {

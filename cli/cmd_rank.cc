@@ -4,7 +4,9 @@
 #include "cli/common.h"
 #include "cli/describe.h"
 #include "cli/terminal.h"
+#include "store/level_audit.h"
 #include "store/query.h"
+#include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
@@ -33,7 +35,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "not convert to the group's, whose value is not positive, or that has no median is listed\n"
       "last as unrankable, with the reason. Each line shows the implementation, the median with\n"
       "its p20 - p80 spread, the evidence level and the date observed.\n"
-      "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.");
+      "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.\n"
+      "A level the signed history does not give under the store's trust list is shown as\n"
+      "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.");
   struct Opts {
     std::string ref, min_level;
   };
@@ -59,6 +63,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       runs.emplace(m.run, std::move(run));
     }
     auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
+    LevelAudit audit(store, load_trust(store));
     Json list = Json::array();
     std::string text;
     std::optional<GroupLabel> label;
@@ -66,6 +71,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       const Document& run = runs.at(r.member.run);
       if (!label) label = group_label(snap, run);
       std::string impl = implementation_name(snap, run);
+      LevelStanding standing = level_standing(snap, audit, run, r.member.level);
       const auto& p = r.member.primary;
       if (g.json) {
         Json m = Json::object();
@@ -74,7 +80,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         m.set("implementation", impl);
         m.set("value", p ? Json(p->value) : Json());
         m.set("unit", p ? Json(p->unit) : Json());
-        m.set("level", std::string(level_name(r.member.level)));
+        set_level_json(m, standing);
         m.set("observedAt", observed_date(run));
         if (!r.rank) m.set("reason", r.unrankable);
         list.push_back(std::move(m));
@@ -83,7 +89,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         std::string spread = p ? shown(spread_text(run, p->unit)) : "";
         std::string row = ref.run && *ref.run == r.member.run ? "*" : " ";
         row += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(impl), 20) + " " +
-               padded(value, 12) + " " + padded(spread, 25) + " " + padded(std::string(level_name(r.member.level)), 14) +
+               padded(value, 12) + " " + padded(spread, 25) + " " + padded(shown(level_text(standing)), 14) +
                " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
         if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
         row += "\n";

@@ -2,6 +2,8 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "store/level_audit.h"
+#include "store/trust.h"
 #include "cli/terminal.h"
 
 namespace kistore::cli {
@@ -12,7 +14,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "For a run: its bundle (the run and the protocol, environment, workload and implementation\n"
       "it names, where the store has them), each with its metadata, pretty-printed, followed by\n"
-      "the run's evidence level, its rank in its comparison group and its attestations.\n"
+      "the run's evidence level, its rank in its comparison group and its attestations. A level\n"
+      "that the signed history does not give under the store's trust list (a rerun signed by a\n"
+      "key no longer trusted, say) is shown as unverified, with the reason.\n"
       "For any other document: the document. --canonical prints the RFC 8785 bytes instead.\n"
       "REF is a full digest or a unique prefix of 8+ hex digits.");
   struct Opts {
@@ -28,6 +32,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Digest d = snap.resolve(o->ref);
     Document doc = snap.document(d);
     Json bundle = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
+    LevelAudit audit(store, load_trust(store));
     if (o->canonical) {
       std::string out = canonical(bundle);
       std::fwrite(out.data(), 1, out.size(), stdout);
@@ -38,13 +43,13 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       out.set("digest", d.str());
       out.set("kind", std::string(kind_name(doc.kind())));
       out.set("document", bundle);
-      if (doc.kind() == Kind::kRun) out.set("evidence", run_evidence_json(snap, doc));
+      if (doc.kind() == Kind::kRun) out.set("evidence", run_evidence_json(snap, audit, doc));
       print_json(out);
       return kOk;
     }
     std::string text = "# " + d.str() + " " + std::string(kind_name(doc.kind())) + "\n" +
                        shown_lines(pretty(bundle) + "\n");
-    if (doc.kind() == Kind::kRun) text += shown_lines(run_evidence_text(snap, doc));
+    if (doc.kind() == Kind::kRun) text += shown_lines(run_evidence_text(snap, audit, doc));
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

@@ -3,6 +3,7 @@
 #include "cli/common.h"
 #include "cli/problems.h"
 #include "objects/bundle_check.h"
+#include "store/trust.h"
 #include "store/verify.h"
 
 namespace kistore::cli {
@@ -30,8 +31,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "Without FILE: reads every object and index entry of the store and its history, and reports\n"
       "every problem: objects that are not valid zstd frames or whose bytes do not hash to their\n"
-      "name, paths outside the layout, index entries that disagree with the objects, levels no\n"
-      "signed controlled rerun justifies, history that lost objects. Read-only; needs no network.\n"
+      "name, paths outside the layout, index entries that disagree with the objects, level entries\n"
+      "that are not what the history's signed controlled reruns give (the newest decide; two\n"
+      "concurrent ones reproduce only if both do), history that lost objects. Read-only; needs no\n"
+      "network.\n"
       "--deep also checks that every object is in RFC 8785 form and validates as its kind.\n\n"
       "With FILE...: checks bundles without a store: every digest a run records against the\n"
       "document the bundle carries; references to documents not carried are warnings.\n\n"
@@ -55,7 +58,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       Store store = open_store(g);
       VerifyOptions opts;
       opts.deep = o->deep;
-      opts.justify_level = level_justifier(g, store, o->allowed_signers);
+      opts.trust = o->allowed_signers.empty() ? load_trust(store) : load_allowed_signers(o->allowed_signers);
       Progress progress(g, "verifying");
       opts.progress = [&](std::size_t done, std::size_t) { progress.update(done, 0); };
       report = verify_store(store, opts);

@@ -98,10 +98,5 @@ class Progress {
 // names a key. Error(kInvalidInput) for a key that cannot be used.
 std::function<std::string(std::string_view)> signer_for(const Globals& g, Store* store);
 
-// verify's judge of levels other than the default: "" when the level entry was
-// set by a rerun commit signed by a trusted controller (from the store's trust
-// list, or `allowed_signers_file` when given), else why not.
-std::function<std::string(const Digest&, const std::string&)> level_justifier(
-    const Globals& g, const Store& store, const std::string& allowed_signers_file);
 
 }  // namespace kistore::cli

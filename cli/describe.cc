@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "refs/index.h"
+#include "store/level_audit.h"
 #include "store/query.h"
 
 namespace kistore::cli {
@@ -10,6 +11,7 @@ namespace {
 
 struct Evidence {
   std::optional<Level> level;
+  LevelStanding standing;
   int rank = 0;
   std::size_t of = 0;      // ranked members of the group
   std::string unrankable;  // why the run has no rank, when it has none
@@ -17,9 +19,10 @@ struct Evidence {
   std::size_t attestations = 0;
 };
 
-Evidence evidence_of(const Snapshot& snap, const Document& run) {
+Evidence evidence_of(const Snapshot& snap, LevelAudit& audit, const Document& run) {
   Evidence e;
   e.level = recorded_level(snap, run.digest());
+  if (e.level) e.standing = level_standing(snap, audit, run, *e.level);
   e.group = comparison_key(run.spec());
   auto ranked = rank_group(group_members(snap, e.group));
   e.of = ranked_count(ranked);
@@ -41,10 +44,24 @@ Json stored_bundle(const Snapshot& snap, const Document& run) {
   return out;
 }
 
-Json run_evidence_json(const Snapshot& snap, const Document& run) {
-  Evidence e = evidence_of(snap, run);
+std::string level_text(const LevelStanding& standing) {
+  std::string out(level_name(standing.level));
+  if (!standing.verified) out += " (unverified: " + standing.why + ")";
+  return out;
+}
+
+void set_level_json(Json& out, const LevelStanding& standing) {
+  out.set("level", std::string(level_name(standing.level)));
+  if (!standing.checked) return;
+  out.set("verified", standing.verified);
+  if (!standing.verified) out.set("why", standing.why);
+}
+
+Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& run) {
+  Evidence e = evidence_of(snap, audit, run);
   Json out = Json::object();
-  out.set("level", e.level ? Json(std::string(level_name(*e.level))) : Json());
+  if (e.level) set_level_json(out, e.standing);
+  else out.set("level", Json());
   out.set("rank", e.rank ? Json(e.rank) : Json());
   out.set("of", static_cast<long long>(e.of));
   if (!e.rank && !e.unrankable.empty()) out.set("reason", e.unrankable);
@@ -53,9 +70,9 @@ Json run_evidence_json(const Snapshot& snap, const Document& run) {
   return out;
 }
 
-std::string run_evidence_text(const Snapshot& snap, const Document& run) {
-  Evidence e = evidence_of(snap, run);
-  std::string out = "level: " + std::string(e.level ? level_name(*e.level) : "(none recorded)") + "\n";
+std::string run_evidence_text(const Snapshot& snap, LevelAudit& audit, const Document& run) {
+  Evidence e = evidence_of(snap, audit, run);
+  std::string out = "level: " + (e.level ? level_text(e.standing) : std::string("(none recorded)")) + "\n";
   out += "rank: " + (e.rank ? std::to_string(e.rank) : std::string("unranked")) + " of " +
          std::to_string(e.of) + " in group " + e.group.str();
   if (!e.rank && !e.unrankable.empty()) out += " (unrankable: " + e.unrankable + ")";

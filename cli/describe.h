@@ -8,17 +8,31 @@
 #pragma once
 
 #include "cli/common.h"
+#include "store/query.h"
+
+namespace kistore {
+class LevelAudit;
+}
 
 namespace kistore::cli {
+
+// A level as readers show it: "reproduced", or "reproduced (unverified:
+// signer not trusted)" when the signed history, judged against the current
+// trust list, does not give it (store/query.h, level_standing).
+std::string level_text(const LevelStanding& standing);
+// Sets "level" in `out`, and for a checked level "verified" (and "why" when
+// it is not verified).
+void set_level_json(Json& out, const LevelStanding& standing);
 
 // {run, protocol, environment, workload?, implementation?} with metadata, for
 // the documents the store has.
 Json stored_bundle(const Snapshot& snap, const Document& run);
 
-// {"level","rank","of","group","attestations"} for a run.
-Json run_evidence_json(const Snapshot& snap, const Document& run);
+// {"level","verified"?,"why"?,"rank","of","group","attestations"} for a run;
+// `audit` judges its level (level_standing).
+Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& run);
 // The same as text lines: "level: source-native\nrank: 3 of 4 in group sha256:…\n…".
-std::string run_evidence_text(const Snapshot& snap, const Document& run);
+std::string run_evidence_text(const Snapshot& snap, LevelAudit& audit, const Document& run);
 
 }  // namespace kistore::cli
 

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <fstream>
 
-#include "store/trust.h"
 
 namespace kistore::cli {
 
@@ -34,14 +33,6 @@ std::function<std::string(std::string_view)> signer_for(const Globals& g, Store*
   if (path.empty()) return {};
   auto key = std::make_shared<SshPrivateKey>(read_private_key(path));
   return [key](std::string_view payload) { return key->sign(payload, "git"); };
-}
-
-std::function<std::string(const Digest&, const std::string&)> level_justifier(
-    const Globals& g, const Store& store, const std::string& allowed_signers_file) {
-  auto signers = std::make_shared<std::vector<AllowedSigner>>(
-      allowed_signers_file.empty() ? load_trust(store) : load_allowed_signers(allowed_signers_file));
-  const Store* s = &store;
-  return [signers, s](const Digest&, const std::string& path) { return justify_level(*s, *signers, path); };
 }
 
 }  // namespace kistore::cli

@@ -1,8 +1,9 @@
 // Judging the audit trail: what a commit's signature is worth against a list
-// of controllers, and whether a run's level was set the only way a level may
-// change — by a rerun commit signed by a trusted controller (SPEC §1).
+// of controllers (SPEC §1: only a controller's signed rerun commit may set a
+// level; store/level_audit.h applies the whole rule).
 //
-// Used by verify, log and pull alike, so the rule lives in one place.
+// Used by log and by the level audit (verify, pull, the readers) alike, so
+// the judgement lives in one place.
 //
 // Thread-safety: as Store.
 #pragma once
@@ -27,15 +28,5 @@ struct SignatureStatus {
 // Checks the commit's signature (git's SSH format, namespace "git") and looks
 // its key up in `signers`.
 SignatureStatus judge_signature(const LogEntry& commit, const std::vector<AllowedSigner>& signers);
-
-// Why the level entry at `level_path` (refs/levels/<level>/<run>) is not
-// justified in the history of `store`'s branch, or "" when the newest commit
-// that wrote it is a "rerun" commit signed by a controller in `signers`.
-std::string justify_level(const Store& store, const std::vector<AllowedSigner>& signers,
-                          const std::string& level_path);
-
-// The same rule for one commit that writes a level entry: "" if `commit` is a
-// rerun signed by a controller in `signers`, else why not.
-std::string justify_level_commit(const LogEntry& commit, const std::vector<AllowedSigner>& signers);
 
 }  // namespace kistore

@@ -1,7 +1,6 @@
 #include "store/incoming.h"
 
 #include "refs/layout.h"
-#include "store/audit.h"
 #include "store/git.h"
 
 namespace kistore {
@@ -33,25 +32,14 @@ bool valid_level_bytes(const std::string& bytes) {
   }
 }
 
-// The audit entry audit.h judges: the commit's id, message, op and signature.
-LogEntry audit_entry(git_repository* repo, git_commit* commit) {
-  LogEntry e;
-  e.id = git::oid_str(*git_commit_id(commit));
-  const char* message = git_commit_message(commit);
-  e.message = message ? message : "";
-  e.op = commit_op(e.message);
-  git::commit_signature(repo, *git_commit_id(commit), e.signature, e.signed_payload);
-  return e;
-}
-
 constexpr char kOutsideLayout[] =
     "adds a path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)";
 constexpr char kObjectRemoved[] = "removes an object its parent has; objects are never removed";
 
 }  // namespace
 
-IncomingChecker::IncomingChecker(const LayoutTrees& trees, const std::vector<AllowedSigner>& trust)
-    : trees_(trees), repo_(trees.repo()), trust_(trust) {}
+IncomingChecker::IncomingChecker(const LayoutTrees& trees, LevelAudit& levels)
+    : trees_(trees), repo_(trees.repo()), levels_(levels) {}
 
 void IncomingChecker::check_commit(const git_oid& id) {
   git_commit* raw = nullptr;
@@ -59,8 +47,6 @@ void IncomingChecker::check_commit(const git_oid& id) {
   git::Commit commit(raw);
   commit_ = raw;
   commit_id_ = git::oid_str(id);
-  justification_.reset();
-  level_runs_.clear();
   tree_ = *git_commit_tree_id(raw);
   parent_.reset();
   others_.clear();
@@ -80,6 +66,52 @@ void IncomingChecker::check_commit(const git_oid& id) {
   for (const git_oid& other : others_)
     for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
       if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
+  check_levels(raw);
+}
+
+namespace {
+
+// The merge bases of `parents` (none: unrelated histories).
+std::vector<std::string> merge_bases(git_repository* repo, const std::vector<git_oid>& parents) {
+  git_oidarray bases{};
+  int rc = git_merge_bases_many(&bases, repo, parents.size(), parents.data());
+  std::vector<std::string> out;
+  if (rc == 0)
+    for (std::size_t i = 0; i < bases.count; ++i) out.push_back(git::oid_str(bases.ids[i]));
+  git_oidarray_dispose(&bases);
+  if (rc < 0 && rc != GIT_ENOTFOUND) git::check(rc, "finding the merge base of a merge");
+  git_error_clear();
+  return out;
+}
+
+}  // namespace
+
+// Every run whose level entry the commit changes against any parent, and at
+// a merge every run that a valid rerun commit on either side since the merge
+// base is about, must have exactly the entry the signed history gives here.
+void IncomingChecker::check_levels(git_commit* commit) {
+  std::vector<git_oid> parent_ids;
+  std::vector<std::string> parents;
+  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i) {
+    parent_ids.push_back(*git_commit_parent_id(commit, i));
+    parents.push_back(git::oid_str(parent_ids.back()));
+  }
+  std::set<Digest> runs;
+  if (parents.empty()) runs = levels_.level_changes(std::nullopt, commit_id_);
+  for (const std::string& p : parents) runs.merge(levels_.level_changes(p, commit_id_));
+  if (parents.size() > 1) runs.merge(levels_.runs_rerun_since(parents, merge_bases(repo_, parent_ids)));
+  for (const Digest& run : runs) {
+    if (full()) return;
+    const ObjectFacts* f = object_in_tree(run);
+    if (!f || !f->valid() || f->kind != Kind::kRun) continue;  // an entry naming no run is reported where it is
+    std::optional<LevelEntryValue> recorded = levels_.entry_at(commit_id_, run);
+    LevelJudgement j = levels_.judge(commit_id_, run, f->default_level, recorded);
+    if (j.agrees) continue;
+    std::string what = "run " + run.str();
+    if (int n = trees_.level_count(&tree_, run); n != 1) what += " has " + std::to_string(n) + " levels";
+    problem(ProblemKind::kLevelUnjustified, level_path(recorded ? recorded->level : j.decision.entry.level, run),
+            what + ": " + j.detail);
+  }
 }
 
 void IncomingChecker::problem(ProblemKind kind, std::string path, const std::string& detail) {
@@ -259,8 +291,7 @@ void IncomingChecker::check_level_entry(const std::string& path, std::string_vie
     problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
   else if (*level == run->default_level && bytes != level_entry(std::nullopt))
     problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":null} for a default level, found " + bytes);
-  bool existing_run = trees_.entry(parent(), object_path(*run_digest)).has_value();
-  if (*level != run->default_level || existing_run) require_justified(*run_digest, path);
+  // Whether the level is the one the history gives: check_levels.
 }
 
 void IncomingChecker::check_level_removal(const Delta& d) {
@@ -269,17 +300,7 @@ void IncomingChecker::check_level_removal(const Delta& d) {
   auto run_digest = slash == std::string_view::npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
   if (!run_digest) return;  // a path outside the layout leaving is no harm
   if (trees_.level_count(&tree_, *run_digest) == 0)
-    return problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + run_digest->str());
-  if (!inherited(d)) require_justified(*run_digest, d.path);
-}
-
-// A level change is taken only from a rerun commit signed by a controller.
-void IncomingChecker::require_justified(const Digest& run, const std::string& path) {
-  if (!justification_) justification_ = justify_level_commit(audit_entry(repo_, commit_), trust_);
-  if (justification_->empty() || !level_runs_.insert(run).second) return;
-  problem(ProblemKind::kLevelUnjustified, path,
-          "changes the level of run " + run.str() + ", but only a rerun commit signed by a trusted controller may (" +
-              *justification_ + ")");
+    problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + run_digest->str());
 }
 
 }  // namespace kistore

@@ -14,9 +14,13 @@
 //     subject; entries are never removed (index-removed), except a level that
 //     moves; nothing outside the layout is written; no entry is a submodule
 //     link;
-//   - a level other than a new run's default, and any change of an existing
-//     run's level, is taken only from a "rerun" commit signed by a controller
-//     in the trust list (store/audit.h): level-unjustified otherwise;
+//   - levels are a function of the signed history (SPEC §1,
+//     store/level_audit.h): every run whose level entry differs from any
+//     parent's, and at a merge every run with a valid rerun commit on either
+//     side since the merge base, has at the commit exactly the entry that
+//     function gives there, evidence included (level-unjustified otherwise).
+//     So an unsigned commit or merge cannot restore, change or duplicate a
+//     level, and a rerun commit that changes two runs' levels sets neither;
 //   - a merge commit keeps every object of every parent, and what it takes
 //     from a parent other than the first is that parent's (checked on its
 //     own side).
@@ -43,6 +47,7 @@
 #include "refs/index.h"
 #include "refs/problem.h"
 #include "store/layout_trees.h"
+#include "store/level_audit.h"
 
 namespace kistore {
 
@@ -51,8 +56,9 @@ class IncomingChecker {
   // A refused pull lists at most this many problems.
   static constexpr std::size_t kMaxProblems = 50;
 
-  // Checks commits of `trees.repo()` against `trust`; both must outlive the checker.
-  IncomingChecker(const LayoutTrees& trees, const std::vector<AllowedSigner>& trust);
+  // Checks commits of `trees.repo()`, judging levels with `levels` (an audit
+  // of the same repository, with the trust list); both must outlive the checker.
+  IncomingChecker(const LayoutTrees& trees, LevelAudit& levels);
 
   // Checks commit `id` against its first parent, adding to problems().
   void check_commit(const git_oid& id);
@@ -79,7 +85,7 @@ class IncomingChecker {
   void check_source_entry(const std::string& path, const std::string& bytes);
   void check_level_entry(const std::string& path, std::string_view rest, const std::string& bytes);
   void check_level_removal(const git::TreeDelta& d);
-  void require_justified(const Digest& run, const std::string& path);
+  void check_levels(git_commit* commit);
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
                     ProblemKind mismatch);
   const ObjectFacts& facts_of(const git_oid& blob, const std::string& path);
@@ -88,7 +94,7 @@ class IncomingChecker {
 
   const LayoutTrees& trees_;
   git_repository* repo_;
-  const std::vector<AllowedSigner>& trust_;
+  LevelAudit& levels_;
   std::vector<Problem> problems_;
   std::size_t new_objects_ = 0;
   std::unordered_map<std::string, ObjectFacts> facts_;  // by blob id and path
@@ -98,8 +104,6 @@ class IncomingChecker {
   git_oid tree_{};
   std::optional<git_oid> parent_;  // the first parent's tree
   std::vector<git_oid> others_;    // the other parents' trees
-  std::optional<std::string> justification_;  // "" when the commit may change levels, else why not
-  std::set<Digest> level_runs_;               // runs whose unjustified level change was reported
 };
 
 }  // namespace kistore

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
 
@@ -44,10 +45,7 @@ std::map<std::string, git_time_t> introduced_times(const LayoutTrees& trees, con
   return out;
 }
 
-// The run a refs/levels/<level>/<run> path names, if it does.
-std::optional<Digest> level_run(const std::string& path) {
-  return Digest::parse_hex(std::string_view(path).substr(path.rfind('/') + 1));
-}
+constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
 
 // One merge, step by step: the incoming side's changes since the merge base,
 // then the claims both sides made differently, then the levels.
@@ -58,7 +56,10 @@ class Merge {
     git_oid base_id;
     bool has_base = git_merge_base(&base_id, repo_, &local_, &incoming_) == 0;
     git_error_clear();
-    if (has_base) base_tree_ = git::commit_tree(repo_, base_id);
+    if (has_base) {
+      base_tree_ = git::commit_tree(repo_, base_id);
+      base_commit_ = git::oid_str(base_id);
+    }
     in_tree_ = git::commit_tree(repo_, incoming_);
     local_tree_ = git::commit_tree(repo_, local_);
   }
@@ -66,10 +67,7 @@ class Merge {
   // What the remote added since the merge base, where the local side lacks it.
   void take_incoming() {
     for (const Delta& d : trees_.diff(base(), &in_tree_)) {
-      if (d.path.starts_with("refs/levels/")) {  // settled run by run below
-        if (auto run = level_run(d.path)) level_runs_.insert(*run);
-        continue;
-      }
+      if (d.path.starts_with("refs/levels/")) continue;  // settled run by run below
       if (d.status == Delta::kRemoved) continue;  // a union: what one side dropped, the other keeps
       auto mine = trees_.entry(&local_tree_, d.path);
       if (!mine && d.path.starts_with("refs/sources/") && trees_.source_blocked(&local_tree_, d.path)) {
@@ -110,22 +108,49 @@ class Merge {
     }
   }
 
-  // Levels follow the side that changed since the merge base.
-  void settle_levels() {
-    for (const Digest& run : level_runs_) {
-      auto in_level = trees_.level_of(&in_tree_, run);
-      auto my_level = trees_.level_of(&local_tree_, run);
-      auto base_level = trees_.level_of(base(), run);
-      if (in_level == my_level || !in_level) continue;
-      if (my_level && my_level != base_level) {
-        if (in_level != base_level)
-          outcome_.notes.push_back("run " + run.str() + ": both sides changed its level; kept the local " +
-                                   std::string(level_name(my_level->level)) + " (the remote has " +
-                                   std::string(level_name(in_level->level)) + ")");
+  // Levels are what the signed history of both sides gives: for every run
+  // whose level entries differ between the sides, and every run a valid
+  // rerun commit since the merge base is about.
+  void settle_levels(LevelAudit& levels) {
+    const std::string local = git::oid_str(local_), incoming = git::oid_str(incoming_);
+    std::set<Digest> runs = levels.level_changes(local, incoming);
+    runs.merge(levels.runs_rerun_since({local, incoming}, base_commit_ ? std::vector<std::string>{*base_commit_}
+                                                                        : std::vector<std::string>{}));
+    for (const Digest& run : runs) {
+      // The default level only matters when no rerun decides; then each side
+      // holds it already (both were checked), and the local side lacks an
+      // entry only for a run it does not have.
+      LevelDecision d = levels.decide({local, incoming}, run, Level::kReported);
+      if (d.deciding.empty()) {
+        if (!trees_.level_of(&local_tree_, run))
+          for (Level l : kAllLevels)
+            if (auto id = trees_.entry(&in_tree_, level_path(l, run)))
+              change_.upserts.emplace(level_path(l, run), git::blob_bytes(repo_, *id));
         continue;
       }
-      if (my_level) change_.removals.push_back(level_path(my_level->level, run));
-      change_.upserts.emplace(level_path(in_level->level, run), git::blob_bytes(repo_, in_level->id));
+      write_level(run, d);
+    }
+  }
+
+  // The local tree's entries for `run` replaced by the one `d` gives.
+  void write_level(const Digest& run, const LevelDecision& d) {
+    const std::string want = level_entry(d.entry.evidence);
+    bool have = false;
+    for (Level l : kAllLevels) {
+      auto id = trees_.entry(&local_tree_, level_path(l, run));
+      if (!id) continue;
+      if (l != d.entry.level) change_.removals.push_back(level_path(l, run));
+      else if (git::blob_bytes(repo_, *id) == want) have = true;
+    }
+    if (!have) change_.upserts[level_path(d.entry.level, run)] = want;
+    auto theirs = trees_.level_of(&in_tree_, run), mine = trees_.level_of(&local_tree_, run);
+    if (theirs && mine && theirs->level != mine->level) {
+      std::string by;
+      for (const RerunCommit& c : d.deciding) by += (by.empty() ? "" : ", ") + c.commit.substr(0, 12);
+      outcome_.notes.push_back("run " + run.str() + ": the two sides differ (local " +
+                               std::string(level_name(mine->level)) + ", remote " + std::string(level_name(theirs->level)) +
+                               "); the signed history gives " + std::string(level_name(d.entry.level)) +
+                               " (rerun commit" + (d.deciding.size() > 1 ? "s " : " ") + by + ")");
     }
   }
 
@@ -147,23 +172,23 @@ class Merge {
   git_oid local_, incoming_;
   MergeOutcome& outcome_;
   std::optional<git_oid> base_tree_;
+  std::optional<std::string> base_commit_;
   git_oid in_tree_{}, local_tree_{};
   ChangeSet change_;
-  std::set<Digest> level_runs_;
   std::map<std::string, git_oid> claims_local_, claims_incoming_;
 };
 
 }  // namespace
 
-std::optional<ChangeSet> build_merge(const LayoutTrees& trees, const Snapshot& head, const git_oid& incoming,
-                                     const std::string& remote, MergeOutcome& outcome) {
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const Snapshot& head,
+                                     const git_oid& incoming, const std::string& remote, MergeOutcome& outcome) {
   outcome = MergeOutcome{};
   git_oid local = git::parse_oid(head.commit_id());
   if (git::descends_from(trees.repo(), local, incoming)) return std::nullopt;  // someone merged it already
   Merge merge(trees, local, incoming, outcome);
   merge.take_incoming();
   merge.settle_claims();
-  merge.settle_levels();
+  merge.settle_levels(levels);
   return merge.finish(remote);
 }
 

@@ -6,8 +6,10 @@
 // that both sides gave to different runs, keep the earliest: by the time of
 // the commit that introduced each (a tie keeps the local one; add's "first
 // claim stays"); a source id that other local ids block keeps the local
-// ones. A run's level follows the side that changed it since the merge base;
-// when both changed it, the local one stays. Every such decision is a note.
+// ones. A run's level is what the signed history of both sides gives (SPEC
+// §1, store/level_audit.h): two controllers' concurrent reruns give
+// `reproduced` only if both reproduced, else `disputed`, so both sides of a
+// sync end with the same entry. Every such decision is a note.
 // The merge commit has two parents (Kistore-Op: merge).
 //
 // Errors: Error(kIO) or Error(kCorruption) when a commit, tree or blob
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "store/layout_trees.h"
+#include "store/level_audit.h"
 #include "store/store.h"
 
 namespace kistore {
@@ -38,7 +41,8 @@ struct MergeOutcome {
 // into `head`, as a change to head's tree; nullopt when head already
 // contains it. A function of its inputs alone, so that Store::commit may
 // call it again on a newer head; `outcome` is replaced on each call.
-std::optional<ChangeSet> build_merge(const LayoutTrees& trees, const Snapshot& head, const git_oid& incoming,
-                                     const std::string& remote, MergeOutcome& outcome);
+// `levels` audits the same repository (the incoming commits walked).
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const Snapshot& head,
+                                     const git_oid& incoming, const std::string& remote, MergeOutcome& outcome);
 
 }  // namespace kistore

@@ -5,6 +5,7 @@
 #include "store/git.h"
 #include "store/incoming.h"
 #include "store/incoming_walk.h"
+#include "store/level_audit.h"
 #include "store/local_transport.h"
 #include "store/merge.h"
 #include "store/pull.h"
@@ -46,13 +47,24 @@ class Pull {
     if (!received() || history_rewritten() || already_here()) return std::move(report_);
     std::vector<git_oid> fresh = new_commits();
     {
+      // Checked where it landed: the quarantine sees the store's objects
+      // through its alternates and the new ones as they came.
       LayoutTrees trees(quarantine_.repo());
       git::HashCheck hashes(true);  // what came in is read against its ids
-      if (refused(trees, fresh)) return std::move(report_);
+      // One walk of commit messages over both histories, the store's first:
+      // the checks then read only what is new and the rerun commits.
+      LevelAudit levels(quarantine_.repo(), options_.trust);
+      if (local_) levels.walk(git::oid_str(*local_));
+      levels.walk(report_.incoming);
+      if (refused(trees, levels, fresh)) return std::move(report_);
     }
     quarantine_.migrate();
     if (fast_forwarded()) return std::move(report_);
-    merge(LayoutTrees(repo_));
+    LayoutTrees trees(repo_);
+    LevelAudit levels(repo_, options_.trust);
+    if (local_) levels.walk(git::oid_str(*local_));
+    levels.walk(report_.incoming);
+    merge(trees, levels);
     return std::move(report_);
   }
 
@@ -138,8 +150,8 @@ class Pull {
   }
 
   // Checks every new commit; true (the report says why) when any fails.
-  bool refused(const LayoutTrees& trees, const std::vector<git_oid>& fresh) {
-    IncomingChecker checker(trees, options_.trust);
+  bool refused(const LayoutTrees& trees, LevelAudit& levels, const std::vector<git_oid>& fresh) {
+    IncomingChecker checker(trees, levels);
     // One big commit (a first clone, a bulk import): show progress through its
     // paths; many commits: through the commits.
     if (options_.progress && fresh.size() == 1)
@@ -188,10 +200,10 @@ class Pull {
     return false;
   }
 
-  void merge(const LayoutTrees& trees) {
+  void merge(const LayoutTrees& trees, LevelAudit& levels) {
     MergeOutcome outcome;
     std::optional<std::string> merged = store_.commit(
-        [&](const Snapshot& head) { return build_merge(trees, head, incoming_, conn_.remote(), outcome); },
+        [&](const Snapshot& head) { return build_merge(trees, levels, head, incoming_, conn_.remote(), outcome); },
         options_.commit);
     report_.notes.insert(report_.notes.end(), outcome.notes.begin(), outcome.notes.end());
     mark_synced();

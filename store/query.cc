@@ -4,6 +4,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "refs/level.h"
+#include "store/level_audit.h"
 
 namespace kistore {
 
@@ -17,6 +18,20 @@ Level run_level(const Snapshot& snap, const Document& run) {
   for (Level l : {Level::kReproduced, Level::kDisputed})
     if (snap.exists(level_path(l, run.digest()))) return l;
   return default_level(run.spec());
+}
+
+LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run, Level recorded) {
+  LevelStanding out;
+  out.level = recorded;
+  if (recorded == default_level(run.spec()) || snap.empty()) return out;
+  out.checked = true;
+  std::optional<LevelEntryValue> entry;
+  if (auto bytes = snap.read(level_path(recorded, run.digest())))
+    if ((entry = parse_level_entry(*bytes))) entry->level = recorded;
+  LevelJudgement j = audit.judge(snap.commit_id(), run.digest(), default_level(run.spec()), entry);
+  out.verified = j.agrees;
+  if (!j.agrees) out.why = j.why;
+  return out;
 }
 
 std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {

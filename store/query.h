@@ -19,6 +19,8 @@
 
 namespace kistore {
 
+class LevelAudit;  // store/level_audit.h
+
 // The run's level as the index records it; nullopt if none is recorded.
 // Never throws for a missing entry; a damaged tree throws as Snapshot::read.
 std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
@@ -29,6 +31,25 @@ std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
 // level entry may say (verify checks that it does). Reads neither of the
 // big default-level folders.
 Level run_level(const Snapshot& snap, const Document& run);
+
+// How far a reader may believe the level a snapshot records for a run. The
+// level is a function of the signed history (SPEC §1): a recorded level
+// other than the run's default is believed only when `audit` (the store's
+// history judged against the current trust list) gives exactly that entry.
+// A default level claims no rerun and is not checked (so a store without
+// reruns costs no history walk). For rank, show and ls, which must never show
+// an unjustified level as plainly trusted.
+struct LevelStanding {
+  Level level = Level::kReported;  // as recorded
+  bool checked = false;            // a non-default level, checked against the history
+  bool verified = true;            // false: `why` says why not ("signer not trusted")
+  std::string why;
+};
+// The standing of `recorded` (the level the snapshot records for `run`, e.g.
+// run_level). Reads the one entry at that level (not the default folders)
+// and, for a non-default level, the history through `audit`. Throws as
+// LevelAudit when the history cannot be read.
+LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run, Level recorded);
 
 // The members of the group `key`, from refs/groups/<key>/ and the levels.
 // With `levels` false, each member's level is left at kReported for the

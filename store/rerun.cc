@@ -129,7 +129,10 @@ RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem
   opts.commit.sign = [key](std::string_view payload) { return key->sign(payload, "git"); };
   // The level moves in the same commit, computed on the head it applies to.
   opts.also = [&result](const Snapshot& head, ChangeSet& change) {
-    if (auto old = recorded_level(head, result.run)) change.removals.push_back(level_path(*old, result.run));
+    // A second verdict at the same level rewrites the entry in place: a
+    // removal of the same path would drop it.
+    if (auto old = recorded_level(head, result.run); old && *old != result.level)
+      change.removals.push_back(level_path(*old, result.run));
     change.upserts[level_path(result.level, result.run)] = level_entry(result.rerun);
   };
   result.commit = add_documents(store, rerun.docs, opts).commit;

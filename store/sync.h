@@ -19,9 +19,11 @@
 //     run claimed that source id, as add allows); an attestation with its
 //     entry under its subject; entries are never removed; nothing outside the
 //     layout is written;
-//   - a level other than a new run's default, and any change of an existing
-//     run's level, is taken only from a "rerun" commit signed by a controller
-//     in the store's trust list (store/audit.h);
+//   - every level entry a commit changes (against any parent; at a merge,
+//     also of every run a valid rerun commit since the merge base is about)
+//     is what the signed history gives at that commit (SPEC §1: only rerun
+//     commits signed by a controller in the store's trust list count, the
+//     newest decide; store/level_audit.h);
 //   - the remote's branch still contains the commit last synced with it
 //     (refs/kistore/synced/<remote>): a rewritten history is refused.
 //
@@ -32,11 +34,12 @@
 // objects, attestations and groups are a union; metadata, and a source id
 // that both sides gave to different runs, keep the earliest (by the time of
 // the commit that introduced it; a tie keeps the local one; add's "first
-// claim stays"); a run's level follows the side that changed it since the
-// merge base (both changed: the local one stays, and the pull says so). Only
-// then are the quarantine's packs moved into the store. A refused pull leaves
-// the store's git directory byte for byte as it was: no pack, loose object,
-// ref, reflog or config.
+// claim stays"); a run's level is what the signed history of both sides
+// gives (concurrent reruns: reproduced only if all reproduced, else
+// disputed), and the pull notes where the sides differed. Only then are the
+// quarantine's packs moved into the store. A refused pull leaves the store's
+// git directory byte for byte as it was: no pack, loose object, ref, reflog
+// or config.
 //
 // push sends the branch; when the remote's branch moved, it pulls (and
 // merges) first and pushes again, a bounded number of times. A reference

@@ -9,6 +9,7 @@
 #include "refs/layout.h"
 #include "store/git.h"
 #include "store/incoming_walk.h"
+#include "store/level_audit.h"
 #include "store/raw_tree.h"
 
 namespace kistore {
@@ -203,22 +204,51 @@ class Verifier {
     }
   }
 
+  // Every level entry is exactly what the signed history gives at the head
+  // (store/level_audit.h), evidence included, and that evidence is a stored
+  // rerun of its run. A run with several entries is judged entry by entry.
   void check_levels() {
+    LevelAudit audit(store_.repo(), options_.trust);
     for (const auto& l : levels_) {
       const ObjectFacts* run = run_named(l.run, l.path, ProblemKind::kLevelMismatch);
       if (!run) continue;
       ++level_count_[l.run];
-      if (l.level == run->default_level) {
-        if (l.bytes != level_entry(std::nullopt))
-          problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes);
+      if (l.level == run->default_level && l.bytes != level_entry(std::nullopt)) {
+        problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes.substr(0, 80));
         continue;
       }
-      std::string why = options_.justify_level ? options_.justify_level(l.run, l.path)
-                                               : "no signed controlled rerun set this level";
-      if (!why.empty())
-        problem(ProblemKind::kLevelUnjustified, l.path,
-                "expected the default level " + std::string(level_name(run->default_level)) + " (" + why + ")");
+      std::optional<LevelEntryValue> recorded = parse_level_entry(l.bytes);
+      if (!recorded) {
+        problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":<digest or null>}, found " + l.bytes.substr(0, 80));
+        continue;
+      }
+      recorded->level = l.level;
+      LevelJudgement j = audit.judge(snap_.commit_id(), l.run, run->default_level, recorded);
+      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, l.path, j.detail);
+      else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
+        problem(ProblemKind::kLevelUnjustified, l.path, *why);
     }
+  }
+
+  // Of `evidence`, what the store holds as a rerun of the run `digest`: a
+  // valid run object (not the run itself) with its comparison key and its
+  // implementation (store/rerun.h).
+  std::set<Digest> stored_reruns(const Digest& digest, const ObjectFacts& run, const std::optional<Digest>& evidence) const {
+    if (!evidence || *evidence == digest) return {};
+    const ObjectFacts* rerun = object(*evidence);
+    if (!rerun || !rerun->valid() || rerun->kind != Kind::kRun) return {};
+    auto key = [](const ObjectFacts& f) {
+      auto p = parse_group_path(f.group_path);
+      return p ? std::optional<Digest>(p->key) : std::nullopt;
+    };
+    auto implementation = [](const ObjectFacts& f) -> std::optional<Digest> {
+      for (const auto& [role, d] : f.references)
+        if (role == "implementation") return d;
+      return std::nullopt;
+    };
+    if (!key(run) || key(*rerun) != key(run) || !implementation(run) || implementation(*rerun) != implementation(run))
+      return {};
+    return {*evidence};
   }
 
   void check_attestations() {

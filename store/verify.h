@@ -4,7 +4,10 @@
 // reports every problem found, not only the first: objects that are not
 // valid zstd frames or whose bytes do not hash to their path, paths outside
 // the layout, index entries that disagree with what the objects imply,
-// levels no signed rerun justifies, and history that lost objects. Read-only.
+// level entries that are not what the signed history gives (SPEC §1: the
+// level, and the exact entry with its evidence, that store/level_audit.h
+// decides at the head, naming a stored rerun of the run), and history that
+// lost objects. Read-only.
 // What each object implies is read by object_facts (refs/index.h), the same
 // reading pull checks incoming objects with, and problems are named by the
 // same kinds (refs/problem.h). For `kistore verify` (cli/cmd_verify.cc).
@@ -17,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "objects/ssh_signature.h"
 #include "refs/problem.h"
 #include "store/store.h"
 
@@ -33,10 +37,10 @@ struct VerifyReport {
 // How verify runs.
 struct VerifyOptions {
   bool deep = false;  // also check each object is in JCS form and validates
-  // Decides whether a level other than a run's default is justified: given
-  // the run, its level entry's path and bytes, returns "" if justified, else
-  // why not. Null: no level other than the default is justified.
-  std::function<std::string(const Digest& run, const std::string& level)> justify_level;
+  // The controllers whose signed rerun commits give levels (SPEC §1,
+  // store/level_audit.h): normally the store's trust list (load_trust).
+  // Empty: no level other than a run's default is justified.
+  std::vector<AllowedSigner> trust;
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 

@@ -221,10 +221,14 @@ pass "verify: promotion signed by a key outside the trust list"
 printf 'outsider@example.org namespaces="git" %s\n' "$(cut -d' ' -f1,2 outsider.pub)" > published-signers
 assert_exit 1 "$K" verify --allowed-signers published-signers
 assert_contains "$ERR" "refs/levels/disputed/" "without the controller, its reruns are unjustified too"
+# A trusted signature is not enough: the promotion adds no rerun, so it is no
+# valid rerun commit (SPEC §1) whoever signed it.
+assert_contains "$ERR" "refs/levels/reproduced/$victim" "the outsider's promotion, even with the outsider trusted"
+assert_contains "$ERR" "adds no rerun of this run" "says why the promotion is no valid rerun commit"
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >> published-signers
+git --git-dir="$S" update-ref refs/heads/main "$good"
 assert_exit 0 "$K" verify --allowed-signers published-signers
 pass "verify --allowed-signers: a third party's list of controllers decides"
-git --git-dir="$S" update-ref refs/heads/main "$good"
 assert_exit 0 "$K" verify
 assert_exit 0 "$K" trust remove controller@example.org
 assert_exit 1 "$K" verify

@@ -522,16 +522,21 @@ refused history-rewritten "rewritten history"
 pass "refused: a force-pushed rewritten history"
 
 # ---------------------------------------------------------------------------
-# A level change in a rerun commit signed by a trusted controller is taken;
-# the same commit is refused by a store that does not trust its key.
+# A rerun commit signed by a trusted controller with stock git is taken; the
+# same commit is refused by a store that does not trust its key. Its tree (the
+# rerun's documents, their index entries and the run's new level naming the
+# rerun as evidence: a valid rerun commit, SPEC §1) is one kistore made.
 ssh-keygen -q -t ed25519 -N '' -C controller -f "$WORK/controller" </dev/null >/dev/null
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 "$WORK/controller.pub")" >"$WORK/allowed_signers"
 git --git-dir="$F" update-ref refs/heads/main "$(head_of A)" # undo the rewrite
 forger fetch -q origin
 forger reset -q --hard origin/main
-forger update-index --force-remove "refs/levels/source-native/$seed_hex"
-forger update-index --add --cacheinfo "100644,$lvl_blob,refs/levels/reproduced/$seed_hex"
-tree=$(forger write-tree)
+sed -e 's/"median": 2606080/"median": 2607000/' -e 's|2025-11-11-06-22-57"|2025-11-11-06-22-57-forge-rerun"|' "$FIXTURE" >"$WORK/forge-rerun.json"
+assert_exit 0 ks clone "$F" "$WORK/rerun-maker"
+assert_exit 0 ks --store "$WORK/rerun-maker" trust add controller@example.org "$WORK/controller.pub"
+assert_exit 0 ks --store "$WORK/rerun-maker" rerun "$SEED_RUN" "$WORK/forge-rerun.json" --sign "$WORK/controller"
+forger fetch -q "$WORK/rerun-maker" main
+tree=$(forger rev-parse 'FETCH_HEAD^{tree}')
 signed=$(printf 'rerun: reproduced %s\n\nKistore-Op: rerun\n' "$SEED_RUN" |
     forger -c gpg.format=ssh -c user.signingKey="$WORK/controller" commit-tree -S "$tree" -p HEAD)
 forger push -q origin "$signed:refs/heads/main"

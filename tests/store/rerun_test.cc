@@ -118,6 +118,17 @@ TEST_CASE("rerun: outside tolerance the run is disputed; the tolerance is inclus
   CHECK_FALSE(s.store.snapshot().exists(level_path(Level::kDisputed, wide.run)));
 }
 
+TEST_CASE("rerun: a second verdict at the same level replaces the entry's evidence", "[store][rerun]") {
+  RerunStore s;
+  RerunResult first = record_rerun(s.store, kSeedRun, bundle_item(rerun_bundle(3400000)), s.options());
+  RerunResult second = record_rerun(s.store, kSeedRun, bundle_item(rerun_bundle(3500000)), s.options());
+  REQUIRE(first.level == Level::kDisputed);
+  REQUIRE(second.level == Level::kDisputed);
+  Snapshot snap = s.store.snapshot();
+  CHECK(recorded_level(snap, second.run) == Level::kDisputed);
+  CHECK(snap.read(level_path(Level::kDisputed, second.run)) == level_entry(second.rerun));
+}
+
 TEST_CASE("rerun: a run document alone, whose other documents the store has, is a rerun too", "[store][rerun]") {
   RerunStore s;
   Json run = *rerun_bundle(2600000).find("run");

@@ -116,9 +116,7 @@ struct BaseStore {
 // an empty list of controllers (no allowed signers).
 VerifyReport verify(const std::string& dir) {
   Store store = Store::open(dir);
-  VerifyOptions options;
-  options.justify_level = [&](const Digest&, const std::string& path) { return justify_level(store, {}, path); };
-  return verify_store(store, options);
+  return verify_store(store, VerifyOptions{});
 }
 
 std::multiset<std::string> kinds_and_paths(const std::vector<Problem>& problems) {
