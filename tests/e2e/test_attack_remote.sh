@@ -298,6 +298,7 @@ gd "$V" fsck --strict --no-progress >/dev/null 2>&1 || fail "git fsck --strict f
 [[ -z $(find "$V/objects" -maxdepth 1 -name 'incoming-*') ]] || fail "a quarantine folder was left behind"
 pass "the victim's store verifies and passes git fsck --strict"
 elapsed=$((SECONDS - T0))
-((elapsed < 180)) || fail "test_attack_remote took ${elapsed}s (limit 180s)"
+limit=${KISTORE_E2E_TIME_LIMIT:-180}  # scripts/test.sh's sanitized run is several times slower
+((elapsed < limit)) || fail "test_attack_remote took ${elapsed}s (limit ${limit}s)"
 pass "finished in ${elapsed}s"
 summary
