@@ -1,6 +1,6 @@
 #include "store/pack_indexer.h"
 
-#include "objects/sha1.h"
+#include "store/pack_indexer_impl.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -24,24 +24,11 @@
 #include "store/pack_delta.h"
 
 namespace kistore::git {
+using namespace pack_detail;  // this pack reader's own constants and helpers
+namespace pack_detail {
+std::string errno_text() { return std::strerror(errno); }
+}  // namespace pack_detail
 namespace {
-
-// Pack entry types (git's pack format): 5 is reserved, 0 invalid.
-enum PackType : std::uint8_t { kCommit = 1, kTree = 2, kBlob = 3, kTag = 4, kOfsDelta = 6, kRefDelta = 7 };
-
-constexpr std::uint32_t kNone = UINT32_MAX;
-constexpr std::size_t kHeaderBytes = 12, kTrailerBytes = 20;
-
-bool is_delta(std::uint8_t kind) { return kind == kOfsDelta || kind == kRefDelta; }
-
-const char* type_word(std::uint8_t kind) {
-  switch (kind) {
-    case kCommit: return "commit";
-    case kTree: return "tree";
-    case kBlob: return "blob";
-    default: return "object";
-  }
-}
 
 // Bytes shown as text, non-printable ones as \xNN.
 std::string shown(const unsigned char* p, std::size_t n) {
@@ -65,115 +52,12 @@ std::string hex(const unsigned char* p, std::size_t n) {
   return out;
 }
 
-std::string entry_at(std::uint64_t offset) { return "pack entry at offset " + std::to_string(offset); }
-
-std::string errno_text() { return std::strerror(errno); }
-
 std::uint32_t be32(const unsigned char* p) {
   return std::uint32_t{p[0]} << 24 | std::uint32_t{p[1]} << 16 | std::uint32_t{p[2]} << 8 | p[3];
 }
 
-// SHA-1 of the pack's bytes (objects/sha1.h owns the hashing library).
-class PackDigest {
- public:
-  PackDigest() { sha_.init(); }
-  void update(const void* p, std::size_t n) { sha_.update(p, n); }
-  void final(unsigned char out[20]) { sha_.final(out); }
-
- private:
-  kistore::Sha1 sha_;
-};
-
 }  // namespace
 
-// ---- IncomingPack::Impl -----------------------------------------------------
-
-class IncomingPack::Impl {
- public:
-  Impl(std::string dest_dir, PackLimits limits, PackProgressFn progress, ExternalBaseFn bases);
-  ~Impl() { discard(); }
-
-  void append(std::string_view bytes);
-  IndexedPack finish();
-  void discard();  // removes every file made so far
-
- private:
-  // One entry of the received pack, in the order received (so by offset).
-  struct Entry {
-    std::uint64_t offset;         // of its header
-    std::uint64_t size;           // inflated size it declares (object or delta instructions)
-    git_oid id;                   // once resolved
-    std::uint32_t base = kNone;   // the base entry of a delta (OFS: when received; REF: when resolved)
-    std::uint8_t header_length;   // bytes before its zlib stream
-    std::uint8_t kind;            // PackType
-    std::uint8_t type = 0;        // its object's PackType once resolved
-    std::uint16_t depth = 0;      // deltas down to a whole object once resolved
-    bool resolved = false;
-    bool external = false;        // a thin pack's base, read through bases_ (not in the received file)
-  };
-  enum class State { kHeader, kEntryHeader, kEntryData, kDone };
-
-  void receive(const unsigned char* p, std::size_t n);  // the bytes before the trailer
-  std::size_t take_pack_header(const unsigned char* p, std::size_t n);
-  std::size_t take_entry_header(const unsigned char* p, std::size_t n);
-  bool entry_header_complete(std::uint64_t offset);
-  std::uint32_t ofs_base(std::uint64_t offset, std::uint64_t distance) const;
-  void start_entry();
-  std::size_t take_entry_data(const unsigned char* p, std::size_t n);
-  void end_entry();
-  void check_entry_size(std::uint8_t kind, std::uint64_t size, const std::string& what) const;
-  void count_inflated(std::uint64_t n, std::uint64_t offset);
-  void check_inflated_room(std::uint64_t n, std::uint64_t offset) const;
-  void store_object(std::uint32_t index, std::uint8_t type, std::string_view data);
-  void save(const char* p, std::size_t n);
-  void flush_saved();
-
-  void resolve_deltas();
-  void resolve_from(std::uint32_t root);
-  std::uint32_t add_external_base(const git_oid& id);
-  void read_external(std::uint32_t index, std::string& out);
-  void resolve(std::uint32_t base, std::uint32_t child);
-  DeltaBaseCache::Data object_of(std::uint32_t index);
-  void read_entry(std::uint32_t index, std::string& out);
-  std::uint64_t entry_end(std::uint32_t index) const;
-  std::string finish_writer();
-  void report();
-
-  std::string dest_, incoming_path_;
-  PackLimits limits_;
-  PackProgressFn progress_;
-  ExternalBaseFn bases_;
-  PackProgress shown_;
-  int fd_ = -1;                          // the received bytes, for re-reading bases
-  std::string unsaved_;                  // received bytes not yet written to fd_
-  std::unique_ptr<PackWriter> writer_;   // the new pack
-  PackDigest digest_;                    // of everything before the trailer
-  std::string tail_;                     // the last bytes received: the trailer once the pack ends
-  std::uint64_t received_ = 0, position_ = 0, inflated_ = 0, object_bytes_ = 0;
-  std::exception_ptr failed_;
-  bool finished_ = false;
-
-  // Parsing state.
-  State state_ = State::kHeader;
-  unsigned char head_[32];  // the pack header or an entry header, as it arrives
-  std::size_t head_length_ = 0;
-  std::uint32_t declared_ = 0;
-  z_stream z_{};
-  bool z_ready_ = false;
-  std::string object_;           // the entry's inflated bytes (whole objects only)
-  std::uint64_t produced_ = 0;   // inflated bytes of the entry so far
-  std::string delta_start_;      // a delta entry's first inflated bytes: its header
-  std::vector<unsigned char> scratch_;
-
-  std::vector<Entry> entries_;
-  std::vector<std::pair<git_oid, std::uint32_t>> ref_bases_;         // REF_DELTA: base id, entry
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> ofs_bases_;   // OFS_DELTA: base entry, entry
-  std::unordered_map<git_oid, std::uint32_t, OidHash, OidEq> by_id_;  // resolved objects, first entry
-  std::vector<IndexedObject> objects_;
-  std::uint32_t deltas_ = 0;
-  DeltaBaseCache cache_;
-  std::string delta_buffer_;
-};
 
 IncomingPack::Impl::Impl(std::string dest_dir, PackLimits limits, PackProgressFn progress, ExternalBaseFn bases)
     : dest_(std::move(dest_dir)), limits_(limits), progress_(std::move(progress)), bases_(std::move(bases)),
@@ -492,210 +376,6 @@ void IncomingPack::Impl::store_object(std::uint32_t index, std::uint8_t type, st
   writer_->write(e.id, static_cast<git_object_t>(type), data, type == kCommit ? 1 : 0);
   objects_.push_back({e.id, static_cast<git_object_t>(type)});
   object_bytes_ += data.size();
-}
-
-// ---- Resolving deltas --------------------------------------------------------
-
-std::uint64_t IncomingPack::Impl::entry_end(std::uint32_t index) const {
-  return index + 1 < entries_.size() ? entries_[index + 1].offset : position_;
-}
-
-// The entry's inflated bytes, read again from the received file (sizes were
-// checked as it arrived; checked again, as cheap as trusting them). Counted
-// as inflated bytes again: the limit bounds the work, rebuilds included.
-void IncomingPack::Impl::read_entry(std::uint32_t index, std::string& out) {
-  const Entry& e = entries_[index];
-  count_inflated(e.size, e.offset);
-  out.resize(e.size);
-  if (inflateReset(&z_) != Z_OK) throw IOError("zlib: cannot reset inflate");
-  std::uint64_t at = e.offset + e.header_length, end = entry_end(index), made = 0;
-  z_.avail_in = 0;
-  unsigned char overflow;
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    if (z_.avail_in == 0) {
-      if (at == end) break;
-      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(scratch_.size(), end - at));
-      ssize_t r = ::pread(fd_, scratch_.data(), want, static_cast<off_t>(at));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw IOError(incoming_path_ + ": cannot read back: " + (r < 0 ? errno_text() : "file is short"));
-      at += static_cast<std::uint64_t>(r);
-      z_.next_in = scratch_.data();
-      z_.avail_in = static_cast<uInt>(r);
-    }
-    bool full = made == e.size;
-    z_.next_out = full ? &overflow : reinterpret_cast<Bytef*>(out.data()) + made;
-    z_.avail_out = full ? 1 : static_cast<uInt>(std::min<std::uint64_t>(e.size - made, 1u << 30));
-    uInt room = z_.avail_out;
-    rc = inflate(&z_, Z_NO_FLUSH);
-    made += room - z_.avail_out;
-    if (made > e.size || (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)) break;
-  }
-  if (rc != Z_STREAM_END || made != e.size)
-    throw Refused(entry_at(e.offset) + " inflates differently when read again");
-}
-
-// Resolves every delta from the whole objects up: each resolved object's
-// children (OFS_DELTA entries naming its offset, REF_DELTA entries naming its
-// id) are built from it and then resolve their own children, depth first, so
-// that a base is usually still in the cache when its next child needs it.
-void IncomingPack::Impl::resolve_deltas() {
-  flush_saved();
-  std::sort(ofs_bases_.begin(), ofs_bases_.end());
-  auto id_less = [](const std::pair<git_oid, std::uint32_t>& a, const std::pair<git_oid, std::uint32_t>& b) {
-    int c = std::memcmp(a.first.id, b.first.id, 20);
-    return c < 0 || (c == 0 && a.second < b.second);
-  };
-  std::sort(ref_bases_.begin(), ref_bases_.end(), id_less);
-  for (std::uint32_t root = 0; root < entries_.size() && shown_.resolved_deltas < deltas_; ++root)
-    if (!is_delta(entries_[root].kind)) resolve_from(root);
-  if (shown_.resolved_deltas == deltas_) return;
-  // Left over: deltas whose chain ends in a REF_DELTA against an id that no
-  // object of the pack has (or a cycle of REF_DELTAs, which comes to the same).
-  // A thin pack's bases are read from the store, each once.
-  if (bases_) {
-    std::vector<git_oid> outside;
-    for (const auto& [id, index] : ref_bases_)
-      if (!entries_[index].resolved && !by_id_.contains(id) && (outside.empty() || !git_oid_equal(&outside.back(), &id)))
-        outside.push_back(id);
-    for (const git_oid& id : outside) {
-      if (shown_.resolved_deltas == deltas_) return;
-      if (by_id_.contains(id)) continue;  // built from another base meanwhile
-      std::uint32_t root = add_external_base(id);
-      if (root != kNone) resolve_from(root);
-    }
-    if (shown_.resolved_deltas == deltas_) return;
-  }
-  for (const auto& [id, index] : ref_bases_) {
-    if (entries_[index].resolved || by_id_.contains(id)) continue;
-    throw Refused(entry_at(entries_[index].offset) + " is a delta against object " + oid_str(id) + ", which " +
-                  (bases_ ? "neither the pack nor the store holds" : "the pack does not hold (kistore accepts no thin packs)"));
-  }
-  throw Refused("pack has deltas that cannot be resolved");  // unreachable: every chain ends in a REF_DELTA
-}
-
-// Resolves every delta built, directly or through other deltas, from the
-// resolved entry `root`.
-void IncomingPack::Impl::resolve_from(std::uint32_t root) {
-  std::vector<std::uint32_t> todo{root};
-  while (!todo.empty()) {
-    std::uint32_t base = todo.back();
-    todo.pop_back();
-    auto ofs = std::equal_range(ofs_bases_.begin(), ofs_bases_.end(), std::make_pair(base, std::uint32_t{0}),
-                                [](const auto& a, const auto& b) { return a.first < b.first; });
-    auto ref = std::equal_range(ref_bases_.begin(), ref_bases_.end(), std::make_pair(entries_[base].id, 0u),
-                                [](const auto& a, const auto& b) { return std::memcmp(a.first.id, b.first.id, 20) < 0; });
-    for (auto it = ofs.first; it != ofs.second; ++it) {
-      if (entries_[it->second].resolved) continue;
-      resolve(base, it->second);
-      todo.push_back(it->second);
-    }
-    for (auto it = ref.first; it != ref.second; ++it) {
-      if (entries_[it->second].resolved) continue;
-      resolve(base, it->second);
-      todo.push_back(it->second);
-    }
-  }
-}
-
-// A thin pack's base `id`, read through bases_ into an entry of its own
-// (after the received ones, at the end of the pack's content, never written
-// into the new pack), or kNone when there is no such object.
-std::uint32_t IncomingPack::Impl::add_external_base(const git_oid& id) {
-  std::uint64_t largest = std::max({limits_.max_blob_bytes, limits_.max_tree_bytes, limits_.max_commit_bytes});
-  git_object_t type = GIT_OBJECT_INVALID;
-  auto bytes = std::make_shared<std::string>();
-  if (!bases_(id, largest, type, *bytes)) return kNone;
-  std::string what = "the base " + oid_str(id) + " of a delta in the pack";
-  if (type != GIT_OBJECT_COMMIT && type != GIT_OBJECT_TREE && type != GIT_OBJECT_BLOB)
-    throw Refused(what + " is a " + git_object_type2string(type) + "; only commits, trees and blobs can be bases");
-  check_entry_size(static_cast<std::uint8_t>(type), bytes->size(), what + " has");
-  git_oid actual = object_id(type, *bytes);
-  if (!git_oid_equal(&actual, &id)) throw Corruption(what + " holds bytes whose id is " + oid_str(actual));
-  count_inflated(bytes->size(), position_);
-  Entry e;
-  e.offset = position_;
-  e.size = bytes->size();
-  e.id = id;
-  e.header_length = 0;
-  e.kind = static_cast<std::uint8_t>(type);
-  e.type = e.kind;
-  e.resolved = true;
-  e.external = true;
-  std::uint32_t index = static_cast<std::uint32_t>(entries_.size());
-  entries_.push_back(e);
-  cache_.put(index, std::move(bytes));
-  return index;
-}
-
-// An external base again, after the cache let it go.
-void IncomingPack::Impl::read_external(std::uint32_t index, std::string& out) {
-  const Entry& e = entries_[index];
-  git_object_t type = GIT_OBJECT_INVALID;
-  count_inflated(e.size, e.offset);
-  if (!bases_(e.id, e.size, type, out) || out.size() != e.size || type != static_cast<git_object_t>(e.type))
-    throw Corruption("the base " + oid_str(e.id) + " of a delta in the pack reads differently when read again");
-}
-
-void IncomingPack::Impl::resolve(std::uint32_t base, std::uint32_t child) {
-  Entry& e = entries_[child];
-  const Entry& b = entries_[base];
-  if (b.depth + 1u > limits_.max_delta_depth)
-    throw Refused(entry_at(e.offset) + " is a delta " + std::to_string(b.depth + 1u) +
-                  " deep (deltas down to a whole object); the limit is " + std::to_string(limits_.max_delta_depth));
-  DeltaBaseCache::Data source = object_of(base);
-  read_entry(child, delta_buffer_);
-  DeltaHeader h;
-  if (!read_delta_header(delta_buffer_, h))
-    throw Refused(entry_at(e.offset) + " is a delta without a valid header of base and result sizes");
-  if (h.base_size != source->size())
-    throw Refused(entry_at(e.offset) + " is a delta against a base of " + bytes_text(h.base_size) + "; its base, the " +
-                  type_word(b.type) + " at offset " + std::to_string(b.offset) + ", has " + bytes_text(source->size()));
-  check_entry_size(b.type, h.result_size, entry_at(e.offset) + " is a delta building");
-  count_inflated(h.result_size, e.offset);
-  auto built = std::make_shared<std::string>();
-  apply_delta(*source, delta_buffer_, h, *built, e.offset);
-  e.base = base;
-  e.depth = static_cast<std::uint16_t>(b.depth + 1);
-  store_object(child, b.type, *built);
-  cache_.put(child, std::move(built));
-  ++shown_.resolved_deltas;
-  report();
-}
-
-// A resolved entry's object: from the cache, or rebuilt from the nearest
-// entry down its chain that is cached or whole (at most max_delta_depth
-// deltas). Every entry on the chain was resolved, so its sizes hold; the
-// rebuilt bytes count against max_inflated_bytes, so a pack shaped to push
-// its bases out of the cache cannot make this unbounded work.
-DeltaBaseCache::Data IncomingPack::Impl::object_of(std::uint32_t index) {
-  if (DeltaBaseCache::Data hit = cache_.get(index)) return hit;
-  std::vector<std::uint32_t> chain;
-  std::uint32_t at = index;
-  DeltaBaseCache::Data data;
-  while (!(data = cache_.get(at)) && is_delta(entries_[at].kind)) {
-    chain.push_back(at);
-    at = entries_[at].base;
-  }
-  if (!data) {
-    auto whole = std::make_shared<std::string>();
-    if (entries_[at].external) read_external(at, *whole);
-    else read_entry(at, *whole);
-    data = std::move(whole);
-    cache_.put(at, data);
-  }
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    read_entry(*it, delta_buffer_);
-    DeltaHeader h;
-    if (!read_delta_header(delta_buffer_, h) || h.base_size != data->size())
-      throw Refused(entry_at(entries_[*it].offset) + " reads differently when read again");
-    count_inflated(h.result_size, entries_[*it].offset);
-    auto built = std::make_shared<std::string>();
-    apply_delta(*data, delta_buffer_, h, *built, entries_[*it].offset);
-    data = std::move(built);
-    cache_.put(*it, data);
-  }
-  return data;
 }
 
 // ---- Finishing ---------------------------------------------------------------
