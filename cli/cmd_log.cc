@@ -25,14 +25,19 @@ std::string iso_time(std::int64_t t, int offset_minutes) {
   return std::string(buf) + zone;
 }
 
-// What a change below refs/ or objects/ means, in words, for one run's story.
+// What a change below refs/ or objects/ means, in words, for one run's story
+// (paths of either format: a story may cross an upgrade).
 std::string describe_change(const PathChange& c) {
   if (auto d = parse_object_path(c.path))
     return std::string(c.status == 'A' ? "added " : c.status == 'D' ? "removed " : "changed ") + d->str();
-  if (auto entry = parse_level_path(c.path))
-    return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
-  if (auto entry = parse_attestation_path(c.path))
-    return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
+  for (Format f : {Format::k2, Format::k1}) {
+    if (auto entry = parse_level_path(f, c.path))
+      return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
+    if (auto entry = parse_attestation_path(f, c.path))
+      return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
+    if (auto entry = parse_rerun_path(f, c.path))
+      return std::string(c.status == 'D' ? "rerun removed " : "rerun recorded ") + entry->rerun.str();
+  }
   return std::string(1, c.status) + " " + c.path;  // shown by the caller
 }
 
