@@ -23,7 +23,7 @@ std::string unknown_format_problem(std::string_view bytes) {
   }
   if (bytes.size() > 40) shown += "...";
   return "FORMAT holds \"" + shown + "\", a format this kistore cannot read (it reads format 1 and format 2, " +
-         "whose FORMAT is \"kistore 2\\n\"); use the kistore release that wrote it";
+         "whose FORMAT is \"kistore 2\\n\"); use a newer kistore, one that reads it";
 }
 
 std::string fanout(const Digest& d) {
