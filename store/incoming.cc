@@ -187,10 +187,11 @@ void IncomingChecker::check_delta(const Delta& d) {
   if (!removed) problem(ProblemKind::kLayout, d.path, kOutsideLayout);
 }
 
-// What the blob `blob` at `path` implies, read once per blob and path: the
-// same bytes at another object path are another object.
+// What the blob `blob` at `path` implies, read once per blob, path and
+// format: the same bytes at another object path are another object.
 const ObjectFacts& IncomingChecker::facts_of(const git_oid& blob, const std::string& path) {
   std::string key(reinterpret_cast<const char*>(blob.id), GIT_OID_RAWSZ);
+  key += static_cast<char>(format_);  // what it implies (its group path) depends on the tree's format
   key += path;
   auto it = facts_.find(key);
   if (it != facts_.end()) return it->second;

@@ -191,6 +191,19 @@ printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signer
 assert_exit 0 git -c gpg.ssh.allowedSignersFile=signers --git-dir="$F2" verify-commit main
 pass "upgrade --sign: stock git verifies the upgrade commit"
 
+# An upgraded store syncs: a clone checks its format-1 history, the upgrade
+# commit and what follows; two clones upgraded apart merge into one tree.
+assert_exit 0 ks clone --allowed-signers signers "$F2" "$SERVERS_DIR/clone-upgraded"
+assert_exit 0 ks --store "$SERVERS_DIR/clone-upgraded" verify --allowed-signers signers
+assert_exit 0 ks --store "$SERVERS_DIR/clone-upgraded" rank "$r628"
+assert_contains "$OUT" "rerun reproduced" "the clone lists the rerun beside its run"
+assert_exit 0 ks --store "$F" remote add signed "$F2"
+assert_exit 0 ks --store "$F" pull signed
+assert_contains "$OUT" "merge commit" "two upgrades apart merge"
+assert_eq "$(git --git-dir="$F2" rev-parse main^{tree})" "$(git --git-dir="$F" rev-parse main^{tree})" "the same tree after the merge"
+assert_exit 0 ks --store "$F" verify
+pass "an upgraded store clones (format-1 history, upgrade commit checked) and two upgrades made apart merge"
+
 # ---- (3) A FORMAT naming a later format ---------------------------------------
 L=$SERVERS_DIR/later
 git clone -q --bare "$G" "$L"
