@@ -9,9 +9,10 @@ namespace {
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("upgrade", "Rewrite a format-1 store's index as format 2, in one commit");
   app->footer(
-      "kistore 0.x wrote stores in format 1, whose index keeps one flat folder per level, per\n"
-      "group and for all metadata: every add rewrote those big folders. Format 2 fans every\n"
-      "digest-named folder out as git does its own objects (refs/levels/<level>/ab/cd/<60 hex>),\n"
+      "Earlier kistore releases wrote stores in format 1, whose index keeps one flat folder per\n"
+      "level, per group and for all metadata: every add rewrote those big folders. Format 2\n"
+      "fans every digest-named folder out as git does its own objects\n"
+      "(refs/levels/<level>/ab/cd/<60 hex>),\n"
       "names its format in a FORMAT file, and keeps controlled reruns beside their run\n"
       "(refs/reruns/<run>/<rerun>) instead of in its group. This kistore reads both formats but\n"
       "writes only format 2: add, import, attest, rerun and pull refuse a format-1 store until\n"

@@ -380,7 +380,7 @@ Store Store::init(const std::string& dir) {
   git_config* cfg = nullptr;
   git::check(git_repository_config(&cfg, repo), dir + ": opening config");
   git::Config owned(cfg);
-  git::check(git_config_set_int32(cfg, "kistore.formatversion", 1), dir + ": writing config");
+  git::check(git_config_set_int32(cfg, "kistore.formatversion", 2), dir + ": writing config");
   return store;
 }
 
