@@ -48,10 +48,7 @@ void IncomingChecker::check_commit(const git_oid& id) {
 
   if (!check_format()) return;
   std::vector<Delta> deltas = trees_.diff(parent(), &tree_);
-  reruns_added_.clear();
-  for (const Delta& d : deltas)
-    if (d.status != Delta::kRemoved)
-      if (auto p = parse_rerun_path(format_, d.path)) reruns_added_.insert(p->rerun);
+  reruns_in_tree_.reset();
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     if (full()) return;
     check_delta(deltas[i]);
@@ -221,7 +218,7 @@ void IncomingChecker::check_new_object(const Delta& d) {
   if (f.kind == Kind::kRun) {
     std::string what = "run " + digest.str();
     // A controlled rerun (format 2) is indexed under its run, not in a group.
-    if (!reruns_added_.count(digest))
+    if (!reruns_in_tree().count(digest))
       expect_entry(f.group_path, f.group_bytes, what, ProblemKind::kMissingGroup, ProblemKind::kGroupMismatch);
     // The first claim of a source id stays (add, verify): another run's
     // entry there, or an id that blocks this one, is no problem.
@@ -286,6 +283,17 @@ void IncomingChecker::check_entry(const Delta& d) {
   problem(ProblemKind::kLayout, path, "adds a path outside the store layout (refs/{metadata,groups,levels,reruns,attestations,sources}/…)");
 }
 
+// Every rerun the commit's tree indexes under refs/reruns/ (format 2), read
+// once per commit: reruns are few (each is a controller's signed commit).
+const std::set<Digest>& IncomingChecker::reruns_in_tree() {
+  if (reruns_in_tree_) return *reruns_in_tree_;
+  reruns_in_tree_.emplace();
+  if (format_ == Format::k2)
+    for (const Delta& d : trees_.diff(nullptr, &tree_, std::string(kRerunsDir)))
+      if (auto p = parse_rerun_path(format_, d.path)) reruns_in_tree_->insert(p->rerun);
+  return *reruns_in_tree_;
+}
+
 // refs/reruns/<run>/<rerun>: a controlled rerun of the run (same comparison
 // key and implementation), with the verdict and ratio its bytes state.
 // Whether a valid rerun commit added it is the level audit's (check_levels).
@@ -306,6 +314,9 @@ void IncomingChecker::check_metadata_entry(const std::string& path, const Digest
 void IncomingChecker::check_group_entry(const std::string& path, const Digest& run_digest, const std::string& bytes) {
   const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kGroupMismatch);
   if (!run) return;
+  if (reruns_in_tree().count(run_digest))
+    return problem(ProblemKind::kGroupMismatch, path,
+                   "run " + run_digest.str() + " is a controlled rerun (indexed under refs/reruns/), not a member of a group");
   if (run->group_path != path)
     return problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + run->group_path);
   if (run->group_bytes != bytes)

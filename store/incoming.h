@@ -78,6 +78,7 @@ class IncomingChecker {
   void check_delta(const git::TreeDelta& d);
   void check_new_object(const git::TreeDelta& d);
   bool check_format();
+  const std::set<Digest>& reruns_in_tree();
   void check_entry(const git::TreeDelta& d);
   void check_metadata_entry(const std::string& path, const Digest& digest, const std::string& bytes);
   void check_rerun_entry(const std::string& path, const Digest& run, const Digest& rerun, const std::string& bytes);
@@ -105,7 +106,7 @@ class IncomingChecker {
   std::string commit_id_;
   git_oid tree_{};
   Format format_ = kCurrentFormat;  // of the commit's tree
-  std::set<Digest> reruns_added_;   // refs/reruns/…/<rerun> entries the commit adds or changes
+  std::optional<std::set<Digest>> reruns_in_tree_;  // reruns_in_tree(), once per commit
   std::optional<git_oid> parent_;  // the first parent's tree
   std::vector<git_oid> others_;    // the other parents' trees
 };

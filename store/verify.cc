@@ -392,6 +392,7 @@ class Verifier {
           continue;
         }
         git::Commit parent(p);
+        check_format_change(c, p, trees);
         try {
           trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), "objects", [&](const git::TreeDelta& d) {
             if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
@@ -405,6 +406,24 @@ class Verifier {
       }
     }
   }
+  // A store's format only moves forward, by an upgrade commit (Kistore-Op:
+  // upgrade, format 1 to format 2, one parent): a commit that drops FORMAT
+  // or adds it otherwise is a problem at FORMAT.
+  void check_format_change(git_commit* commit, git_commit* parent, const git::TreeReader& trees) {
+    auto format_at = [&](git_commit* c) { return trees.blob_at(git_commit_tree_id(c), kFormatPath).has_value(); };
+    const bool before = format_at(parent), after = format_at(commit);
+    if (before == after) return;
+    const std::string id = git::oid_str(*git_commit_id(commit));
+    const char* message = git_commit_message(commit);
+    if (before)
+      problem(ProblemKind::kLayout, std::string(kFormatPath),
+              "commit " + id + " removes FORMAT, which its parent " + git::oid_str(*git_commit_id(parent)) +
+                  " had: a store's format never goes back to format 1");
+    else if (commit_op(message ? message : "") != "upgrade" || git_commit_parentcount(commit) != 1)
+      problem(ProblemKind::kLayout, std::string(kFormatPath),
+              "commit " + id + " turns format 1 into format 2 without being an upgrade commit (Kistore-Op: upgrade, one parent)");
+  }
+
   struct PairEntry {
     std::string path;
     Digest first, second;

@@ -81,6 +81,61 @@ assert_exit 0 ks --store "$G" --json show "$seed"
 assert_contains "$OUT" "\"reruns\":[{\"level\":\"disputed\",\"ratio\":$ratio,\"run\":\"$rerun_digest\"}]" "show --json: reruns"
 pass "rank and show list the rerun beside its run (level, ratio), never as a competitor"
 
+# forge STORE MESSAGE PATH=BLOB|PATH=DELETE... : a commit on STORE's main made with stock git
+forge() {
+    local store=$1 message=$2 idx=$SERVERS_DIR/forge.index spec
+    shift 2
+    rm -f "$idx"
+    GIT_INDEX_FILE=$idx git --git-dir="$store" read-tree main
+    for spec in "$@"; do
+        if [[ ${spec#*=} == DELETE ]]; then
+            printf '0 0000000000000000000000000000000000000000\t%s\n' "${spec%%=*}"
+        else
+            printf '100644 blob %s\t%s\n' "${spec#*=}" "${spec%%=*}"
+        fi
+    done | GIT_INDEX_FILE=$idx git --git-dir="$store" update-index --index-info
+    git --git-dir="$store" -c user.name=f -c user.email=f@example.org commit-tree \
+        "$(GIT_INDEX_FILE=$idx git --git-dir="$store" write-tree)" -p main -m "$message"
+    rm -f "$idx"
+}
+blob_of() { git --git-dir="$G" hash-object -w --stdin; }
+# forged NAME KIND PATH COMMIT : verify of a copy of G at COMMIT reports KIND at PATH, and a pull of it is refused
+forged() {
+    local name=$1 kind=$2 path=$3 c=$4 before
+    rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
+    echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"  # the forged commit's objects
+    git --git-dir="$SERVERS_DIR/forged" update-ref refs/heads/main "$c"
+    assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
+    [[ $(jv --arg k "$kind" --arg p "$path" '[.problems[] | select(.kind == $k and .path == $p)] | length') -ge 1 ]] ||
+        fail "$name: verify does not report $kind at $path: $OUT"
+    assert_exit 0 ks --store "$SERVERS_DIR/clean" remote add "$name" "$SERVERS_DIR/forged"
+    before=$(store_fingerprint "$SERVERS_DIR/clean")
+    assert_exit 1 ks --store "$SERVERS_DIR/clean" pull "$name"
+    assert_contains "$ERR" "$kind" "$name: the pull names the problem"
+    assert_store_unchanged "$before" "$SERVERS_DIR/clean" "$name: refused pull"
+}
+printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
+assert_exit 0 ks clone --allowed-signers signers "$G" "$SERVERS_DIR/clean"
+seed_fan=$(fan "${seed#sha256:}")
+rerun_entry="refs/reruns/$seed_fan/${rerun_digest#sha256:}"
+key=$(git --git-dir="$G" ls-tree -r --name-only main refs/groups | head -1 | cut -d/ -f3-5)
+forged "wrong-ratio" rerun-mismatch "$rerun_entry" \
+    "$(forge "$G" "ratio" "$rerun_entry=$(printf '{"level":"disputed","ratio":1}' | blob_of)")"
+forged "rerun-in-group" group-mismatch "refs/groups/$key/${rerun_digest#sha256:}" \
+    "$(forge "$G" "group" "refs/groups/$key/${rerun_digest#sha256:}=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":3400000}' | blob_of)")"
+flat_level="refs/levels/reported/${rerun_digest#sha256:}"
+forged "format-1-path" layout "$flat_level" \
+    "$(forge "$G" "flat" "refs/levels/reported/$(fan "${rerun_digest#sha256:}")=DELETE" "$flat_level=$(printf '{"evidence":null}' | blob_of)")"
+forged "no-format" layout FORMAT "$(forge "$G" "format" "FORMAT=DELETE")"
+c=$(forge "$G" "unindexed" "$rerun_entry=DELETE")
+rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
+echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"
+git --git-dir="$SERVERS_DIR/forged" update-ref refs/heads/main "$c"
+assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
+[[ $(jv --arg p "$rerun_entry" '[.problems[] | select(.kind == "rerun-mismatch" and .path == $p)] | length') -ge 1 ]] ||
+    fail "a rerun missing from refs/reruns: $OUT"
+pass "verify and pull check refs/reruns against the objects and the signed history, and format 2's paths exactly"
+
 # ---- (2) Upgrading the store the format-1 release made -----------------------
 F=$SERVERS_DIR/f1
 git clone -q --bare "$data/format1/store.bundle" "$F"
@@ -187,7 +242,6 @@ assert_exit 0 ks --store "$F2" trust add controller@example.org controller.pub
 assert_exit 0 ks --store "$F2" --json upgrade --sign controller
 assert_eq "true" "$(jv .upgraded)" "upgrade --json"
 assert_eq "2" "$(jv .reruns)" "upgrade --json: reruns"
-printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
 assert_exit 0 git -c gpg.ssh.allowedSignersFile=signers --git-dir="$F2" verify-commit main
 pass "upgrade --sign: stock git verifies the upgrade commit"
 
