@@ -245,6 +245,21 @@ assert_eq "2" "$(jv .reruns)" "upgrade --json: reruns"
 assert_exit 0 git -c gpg.ssh.allowedSignersFile=signers --git-dir="$F2" verify-commit main
 pass "upgrade --sign: stock git verifies the upgrade commit"
 
+# Without the controllers, no rerun commit is valid: the upgrade moves no rerun,
+# and verify says of the levels after it what it said before.
+F3=$SERVERS_DIR/f1-untrusted
+git clone -q --bare "$data/format1/store.bundle" "$F3"
+git --git-dir="$F3" symbolic-ref HEAD refs/heads/main
+assert_exit 1 ks --store "$F3" --json verify
+problems_before=$(jv -c '[.problems[] | [.kind, (.path | gsub("/"; "") | .[-64:])]] | sort')
+assert_exit 0 ks --store "$F3" upgrade
+assert_contains "$OUT" "0 reruns moved" "an untrusted history moves no rerun"
+assert_exit 1 ks --store "$F3" --json verify
+assert_eq "$problems_before" "$(jv -c '[.problems[] | [.kind, (.path | gsub("/"; "") | .[-64:])]] | sort')" \
+    "the same problems, about the same runs"
+assert_contains "$problems_before" "level-unjustified" "the levels are what verify reports"
+pass "upgrade without the controllers: no rerun moves, verify reports the same unjustified levels"
+
 # An upgraded store syncs: a clone checks its format-1 history, the upgrade
 # commit and what follows; two clones upgraded apart merge into one tree.
 assert_exit 0 ks clone --allowed-signers signers "$F2" "$SERVERS_DIR/clone-upgraded"
