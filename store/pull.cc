@@ -275,7 +275,17 @@ PullReport pull_from(Store& store, Connection& conn, const std::string& branch, 
   return Pull(store, conn, branch, quarantine).run();
 }
 
+// A pull writes (it moves the branch or merges): like every writer, it
+// refuses a store of another format than format 2, before it fetches.
+void refuse_old_format(const Store& store) {
+  Snapshot snap = store.snapshot();
+  if (snap.format() != kCurrentFormat)
+    throw IOError(store.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
+                  format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was fetched or written");
+}
+
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
+  refuse_old_format(store);
   git::Quarantine quarantine(store.repo());
   Connection conn(store, remote, GIT_DIRECTION_FETCH, options, quarantine.repo());
   conn.connect();

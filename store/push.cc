@@ -110,6 +110,9 @@ class Push {
   bool attempt(bool may_retry) {
     Snapshot snap = store_.snapshot();
     if (snap.empty()) throw InvalidInput(store_.dir() + ": the store is empty; nothing to push");
+    if (snap.format() != kCurrentFormat)
+      throw IOError(store_.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
+                    format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was sent");
     git_oid local = git::parse_oid(snap.commit_id());
     report_.commit = snap.commit_id();
     git::Repository packer = packing_handle(store_);

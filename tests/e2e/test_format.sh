@@ -186,14 +186,16 @@ assert_exit 1 ks --store "$G" push f1
 assert_contains "$ERR" "kistore upgrade" "push to format 1: says to upgrade"
 assert_store_unchanged "$before_g" "$G" "push to a format-1 store (the pull it makes)"
 before=$(store_fingerprint "$F")
-assert_exit 1 ks --store "$F" pull g
+assert_exit 3 ks --store "$F" pull g
 assert_contains "$ERR" "this store is format 1" "pull into format 1: names the format"
 assert_contains "$ERR" "kistore upgrade" "pull into format 1: says to upgrade"
-assert_store_unchanged "$before" "$F" "pull into a format-1 store"
+assert_exit 3 ks --store "$F" push g
+assert_contains "$ERR" "kistore upgrade" "push from format 1: says to upgrade"
+assert_store_unchanged "$before" "$F" "pull into and push from a format-1 store"
 assert_exit 1 ks clone "$F" "$SERVERS_DIR/clone-f1"
 assert_contains "$ERR" "kistore upgrade" "clone of format 1: says to upgrade"
 [[ ! -e $SERVERS_DIR/clone-f1 ]] || fail "a refused clone left its folder"
-pass "pull, push and clone between format 1 and format 2 are refused (exit 1), stores unchanged"
+pass "pull, push and clone between format 1 and format 2 are refused (exit 1 for the remote's data, 3 for this store's), stores unchanged"
 
 # The upgrade: one commit, no object touched, everything reads the same.
 assert_exit 0 ks --store "$F" remote remove g
