@@ -25,14 +25,19 @@ std::string iso_time(std::int64_t t, int offset_minutes) {
   return std::string(buf) + zone;
 }
 
-// What a change below refs/ or objects/ means, in words, for one run's story.
+// What a change below refs/ or objects/ means, in words, for one run's story
+// (paths of either format: a story may cross an upgrade).
 std::string describe_change(const PathChange& c) {
   if (auto d = parse_object_path(c.path))
     return std::string(c.status == 'A' ? "added " : c.status == 'D' ? "removed " : "changed ") + d->str();
-  if (auto entry = parse_level_path(c.path))
-    return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
-  if (auto entry = parse_attestation_path(c.path))
-    return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
+  for (Format f : {Format::k2, Format::k1}) {
+    if (auto entry = parse_level_path(f, c.path))
+      return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
+    if (auto entry = parse_attestation_path(f, c.path))
+      return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
+    if (auto entry = parse_rerun_path(f, c.path))
+      return std::string(c.status == 'D' ? "rerun removed " : "rerun recorded ") + entry->rerun.str();
+  }
   return std::string(1, c.status) + " " + c.path;  // shown by the caller
 }
 
@@ -40,16 +45,16 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("log", "Show the audit history, newest first");
   app->footer(
       "Every change to a store is one commit. For each: the commit id, time, author, operation\n"
-      "(add, import, attest, rerun, merge), who signed it and whether that signer is trusted, and\n"
-      "its summary. --run REF tells one run's whole story: when and by whom it was added, every\n"
-      "level change and every attestation, each with its commit id.");
+      "(add, import, attest, rerun, merge, upgrade), who signed it and whether that signer is\n"
+      "trusted, and its summary. --run REF tells one run's whole story: when and by whom it was\n"
+      "added, every level change, every attestation and rerun, each with its commit id.");
   struct Opts {
     std::string run, op;
     std::size_t n = 0;
   };
   auto o = std::make_shared<Opts>();
   app->add_option("--run", o->run, "Only the history of this run (digest or 8+ hex prefix)")->type_name("REF");
-  app->add_option("--op", o->op, "Only commits of this operation (add, import, attest, rerun, merge)");
+  app->add_option("--op", o->op, "Only commits of this operation (add, import, attest, rerun, merge, upgrade)");
   app->add_option("-n", o->n, "At most N entries")->type_name("N");
   return Command{app, [&g, o]() -> int {
     Store store = open_store(g);

@@ -37,7 +37,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "its p20 - p80 spread, the evidence level and the date observed.\n"
       "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.\n"
       "A level the signed history does not give under the store's trust list is shown as\n"
-      "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.");
+      "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.\n"
+      "A run's controlled reruns (`kistore rerun`) are listed under it, with their verdict and the\n"
+      "ratio of their median to the run's; they are evidence about the run, never ranked.");
   struct Opts {
     std::string ref, min_level;
   };
@@ -73,6 +75,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       std::string impl = implementation_name(snap, run);
       LevelStanding standing = level_standing(snap, audit, run, r.member.level);
       const auto& p = r.member.primary;
+      const std::vector<RerunInfo> reruns = reruns_of(snap, r.member.run);
       if (g.json) {
         Json m = Json::object();
         m.set("rank", r.rank ? Json(r.rank) : Json());
@@ -83,6 +86,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         set_level_json(m, standing);
         m.set("observedAt", observed_date(run));
         if (!r.rank) m.set("reason", r.unrankable);
+        m.set("reruns", reruns_json(reruns));
         list.push_back(std::move(m));
       } else {
         std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
@@ -93,6 +97,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
                " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
         if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
         row += "\n";
+        // Controlled reruns are evidence about the run, not competitors: beside it, unranked.
+        for (const RerunInfo& rerun : reruns) row += "      " + rerun_text(rerun) + "\n";
         text += row;
       }
     }

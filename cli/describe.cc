@@ -57,6 +57,27 @@ void set_level_json(Json& out, const LevelStanding& standing) {
   if (!standing.verified) out.set("why", standing.why);
 }
 
+Json reruns_json(const std::vector<RerunInfo>& reruns) {
+  Json list = Json::array();
+  for (const RerunInfo& r : reruns) {
+    Json m = Json::object();
+    m.set("run", r.rerun.str());
+    m.set("level", r.readable ? Json(std::string(level_name(r.verdict))) : Json());
+    m.set("ratio", r.readable ? Json(r.ratio) : Json());
+    list.push_back(std::move(m));
+  }
+  return list;
+}
+
+std::string rerun_text(const RerunInfo& rerun) {
+  if (!rerun.readable) return "rerun (unreadable entry; see `kistore verify`)  " + rerun.rerun.hex().substr(0, 12);
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "x%.3f", rerun.ratio);
+  std::string level(level_name(rerun.verdict));
+  level.resize(std::max<std::size_t>(level.size(), 10), ' ');
+  return "rerun " + level + "  " + ratio + "  " + rerun.rerun.hex().substr(0, 12);
+}
+
 Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& run) {
   Evidence e = evidence_of(snap, audit, run);
   Json out = Json::object();
@@ -67,6 +88,7 @@ Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& 
   if (!e.rank && !e.unrankable.empty()) out.set("reason", e.unrankable);
   out.set("group", e.group.str());
   out.set("attestations", static_cast<long long>(e.attestations));
+  out.set("reruns", reruns_json(reruns_of(snap, run.digest())));
   return out;
 }
 
@@ -78,6 +100,7 @@ std::string run_evidence_text(const Snapshot& snap, LevelAudit& audit, const Doc
   if (!e.rank && !e.unrankable.empty()) out += " (unrankable: " + e.unrankable + ")";
   out += "\n";
   out += "attestations: " + std::to_string(e.attestations) + "\n";
+  for (const RerunInfo& r : reruns_of(snap, run.digest())) out += rerun_text(r) + "\n";
   return out;
 }
 

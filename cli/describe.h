@@ -24,14 +24,21 @@ std::string level_text(const LevelStanding& standing);
 // it is not verified).
 void set_level_json(Json& out, const LevelStanding& standing);
 
+// A run's controlled reruns beside it: [{"run","level","ratio"}] (ratio
+// null when the entry cannot be read), and one line of text for one:
+// "rerun reproduced  x1.017  588a4b483894".
+Json reruns_json(const std::vector<RerunInfo>& reruns);
+std::string rerun_text(const RerunInfo& rerun);
+
 // {run, protocol, environment, workload?, implementation?} with metadata, for
 // the documents the store has.
 Json stored_bundle(const Snapshot& snap, const Document& run);
 
-// {"level","verified"?,"why"?,"rank","of","group","attestations"} for a run;
+// {"level","verified"?,"why"?,"rank","of","group","attestations","reruns"} for a run;
 // `audit` judges its level (level_standing).
 Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& run);
-// The same as text lines: "level: source-native\nrank: 3 of 4 in group sha256:…\n…".
+// The same as text lines: "level: source-native\nrank: 3 of 4 in group sha256:…\n…",
+// with a line per rerun.
 std::string run_evidence_text(const Snapshot& snap, LevelAudit& audit, const Document& run);
 
 }  // namespace kistore::cli

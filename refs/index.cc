@@ -70,6 +70,19 @@ std::string level_entry(const std::optional<Digest>& evidence) {
   return canonical(out);
 }
 
+std::string rerun_entry(Level verdict, double ratio) {
+  Json out = Json::object();
+  out.set("level", std::string(level_name(verdict)));
+  out.set("ratio", ratio);
+  return canonical(out);
+}
+
+std::optional<double> rerun_ratio(const Json& run_spec, const Json& rerun_spec) {
+  auto run = primary_measurement(run_spec), rerun = primary_measurement(rerun_spec);
+  if (!run || !rerun || run->unit != rerun->unit || run->value == 0) return std::nullopt;
+  return rerun->value / run->value;
+}
+
 std::string attestation_entry(const Json& spec) {
   Json out = Json::object();
   out.set("author", *spec.find("author"));
@@ -77,16 +90,16 @@ std::string attestation_entry(const Json& spec) {
   return canonical(out);
 }
 
-std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where, std::string_view pointer) {
+std::vector<IndexEntry> index_entries(Format f, const Document& doc, std::string_view where, std::string_view pointer) {
   std::vector<IndexEntry> out;
   const Json& spec = doc.spec();
   if (doc.kind() == Kind::kRun) {
-    out.push_back({group_path(comparison_key(spec), doc.digest()), group_entry(spec)});
-    out.push_back({level_path(default_level(spec), doc.digest()), level_entry(std::nullopt)});
+    out.push_back({group_path(f, comparison_key(spec), doc.digest()), group_entry(spec)});
+    out.push_back({level_path(f, default_level(spec), doc.digest()), level_entry(std::nullopt)});
     if (auto path = source_path(spec, where, pointer)) out.push_back({*path, doc.digest().str()});
   } else if (doc.kind() == Kind::kAttestation) {
     Digest subject = *Digest::parse(spec.find("subject")->as_string());
-    out.push_back({attestation_path(subject, doc.digest()), attestation_entry(spec)});
+    out.push_back({attestation_path(f, subject, doc.digest()), attestation_entry(spec)});
   }
   return out;
 }
@@ -107,9 +120,11 @@ namespace {
 
 // The facts of a document whose body (JSON with a known kind and a spec)
 // passed the checks; `where` is its path.
-void facts_of_body(const Json& spec, const Digest& digest, std::string_view where, ObjectFacts& facts) {
+void facts_of_body(Format f, const Json& spec, const Digest& digest, std::string_view where, ObjectFacts& facts) {
   if (facts.kind == Kind::kRun) {
-    facts.group_path = group_path(comparison_key(spec), digest);
+    facts.key = comparison_key(spec);
+    facts.primary = primary_measurement(spec);
+    facts.group_path = group_path(f, *facts.key, digest);
     facts.group_bytes = group_entry(spec);
     facts.default_level = default_level(spec);
     try {
@@ -132,7 +147,26 @@ void facts_of_body(const Json& spec, const Digest& digest, std::string_view wher
 
 }  // namespace
 
-ObjectFacts object_facts(std::string_view path, std::string_view frame, ObjectCheck check) {
+std::optional<std::string> rerun_entry_problem(const ObjectFacts& run, const ObjectFacts& rerun, std::string_view bytes) {
+  if (rerun.digest == run.digest) return "names the run itself; a rerun is another measurement";
+  auto implementation = [](const ObjectFacts& facts) -> std::optional<Digest> {
+    for (const auto& [role, d] : facts.references)
+      if (role == "implementation") return d;
+    return std::nullopt;
+  };
+  if (!run.key || rerun.key != run.key || !implementation(run) || implementation(rerun) != implementation(run))
+    return "names " + rerun.digest->str() + ", which is no controlled rerun of " + run.digest->str() +
+           " (expected the same comparison key and implementation)";
+  if (!run.primary || !rerun.primary || run.primary->unit != rerun.primary->unit || run.primary->value == 0)
+    return "the rerun and the run have no primary measurements in one unit to compare";
+  const double ratio = rerun.primary->value / run.primary->value;
+  if (bytes == rerun_entry(Level::kReproduced, ratio) || bytes == rerun_entry(Level::kDisputed, ratio))
+    return std::nullopt;
+  return "expected " + rerun_entry(Level::kReproduced, ratio) + " or " + rerun_entry(Level::kDisputed, ratio) +
+         ", found " + std::string(bytes.substr(0, 80));
+}
+
+ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame, ObjectCheck check) {
   ObjectFacts facts;
   const std::string where(path);
   auto fail = [&](ProblemKind kind, std::string detail) {
@@ -167,7 +201,7 @@ ObjectFacts object_facts(std::string_view path, std::string_view frame, ObjectCh
   if (!parsed || !spec || !spec->is_object())
     return fail(ProblemKind::kObjectInvalid, "expected a document with a known kind and a spec");
   facts.kind = *parsed;
-  facts_of_body(*spec, *facts.digest, path, facts);
+  facts_of_body(f, *spec, *facts.digest, path, facts);
   return facts;
 }
 

@@ -17,6 +17,7 @@
 #include "objects/digest.h"
 #include "objects/document.h"
 #include "objects/json.h"
+#include "refs/layout.h"
 #include "refs/level.h"
 #include "refs/problem.h"
 
@@ -49,6 +50,13 @@ std::string group_entry(const Json& run_spec);
 // The bytes of refs/levels/<level>/<run>: JCS {"evidence": digest or null}.
 std::string level_entry(const std::optional<Digest>& evidence);
 
+// The bytes of refs/reruns/<run>/<rerun>: JCS {"level": "reproduced" or
+// "disputed", "ratio": the rerun's primary value over the run's}.
+std::string rerun_entry(Level verdict, double ratio);
+// The rerun's primary value over the run's, when both have one in the same
+// unit and the run's is not 0; nullopt otherwise.
+std::optional<double> rerun_ratio(const Json& run_spec, const Json& rerun_spec);
+
 // The bytes of refs/attestations/<run>/<attestation>: JCS {"author","type"}.
 std::string attestation_entry(const Json& attestation_spec);
 
@@ -57,11 +65,12 @@ struct IndexEntry {
   std::string bytes;
 };
 
-// Every entry a newly added document implies, beside its object and metadata:
-// a run's group, default level and source entries; an attestation's entry
-// under its subject. Throws Error(kInvalidInput) (naming `where`) when the
-// run's source id cannot be a path.
-std::vector<IndexEntry> index_entries(const Document& doc, std::string_view where, std::string_view pointer = "");
+// Every entry a newly added document implies in format `f`, beside its
+// object and metadata: a run's group, default level and source entries; an
+// attestation's entry under its subject. Throws Error(kInvalidInput) (naming
+// `where`) when the run's source id cannot be a path.
+std::vector<IndexEntry> index_entries(Format f, const Document& doc, std::string_view where,
+                                      std::string_view pointer = "");
 
 // Why the bytes of the metadata entry at `path` are not the JCS of a JSON
 // object (metadata-invalid), or nullopt when they are.
@@ -85,6 +94,8 @@ struct ObjectFacts {
   Level default_level = Level::kReported;
   std::optional<std::string> source_path;
   std::vector<std::pair<std::string, Digest>> references;
+  std::optional<Digest> key;           // the comparison key
+  std::optional<Measurement> primary;  // the primary measurement
   // Attestations: the run attested and the bytes of its entry under it ("" when
   // a shallow check meets a spec without author or type).
   std::optional<Digest> subject;
@@ -93,14 +104,21 @@ struct ObjectFacts {
   bool valid() const { return digest && !problem; }
 };
 
+// Why the rerun entry `bytes` under `run` for `rerun` (both valid run
+// facts) does not hold: the rerun is the run itself, has another comparison
+// key or implementation, has no primary measurement in the run's unit, or
+// the bytes are not exactly rerun_entry(reproduced or disputed, the ratio of
+// their primary values). nullopt when it holds.
+std::optional<std::string> rerun_entry_problem(const ObjectFacts& run, const ObjectFacts& rerun, std::string_view bytes);
+
 // Reads the object at `path` (objects/sha256/...) from its stored zstd
-// `frame` and says what it implies, or why it implies nothing (`problem`,
+// `frame` and says what it implies in a tree of format `f`, or why it implies nothing (`problem`,
 // about `path`): layout (not an object path), object-corrupt (not a valid
 // frame), object-hash-mismatch (its bytes hash to another digest; the detail
 // names both), object-invalid (not a document of a known kind with a spec;
 // deep: one that does not validate; a run whose source id cannot be a path),
 // object-not-canonical (deep: not in RFC 8785 form). Never throws for bad
 // input.
-ObjectFacts object_facts(std::string_view path, std::string_view frame, ObjectCheck check);
+ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame, ObjectCheck check);
 
 }  // namespace kistore

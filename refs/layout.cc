@@ -7,18 +7,35 @@
 
 namespace kistore {
 
-std::string object_path(const Digest& d) {
+std::string format_name(Format format) { return "format " + std::to_string(static_cast<int>(format)); }
+
+std::optional<Format> parse_format_bytes(std::string_view bytes) {
+  if (bytes == kFormat2Bytes) return Format::k2;
+  return std::nullopt;
+}
+
+std::string unknown_format_problem(std::string_view bytes) {
+  std::string shown;
+  for (char c : bytes.substr(0, 40)) {
+    if (c == '\n') shown += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) shown += '?';
+    else shown += c;
+  }
+  if (bytes.size() > 40) shown += "...";
+  return "FORMAT holds \"" + shown + "\", a format this kistore cannot read (it reads format 1 and format 2, " +
+         "whose FORMAT is \"kistore 2\\n\"); use a newer kistore, one that reads it";
+}
+
+std::string fanout(const Digest& d) {
   std::string hex = d.hex();
-  std::string out = "objects/sha256/";
+  std::string out;
+  out.reserve(66);
   out.append(hex, 0, 2).append("/").append(hex, 2, 2).append("/").append(hex, 4, 60);
   return out;
 }
 
-std::optional<Digest> parse_object_path(std::string_view path) {
-  constexpr std::string_view prefix = "objects/sha256/";
-  if (path.size() != prefix.size() + 66 || path.substr(0, prefix.size()) != prefix) return std::nullopt;
-  std::string_view rest = path.substr(prefix.size());
-  if (rest[2] != '/' || rest[5] != '/') return std::nullopt;
+std::optional<Digest> parse_fanout(std::string_view rest) {
+  if (rest.size() != 66 || rest[2] != '/' || rest[5] != '/') return std::nullopt;
   std::string hex;
   hex.append(rest.substr(0, 2)).append(rest.substr(3, 2)).append(rest.substr(6));
   return Digest::parse_hex(hex);
@@ -26,11 +43,11 @@ std::optional<Digest> parse_object_path(std::string_view path) {
 
 namespace {
 
+constexpr std::string_view kObjectsDir = "objects/sha256/";
 constexpr std::string_view kMetadataDir = "refs/metadata/";
 constexpr std::string_view kLevelsDir = "refs/levels/";
 constexpr std::string_view kAttestationsDir = "refs/attestations/";
 constexpr std::string_view kSourcesDir = "refs/sources/";
-constexpr std::size_t kHexDigits = 64;
 
 // `path` without `prefix`, or nullopt when it does not start so.
 std::optional<std::string_view> after(std::string_view path, std::string_view prefix) {
@@ -38,62 +55,93 @@ std::optional<std::string_view> after(std::string_view path, std::string_view pr
   return path.substr(prefix.size());
 }
 
-// "<hex>/<hex>" (two digests, one slash, nothing else).
-std::optional<std::pair<Digest, Digest>> parse_hex_pair(std::string_view rest) {
-  if (rest.size() != 2 * kHexDigits + 1 || rest[kHexDigits] != '/') return std::nullopt;
-  auto a = Digest::parse_hex(rest.substr(0, kHexDigits));
-  auto b = Digest::parse_hex(rest.substr(kHexDigits + 1));
+// How a digest is named below an index folder: fanned out in format 2, flat
+// 64 hex in format 1.
+std::string digest_name(Format f, const Digest& d) { return f == Format::k1 ? d.hex() : fanout(d); }
+std::size_t digest_name_size(Format f) { return f == Format::k1 ? 64 : 66; }
+std::optional<Digest> parse_digest_name(Format f, std::string_view name) {
+  return f == Format::k1 ? Digest::parse_hex(name) : parse_fanout(name);
+}
+
+// "<digest name>/<64 hex>": a digest named as the format names it, a slash,
+// and a flat digest, nothing else.
+std::optional<std::pair<Digest, Digest>> parse_pair(Format f, std::string_view rest) {
+  const std::size_t first = digest_name_size(f);
+  if (rest.size() != first + 1 + 64 || rest[first] != '/') return std::nullopt;
+  auto a = parse_digest_name(f, rest.substr(0, first));
+  auto b = Digest::parse_hex(rest.substr(first + 1));
   if (!a || !b) return std::nullopt;
   return std::pair{*a, *b};
 }
 
 }  // namespace
 
-std::string metadata_path(const Digest& d) { return std::string(kMetadataDir) + d.hex(); }
+std::string object_path(const Digest& d) { return std::string(kObjectsDir) + fanout(d); }
 
-std::optional<Digest> parse_metadata_path(std::string_view path) {
-  auto rest = after(path, kMetadataDir);
+std::optional<Digest> parse_object_path(std::string_view path) {
+  auto rest = after(path, kObjectsDir);
   if (!rest) return std::nullopt;
-  return Digest::parse_hex(*rest);
+  return parse_fanout(*rest);
 }
 
-std::string group_dir(const Digest& key) { return std::string(kGroupsDir) + "/" + key.hex(); }
+std::string metadata_path(Format f, const Digest& d) { return std::string(kMetadataDir) + digest_name(f, d); }
 
-std::string group_path(const Digest& key, const Digest& run) { return group_dir(key) + "/" + run.hex(); }
+std::optional<Digest> parse_metadata_path(Format f, std::string_view path) {
+  auto rest = after(path, kMetadataDir);
+  if (!rest) return std::nullopt;
+  return parse_digest_name(f, *rest);
+}
 
-std::optional<GroupEntryPath> parse_group_path(std::string_view path) {
+std::string group_dir(Format f, const Digest& key) { return std::string(kGroupsDir) + "/" + digest_name(f, key); }
+
+std::string group_path(Format f, const Digest& key, const Digest& run) { return group_dir(f, key) + "/" + run.hex(); }
+
+std::optional<GroupEntryPath> parse_group_path(Format f, std::string_view path) {
   auto rest = after(path, std::string(kGroupsDir) + "/");
   if (!rest) return std::nullopt;
-  auto pair = parse_hex_pair(*rest);
+  auto pair = parse_pair(f, *rest);
   if (!pair) return std::nullopt;
   return GroupEntryPath{pair->first, pair->second};
 }
 
 std::string level_dir(Level level) { return std::string(kLevelsDir) + std::string(level_name(level)); }
 
-std::string level_path(Level level, const Digest& run) { return level_dir(level) + "/" + run.hex(); }
+std::string level_path(Format f, Level level, const Digest& run) { return level_dir(level) + "/" + digest_name(f, run); }
 
-std::optional<LevelEntryPath> parse_level_path(std::string_view path) {
+std::optional<LevelEntryPath> parse_level_path(Format f, std::string_view path) {
   auto rest = after(path, kLevelsDir);
   if (!rest) return std::nullopt;
   std::size_t slash = rest->find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   auto level = parse_level(rest->substr(0, slash));
-  auto run = Digest::parse_hex(rest->substr(slash + 1));
+  auto run = parse_digest_name(f, rest->substr(slash + 1));
   if (!level || !run) return std::nullopt;
   return LevelEntryPath{*level, *run};
 }
 
-std::string attestations_dir(const Digest& run) { return std::string(kAttestationsDir) + run.hex(); }
+std::string reruns_dir(const Digest& run) { return std::string(kRerunsDir) + "/" + fanout(run); }
 
-std::string attestation_path(const Digest& run, const Digest& attestation) {
-  return attestations_dir(run) + "/" + attestation.hex();
+std::string rerun_path(const Digest& run, const Digest& rerun) { return reruns_dir(run) + "/" + rerun.hex(); }
+
+std::optional<RerunEntryPath> parse_rerun_path(Format f, std::string_view path) {
+  if (f == Format::k1) return std::nullopt;
+  auto rest = after(path, std::string(kRerunsDir) + "/");
+  if (!rest) return std::nullopt;
+  auto pair = parse_pair(f, *rest);
+  if (!pair) return std::nullopt;
+  return RerunEntryPath{pair->first, pair->second};
 }
 
-std::optional<AttestationEntryPath> parse_attestation_path(std::string_view path) {
+std::string attestations_dir(Format f, const Digest& run) { return std::string(kAttestationsDir) + digest_name(f, run); }
+
+std::string attestation_path(Format f, const Digest& run, const Digest& attestation) {
+  return attestations_dir(f, run) + "/" + attestation.hex();
+}
+
+std::optional<AttestationEntryPath> parse_attestation_path(Format f, std::string_view path) {
   auto rest = after(path, kAttestationsDir);
   if (!rest) return std::nullopt;
-  auto pair = parse_hex_pair(*rest);
+  auto pair = parse_pair(f, *rest);
   if (!pair) return std::nullopt;
   return AttestationEntryPath{pair->first, pair->second};
 }

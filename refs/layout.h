@@ -1,21 +1,29 @@
-// Where things live in a store's tree (SPEC §2), as pure path functions.
+// Where things live in a store's tree (SPEC §2), as pure path functions, for
+// each format a reader meets.
 //
 // For the store layer (which reads and writes these paths), verify and pull
 // (which must tell a path inside the layout from one outside it) and the
 // command line (which describes changes to them in `kistore log`).
 //
-//   objects/sha256/ab/cd/<remaining 60 hex>    an object (zstd frame of JCS bytes)
-//   refs/metadata/<64 hex>                     JCS of a document's metadata
-//   refs/groups/<key hex>/<run hex>            JCS of the run's primary measurement
-//   refs/levels/<level>/<run hex>              JCS {"evidence": digest|null}
-//   refs/attestations/<run hex>/<att hex>      JCS {"author","type"}
+// Format 2 (what every writer writes; <h> is <h0h1>/<h2h3>/<h4…h63>):
+//   FORMAT                                     "kistore 2\n"
+//   objects/sha256/<h>                         an object (zstd frame of JCS bytes)
+//   refs/metadata/<h>                          JCS of a document's metadata
+//   refs/groups/<key h>/<run hex>              JCS of the run's primary measurement
+//   refs/levels/<level>/<run h>                JCS {"evidence": digest|null}
+//   refs/reruns/<run h>/<rerun hex>            JCS {"level","ratio"}
+//   refs/attestations/<run h>/<att hex>        JCS {"author","type"}
 //   refs/sources/<source>/<externalId parts>   the run digest as text
+// Format 1 (read, and rewritten by `kistore upgrade`): no FORMAT, no
+// refs/reruns, and every refs/ digest a flat 64-hex name.
 //
-// The render functions never fail, except source_path (below), whose input is
-// a document's text. Every path function has an inverse parse_* that accepts
-// exactly what it renders and returns nullopt for anything else (never
-// throws), so verify can tell a path outside the layout: parse_x(x_path(v))
-// == v for every v, and x_path(*parse_x(p)) == p for every p that parses.
+// The functions that differ between formats take the Format explicitly. The
+// render functions never fail, except source_path (below), whose input is
+// a document's text, and rerun_path, which format 1 lacks. Every path
+// function has an inverse parse_* that accepts exactly what it renders for
+// that format and returns nullopt for anything else (never throws), so
+// verify can tell a path outside the layout: parse_x(f, x_path(f, v)) == v
+// for every v, and x_path(f, *parse_x(f, p)) == p for every p that parses.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -30,47 +38,85 @@
 
 namespace kistore {
 
+// The layout version of a store's tree.
+enum class Format { k1 = 1, k2 = 2 };
+// What writers write.
+inline constexpr Format kCurrentFormat = Format::k2;
+// The root blob that names a tree's format, and its exact bytes in format 2.
+inline constexpr std::string_view kFormatPath = "FORMAT";
+inline constexpr std::string_view kFormat2Bytes = "kistore 2\n";
+// "format 1" / "format 2".
+std::string format_name(Format format);
+// The format that FORMAT's bytes name, or nullopt for any bytes but exactly
+// kFormat2Bytes (a higher format, or none kistore knows).
+std::optional<Format> parse_format_bytes(std::string_view bytes);
+
+// Why a FORMAT blob holding `bytes` cannot be read: it names a format this
+// kistore does not know (a later one), quoting what it holds.
+std::string unknown_format_problem(std::string_view bytes);
+
+// <h0h1>/<h2h3>/<h4…h63> of the digest's 64 hex digits; parse_fanout is the
+// inverse (nullopt for anything else).
+std::string fanout(const Digest& d);
+std::optional<Digest> parse_fanout(std::string_view path);
+
+// The same in every format.
 std::string object_path(const Digest& d);
 std::optional<Digest> parse_object_path(std::string_view path);
 
-// refs/metadata/<hex>; parse_metadata_path gives back the digest.
-std::string metadata_path(const Digest& d);
-std::optional<Digest> parse_metadata_path(std::string_view path);
+// refs/metadata/<h> (format 1: <64 hex>); parse_metadata_path gives back the digest.
+std::string metadata_path(Format f, const Digest& d);
+std::optional<Digest> parse_metadata_path(Format f, std::string_view path);
 
-// refs/groups/<key hex>/<run hex>: the run's entry in its comparison group.
+// refs/groups/<key h>/<run hex> (format 1: <key hex>/<run hex>): the run's
+// entry in its comparison group.
 struct GroupEntryPath {
   Digest key;
   Digest run;
   friend bool operator==(const GroupEntryPath&, const GroupEntryPath&) = default;
 };
-std::string group_path(const Digest& key, const Digest& run);
-std::optional<GroupEntryPath> parse_group_path(std::string_view path);
+std::string group_path(Format f, const Digest& key, const Digest& run);
+std::optional<GroupEntryPath> parse_group_path(Format f, std::string_view path);
 
-// refs/levels/<level>/<run hex>: the run's level entry.
+// refs/levels/<level>/<run h> (format 1: <run hex>): the run's level entry.
 struct LevelEntryPath {
   Level level;
   Digest run;
   friend bool operator==(const LevelEntryPath&, const LevelEntryPath&) = default;
 };
-std::string level_path(Level level, const Digest& run);
-std::optional<LevelEntryPath> parse_level_path(std::string_view path);
+std::string level_path(Format f, Level level, const Digest& run);
+std::optional<LevelEntryPath> parse_level_path(Format f, std::string_view path);
 
-// refs/attestations/<run hex>/<attestation hex>.
+// refs/reruns/<run h>/<rerun hex>: a controlled rerun of a run (format 2 only;
+// parse_rerun_path of format 1 is always nullopt).
+struct RerunEntryPath {
+  Digest run;
+  Digest rerun;
+  friend bool operator==(const RerunEntryPath&, const RerunEntryPath&) = default;
+};
+std::string rerun_path(const Digest& run, const Digest& rerun);
+std::optional<RerunEntryPath> parse_rerun_path(Format f, std::string_view path);
+
+// refs/attestations/<run h>/<attestation hex> (format 1: <run hex>/<attestation hex>).
 struct AttestationEntryPath {
   Digest run;
   Digest attestation;
   friend bool operator==(const AttestationEntryPath&, const AttestationEntryPath&) = default;
 };
-std::string attestation_path(const Digest& run, const Digest& attestation);
-std::optional<AttestationEntryPath> parse_attestation_path(std::string_view path);
+std::string attestation_path(Format f, const Digest& run, const Digest& attestation);
+std::optional<AttestationEntryPath> parse_attestation_path(Format f, std::string_view path);
 
 // The folders that hold the entries above, without a trailing "/":
-// "refs/groups", "refs/groups/<key hex>", "refs/levels/<level>",
-// "refs/attestations/<run hex>". Snapshot::list takes them.
+// "refs/groups", "refs/groups/<key h>", "refs/levels/<level>",
+// "refs/reruns/<run h>", "refs/attestations/<run h>". Snapshot::list takes
+// them. Below kGroupsDir and level_dir, format 2 fans the digests out
+// (three folders per digest), format 1 lists them flat.
 inline constexpr std::string_view kGroupsDir = "refs/groups";
-std::string group_dir(const Digest& key);
+inline constexpr std::string_view kRerunsDir = "refs/reruns";
+std::string group_dir(Format f, const Digest& key);
 std::string level_dir(Level level);
-std::string attestations_dir(const Digest& run);
+std::string reruns_dir(const Digest& run);
+std::string attestations_dir(Format f, const Digest& run);
 
 // refs/sources/<source>/<externalId> for a run spec with sourceNative, or
 // nullopt without one. Throws Error(kInvalidInput) (naming `where` and the

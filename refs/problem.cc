@@ -20,6 +20,7 @@ std::string_view problem_kind_name(ProblemKind kind) {
     case ProblemKind::kLevelUnjustified: return "level-unjustified";
     case ProblemKind::kAttestationMismatch: return "attestation-mismatch";
     case ProblemKind::kMissingAttestation: return "missing-attestation";
+    case ProblemKind::kRerunMismatch: return "rerun-mismatch";
     case ProblemKind::kSourceMismatch: return "source-mismatch";
     case ProblemKind::kMissingSource: return "missing-source";
     case ProblemKind::kIndexRemoved: return "index-removed";

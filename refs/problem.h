@@ -35,6 +35,7 @@ enum class ProblemKind {
   kLevelUnjustified,     // "level-unjustified": a level no valid signed rerun gives
   kAttestationMismatch,  // "attestation-mismatch": an attestation entry that disagrees with its attestation
   kMissingAttestation,   // "missing-attestation": an attestation not indexed under its subject
+  kRerunMismatch,        // "rerun-mismatch": a rerun entry that is no controlled rerun of its run, or states another verdict or ratio
   kSourceMismatch,       // "source-mismatch": a source entry that does not name the run with that id
   kMissingSource,        // "missing-source": a run missing from the source index
   kIndexRemoved,         // "index-removed": a commit removes an index entry (only a level moves)

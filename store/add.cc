@@ -85,7 +85,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     Prepared& p = prepared[i];
     const AddedDocument& in = *p.input;
     p.frame = encode_object(in.doc->canonical());
-    p.index = index_entries(*in.doc, in.where, in.pointer);
+    p.index = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
     if (in.doc->metadata()) p.metadata = canonical(*in.doc->metadata());
   });
 
@@ -101,7 +101,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
       if (head.has_object(doc.digest())) {
         report.present.push_back(doc.digest());
         if (!p.metadata.empty()) {
-          auto old = head.read(metadata_path(doc.digest()));
+          auto old = head.read(metadata_path(kCurrentFormat, doc.digest()));
           if (old && *old != p.metadata)
             report.notes.push_back(p.input->where + ": " + doc.digest().str() +
                                    " is already in the store with other metadata; the first metadata stays");
@@ -127,7 +127,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
       if (p.frame.empty()) p.frame = encode_object(doc.canonical());
       change.upserts.emplace(std::move(path), std::move(p.frame));
       p.frame.clear();
-      if (!p.metadata.empty()) change.upserts.emplace(metadata_path(doc.digest()), p.metadata);
+      if (!p.metadata.empty()) change.upserts.emplace(metadata_path(kCurrentFormat, doc.digest()), p.metadata);
       for (const IndexEntry& e : p.index) {
         if (e.path.starts_with("refs/sources/")) {
           // An upstream id names one run: the first claim stays (as metadata

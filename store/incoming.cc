@@ -10,16 +10,6 @@ using Delta = git::TreeDelta;
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
-// Two digests as "<64 hex>/<64 hex>" (the rest of a refs/groups/ or
-// refs/attestations/ path).
-std::optional<std::pair<Digest, Digest>> digest_pair(std::string_view rest) {
-  std::size_t slash = rest.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  auto a = Digest::parse_hex(rest.substr(0, slash)), b = Digest::parse_hex(rest.substr(slash + 1));
-  if (!a || !b) return std::nullopt;
-  return std::make_pair(*a, *b);
-}
-
 // {"evidence": digest or null} in RFC 8785 form.
 bool valid_level_bytes(const std::string& bytes) {
   try {
@@ -33,7 +23,7 @@ bool valid_level_bytes(const std::string& bytes) {
 }
 
 constexpr char kOutsideLayout[] =
-    "adds a path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)";
+    "adds a path outside the store layout (FORMAT, objects/sha256/…, refs/{metadata,groups,levels,reruns,attestations,sources}/…)";
 constexpr char kObjectRemoved[] = "removes an object its parent has; objects are never removed";
 
 }  // namespace
@@ -56,7 +46,9 @@ void IncomingChecker::check_commit(const git_oid& id) {
     else others_.push_back(pt);
   }
 
+  if (!check_format()) return;
   std::vector<Delta> deltas = trees_.diff(parent(), &tree_);
+  reruns_in_tree_.reset();
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     if (full()) return;
     check_delta(deltas[i]);
@@ -67,6 +59,40 @@ void IncomingChecker::check_commit(const git_oid& id) {
     for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
       if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
   check_levels(raw);
+}
+
+// The commit's format (refs/layout.h): one kistore reads, and its first
+// parent's, except at an upgrade (Kistore-Op: upgrade, format 1 to format 2),
+// which touches no object and is checked as a tree of its own: every entry of
+// its index as if it were new, against the objects its parent already had.
+// False when nothing more can be checked.
+bool IncomingChecker::check_format() {
+  std::optional<Format> mine = trees_.format_of(&tree_);
+  if (!mine) {
+    problem(ProblemKind::kLayout, std::string(kFormatPath),
+            unknown_format_problem(trees_.read(&tree_, std::string(kFormatPath)).value_or("")));
+    return false;
+  }
+  format_ = *mine;
+  if (!parent_) return true;
+  std::optional<Format> theirs = trees_.format_of(&*parent_);
+  if (!theirs || *theirs == format_) return true;  // a parent's own problem is reported where it came in
+  const char* message = git_commit_message(commit_);
+  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(message ? message : "") != "upgrade" ||
+      !others_.empty()) {
+    problem(ProblemKind::kLayout, std::string(kFormatPath),
+            "changes the store from " + format_name(*theirs) + " to " + format_name(format_) +
+                "; only an upgrade commit (Kistore-Op: upgrade) of one parent turns format 1 into format 2");
+    return false;
+  }
+  for (const Delta& d : trees_.diff(&*parent_, &tree_, "objects"))
+    problem(ProblemKind::kHistoryRewritten, d.path, "an upgrade commit changes an object; an upgrade touches none");
+  parent_.reset();  // every index entry below is checked as new
+  for (const Delta& d : trees_.diff(nullptr, &tree_))
+    if (!d.path.starts_with("objects/")) check_delta(d);
+  parent_ = git::commit_tree(repo_, *git_commit_parent_id(commit_, 0));
+  check_levels(commit_);
+  return false;
 }
 
 namespace {
@@ -109,7 +135,7 @@ void IncomingChecker::check_levels(git_commit* commit) {
     if (j.agrees) continue;
     std::string what = "run " + run.str();
     if (int n = trees_.level_count(&tree_, run); n != 1) what += " has " + std::to_string(n) + " levels";
-    problem(ProblemKind::kLevelUnjustified, level_path(recorded ? recorded->level : j.decision.entry.level, run),
+    problem(ProblemKind::kLevelUnjustified, level_path(format_, recorded ? recorded->level : j.decision.entry.level, run),
             what + ": " + j.detail);
   }
 }
@@ -140,6 +166,12 @@ void IncomingChecker::check_delta(const Delta& d) {
       return problem(ProblemKind::kHistoryRewritten, d.path, "changes an object its parent has; objects are immutable");
     return check_new_object(d);
   }
+  if (d.path == kFormatPath) {
+    // A format change is check_format's; here the bytes are the format's own.
+    if (!removed && trees_.format_of(&tree_) != Format::k2)
+      problem(ProblemKind::kLayout, d.path, "expected \"kistore 2\\n\"");
+    return;
+  }
   if (d.path.starts_with("refs/")) {
     if (removed) {
       // Only a level moves (the run keeps exactly one); every other entry stays.
@@ -152,14 +184,15 @@ void IncomingChecker::check_delta(const Delta& d) {
   if (!removed) problem(ProblemKind::kLayout, d.path, kOutsideLayout);
 }
 
-// What the blob `blob` at `path` implies, read once per blob and path: the
-// same bytes at another object path are another object.
+// What the blob `blob` at `path` implies, read once per blob, path and
+// format: the same bytes at another object path are another object.
 const ObjectFacts& IncomingChecker::facts_of(const git_oid& blob, const std::string& path) {
   std::string key(reinterpret_cast<const char*>(blob.id), GIT_OID_RAWSZ);
+  key += static_cast<char>(format_);  // what it implies (its group path) depends on the tree's format
   key += path;
   auto it = facts_.find(key);
   if (it != facts_.end()) return it->second;
-  return facts_.emplace(key, object_facts(path, git::blob_bytes(repo_, blob), ObjectCheck::kDeep)).first->second;
+  return facts_.emplace(key, object_facts(format_, path, git::blob_bytes(repo_, blob), ObjectCheck::kDeep)).first->second;
 }
 
 // Facts of the object `d` as the commit's tree has it; null when absent.
@@ -184,18 +217,20 @@ void IncomingChecker::check_new_object(const Delta& d) {
   const Digest& digest = *f.digest;
   if (f.kind == Kind::kRun) {
     std::string what = "run " + digest.str();
-    expect_entry(f.group_path, f.group_bytes, what, ProblemKind::kMissingGroup, ProblemKind::kGroupMismatch);
+    // A controlled rerun (format 2) is indexed under its run, not in a group.
+    if (!reruns_in_tree().count(digest))
+      expect_entry(f.group_path, f.group_bytes, what, ProblemKind::kMissingGroup, ProblemKind::kGroupMismatch);
     // The first claim of a source id stays (add, verify): another run's
     // entry there, or an id that blocks this one, is no problem.
     if (f.source_path && !trees_.entry(&tree_, *f.source_path) && !trees_.source_blocked(&tree_, *f.source_path))
       problem(ProblemKind::kMissingSource, *f.source_path, "adds " + what + " without this index entry");
     int levels = trees_.level_count(&tree_, digest);
     if (levels == 0)
-      problem(ProblemKind::kMissingLevel, level_path(f.default_level, digest), "adds " + what + " without a level");
+      problem(ProblemKind::kMissingLevel, level_path(format_, f.default_level, digest), "adds " + what + " without a level");
     else if (levels > 1)
       problem(ProblemKind::kLevelMismatch, "refs/levels", what + " has " + std::to_string(levels) + " levels");
   } else if (f.kind == Kind::kAttestation && f.subject) {
-    expect_entry(attestation_path(*f.subject, digest), f.attestation_bytes, "attestation " + digest.str(),
+    expect_entry(attestation_path(format_, *f.subject, digest), f.attestation_bytes, "attestation " + digest.str(),
                  ProblemKind::kMissingAttestation, ProblemKind::kAttestationMismatch);
     if (!trees_.entry(&tree_, object_path(*f.subject)))
       problem(ProblemKind::kDanglingRef, d.path, "attests run " + f.subject->str() + ", which is not in the store");
@@ -216,37 +251,72 @@ const ObjectFacts* IncomingChecker::run_for(const Digest& run, const std::string
 // A new or changed entry below refs/.
 void IncomingChecker::check_entry(const Delta& d) {
   const std::string& path = d.path;
-  std::string_view rest = path;
-  auto take = [&](std::string_view prefix) {
-    if (!rest.starts_with(prefix)) return false;
-    rest.remove_prefix(prefix.size());
-    return true;
-  };
   std::string bytes = git::blob_bytes(repo_, d.new_id);
-  if (take("refs/metadata/")) return check_metadata_entry(path, rest, bytes);
-  if (take("refs/sources/")) return check_source_entry(path, bytes);
-  if (take("refs/levels/")) return check_level_entry(path, rest, bytes);
-  bool group = take("refs/groups/");
-  if (group || take("refs/attestations/")) {
-    auto pair = digest_pair(rest);
-    if (!pair) return problem(ProblemKind::kLayout, path, "expected " + path.substr(0, path.find('/', 5)) + "/<64 hex>/<64 hex>");
-    if (group) return check_group_entry(path, pair->second, bytes);
-    return check_attestation_entry(path, pair->first, pair->second, bytes);
+  auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected); };
+  const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
+  if (path.starts_with("refs/metadata/")) {
+    auto digest = parse_metadata_path(format_, path);
+    if (!digest) return outside("refs/metadata/" + h);
+    return check_metadata_entry(path, *digest, bytes);
   }
-  problem(ProblemKind::kLayout, path, "adds a path outside the store layout (refs/{metadata,groups,levels,attestations,sources}/…)");
+  if (path.starts_with("refs/sources/")) return check_source_entry(path, bytes);
+  if (path.starts_with("refs/levels/")) {
+    auto entry = parse_level_path(format_, path);
+    if (!entry) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h);
+    return check_level_entry(path, entry->run, entry->level, bytes);
+  }
+  if (path.starts_with("refs/groups/")) {
+    auto entry = parse_group_path(format_, path);
+    if (!entry) return outside("refs/groups/" + h + "/<64 hex>");
+    return check_group_entry(path, entry->run, bytes);
+  }
+  if (path.starts_with("refs/attestations/")) {
+    auto entry = parse_attestation_path(format_, path);
+    if (!entry) return outside("refs/attestations/" + h + "/<64 hex>");
+    return check_attestation_entry(path, entry->run, entry->attestation, bytes);
+  }
+  if (format_ == Format::k2 && path.starts_with("refs/reruns/")) {
+    auto entry = parse_rerun_path(format_, path);
+    if (!entry) return outside("refs/reruns/" + h + "/<64 hex>");
+    return check_rerun_entry(path, entry->run, entry->rerun, bytes);
+  }
+  problem(ProblemKind::kLayout, path, "adds a path outside the store layout (refs/{metadata,groups,levels,reruns,attestations,sources}/…)");
 }
 
-void IncomingChecker::check_metadata_entry(const std::string& path, std::string_view name, const std::string& bytes) {
-  auto digest = Digest::parse_hex(name);
-  if (!digest) return problem(ProblemKind::kLayout, path, "expected refs/metadata/<64 hex>");
-  if (!trees_.entry(&tree_, object_path(*digest)))
-    return problem(ProblemKind::kDanglingRef, path, "metadata for " + digest->str() + ", which is not in the store");
+// Every rerun the commit's tree indexes under refs/reruns/ (format 2), read
+// once per commit: reruns are few (each is a controller's signed commit).
+const std::set<Digest>& IncomingChecker::reruns_in_tree() {
+  if (reruns_in_tree_) return *reruns_in_tree_;
+  reruns_in_tree_.emplace();
+  if (format_ == Format::k2)
+    for (const Delta& d : trees_.diff(nullptr, &tree_, std::string(kRerunsDir)))
+      if (auto p = parse_rerun_path(format_, d.path)) reruns_in_tree_->insert(p->rerun);
+  return *reruns_in_tree_;
+}
+
+// refs/reruns/<run>/<rerun>: a controlled rerun of the run (same comparison
+// key and implementation), with the verdict and ratio its bytes state.
+// Whether a valid rerun commit added it is the level audit's (check_levels).
+void IncomingChecker::check_rerun_entry(const std::string& path, const Digest& run_digest, const Digest& rerun_digest,
+                                        const std::string& bytes) {
+  const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kRerunMismatch);
+  const ObjectFacts* rerun = run ? run_for(rerun_digest, path, ProblemKind::kRerunMismatch) : nullptr;
+  if (!rerun) return;
+  if (auto why = rerun_entry_problem(*run, *rerun, bytes)) problem(ProblemKind::kRerunMismatch, path, *why);
+}
+
+void IncomingChecker::check_metadata_entry(const std::string& path, const Digest& digest, const std::string& bytes) {
+  if (!trees_.entry(&tree_, object_path(digest)))
+    return problem(ProblemKind::kDanglingRef, path, "metadata for " + digest.str() + ", which is not in the store");
   if (auto p = metadata_problem(path, bytes)) problem(p->kind, p->path, p->detail);
 }
 
 void IncomingChecker::check_group_entry(const std::string& path, const Digest& run_digest, const std::string& bytes) {
   const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kGroupMismatch);
   if (!run) return;
+  if (reruns_in_tree().count(run_digest))
+    return problem(ProblemKind::kGroupMismatch, path,
+                   "run " + run_digest.str() + " is a controlled rerun (indexed under refs/reruns/), not a member of a group");
   if (run->group_path != path)
     return problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + run->group_path);
   if (run->group_bytes != bytes)
@@ -275,32 +345,26 @@ void IncomingChecker::check_source_entry(const std::string& path, const std::str
     problem(ProblemKind::kSourceMismatch, path, "the run " + run_digest->str() + " does not have this source id");
 }
 
-// refs/levels/<level>/<run> (`rest` is what follows refs/levels/).
-void IncomingChecker::check_level_entry(const std::string& path, std::string_view rest, const std::string& bytes) {
-  std::size_t slash = rest.find('/');
-  auto level = parse_level(rest.substr(0, slash));
-  auto run_digest = slash == std::string_view::npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
-  if (!level || !run_digest)
-    return problem(ProblemKind::kLayout, path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
-  const ObjectFacts* run = run_for(*run_digest, path, ProblemKind::kLevelMismatch);
+// refs/levels/<level>/<run>.
+void IncomingChecker::check_level_entry(const std::string& path, const Digest& run_digest, Level level,
+                                        const std::string& bytes) {
+  const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kLevelMismatch);
   if (!run) return;
-  int levels = trees_.level_count(&tree_, *run_digest);
+  int levels = trees_.level_count(&tree_, run_digest);
   if (levels != 1)
-    problem(ProblemKind::kLevelMismatch, path, "run " + run_digest->str() + " has " + std::to_string(levels) + " levels");
+    problem(ProblemKind::kLevelMismatch, path, "run " + run_digest.str() + " has " + std::to_string(levels) + " levels");
   if (!valid_level_bytes(bytes))
     problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
-  else if (*level == run->default_level && bytes != level_entry(std::nullopt))
+  else if (level == run->default_level && bytes != level_entry(std::nullopt))
     problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":null} for a default level, found " + bytes);
   // Whether the level is the one the history gives: check_levels.
 }
 
 void IncomingChecker::check_level_removal(const Delta& d) {
-  std::string_view rest = std::string_view(d.path).substr(std::string_view("refs/levels/").size());
-  std::size_t slash = rest.find('/');
-  auto run_digest = slash == std::string_view::npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
-  if (!run_digest) return;  // a path outside the layout leaving is no harm
-  if (trees_.level_count(&tree_, *run_digest) == 0)
-    problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + run_digest->str());
+  auto entry = parse_level_path(format_, d.path);
+  if (!entry) return;  // a path outside the layout leaving is no harm
+  if (trees_.level_count(&tree_, entry->run) == 0)
+    problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + entry->run.str());
 }
 
 }  // namespace kistore

@@ -77,13 +77,16 @@ class IncomingChecker {
   const git_oid* parent() const { return parent_ ? &*parent_ : nullptr; }
   void check_delta(const git::TreeDelta& d);
   void check_new_object(const git::TreeDelta& d);
+  bool check_format();
+  const std::set<Digest>& reruns_in_tree();
   void check_entry(const git::TreeDelta& d);
-  void check_metadata_entry(const std::string& path, std::string_view name, const std::string& bytes);
+  void check_metadata_entry(const std::string& path, const Digest& digest, const std::string& bytes);
+  void check_rerun_entry(const std::string& path, const Digest& run, const Digest& rerun, const std::string& bytes);
   void check_group_entry(const std::string& path, const Digest& run, const std::string& bytes);
   void check_attestation_entry(const std::string& path, const Digest& run, const Digest& attestation,
                                const std::string& bytes);
   void check_source_entry(const std::string& path, const std::string& bytes);
-  void check_level_entry(const std::string& path, std::string_view rest, const std::string& bytes);
+  void check_level_entry(const std::string& path, const Digest& run, Level level, const std::string& bytes);
   void check_level_removal(const git::TreeDelta& d);
   void check_levels(git_commit* commit);
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
@@ -102,6 +105,8 @@ class IncomingChecker {
   git_commit* commit_ = nullptr;
   std::string commit_id_;
   git_oid tree_{};
+  Format format_ = kCurrentFormat;  // of the commit's tree
+  std::optional<std::set<Digest>> reruns_in_tree_;  // reruns_in_tree(), once per commit
   std::optional<git_oid> parent_;  // the first parent's tree
   std::vector<git_oid> others_;    // the other parents' trees
 };

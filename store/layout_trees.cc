@@ -26,15 +26,24 @@ std::optional<std::string> LayoutTrees::read(const git_oid* root, const std::str
   return git::blob_bytes(repo_, *id);
 }
 
+std::optional<Format> LayoutTrees::format_of(const git_oid* root) const {
+  if (!root) return kCurrentFormat;
+  auto bytes = read(root, std::string(kFormatPath));
+  if (!bytes) return Format::k1;
+  return parse_format_bytes(*bytes);
+}
+
 std::optional<LevelState> LayoutTrees::level_of(const git_oid* root, const Digest& run) const {
+  const Format f = format_of(root).value_or(kCurrentFormat);
   for (Level l : kLevels)
-    if (auto id = entry(root, level_path(l, run))) return LevelState{l, *id};
+    if (auto id = entry(root, level_path(f, l, run))) return LevelState{l, *id};
   return std::nullopt;
 }
 
 int LayoutTrees::level_count(const git_oid* root, const Digest& run) const {
+  const Format f = format_of(root).value_or(kCurrentFormat);
   int n = 0;
-  for (Level l : kLevels) n += entry(root, level_path(l, run)).has_value();
+  for (Level l : kLevels) n += entry(root, level_path(f, l, run)).has_value();
   return n;
 }
 

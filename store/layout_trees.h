@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "objects/digest.h"
+#include "refs/layout.h"
 #include "refs/level.h"
 #include "store/git.h"
 #include "store/packread.h"
@@ -50,7 +51,11 @@ class LayoutTrees {
   std::optional<git_oid> entry(const git_oid* root, const std::string& path) const;
   // The bytes of the blob at `path` below `root`, if any.
   std::optional<std::string> read(const git_oid* root, const std::string& path) const;
-  // The run's level entry below `root`, the first of disputed, reported,
+  // The format of the tree `root` (refs/layout.h): format 2 for the empty
+  // tree or FORMAT "kistore 2\n", format 1 without FORMAT, nullopt when
+  // FORMAT holds anything else (what it holds: read(root, "FORMAT")).
+  std::optional<Format> format_of(const git_oid* root) const;
+  // The run's level entry below `root` (in the tree's format), the first of disputed, reported,
   // source-native, reproduced that exists.
   std::optional<LevelState> level_of(const git_oid* root, const Digest& run) const;
   // How many level entries the run has below `root`.

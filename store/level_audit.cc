@@ -43,6 +43,13 @@ constexpr std::size_t kMaxFrameBytes = (16u << 20) + 4096;
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
+// A level entry's path in either format: the audit reads histories that an
+// upgrade crosses (verify and pull check that each tree holds its own format).
+std::optional<LevelEntryPath> parse_level_path_any(std::string_view path) {
+  if (auto p = parse_level_path(Format::k2, path)) return p;
+  return parse_level_path(Format::k1, path);
+}
+
 std::string oid_key(const git_oid& id) { return std::string(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ); }
 
 std::string describe(const std::optional<LevelEntryValue>& v) {
@@ -81,6 +88,7 @@ struct LevelAudit::State {
   std::unordered_map<std::string, RerunCommitAudit> audits;
   std::map<Digest, std::vector<RerunCommit>> valid_by_run;
   std::map<std::pair<std::string, std::string>, bool> ancestry;
+  std::unordered_map<std::string, Format> formats;  // by tree id
 
   State(git_repository* r, std::vector<AllowedSigner> t)
       : repo(r), trust(std::move(t)), odb(git::open_odb(r)), trees(odb.get(), {nullptr, true, true}) {}
@@ -93,6 +101,8 @@ struct LevelAudit::State {
   bool reachable(const std::string& commit, const std::string& tip);
   std::optional<Document> run_document(const git_oid& tree, const Digest& d);
   std::optional<LevelEntryValue> single_entry(const git_oid& tree, const Digest& run);
+  Format format_at(const git_oid& tree);
+  std::map<Digest, std::vector<std::pair<Level, std::string>>> level_map(const git_oid& tree);
   std::vector<AddedRerun> added_reruns(const git_oid& tree, const std::map<Digest, std::optional<LevelEntryValue>>& changes,
                                        const std::set<Digest>& added_objects);
   std::string short_reason(const RerunCommitAudit& a, const Digest& run) const;
@@ -159,11 +169,32 @@ std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, con
   }
 }
 
+// The tree's format; a FORMAT this kistore does not read counts as format 2
+// here (verify and pull refuse it on their own).
+Format LevelAudit::State::format_at(const git_oid& tree) {
+  std::string key = oid_key(tree);
+  if (auto it = formats.find(key); it != formats.end()) return it->second;
+  Format f = Format::k1;
+  if (trees.blob_at(&tree, kFormatPath)) f = Format::k2;
+  return formats[key] = f;
+}
+
+// Every run's level entries below the tree: the level and the blob id of each.
+std::map<Digest, std::vector<std::pair<Level, std::string>>> LevelAudit::State::level_map(const git_oid& tree) {
+  std::map<Digest, std::vector<std::pair<Level, std::string>>> out;
+  trees.diff(nullptr, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+    if (auto p = parse_level_path_any(d.path)) out[p->run].emplace_back(p->level, oid_key(d.new_id));
+  });
+  for (auto& [run, entries] : out) std::sort(entries.begin(), entries.end());
+  return out;
+}
+
 std::optional<LevelEntryValue> LevelAudit::State::single_entry(const git_oid& tree, const Digest& run) {
   std::optional<LevelEntryValue> out;
   int found = 0;
+  const Format format = format_at(tree);
   for (Level l : kAllLevels) {
-    auto blob = trees.blob_at(&tree, level_path(l, run));
+    auto blob = trees.blob_at(&tree, level_path(format, l, run));
     if (!blob) continue;
     ++found;
     auto bytes = bounded_blob(odb.get(), *blob, kMaxLevelEntryBytes);
@@ -217,7 +248,7 @@ LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   const git_oid* before = parent ? &*parent : nullptr;
   std::set<Digest> touched, added;
   trees.diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
-    if (auto p = parse_level_path(d.path)) touched.insert(p->run);
+    if (auto p = parse_level_path_any(d.path)) touched.insert(p->run);
   });
   trees.diff(
       before, &tree, "objects",
@@ -336,8 +367,18 @@ std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& fro
   if (from) before = s.commit_tree(*from);
   git_oid after = s.commit_tree(to);
   std::set<Digest> out;
+  if (before && s.format_at(*before) != s.format_at(after)) {
+    // Across an upgrade every path moved: compare what the entries say
+    // (level and bytes), not where they are.
+    auto old_map = s.level_map(*before), new_map = s.level_map(after);
+    for (const auto& [run, entries] : old_map)
+      if (auto it = new_map.find(run); it == new_map.end() || it->second != entries) out.insert(run);
+    for (const auto& [run, entries] : new_map)
+      if (!old_map.count(run)) out.insert(run);
+    return out;
+  }
   s.trees.diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
-    if (auto p = parse_level_path(d.path)) out.insert(p->run);
+    if (auto p = parse_level_path_any(d.path)) out.insert(p->run);
   });
   return out;
 }

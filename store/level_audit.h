@@ -20,13 +20,15 @@
 // So the cost follows the number of commits (a message each) and of rerun
 // commits (two small diffs each), not the size of the store's tree.
 //
-// Format 1 (this store's format) has no refs/reruns/: a rerun is a run
-// document added in the same commit, indexed in its group like any run, and
-// named as evidence by the run's new level entry. A commit "adds a rerun of R"
-// when it adds a run object that R's new level entry names as evidence and
-// that has R's comparison key and implementationDigest (store/rerun.h's rule
-// for a controlled rerun). The one function that says so is private to
-// level_audit.cc (added_reruns), so that format 2 can replace it.
+// What "adds a rerun of R" means, in both formats: the commit adds a run
+// object that R's new level entry names as evidence and that has R's
+// comparison key and implementationDigest (store/rerun.h's rule for a
+// controlled rerun). Format 1 indexes that rerun in its group like any run;
+// format 2 indexes it under refs/reruns/<R>/ (which verify and pull check
+// against the objects); the rule reads neither, so one history judges the
+// same on both sides of an upgrade. Trees of either format are read, each by
+// its own FORMAT; level_changes across an upgrade compares what the entries
+// say (level and bytes), not their paths.
 //
 // Errors: functions that read history throw Error(kIO) when a commit or tree
 // of it cannot be read. Objects that do not decode are no error here: they

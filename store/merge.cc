@@ -124,8 +124,8 @@ class Merge {
       if (d.deciding.empty()) {
         if (!trees_.level_of(&local_tree_, run))
           for (Level l : kAllLevels)
-            if (auto id = trees_.entry(&in_tree_, level_path(l, run)))
-              change_.upserts.emplace(level_path(l, run), git::blob_bytes(repo_, *id));
+            if (auto id = trees_.entry(&in_tree_, level_path(kCurrentFormat, l, run)))
+              change_.upserts.emplace(level_path(kCurrentFormat, l, run), git::blob_bytes(repo_, *id));
         continue;
       }
       write_level(run, d);
@@ -137,12 +137,12 @@ class Merge {
     const std::string want = level_entry(d.entry.evidence);
     bool have = false;
     for (Level l : kAllLevels) {
-      auto id = trees_.entry(&local_tree_, level_path(l, run));
+      auto id = trees_.entry(&local_tree_, level_path(kCurrentFormat, l, run));
       if (!id) continue;
-      if (l != d.entry.level) change_.removals.push_back(level_path(l, run));
+      if (l != d.entry.level) change_.removals.push_back(level_path(kCurrentFormat, l, run));
       else if (git::blob_bytes(repo_, *id) == want) have = true;
     }
-    if (!have) change_.upserts[level_path(d.entry.level, run)] = want;
+    if (!have) change_.upserts[level_path(kCurrentFormat, d.entry.level, run)] = want;
     auto theirs = trees_.level_of(&in_tree_, run), mine = trees_.level_of(&local_tree_, run);
     if (theirs && mine && theirs->level != mine->level) {
       std::string by;

@@ -44,7 +44,7 @@ class Pull {
     }
     incoming_ = *remote_head;
     report_.incoming = git::oid_str(incoming_);
-    if (!received() || history_rewritten() || already_here()) return std::move(report_);
+    if (!received() || other_format() || history_rewritten() || already_here()) return std::move(report_);
     std::vector<git_oid> fresh = new_commits();
     {
       // Checked where it landed: the quarantine sees the store's objects
@@ -111,6 +111,31 @@ class Pull {
       throw;
     }
     return quarantine_.received_objects();
+  }
+
+  // Stores of different formats do not sync (refs/layout.h): the remote's
+  // head must be of this store's format (an empty store is format 2), and of
+  // one kistore reads. True (the report says why) when it is not.
+  bool other_format() {
+    LayoutTrees trees(quarantine_.repo());
+    git_oid tree = git::commit_tree(quarantine_.repo(), incoming_);
+    std::optional<Format> theirs = trees.format_of(&tree);
+    const Format mine = snap_.format();
+    if (theirs == mine) return false;
+    report_.result = "refused";
+    std::string detail;
+    if (!theirs) {
+      detail = "the remote's " + unknown_format_problem(trees.read(&tree, std::string(kFormatPath)).value_or(""));
+    } else if (*theirs == Format::k1) {
+      detail = "the remote is a format-1 store and this one is " + format_name(mine) +
+               "; stores of different formats do not sync: run `kistore upgrade` in the remote store (or clone it "
+               "with `git clone --bare` and run `kistore upgrade` in the clone), then pull again";
+    } else {
+      detail = "this store is " + format_name(mine) + " and the remote is " + format_name(*theirs) +
+               "; stores of different formats do not sync: run `kistore upgrade` in this store, then pull again";
+    }
+    report_.problems.push_back({ProblemKind::kLayout, std::string(kFormatPath), detail});
+    return true;
   }
 
   // The remote must still contain what was synced with it before.
@@ -250,7 +275,17 @@ PullReport pull_from(Store& store, Connection& conn, const std::string& branch, 
   return Pull(store, conn, branch, quarantine).run();
 }
 
+// A pull writes (it moves the branch or merges): like every writer, it
+// refuses a store of another format than format 2, before it fetches.
+void refuse_old_format(const Store& store) {
+  Snapshot snap = store.snapshot();
+  if (snap.format() != kCurrentFormat)
+    throw IOError(store.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
+                  format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was fetched or written");
+}
+
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
+  refuse_old_format(store);
   git::Quarantine quarantine(store.repo());
   Connection conn(store, remote, GIT_DIRECTION_FETCH, options, quarantine.repo());
   conn.connect();

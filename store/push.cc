@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "store/git.h"
+#include "store/layout_trees.h"
 #include "store/local_transport.h"
 #include "store/new_objects.h"
 #include "store/pull.h"
@@ -109,6 +110,9 @@ class Push {
   bool attempt(bool may_retry) {
     Snapshot snap = store_.snapshot();
     if (snap.empty()) throw InvalidInput(store_.dir() + ": the store is empty; nothing to push");
+    if (snap.format() != kCurrentFormat)
+      throw IOError(store_.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
+                    format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was sent");
     git_oid local = git::parse_oid(snap.commit_id());
     report_.commit = snap.commit_id();
     git::Repository packer = packing_handle(store_);
@@ -121,6 +125,7 @@ class Push {
       mark_synced(local);
       return true;
     }
+    refuse_other_format(snap, theirs);
     int rc = behind(local, theirs) ? GIT_ENONFASTFORWARD : send(packer.get(), conn, local, theirs);
     if (rc == GIT_ENONFASTFORWARD || rc == GIT_EMODIFIED) {
       conn.disconnect();
@@ -132,6 +137,27 @@ class Push {
     report_.result = "pushed";
     mark_synced(local);
     return true;
+  }
+
+  // A remote whose head this store has (it is behind) but of another format,
+  // as after an upgrade here: stores of different formats do not sync, in
+  // either direction. Error(kRefused), nothing sent. A head we lack is judged
+  // by the pull that follows.
+  void refuse_other_format(const Snapshot& snap, const std::optional<git_oid>& theirs) const {
+    if (!theirs) return;
+    git::Odb odb = git::open_odb(repo_);
+    bool known = git_odb_exists(odb.get(), &*theirs);
+    git_error_clear();
+    if (!known) return;
+    LayoutTrees trees(repo_);
+    git_oid tree = git::commit_tree(repo_, *theirs);
+    std::optional<Format> format = trees.format_of(&tree);
+    if (format == snap.format()) return;
+    throw Refused("push to " + remote_ + ": the remote's " + branch_ + " is " +
+                  (format ? format_name(*format) : std::string("of a format this kistore cannot read")) +
+                  " and this store is " + format_name(snap.format()) +
+                  "; stores of different formats do not sync: run `kistore upgrade` in the remote store, then push "
+                  "again; nothing was sent");
   }
 
   // Whether the remote's branch has commits ours lacks (or ones we do not have).

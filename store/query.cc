@@ -8,15 +8,34 @@
 
 namespace kistore {
 
+std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir) {
+  std::vector<Digest> out;
+  const std::string base(dir);
+  if (snap.format() == Format::k1) {
+    for (const std::string& name : snap.list(base))
+      if (auto d = Digest::parse_hex(name)) out.push_back(*d);
+    return out;
+  }
+  for (const std::string& a : snap.list(base)) {
+    if (a.size() != 2) continue;
+    for (const std::string& b : snap.list(base + "/" + a)) {
+      if (b.size() != 2) continue;
+      for (const std::string& rest : snap.list(base + "/" + a + "/" + b))
+        if (auto d = parse_fanout(a + "/" + b + "/" + rest)) out.push_back(*d);
+    }
+  }
+  return out;
+}
+
 std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run) {
   for (Level l : {Level::kReproduced, Level::kDisputed, Level::kSourceNative, Level::kReported})
-    if (snap.exists(level_path(l, run))) return l;
+    if (snap.exists(level_path(snap.format(), l, run))) return l;
   return std::nullopt;
 }
 
 Level run_level(const Snapshot& snap, const Document& run) {
   for (Level l : {Level::kReproduced, Level::kDisputed})
-    if (snap.exists(level_path(l, run.digest()))) return l;
+    if (snap.exists(level_path(snap.format(), l, run.digest()))) return l;
   return default_level(run.spec());
 }
 
@@ -26,7 +45,7 @@ LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Docu
   if (recorded == default_level(run.spec()) || snap.empty()) return out;
   out.checked = true;
   std::optional<LevelEntryValue> entry;
-  if (auto bytes = snap.read(level_path(recorded, run.digest())))
+  if (auto bytes = snap.read(level_path(snap.format(), recorded, run.digest())))
     if ((entry = parse_level_entry(*bytes))) entry->level = recorded;
   LevelJudgement j = audit.judge(snap.commit_id(), run.digest(), default_level(run.spec()), entry);
   out.verified = j.agrees;
@@ -36,11 +55,11 @@ LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Docu
 
 std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {
   std::vector<GroupMember> out;
-  for (const std::string& name : snap.list(group_dir(key))) {
+  for (const std::string& name : snap.list(group_dir(snap.format(), key))) {
     auto run = Digest::parse_hex(name);
     if (!run) continue;
     GroupMember m{*run, std::nullopt, Level::kReported};
-    const std::string path = group_path(key, *run);
+    const std::string path = group_path(snap.format(), key, *run);
     if (auto bytes = snap.read(path)) {
       try {
         m.primary = Measurement::from_json(parse_json(*bytes, path));
@@ -55,17 +74,34 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, 
 
 std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run) {
   std::vector<Digest> out;
-  for (const std::string& name : snap.list(attestations_dir(run)))
+  for (const std::string& name : snap.list(attestations_dir(snap.format(), run)))
     if (auto d = Digest::parse_hex(name)) out.push_back(*d);
   return out;
 }
 
-std::vector<Digest> group_keys(const Snapshot& snap) {
-  std::vector<Digest> out;
-  for (const std::string& name : snap.list(kGroupsDir))
-    if (auto d = Digest::parse_hex(name)) out.push_back(*d);
+std::vector<RerunInfo> reruns_of(const Snapshot& snap, const Digest& run) {
+  std::vector<RerunInfo> out;
+  if (snap.format() == Format::k1) return out;
+  for (const std::string& name : snap.list(reruns_dir(run))) {
+    auto d = Digest::parse_hex(name);
+    if (!d) continue;
+    RerunInfo info{*d, Level::kDisputed, 0, false};
+    const std::string path = rerun_path(run, *d);
+    try {
+      if (auto bytes = snap.read(path)) {
+        Json entry = parse_json(*bytes, path);
+        const Json *level = entry.find("level"), *ratio = entry.find("ratio");
+        auto parsed = level && level->is_string() ? parse_level(level->as_string()) : std::nullopt;
+        if (parsed && ratio && ratio->is_number()) info = RerunInfo{*d, *parsed, ratio->as_number(), true};
+      }
+    } catch (const Error&) {
+    }
+    out.push_back(info);
+  }
   return out;
 }
+
+std::vector<Digest> group_keys(const Snapshot& snap) { return digests_below(snap, kGroupsDir); }
 
 GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
   std::string_view hex = ref;
@@ -74,9 +110,8 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
     throw InvalidInput("REF \"" + std::string(ref) +
                        "\": expected a run or group digest, or a prefix of at least 8 lowercase hex digits");
   std::vector<Digest> keys;
-  for (const std::string& name : snap.list(kGroupsDir))
-    if (name.compare(0, hex.size(), hex) == 0)
-      if (auto d = Digest::parse_hex(name)) keys.push_back(*d);
+  for (const Digest& d : group_keys(snap))
+    if (d.hex().compare(0, hex.size(), hex) == 0) keys.push_back(d);
   if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
   if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
   Digest run = snap.resolve(ref);
@@ -87,16 +122,17 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
   return GroupRef{comparison_key(doc.spec()), run};
 }
 
-std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) {
-  std::vector<Digest> out;
-  for (const std::string& name : snap.list(level_dir(level)))
-    if (auto d = Digest::parse_hex(name)) out.push_back(*d);
-  return out;
-}
+std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) { return digests_below(snap, level_dir(level)); }
 
 std::vector<std::string> run_story_paths(const Digest& run) {
-  // Pathspecs, not paths: "*" stands for any level.
-  return {object_path(run), "refs/levels/*/" + run.hex(), attestations_dir(run) + "/"};
+  // Pathspecs, not paths: "*" stands for any level. Both formats' names, so
+  // that the story reads across an upgrade.
+  return {object_path(run),
+          "refs/levels/*/" + run.hex(),
+          "refs/levels/*/" + fanout(run),
+          attestations_dir(Format::k1, run) + "/",
+          attestations_dir(Format::k2, run) + "/",
+          reruns_dir(run) + "/"};
 }
 
 std::string implementation_name(const Snapshot& snap, const Document& run) {

@@ -59,6 +59,23 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, 
 // Digests of the attestations indexed under `run`.
 std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run);
 
+// A controlled rerun of a run, as refs/reruns/<run>/<rerun> records it.
+struct RerunInfo {
+  Digest rerun;
+  Level verdict = Level::kDisputed;  // reproduced or disputed
+  double ratio = 0;                  // the rerun's primary value over the run's
+  bool readable = false;             // false: the entry's bytes are not {"level","ratio"} (verify says why)
+};
+// The reruns indexed under `run` (format 2; none in format 1, whose reruns
+// are not indexed apart), in path order. An entry whose bytes do not parse
+// is listed as not readable; a damaged tree throws as Snapshot::read.
+std::vector<RerunInfo> reruns_of(const Snapshot& snap, const Digest& run);
+
+// The digests named below `dir` (refs/groups, refs/levels/<level>): fanned
+// out in format 2, flat in format 1; names of neither form are skipped (verify
+// reports them). A damaged tree throws as Snapshot::list.
+std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir);
+
 // Every group key in the store.
 std::vector<Digest> group_keys(const Snapshot& snap);
 

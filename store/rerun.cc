@@ -114,6 +114,11 @@ RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem
   Document run = resolve_run(snap, run_ref);
   RerunDocuments rerun = rerun_documents(item);
   double difference = checked_difference(run, *rerun.run, item.where.source, rerun.pointer);
+  if (snap.has_object(rerun.run->digest()))
+    throw InvalidInput(item.where.source + ": " + rerun.pointer + ": the rerun " + rerun.run->digest().str() +
+                       " is already in the store; a controlled rerun is a new measurement, added by `kistore rerun`");
+  const double ratio = *rerun_ratio(run.spec(), rerun.run->spec());  // checked_difference: same unit, not 0
+  const Digest rerun_key = comparison_key(rerun.run->spec());
   RerunResult result{run.digest(), rerun.run->digest(),
                      difference <= options.tolerance ? Level::kReproduced : Level::kDisputed, difference,
                      std::nullopt};
@@ -128,12 +133,16 @@ RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem
   std::shared_ptr<const SshPrivateKey> key = options.key;
   opts.commit.sign = [key](std::string_view payload) { return key->sign(payload, "git"); };
   // The level moves in the same commit, computed on the head it applies to.
-  opts.also = [&result](const Snapshot& head, ChangeSet& change) {
+  opts.also = [&result, ratio, rerun_key](const Snapshot& head, ChangeSet& change) {
     // A second verdict at the same level rewrites the entry in place: a
     // removal of the same path would drop it.
+    const Format f = kCurrentFormat;
     if (auto old = recorded_level(head, result.run); old && *old != result.level)
-      change.removals.push_back(level_path(*old, result.run));
-    change.upserts[level_path(result.level, result.run)] = level_entry(result.rerun);
+      change.removals.push_back(level_path(f, *old, result.run));
+    change.upserts[level_path(f, result.level, result.run)] = level_entry(result.rerun);
+    // The rerun is evidence about the run, not a competitor in its group.
+    change.upserts.erase(group_path(f, rerun_key, result.rerun));
+    change.upserts[rerun_path(result.run, result.rerun)] = rerun_entry(result.level, ratio);
   };
   result.commit = add_documents(store, rerun.docs, opts).commit;
   return result;

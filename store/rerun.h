@@ -7,9 +7,11 @@
 // implementationDigest: the same code, timed the same way, on the same GPU,
 // on the same workload; anything else is refused. Its primary measurement is
 // compared with R's: within the tolerance (relative to R's value) R is
-// `reproduced`, else `disputed`. The rerun's documents, the removal of R's
-// old level entry and R's new one (naming the rerun as its evidence) are one
-// commit, signed by the controller, with trailer `Kistore-Op: rerun`.
+// `reproduced`, else `disputed`. The rerun's documents (new to the store),
+// the removal of R's old level entry and R's new one (naming the rerun as
+// its evidence), and the rerun's entry under refs/reruns/<R>/ (verdict and
+// ratio; the rerun is not a member of R's group) are one commit, signed by
+// the controller, with trailer `Kistore-Op: rerun`.
 //
 // For `kistore rerun`, which reads the key and the rerun's file and prints
 // the result; the rules are all here.
@@ -67,7 +69,8 @@ std::optional<std::string> tolerance_problem(double tolerance);
 // a run or a bundle; the rerun is RUN itself; it has another comparison key
 // (/spec) or another implementationDigest (/spec/implementationDigest,
 // expected and found named); RUN has no primary measurement (or one of 0);
-// the rerun's primary measurement is missing or in another unit. Errors of
+// the rerun's primary measurement is missing or in another unit; the rerun
+// is already in the store. Errors of
 // add_documents (store/add.h) and Store::commit pass through.
 RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem& rerun,
                          const RerunOptions& options);

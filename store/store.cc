@@ -175,6 +175,15 @@ std::optional<std::string> Snapshot::read(std::string_view path) const {
   return std::string(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
 }
 
+Format Snapshot::format() const {
+  if (format_) return *format_;
+  if (empty()) return *(format_ = kCurrentFormat);
+  auto bytes = read(kFormatPath);
+  if (!bytes) return *(format_ = Format::k1);
+  if (auto f = parse_format_bytes(*bytes)) return *(format_ = *f);
+  throw IOError("the store's " + unknown_format_problem(*bytes));
+}
+
 bool Snapshot::exists(std::string_view path) const {
   auto [dir, name] = split_path(path);
   unsigned char id[20];
@@ -258,7 +267,7 @@ std::string Snapshot::object_bytes(const Digest& d) const {
 }
 
 std::optional<Json> Snapshot::metadata(const Digest& d) const {
-  std::string path = metadata_path(d);
+  std::string path = metadata_path(format(), d);
   auto bytes = read(path);
   if (!bytes) return std::nullopt;
   return parse_json(*bytes, path);
@@ -371,7 +380,7 @@ Store Store::init(const std::string& dir) {
   git_config* cfg = nullptr;
   git::check(git_repository_config(&cfg, repo), dir + ": opening config");
   git::Config owned(cfg);
-  git::check(git_config_set_int32(cfg, "kistore.formatversion", 1), dir + ": writing config");
+  git::check(git_config_set_int32(cfg, "kistore.formatversion", 2), dir + ": writing config");
   return store;
 }
 
@@ -386,6 +395,11 @@ Store Store::open(const std::string& dir) {
   if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
     throw IOError(dir + ": not a kistore store: " + why +
                   "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  try {
+    store.snapshot().format();  // a later format is refused by every command
+  } catch (const Error& e) {
+    throw IOError(dir + ": " + e.what() + "; nothing was read or written");
+  }
   return store;
 }
 
@@ -536,8 +550,14 @@ std::optional<std::string> Store::commit(
       throw IOError(dir_ + ": not a kistore store: " + why +
                     "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
     Snapshot base = snapshot();
+    // Format (refs/layout.h): writers write format 2 only; a new store's
+    // first commit says so in FORMAT.
+    if (base.format() != kCurrentFormat && !options.upgrade)
+      throw IOError(dir_ + ": this store is " + format_name(base.format()) + "; kistore writes " +
+                    format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was written");
     std::optional<ChangeSet> change = build(base);
     if (!change) return std::nullopt;
+    if (base.empty()) change->upserts.emplace(std::string(kFormatPath), std::string(kFormat2Bytes));
     std::string id = write_commit(base, *change, options);
     git_oid new_id;
     git_oid_fromstr(&new_id, id.c_str());

@@ -27,6 +27,7 @@
 
 #include "objects/digest.h"
 #include "objects/document.h"
+#include "refs/layout.h"
 
 struct git_repository;
 struct git_tree;
@@ -48,6 +49,10 @@ class Snapshot {
   // The commit this snapshot shows; "" for an empty store.
   const std::string& commit_id() const { return commit_id_; }
   bool empty() const { return !tree_; }
+  // The format of this tree (refs/layout.h): format 2 when FORMAT holds
+  // "kistore 2\n" or the store is empty, format 1 when there is no FORMAT.
+  // Error(kIO), quoting what FORMAT holds, when it names any other format.
+  Format format() const;
 
   // Bytes of the blob at `path`, or nullopt if there is none.
   std::optional<std::string> read(std::string_view path) const;
@@ -113,6 +118,7 @@ class Snapshot {
   git_repository* repo_;
   std::shared_ptr<git_tree> tree_;
   std::string commit_id_;
+  mutable std::optional<Format> format_;  // format(), once read
   mutable std::unordered_map<std::string, std::shared_ptr<git_tree>> trees_;
   // The repository's object database, opened on first use.
   git_odb* odb() const;
@@ -146,6 +152,9 @@ struct CommitOptions {
   std::function<std::string(std::string_view commit_bytes)> sign;
   // Called with (done, total) while objects are written.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Only `kistore upgrade` commits onto a tree of an older format; every
+  // other writer is refused there (Error(kIO), before anything is written).
+  bool upgrade = false;
 };
 
 class Store {
@@ -187,7 +196,9 @@ class Store {
   // a bounded number of times). `build` returns nullopt when there is nothing
   // to do: then no commit is made and commit returns nullopt. Returns the new
   // commit id. Error(kIO), before anything is written, when the branch's tree
-  // holds anything that is not kistore's (store/store_shape.h).
+  // holds anything that is not kistore's (store/store_shape.h), or is of a
+  // format other than format 2 (unless options.upgrade). The first commit of
+  // a store also writes FORMAT.
   std::optional<std::string> commit(const std::function<std::optional<ChangeSet>(const Snapshot&)>& build,
                                     const CommitOptions& options);
 

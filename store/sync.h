@@ -160,7 +160,9 @@ struct PullReport {
 };
 
 // Fetches the branch from `remote` and merges it as described above.
-// Errors as above; a refusal is a report whose problems say why.
+// Errors as above, and Error(kIO) before anything is fetched when this store
+// is of format 1 (run `kistore upgrade`); a refusal is a report whose
+// problems say why (a remote of another format is one).
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options);
 
 // What a push did.
@@ -176,7 +178,8 @@ struct PushReport {
 
 // Pushes the branch to `remote`, pulling first (up to 3 rounds) when the
 // remote's branch is not an ancestor of ours. Error(kInvalidInput) when the
-// store is empty; Error(kRemote) when the remote rejects the update or kept
+// store is empty; Error(kIO) when it is of format 1 (run `kistore upgrade`);
+// Error(kRefused) when the remote's head, known here, is of another format; Error(kRemote) when the remote rejects the update or kept
 // moving for all 3 rounds; a refused pull on the way ends the push with
 // result "refused" (its report in pulls).
 PushReport push(Store& store, const std::string& remote, const SyncOptions& options);

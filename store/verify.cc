@@ -28,7 +28,8 @@ struct Outcome {
 class Verifier {
  public:
   Verifier(const Store& store, const VerifyOptions& options)
-      : store_(store), options_(options), snap_(store.snapshot()) {}
+      : store_(store), options_(options), snap_(store.snapshot()), format_(snap_.format()),
+        audit_(store.repo(), options.trust) {}
 
   VerifyReport run() {
     if (!check_shape()) {
@@ -49,11 +50,11 @@ class Verifier {
             o.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
           } else if (path.starts_with("objects/")) {
             o.object = true;
-            o.facts = object_facts(path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow);
+            o.facts = object_facts(format_, path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow);
             if (o.facts.problem) o.problems.push_back(*o.facts.problem);
           } else {
             o.read = true;
-            if (path.starts_with("refs/metadata/") && Digest::parse_hex(std::string_view(path).substr(14))) {
+            if (parse_metadata_path(format_, path)) {
               // Checked here, on every core: a parse per document.
               if (auto p = metadata_problem(path, *bytes)) o.problems.push_back(std::move(*p));
             } else {
@@ -110,41 +111,49 @@ class Verifier {
     report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
   }
 
+  // One index entry (or FORMAT), placed by the layout of the store's format.
   void visit(const std::string& path, std::string_view bytes) {
-    std::string_view rest = path;
-    auto take = [&](std::string_view prefix) {
-      if (!rest.starts_with(prefix)) return false;
-      rest.remove_prefix(prefix.size());
-      return true;
-    };
-    if (take("refs/metadata/")) {
-      auto d = Digest::parse_hex(rest);
-      if (!d) return problem(ProblemKind::kLayout, path, "expected refs/metadata/<64 hex>, found another name");
+    const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
+    auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
+    if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
+    if (path.starts_with("refs/metadata/")) {
+      auto d = parse_metadata_path(format_, path);
+      if (!d) return outside("refs/metadata/" + h);
       metadata_.emplace(*d, path);  // its bytes were checked while read (metadata_problem)
       return;
     }
-    if (take("refs/groups/") || take("refs/attestations/")) {
-      std::size_t slash = rest.find('/');
-      auto a = Digest::parse_hex(rest.substr(0, slash));
-      auto b = slash == rest.npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
-      if (!a || !b) return problem(ProblemKind::kLayout, path, "expected <64 hex>/<64 hex> below " + path.substr(0, path.find('/', 5)));
-      if (path.starts_with("refs/groups/")) groups_.push_back({path, *a, *b, std::string(bytes)});
-      else attestations_.push_back({path, *a, *b, std::string(bytes)});
+    if (path.starts_with("refs/groups/")) {
+      auto e = parse_group_path(format_, path);
+      if (!e) return outside("refs/groups/" + h + "/<64 hex>");
+      groups_.push_back({path, e->key, e->run, std::string(bytes)});
       return;
     }
-    if (take("refs/levels/")) {
-      std::size_t slash = rest.find('/');
-      auto level = parse_level(rest.substr(0, slash));
-      auto run = slash == rest.npos ? std::nullopt : Digest::parse_hex(rest.substr(slash + 1));
-      if (!level || !run) return problem(ProblemKind::kLayout, path, "expected refs/levels/<" + std::string(level_names()) + ">/<64 hex>");
-      levels_.push_back({path, *level, *run, std::string(bytes)});
+    if (path.starts_with("refs/attestations/")) {
+      auto e = parse_attestation_path(format_, path);
+      if (!e) return outside("refs/attestations/" + h + "/<64 hex>");
+      attestations_.push_back({path, e->run, e->attestation, std::string(bytes)});
+      return;
+    }
+    if (path.starts_with("refs/levels/")) {
+      auto e = parse_level_path(format_, path);
+      if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h);
+      levels_.push_back({path, e->level, e->run, std::string(bytes)});
+      return;
+    }
+    if (format_ == Format::k2 && path.starts_with("refs/reruns/")) {
+      auto e = parse_rerun_path(format_, path);
+      if (!e) return outside("refs/reruns/" + h + "/<64 hex>");
+      reruns_.push_back({path, e->run, e->rerun, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/sources/")) {
       sources_.emplace(path, std::string(bytes));
       return;
     }
-    problem(ProblemKind::kLayout, path, "path outside the store layout (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)");
+    problem(ProblemKind::kLayout, path,
+            std::string("path outside the store layout of ") + format_name(format_) +
+                (format_ == Format::k1 ? " (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)"
+                                       : " (FORMAT, objects/sha256/…, refs/{metadata,groups,levels,reruns,attestations,sources}/…)"));
   }
 
   // The entry that keeps a source id from being a path of its own (a
@@ -166,6 +175,7 @@ class Verifier {
   void check_index() {
     for (const auto& [digest, path] : metadata_)
       if (!object(digest)) problem(ProblemKind::kDanglingRef, path, "names " + digest.str() + ", which is not in the store");
+    check_reruns();
     check_groups();
     check_levels();
     check_attestations();
@@ -192,11 +202,50 @@ class Verifier {
     return nullptr;
   }
 
+  // Format 2: the reruns the signed history adds (valid rerun commits, as
+  // the level audit knows them) are exactly those under refs/reruns/, each
+  // a controlled rerun of its run, with that commit's verdict and the ratio
+  // of their primary values; a rerun is no member of a group.
+  void check_reruns() {
+    if (format_ != Format::k2 || snap_.empty()) return;
+    std::map<std::pair<Digest, Digest>, Level> expected;
+    for (const LevelAudit::RerunCommitAudit* a : audit_.rerun_commits(snap_.commit_id()))
+      if (a->valid) expected.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
+    std::set<std::pair<Digest, Digest>> indexed;
+    for (const auto& r : reruns_) {
+      indexed.emplace(r.first, r.second);
+      const ObjectFacts* run = run_named(r.first, r.path, ProblemKind::kRerunMismatch);
+      const ObjectFacts* rerun = run ? run_named(r.second, r.path, ProblemKind::kRerunMismatch) : nullptr;
+      if (!rerun) continue;
+      reruns_indexed_.insert(r.second);
+      if (auto why = rerun_entry_problem(*run, *rerun, r.bytes)) {
+        problem(ProblemKind::kRerunMismatch, r.path, *why);
+        continue;
+      }
+      auto it = expected.find({r.first, r.second});
+      if (it == expected.end())
+        problem(ProblemKind::kRerunMismatch, r.path, "no valid rerun commit (signed by a controller) adds this rerun of " + r.first.str());
+      else if (r.bytes.find(std::string("\"") + std::string(level_name(it->second)) + "\"") == std::string::npos)
+        problem(ProblemKind::kRerunMismatch, r.path, "the rerun commit that adds it says " + std::string(level_name(it->second)));
+    }
+    for (const auto& [pair, verdict] : expected) {
+      reruns_indexed_.insert(pair.second);
+      if (!indexed.count(pair) && object(pair.first) && object(pair.second))
+        problem(ProblemKind::kRerunMismatch, rerun_path(pair.first, pair.second),
+                "a valid rerun commit adds this " + std::string(level_name(verdict)) + " rerun of " + pair.first.str() +
+                    ", which is not indexed");
+    }
+  }
+
   void check_groups() {
     for (const auto& g : groups_) {
       const ObjectFacts* run = run_named(g.second, g.path, ProblemKind::kGroupMismatch);
       if (!run) continue;
       ++group_count_[g.second];
+      if (reruns_indexed_.count(g.second)) {
+        problem(ProblemKind::kGroupMismatch, g.path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
+        continue;
+      }
       if (g.path != run->group_path)
         problem(ProblemKind::kGroupMismatch, g.path, "the run's comparison key puts it at " + run->group_path);
       else if (g.bytes != run->group_bytes)
@@ -208,7 +257,7 @@ class Verifier {
   // (store/level_audit.h), evidence included, and that evidence is a stored
   // rerun of its run. A run with several entries is judged entry by entry.
   void check_levels() {
-    LevelAudit audit(store_.repo(), options_.trust);
+    LevelAudit& audit = audit_;
     for (const auto& l : levels_) {
       const ObjectFacts* run = run_named(l.run, l.path, ProblemKind::kLevelMismatch);
       if (!run) continue;
@@ -237,10 +286,7 @@ class Verifier {
     if (!evidence || *evidence == digest) return {};
     const ObjectFacts* rerun = object(*evidence);
     if (!rerun || !rerun->valid() || rerun->kind != Kind::kRun) return {};
-    auto key = [](const ObjectFacts& f) {
-      auto p = parse_group_path(f.group_path);
-      return p ? std::optional<Digest>(p->key) : std::nullopt;
-    };
+    auto key = [](const ObjectFacts& f) { return f.key; };
     auto implementation = [](const ObjectFacts& f) -> std::optional<Digest> {
       for (const auto& [role, d] : f.references)
         if (role == "implementation") return d;
@@ -273,12 +319,14 @@ class Verifier {
   // when an earlier claim holds the id), and what it names is in the store
   // (else a warning: an external reference).
   void check_run_indexed(const Digest& digest, const ObjectFacts& facts) {
-    if (!group_count_.count(digest))
+    // A controlled rerun is indexed under its run (check_reruns), not in a group.
+    const bool rerun = reruns_indexed_.count(digest) > 0;
+    if (!rerun && !group_count_.count(digest))
       problem(ProblemKind::kMissingGroup, facts.group_path, "run " + digest.str() + " is missing from its group");
-    else if (group_count_[digest] > 1)
+    else if (!rerun && group_count_[digest] > 1)
       problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count_[digest]) + " groups");
     if (!level_count_.count(digest))
-      problem(ProblemKind::kMissingLevel, level_path(facts.default_level, digest), "run " + digest.str() + " has no level");
+      problem(ProblemKind::kMissingLevel, level_path(format_, facts.default_level, digest), "run " + digest.str() + " has no level");
     else if (level_count_[digest] > 1)
       problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count_[digest]) + " levels");
     if (facts.source_path) {
@@ -344,6 +392,7 @@ class Verifier {
           continue;
         }
         git::Commit parent(p);
+        check_format_change(c, p, trees);
         try {
           trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), "objects", [&](const git::TreeDelta& d) {
             if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
@@ -357,6 +406,24 @@ class Verifier {
       }
     }
   }
+  // A store's format only moves forward, by an upgrade commit (Kistore-Op:
+  // upgrade, format 1 to format 2, one parent): a commit that drops FORMAT
+  // or adds it otherwise is a problem at FORMAT.
+  void check_format_change(git_commit* commit, git_commit* parent, const git::TreeReader& trees) {
+    auto format_at = [&](git_commit* c) { return trees.blob_at(git_commit_tree_id(c), kFormatPath).has_value(); };
+    const bool before = format_at(parent), after = format_at(commit);
+    if (before == after) return;
+    const std::string id = git::oid_str(*git_commit_id(commit));
+    const char* message = git_commit_message(commit);
+    if (before)
+      problem(ProblemKind::kLayout, std::string(kFormatPath),
+              "commit " + id + " removes FORMAT, which its parent " + git::oid_str(*git_commit_id(parent)) +
+                  " had: a store's format never goes back to format 1");
+    else if (commit_op(message ? message : "") != "upgrade" || git_commit_parentcount(commit) != 1)
+      problem(ProblemKind::kLayout, std::string(kFormatPath),
+              "commit " + id + " turns format 1 into format 2 without being an upgrade commit (Kistore-Op: upgrade, one parent)");
+  }
+
   struct PairEntry {
     std::string path;
     Digest first, second;
@@ -372,10 +439,13 @@ class Verifier {
   const Store& store_;
   const VerifyOptions& options_;
   Snapshot snap_;
+  Format format_;
+  LevelAudit audit_;  // the signed history, judged against options_.trust
   VerifyReport report_;
   std::unordered_map<Digest, ObjectFacts> objects_;
   std::map<Digest, std::string> metadata_;
-  std::vector<PairEntry> groups_, attestations_;
+  std::vector<PairEntry> groups_, attestations_, reruns_;
+  std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
   std::vector<LevelEntry> levels_;
   std::map<std::string, std::string> sources_;
   // What check_index counted: each run's group and level entries, the attestations indexed.

@@ -141,14 +141,14 @@ pass "protocol and environment objects hash to their digests"
 key_doc='{"apiVersion":"kernelindex.dev/v1alpha1","kind":"ComparisonKey","spec":{"environmentDigest":"'$ENV'","protocolDigest":"'$PROT'","workloadDigest":"'$WL'"}}'
 KEY=$(printf '%s' "$key_doc" | sha256sum | cut -c1-64)
 assert_eq '{"metric":"latency","statistic":"median","unit":"ns","value":2606080}' \
-    "$(git --git-dir="$S" cat-file blob "main:refs/groups/$KEY/$rhex" 2>&1)" "group entry"
+    "$(git --git-dir="$S" cat-file blob "main:refs/groups/$(fan "$KEY")/$rhex" 2>&1)" "group entry"
 pass "refs/groups/<comparison key>/<run> holds the primary measurement (JCS)"
-assert_eq '{"evidence":null}' "$(git --git-dir="$S" cat-file blob "main:refs/levels/source-native/$rhex" 2>&1)" "level entry"
+assert_eq '{"evidence":null}' "$(git --git-dir="$S" cat-file blob "main:refs/levels/source-native/$(fan "$rhex")" 2>&1)" "level entry"
 pass "refs/levels/source-native/<run> is {\"evidence\":null}"
 ext=$(jq -r .run.spec.sourceNative.externalId "$FX")
 assert_eq "$RUN" "$(git --git-dir="$S" cat-file blob "main:refs/sources/liger-kernel-bench/$ext" 2>&1)" "source entry"
 pass "refs/sources/<source>/<externalId> names the run"
-assert_eq "$(jcs_of "$FX" 'd["run"]["metadata"]')" "$(git --git-dir="$S" cat-file blob "main:refs/metadata/$rhex" 2>&1)" "metadata entry"
+assert_eq "$(jcs_of "$FX" 'd["run"]["metadata"]')" "$(git --git-dir="$S" cat-file blob "main:refs/metadata/$(fan "$rhex")" 2>&1)" "metadata entry"
 pass "refs/metadata/<run> is the run's metadata in JCS"
 
 # re-adding changes nothing

@@ -192,11 +192,11 @@ pass "log --op and -n"
 tamper_level() {  # tamper_level RUN-HEX [SIGNING-KEY]: move a run's level to reproduced
   local victim=$1 key=${2:-}
   local idx="$SERVERS_DIR/index.$$"
-  local from; from=$(git --git-dir="$S" ls-tree -r --name-only main refs/levels | grep "/$victim" | head -1)
+  local from; from=$(git --git-dir="$S" ls-tree -r --name-only main refs/levels | grep "/$(fan "$victim")" | head -1)
   local blob; blob=$(printf '{"evidence":null}' | git --git-dir="$S" hash-object -w --stdin)
   GIT_INDEX_FILE=$idx git --git-dir="$S" read-tree main
   printf '0 0000000000000000000000000000000000000000\t%s\n100644 blob %s\trefs/levels/reproduced/%s\n' \
-    "$from" "$blob" "$victim" | GIT_INDEX_FILE=$idx git --git-dir="$S" update-index --index-info
+    "$from" "$blob" "$(fan "$victim")" | GIT_INDEX_FILE=$idx git --git-dir="$S" update-index --index-info
   local tree; tree=$(GIT_INDEX_FILE=$idx git --git-dir="$S" write-tree)
   rm -f "$idx"
   local sign=()
@@ -209,7 +209,7 @@ good=$(head_of)
 tamper_level "$victim"
 assert_exit 1 "$K" --json verify
 assert_contains "$OUT" '"kind":"level-unjustified"' "unsigned promotion"
-assert_contains "$OUT" "refs/levels/reproduced/$victim" "names the path"
+assert_contains "$OUT" "refs/levels/reproduced/$(fan "$victim")" "names the path"
 pass "verify: unsigned promotion made with stock git"
 git --git-dir="$S" update-ref refs/heads/main "$good"
 tamper_level "$victim" "$SERVERS_DIR/outsider"
@@ -223,7 +223,7 @@ assert_exit 1 "$K" verify --allowed-signers published-signers
 assert_contains "$ERR" "refs/levels/disputed/" "without the controller, its reruns are unjustified too"
 # A trusted signature is not enough: the promotion adds no rerun, so it is no
 # valid rerun commit (SPEC §1) whoever signed it.
-assert_contains "$ERR" "refs/levels/reproduced/$victim" "the outsider's promotion, even with the outsider trusted"
+assert_contains "$ERR" "refs/levels/reproduced/$(fan "$victim")" "the outsider's promotion, even with the outsider trusted"
 assert_contains "$ERR" "adds no rerun of this run" "says why the promotion is no valid rerun commit"
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >> published-signers
 git --git-dir="$S" update-ref refs/heads/main "$good"

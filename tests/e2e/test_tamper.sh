@@ -150,7 +150,7 @@ reset_store
 tamper "forge: remove the run" < <(del "$RUNP")
 verify_fails "removed object"
 expect_problem history-rewritten "$RUNP"
-expect_problem dangling-ref "refs/levels/source-native/$RH"
+expect_problem dangling-ref "refs/levels/source-native/$(fan "$RH")"
 expect_problem dangling-ref "$GROUP_ENTRY"
 pass "a removed object: history-rewritten at its path and dangling-ref for its index entries"
 
@@ -161,7 +161,7 @@ verify_fails "README.md"
 expect_problem layout README.md
 pass "a file outside the layout (README.md): layout"
 MISNAMED=(objects/sha256/zz/extra "$RUNP.bak" "objects/sha256/${RH:0:2}/${RH:2:2}/short"
-    "refs/levels/gold/$RH" refs/other/x objects/sha1/ab/cd)
+    "refs/levels/gold/$(fan "$RH")" refs/other/x objects/sha1/ab/cd)
 reset_store
 HELLO=$(printf 'hello\n' | blob)
 tamper "forge: misnamed paths" < <(for p in "${MISNAMED[@]}"; do put "$HELLO" "$p"; done)
@@ -178,17 +178,17 @@ pass "an edited group value: group-mismatch naming the real primary value"
 
 reset_store
 tamper "forge: promote to reproduced" < <(
-    del "refs/levels/source-native/$RH"
-    put "$(g rev-parse "main:refs/levels/source-native/$RH")" "refs/levels/reproduced/$RH"
+    del "refs/levels/source-native/$(fan "$RH")"
+    put "$(g rev-parse "main:refs/levels/source-native/$(fan "$RH")")" "refs/levels/reproduced/$(fan "$RH")"
 )
 verify_fails "level moved"
-expect_problem level-unjustified "refs/levels/reproduced/$RH"
+expect_problem level-unjustified "refs/levels/reproduced/$(fan "$RH")"
 pass "a level entry moved to reproduced without a signed rerun: level-unjustified"
 
 reset_store
-tamper "forge: a second level" < <(put "$(printf '{"evidence":null}' | blob)" "refs/levels/reproduced/$RH")
+tamper "forge: a second level" < <(put "$(printf '{"evidence":null}' | blob)" "refs/levels/reproduced/$(fan "$RH")")
 verify_fails "second level"
-expect_problem level-unjustified "refs/levels/reproduced/$RH"
+expect_problem level-unjustified "refs/levels/reproduced/$(fan "$RH")"
 pass "a second level entry (reproduced) beside source-native: reported"
 
 reset_store
@@ -198,9 +198,9 @@ assert_contains "$(jv '.problems[].path')" "$GROUP_ENTRY" "removed group entry r
 pass "a removed group entry: reported at its path"
 
 reset_store
-tamper "forge: drop level entry" < <(del "refs/levels/source-native/$RH")
+tamper "forge: drop level entry" < <(del "refs/levels/source-native/$(fan "$RH")")
 verify_fails "level entry removed"
-assert_contains "$(jv '.problems[].path')" "refs/levels/source-native/$RH" "removed level entry reported at its path"
+assert_contains "$(jv '.problems[].path')" "refs/levels/source-native/$(fan "$RH")" "removed level entry reported at its path"
 pass "a removed level entry: reported at its path"
 
 reset_store
@@ -210,9 +210,9 @@ expect_problem source-mismatch "$SOURCE_V2" "${VAR[1]}"
 pass "a source entry pointing at another run: source-mismatch naming the right run"
 
 reset_store
-tamper "forge: metadata for nothing" < <(put "$(printf '{"title":"x"}' | blob)" "refs/metadata/$OTHER")
+tamper "forge: metadata for nothing" < <(put "$(printf '{"title":"x"}' | blob)" "refs/metadata/$(fan "$OTHER")")
 verify_fails "metadata of no object"
-expect_problem dangling-ref "refs/metadata/$OTHER"
+expect_problem dangling-ref "refs/metadata/$(fan "$OTHER")"
 pass "metadata for a digest that is not in the store: dangling-ref"
 
 # ------------------------- several tamperings at once --------------------------
@@ -225,16 +225,16 @@ tamper "forge: everything at once" < <(
     del "$(objpath "${VAR[2]}")"
     put "$(printf 'hello\n' | blob)" README.md
     put "$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":1}' | blob)" "$GROUP_ENTRY_V3"
-    del "refs/levels/source-native/${VAR[1]#sha256:}"
-    put "$(printf '{"evidence":null}' | blob)" "refs/levels/reproduced/${VAR[1]#sha256:}"
+    del "refs/levels/source-native/$(fan "${VAR[1]#sha256:}")"
+    put "$(printf '{"evidence":null}' | blob)" "refs/levels/reproduced/$(fan "${VAR[1]#sha256:}")"
 )
 verify_fails "several at once"
 expect_problem object-hash-mismatch "$RUNP"
 expect_problem object-corrupt "$V0P"
 expect_problem history-rewritten "$(objpath "${VAR[2]}")"
-expect_problem dangling-ref "refs/levels/source-native/$V2H"
+expect_problem dangling-ref "refs/levels/source-native/$(fan "$V2H")"
 expect_problem layout README.md
-expect_problem level-unjustified "refs/levels/reproduced/${VAR[1]#sha256:}"
+expect_problem level-unjustified "refs/levels/reproduced/$(fan "${VAR[1]#sha256:}")"
 expect_problem group-mismatch "$GROUP_ENTRY_V3"
 pass "seven tamperings in one commit (four runs, README, group, level): every one is reported"
 

@@ -179,12 +179,13 @@ TEST_CASE("level_entry and attestation_entry bytes", "[index][golden]") {
 TEST_CASE("index_entries of the seed bundle: group, default level and source for the run only", "[index]") {
   Bundle bundle = seed_bundle();
   const Document& run = bundle.run();
-  auto entries = index_entries(run, kFixture);
+  auto entries = index_entries(kCurrentFormat, run, kFixture);
   const std::string hex = run.digest().hex();
   REQUIRE(entries.size() == 3);
-  CHECK(entries[0].path == "refs/groups/04a2550439d8b192200cc440806ec7651434ad8d662b93bfe882f33d0465b567/" + hex);
+  const std::string fanned = hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex.substr(4);
+  CHECK(entries[0].path == "refs/groups/04/a2/550439d8b192200cc440806ec7651434ad8d662b93bfe882f33d0465b567/" + hex);
   CHECK(entries[0].bytes == data("seed-run.group-entry.json"));
-  CHECK(entries[1].path == "refs/levels/source-native/" + hex);
+  CHECK(entries[1].path == "refs/levels/source-native/" + fanned);
   CHECK(entries[1].bytes == R"({"evidence":null})");
   CHECK(entries[2].path ==
         "refs/sources/liger-kernel-bench/tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/"
@@ -192,8 +193,31 @@ TEST_CASE("index_entries of the seed bundle: group, default level and source for
   CHECK(entries[2].bytes == kSeedRun);
   for (std::size_t i = 1; i < bundle.documents().size(); ++i) {
     INFO(kind_name(bundle.documents()[i].kind()));
-    CHECK(index_entries(bundle.documents()[i], kFixture).empty());
+    CHECK(index_entries(kCurrentFormat, bundle.documents()[i], kFixture).empty());
   }
+  // Format 1 (what an upgrade reads) names the same entries flat.
+  auto flat = index_entries(Format::k1, run, kFixture);
+  REQUIRE(flat.size() == 3);
+  CHECK(flat[0].path == "refs/groups/04a2550439d8b192200cc440806ec7651434ad8d662b93bfe882f33d0465b567/" + hex);
+  CHECK(flat[1].path == "refs/levels/source-native/" + hex);
+  CHECK(flat[2].path == entries[2].path);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(flat[i].bytes == entries[i].bytes);
+}
+
+TEST_CASE("rerun_entry: JCS {level, ratio}; rerun_ratio divides the rerun's primary value by the run's", "[index]") {
+  CHECK(rerun_entry(Level::kReproduced, 1.017) == R"({"level":"reproduced","ratio":1.017})");
+  CHECK(rerun_entry(Level::kDisputed, 1.3) == R"({"level":"disputed","ratio":1.3})");
+  CHECK(rerun_entry(Level::kDisputed, 2) == R"({"level":"disputed","ratio":2})");
+  Json run = *parse(data(kFixture)).find("run");
+  Json rerun = run;
+  Json& timing = *rerun.find("spec")->find("timing");
+  const double median = timing.find("latencyNs")->find("median")->as_number();
+  timing.find("latencyNs")->set("median", median * 1.5);
+  auto ratio = rerun_ratio(*run.find("spec"), *rerun.find("spec"));
+  REQUIRE(ratio.has_value());
+  CHECK(*ratio == Approx(1.5));
+  Json no_primary = Json::object();
+  CHECK_FALSE(rerun_ratio(*run.find("spec"), no_primary).has_value());
 }
 
 TEST_CASE("index_entries: a failed run is reported, one without sourceNative has no source entry", "[index]") {
@@ -201,19 +225,20 @@ TEST_CASE("index_entries: a failed run is reported, one without sourceNative has
   run.find("spec")->set("status", "failed");
   run.find("spec")->erase("sourceNative");
   Document doc = Document::from_json(run, Location{"run.json", ""});
-  auto entries = index_entries(doc, "run.json");
+  auto entries = index_entries(kCurrentFormat, doc, "run.json");
   REQUIRE(entries.size() == 2);
-  CHECK(entries[0].path.rfind("refs/groups/" + std::string(kSeedKey).substr(7) + "/", 0) == 0);
-  CHECK(entries[1].path == "refs/levels/reported/" + doc.digest().hex());
+  const std::string hex = doc.digest().hex();
+  CHECK(entries[0].path.rfind("refs/groups/04/a2/" + std::string(kSeedKey).substr(11) + "/", 0) == 0);
+  CHECK(entries[1].path == "refs/levels/reported/" + hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex.substr(4));
 }
 
 TEST_CASE("index_entries: an attestation is indexed under its subject", "[index]") {
   Json att = parse(std::string(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"subject":")") +
                    kSeedRun + R"(","type":"note","author":"Ann <a@example.com>","body":"looks right"}})");
   Document doc = Document::from_json(att, Location{"att.json", ""});
-  auto entries = index_entries(doc, "att.json");
+  auto entries = index_entries(kCurrentFormat, doc, "att.json");
   REQUIRE(entries.size() == 1);
-  CHECK(entries[0].path == "refs/attestations/" + std::string(kSeedRun).substr(7) + "/" + doc.digest().hex());
+  CHECK(entries[0].path == "refs/attestations/33/4f/" + std::string(kSeedRun).substr(11) + "/" + doc.digest().hex());
   CHECK(entries[0].bytes == R"({"author":"Ann <a@example.com>","type":"note"})");
 }
 
@@ -222,7 +247,7 @@ TEST_CASE("index_entries: a source id that cannot be a path throws, naming where
   run.find("spec")->find("sourceNative")->set("externalId", "a/../b");
   Document doc = Document::from_json(run, Location{"runs.jsonl:3", ""});
   try {
-    index_entries(doc, "runs.jsonl:3");
+    index_entries(kCurrentFormat, doc, "runs.jsonl:3");
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kInvalidInput);
@@ -242,17 +267,17 @@ TEST_CASE("object_facts of a stored run: the index entries add writes, and the d
   const Document& run = bundle.run();
   Stored s = store_document(run);
   for (ObjectCheck check : {ObjectCheck::kShallow, ObjectCheck::kDeep}) {
-    ObjectFacts f = object_facts(s.path, s.frame, check);
+    ObjectFacts f = object_facts(kCurrentFormat, s.path, s.frame, check);
     INFO((f.problem ? f.problem->detail : std::string()));
     REQUIRE(f.valid());
     CHECK(*f.digest == run.digest());
     CHECK(f.kind == Kind::kRun);
     // The same entries index_entries gives add: one rule for both.
-    auto entries = index_entries(run, kFixture);
+    auto entries = index_entries(kCurrentFormat, run, kFixture);
     REQUIRE(entries.size() == 3);
     CHECK(entries[0].path == f.group_path);
     CHECK(entries[0].bytes == f.group_bytes);
-    CHECK(entries[1].path == level_path(f.default_level, run.digest()));
+    CHECK(entries[1].path == level_path(kCurrentFormat, f.default_level, run.digest()));
     CHECK(f.default_level == Level::kSourceNative);
     REQUIRE(f.source_path);
     CHECK(entries[2].path == *f.source_path);
@@ -270,11 +295,11 @@ TEST_CASE("object_facts of a stored attestation: its subject and its entry's byt
                    kSeedRun + R"(","type":"note","author":"Ann <a@example.com>","body":"looks right"}})");
   Document doc = Document::from_json(att, Location{"att.json", ""});
   Stored s = store_document(doc);
-  ObjectFacts f = object_facts(s.path, s.frame, ObjectCheck::kDeep);
+  ObjectFacts f = object_facts(kCurrentFormat, s.path, s.frame, ObjectCheck::kDeep);
   REQUIRE(f.valid());
   CHECK(f.kind == Kind::kAttestation);
   CHECK(f.subject == Digest::parse(kSeedRun));
-  CHECK(f.attestation_bytes == index_entries(doc, "att.json")[0].bytes);
+  CHECK(f.attestation_bytes == index_entries(kCurrentFormat, doc, "att.json")[0].bytes);
   CHECK(f.group_path.empty());
 }
 
@@ -314,7 +339,7 @@ TEST_CASE("object_facts: what is wrong with an object, as one problem about its 
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.name) {
-      ObjectFacts f = object_facts(c.path, c.frame, c.check);
+      ObjectFacts f = object_facts(kCurrentFormat, c.path, c.frame, c.check);
       CHECK_FALSE(f.valid());
       REQUIRE(f.problem);
       CHECK(problem_kind_name(f.problem->kind) == problem_kind_name(c.kind));
@@ -324,13 +349,13 @@ TEST_CASE("object_facts: what is wrong with an object, as one problem about its 
     }
   }
   SECTION("a hash mismatch names both digests") {
-    ObjectFacts f = object_facts(path, encode_object(bundle.documents()[1].canonical()), ObjectCheck::kShallow);
+    ObjectFacts f = object_facts(kCurrentFormat, path, encode_object(bundle.documents()[1].canonical()), ObjectCheck::kShallow);
     REQUIRE(f.problem);
     CHECK_THAT(f.problem->detail, Catch::Matchers::Contains(run.digest().str()));
   }
   SECTION("a shallow check does not validate or require RFC 8785") {
-    CHECK(object_facts(object_path(Digest::of(spaced)), encode_object(spaced), ObjectCheck::kShallow).valid());
-    CHECK(object_facts(object_path(Digest::of(invalid)), encode_object(invalid), ObjectCheck::kShallow).valid());
+    CHECK(object_facts(kCurrentFormat, object_path(Digest::of(spaced)), encode_object(spaced), ObjectCheck::kShallow).valid());
+    CHECK(object_facts(kCurrentFormat, object_path(Digest::of(invalid)), encode_object(invalid), ObjectCheck::kShallow).valid());
   }
 }
 

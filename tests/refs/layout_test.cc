@@ -80,70 +80,135 @@ TEST_CASE("parse_object_path rejects everything object_path does not render", "[
   }
 }
 
-TEST_CASE("refs paths follow SPEC §2", "[layout]") {
-  Digest a = Digest::of("a"), b = Digest::of("b");
-  CHECK(metadata_path(a) == "refs/metadata/" + a.hex());
-  CHECK(group_path(a, b) == "refs/groups/" + a.hex() + "/" + b.hex());
-  CHECK(attestation_path(a, b) == "refs/attestations/" + a.hex() + "/" + b.hex());
-  CHECK(level_path(Level::kDisputed, b) == "refs/levels/disputed/" + b.hex());
-  CHECK(level_path(Level::kReported, b) == "refs/levels/reported/" + b.hex());
-  CHECK(level_path(Level::kSourceNative, b) == "refs/levels/source-native/" + b.hex());
-  CHECK(level_path(Level::kReproduced, b) == "refs/levels/reproduced/" + b.hex());
+// <h0h1>/<h2h3>/<h4..h63>, written out independently of layout.cc.
+std::string fan(const std::string& hex) { return hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex.substr(4); }
+
+constexpr Level kLevelsAll[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+
+TEST_CASE("FORMAT: exactly \"kistore 2\\n\" is format 2; anything else is no format kistore reads", "[layout]") {
+  CHECK(kFormatPath == "FORMAT");
+  CHECK(kFormat2Bytes == "kistore 2\n");
+  CHECK(parse_format_bytes("kistore 2\n") == Format::k2);
+  for (std::string_view bad : {"", "kistore 2", "kistore 2\n\n", "kistore 2\r\n", "kistore 3\n", "kistore 1\n",
+                               "Kistore 2\n", " kistore 2\n", "kistore  2\n", "kistore 20\n"}) {
+    INFO("\"" << bad << "\"");
+    CHECK_FALSE(parse_format_bytes(bad).has_value());
+  }
+  CHECK(format_name(Format::k1) == "format 1");
+  CHECK(format_name(Format::k2) == "format 2");
+  std::string why = unknown_format_problem("kistore 3\n");
+  CHECK(why.find("FORMAT holds \"kistore 3\\n\"") != std::string::npos);
+  CHECK(why.find("format 1 and format 2") != std::string::npos);
+  // Control bytes are not echoed to a terminal.
+  CHECK(unknown_format_problem(std::string("\x1b[2J", 4)).find('\x1b') == std::string::npos);
 }
 
-TEST_CASE("refs paths and their parse_* round-trip for many digests", "[layout]") {
-  const Level levels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+TEST_CASE("fanout and parse_fanout round-trip and refuse other names", "[layout]") {
   for (int i = 0; i < 500; ++i) {
-    Digest a = Digest::of("a " + std::to_string(i)), b = Digest::of("b " + std::to_string(i));
-    INFO(i);
-    CHECK(parse_metadata_path(metadata_path(a)) == a);
-    CHECK(parse_group_path(group_path(a, b)) == GroupEntryPath{a, b});
-    CHECK(parse_attestation_path(attestation_path(a, b)) == AttestationEntryPath{a, b});
-    for (Level l : levels) CHECK(parse_level_path(level_path(l, b)) == LevelEntryPath{l, b});
+    Digest d = Digest::of("fan " + std::to_string(i));
+    CHECK(fanout(d) == fan(d.hex()));
+    CHECK(parse_fanout(fanout(d)) == d);
+  }
+  const std::string h = kEmptyHex;
+  for (const std::string& bad : {h, h.substr(0, 2) + "/" + h.substr(2), fan(h) + "/", "/" + fan(h),
+                                 h.substr(0, 3) + "/" + h.substr(3, 1) + "/" + h.substr(4), fan(h).substr(1)}) {
+    INFO(bad);
+    CHECK_FALSE(parse_fanout(bad).has_value());
+  }
+}
+
+TEST_CASE("format 2 refs paths fan every digest-named folder out (SPEC §2)", "[layout]") {
+  Digest a = Digest::of("a"), b = Digest::of("b");
+  const Format f = Format::k2;
+  CHECK(metadata_path(f, a) == "refs/metadata/" + fan(a.hex()));
+  CHECK(group_path(f, a, b) == "refs/groups/" + fan(a.hex()) + "/" + b.hex());
+  CHECK(attestation_path(f, a, b) == "refs/attestations/" + fan(a.hex()) + "/" + b.hex());
+  CHECK(rerun_path(a, b) == "refs/reruns/" + fan(a.hex()) + "/" + b.hex());
+  for (Level l : kLevelsAll)
+    CHECK(level_path(f, l, b) == "refs/levels/" + std::string(level_name(l)) + "/" + fan(b.hex()));
+  CHECK(level_path(f, Level::kSourceNative, b) ==
+        "refs/levels/source-native/" + b.hex().substr(0, 2) + "/" + b.hex().substr(2, 2) + "/" + b.hex().substr(4));
+}
+
+TEST_CASE("format 1 refs paths stay flat, as the format-1 release wrote them", "[layout]") {
+  Digest a = Digest::of("a"), b = Digest::of("b");
+  const Format f = Format::k1;
+  CHECK(metadata_path(f, a) == "refs/metadata/" + a.hex());
+  CHECK(group_path(f, a, b) == "refs/groups/" + a.hex() + "/" + b.hex());
+  CHECK(attestation_path(f, a, b) == "refs/attestations/" + a.hex() + "/" + b.hex());
+  CHECK(level_path(f, Level::kDisputed, b) == "refs/levels/disputed/" + b.hex());
+  CHECK(level_path(f, Level::kReported, b) == "refs/levels/reported/" + b.hex());
+  CHECK(level_path(f, Level::kSourceNative, b) == "refs/levels/source-native/" + b.hex());
+  CHECK(level_path(f, Level::kReproduced, b) == "refs/levels/reproduced/" + b.hex());
+  CHECK_FALSE(parse_rerun_path(f, rerun_path(a, b)).has_value());  // format 1 has no reruns folder
+}
+
+TEST_CASE("refs paths and their parse_* round-trip for many digests, in both formats", "[layout]") {
+  for (Format f : {Format::k1, Format::k2}) {
+    for (int i = 0; i < 300; ++i) {
+      Digest a = Digest::of("a " + std::to_string(i)), b = Digest::of("b " + std::to_string(i));
+      INFO(format_name(f) << " " << i);
+      CHECK(parse_metadata_path(f, metadata_path(f, a)) == a);
+      CHECK(parse_group_path(f, group_path(f, a, b)) == GroupEntryPath{a, b});
+      CHECK(parse_attestation_path(f, attestation_path(f, a, b)) == AttestationEntryPath{a, b});
+      for (Level l : kLevelsAll) CHECK(parse_level_path(f, level_path(f, l, b)) == LevelEntryPath{l, b});
+      if (f == Format::k2) CHECK(parse_rerun_path(f, rerun_path(a, b)) == RerunEntryPath{a, b});
+    }
   }
 }
 
 TEST_CASE("the index folders are the parents of their entries", "[layout]") {
   Digest a = Digest::of("a"), b = Digest::of("b");
   CHECK(kGroupsDir == "refs/groups");
-  CHECK(group_dir(a) == "refs/groups/" + a.hex());
-  CHECK(group_path(a, b) == group_dir(a) + "/" + b.hex());
+  CHECK(kRerunsDir == "refs/reruns");
   CHECK(level_dir(Level::kSourceNative) == "refs/levels/source-native");
-  CHECK(level_path(Level::kSourceNative, b) == level_dir(Level::kSourceNative) + "/" + b.hex());
-  CHECK(attestations_dir(a) == "refs/attestations/" + a.hex());
-  CHECK(attestation_path(a, b) == attestations_dir(a) + "/" + b.hex());
+  CHECK(reruns_dir(a) == "refs/reruns/" + fan(a.hex()));
+  CHECK(rerun_path(a, b) == reruns_dir(a) + "/" + b.hex());
+  for (Format f : {Format::k1, Format::k2}) {
+    const std::string name = f == Format::k1 ? a.hex() : fan(a.hex());
+    CHECK(group_dir(f, a) == "refs/groups/" + name);
+    CHECK(group_path(f, a, b) == group_dir(f, a) + "/" + b.hex());
+    CHECK(level_path(f, Level::kSourceNative, a) == level_dir(Level::kSourceNative) + "/" + name);
+    CHECK(attestations_dir(f, a) == "refs/attestations/" + name);
+    CHECK(attestation_path(f, a, b) == attestations_dir(f, a) + "/" + b.hex());
+  }
 }
 
-// Every parse_* of a refs path, as "does it parse?", for one table of bad inputs.
+// Every parse_* of a refs path in one format, as "does it parse?", for one table of bad inputs.
 struct RefsParsers {
   const char* name;
   std::function<bool(std::string_view)> parses;
   std::string good;  // one path it must accept
 };
 
-std::vector<RefsParsers> refs_parsers() {
+std::vector<RefsParsers> refs_parsers(Format f) {
   Digest a = Digest::of("a"), b = Digest::of("b");
-  return {
-      {"metadata", [](std::string_view p) { return parse_metadata_path(p).has_value(); }, metadata_path(a)},
-      {"group", [](std::string_view p) { return parse_group_path(p).has_value(); }, group_path(a, b)},
-      {"level", [](std::string_view p) { return parse_level_path(p).has_value(); },
-       level_path(Level::kReproduced, b)},
-      {"attestation", [](std::string_view p) { return parse_attestation_path(p).has_value(); },
-       attestation_path(a, b)},
+  std::vector<RefsParsers> out = {
+      {"metadata", [f](std::string_view p) { return parse_metadata_path(f, p).has_value(); }, metadata_path(f, a)},
+      {"group", [f](std::string_view p) { return parse_group_path(f, p).has_value(); }, group_path(f, a, b)},
+      {"level", [f](std::string_view p) { return parse_level_path(f, p).has_value(); },
+       level_path(f, Level::kReproduced, b)},
+      {"attestation", [f](std::string_view p) { return parse_attestation_path(f, p).has_value(); },
+       attestation_path(f, a, b)},
   };
+  if (f == Format::k2)
+    out.push_back({"rerun", [f](std::string_view p) { return parse_rerun_path(f, p).has_value(); }, rerun_path(a, b)});
+  return out;
 }
 
-TEST_CASE("refs parse_* reject everything their render does not give", "[layout][errors]") {
+struct BadPath {
+  const char* name;
+  std::string path;
+};
+
+// Paths that no format-1 parser takes.
+std::vector<BadPath> format1_bad_paths() {
   const std::string h = kEmptyHex;
   std::string upper = h;
   upper[63] = 'B';
   std::string non_hex = h;
   non_hex[10] = 'g';
-  struct Case {
-    const char* name;
-    std::string path;
-  };
-  const std::vector<Case> cases = {
+  return {
       {"empty", ""},
       {"metadata folder", "refs/metadata/"},
       {"metadata, hex short", "refs/metadata/" + h.substr(1)},
@@ -153,7 +218,7 @@ TEST_CASE("refs parse_* reject everything their render does not give", "[layout]
       {"metadata, sha256: prefix", "refs/metadata/sha256:" + h},
       {"metadata, trailing slash", "refs/metadata/" + h + "/"},
       {"metadata, leading slash", "/refs/metadata/" + h},
-      {"metadata, fanned out", "refs/metadata/" + h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4)},
+      {"metadata, fanned out", "refs/metadata/" + fan(h)},
       {"groups folder", "refs/groups/"},
       {"group key only", "refs/groups/" + h},
       {"group key folder", "refs/groups/" + h + "/"},
@@ -163,6 +228,7 @@ TEST_CASE("refs parse_* reject everything their render does not give", "[layout]
       {"group, uppercase run", "refs/groups/" + h + "/" + upper},
       {"group, three parts", "refs/groups/" + h + "/" + h + "/" + h},
       {"group, trailing slash", "refs/groups/" + h + "/" + h + "/"},
+      {"group, fanned key", "refs/groups/" + fan(h) + "/" + h},
       {"levels folder", "refs/levels/"},
       {"level folder", "refs/levels/reproduced/"},
       {"level folder, no slash", "refs/levels/reproduced"},
@@ -173,31 +239,101 @@ TEST_CASE("refs parse_* reject everything their render does not give", "[layout]
       {"level, non-hex run", "refs/levels/disputed/" + non_hex},
       {"level, extra part", "refs/levels/reported/" + h + "/x"},
       {"level, flat", "refs/levels/" + h},
+      {"level, fanned run", "refs/levels/reported/" + fan(h)},
       {"attestations folder", "refs/attestations/" + h},
       {"attestation, uppercase", "refs/attestations/" + upper + "/" + h},
       {"attestation, short", "refs/attestations/" + h + "/" + h.substr(2)},
       {"attestation, sha256: names", "refs/attestations/sha256:" + h + "/sha256:" + h},
       {"object path", expected_object_path(h)},
       {"source path", "refs/sources/s/" + h},
-      {"other refs folder", "refs/reruns/" + h + "/" + h},
+      {"reruns folder", "refs/reruns/" + h + "/" + h},
+      {"reruns, fanned", "refs/reruns/" + fan(h) + "/" + h},
+      {"FORMAT", "FORMAT"},
   };
-  for (const RefsParsers& parser : refs_parsers()) {
-    INFO(parser.name << " accepts " << parser.good);
-    REQUIRE(parser.parses(parser.good));
-    for (const Case& c : cases) {
-      INFO(parser.name << ", " << c.name << ": \"" << c.path << "\"");
-      CHECK_FALSE(parser.parses(c.path));
+}
+
+// Paths that no format-2 parser takes.
+std::vector<BadPath> format2_bad_paths() {
+  const std::string h = kEmptyHex, fh = fan(kEmptyHex);
+  std::string upper = h;
+  upper[63] = 'B';
+  std::string fan_upper = fan(upper), fan_upper_dir = fh;
+  fan_upper_dir[0] = 'E';
+  std::string non_hex = fh;
+  non_hex[20] = 'g';
+  const std::string moved = h.substr(0, 3) + "/" + h.substr(3, 1) + "/" + h.substr(4);  // right length, slashes moved
+  return {
+      {"empty", ""},
+      {"metadata folder", "refs/metadata/"},
+      {"metadata, flat", "refs/metadata/" + h},
+      {"metadata, first folder only", "refs/metadata/" + h.substr(0, 2) + "/" + h.substr(2)},
+      {"metadata, slashes moved", "refs/metadata/" + moved},
+      {"metadata, short", "refs/metadata/" + fh.substr(0, fh.size() - 1)},
+      {"metadata, long", "refs/metadata/" + fh + "0"},
+      {"metadata, uppercase", "refs/metadata/" + fan_upper},
+      {"metadata, uppercase folder", "refs/metadata/" + fan_upper_dir},
+      {"metadata, non-hex", "refs/metadata/" + non_hex},
+      {"metadata, trailing slash", "refs/metadata/" + fh + "/"},
+      {"metadata, leading slash", "/refs/metadata/" + fh},
+      {"groups folder", "refs/groups/"},
+      {"group key only", "refs/groups/" + fh},
+      {"group, flat key", "refs/groups/" + h + "/" + h},
+      {"group, fanned run", "refs/groups/" + fh + "/" + fh},
+      {"group, run short", "refs/groups/" + fh + "/" + h.substr(1)},
+      {"group, uppercase run", "refs/groups/" + fh + "/" + upper},
+      {"group, trailing slash", "refs/groups/" + fh + "/" + h + "/"},
+      {"levels folder", "refs/levels/"},
+      {"level folder", "refs/levels/reproduced/"},
+      {"unknown level", "refs/levels/verified/" + fh},
+      {"level in capitals", "refs/levels/Reproduced/" + fh},
+      {"level, flat run", "refs/levels/reported/" + h},
+      {"level, slashes moved", "refs/levels/reported/" + moved},
+      {"level, extra part", "refs/levels/reported/" + fh + "/x"},
+      {"level, no level", "refs/levels/" + fh},
+      {"attestations folder", "refs/attestations/" + fh},
+      {"attestation, flat run", "refs/attestations/" + h + "/" + h},
+      {"attestation, fanned attestation", "refs/attestations/" + fh + "/" + fh},
+      {"attestation, uppercase", "refs/attestations/" + fan_upper + "/" + h},
+      {"reruns folder", "refs/reruns/" + fh},
+      {"rerun, flat run", "refs/reruns/" + h + "/" + h},
+      {"rerun, fanned rerun", "refs/reruns/" + fh + "/" + fh},
+      {"rerun, uppercase rerun", "refs/reruns/" + fh + "/" + upper},
+      {"rerun, extra part", "refs/reruns/" + fh + "/" + h + "/x"},
+      {"object path", expected_object_path(h)},
+      {"source path", "refs/sources/s/" + h},
+      {"FORMAT", "FORMAT"},
+  };
+}
+
+TEST_CASE("refs parse_* reject everything their render does not give", "[layout][errors]") {
+  for (Format f : {Format::k1, Format::k2}) {
+    for (const RefsParsers& parser : refs_parsers(f)) {
+      INFO(format_name(f) << " " << parser.name << " accepts " << parser.good);
+      REQUIRE(parser.parses(parser.good));
+      for (const BadPath& c : f == Format::k1 ? format1_bad_paths() : format2_bad_paths()) {
+        INFO(parser.name << ", " << c.name << ": \"" << c.path << "\"");
+        CHECK_FALSE(parser.parses(c.path));
+      }
     }
   }
 }
 
-TEST_CASE("each refs parse_* takes only its own folder", "[layout][errors]") {
-  for (const RefsParsers& parser : refs_parsers())
-    for (const RefsParsers& other : refs_parsers()) {
-      if (std::string_view(parser.name) == other.name) continue;
-      INFO(parser.name << " given " << other.good);
-      CHECK_FALSE(parser.parses(other.good));
+TEST_CASE("each refs parse_* takes only its own folder, and only its own format's names", "[layout][errors]") {
+  for (Format f : {Format::k1, Format::k2}) {
+    const Format other_format = f == Format::k1 ? Format::k2 : Format::k1;
+    for (const RefsParsers& parser : refs_parsers(f)) {
+      for (const RefsParsers& other : refs_parsers(f)) {
+        if (std::string_view(parser.name) == other.name) continue;
+        INFO(format_name(f) << " " << parser.name << " given " << other.good);
+        CHECK_FALSE(parser.parses(other.good));
+      }
+      // A path of the other format names the same digests elsewhere: never taken.
+      for (const RefsParsers& other : refs_parsers(other_format)) {
+        INFO(format_name(f) << " " << parser.name << " given " << format_name(other_format) << " " << other.good);
+        CHECK_FALSE(parser.parses(other.good));
+      }
     }
+  }
 }
 
 // A run spec whose sourceNative names `source` and `external_id`.

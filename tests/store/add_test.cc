@@ -118,6 +118,9 @@ std::vector<std::string> strs(const std::vector<Digest>& ds) {
 }
 
 std::string hex(const char* digest) { return std::string(digest).substr(7); }
+// A digest as format 2 names it below an index folder: <h0h1>/<h2h3>/<h4..h63>.
+std::string fan(const std::string& h) { return h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4); }
+std::string fanned(const char* digest) { return fan(hex(digest)); }
 
 // ---- tests -----------------------------------------------------------------
 
@@ -136,14 +139,15 @@ TEST_CASE("add: the seed bundle lands at SPEC §2 paths, checked with git, zstd 
     return "objects/sha256/" + h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4);
   };
   const std::set<std::string> expected = {
+      "FORMAT",
       object(kSeedRun),
       object(kSeedProtocol),
       object(kSeedEnvironment),
-      "refs/metadata/" + hex(kSeedRun),
-      "refs/metadata/" + hex(kSeedProtocol),
-      "refs/metadata/" + hex(kSeedEnvironment),
-      "refs/groups/" + std::string(kSeedKeyHex) + "/" + hex(kSeedRun),
-      "refs/levels/source-native/" + hex(kSeedRun),
+      "refs/metadata/" + fanned(kSeedRun),
+      "refs/metadata/" + fanned(kSeedProtocol),
+      "refs/metadata/" + fanned(kSeedEnvironment),
+      "refs/groups/" + fan(kSeedKeyHex) + "/" + hex(kSeedRun),
+      "refs/levels/source-native/" + fanned(kSeedRun),
       kSeedSource,
   };
   CHECK(t.paths() == expected);
@@ -161,11 +165,11 @@ TEST_CASE("add: the seed bundle lands at SPEC §2 paths, checked with git, zstd 
     CHECK_THAT(listing, Catch::Matchers::Contains("Check: XXH64"));
   }
 
-  CHECK(t.blob("refs/metadata/" + hex(kSeedRun)) == data("store/seed-run.metadata.json"));
-  CHECK(t.blob("refs/metadata/" + hex(kSeedProtocol)) == data("store/seed-protocol.metadata.json"));
-  CHECK(t.blob("refs/metadata/" + hex(kSeedEnvironment)) == data("store/seed-environment.metadata.json"));
-  CHECK(t.blob("refs/groups/" + std::string(kSeedKeyHex) + "/" + hex(kSeedRun)) == data("refs/seed-run.group-entry.json"));
-  CHECK(t.blob("refs/levels/source-native/" + hex(kSeedRun)) == R"({"evidence":null})");
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedProtocol)) == data("store/seed-protocol.metadata.json"));
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedEnvironment)) == data("store/seed-environment.metadata.json"));
+  CHECK(t.blob("refs/groups/" + fan(kSeedKeyHex) + "/" + hex(kSeedRun)) == data("refs/seed-run.group-entry.json"));
+  CHECK(t.blob("refs/levels/source-native/" + fanned(kSeedRun)) == R"({"evidence":null})");
   CHECK(t.blob(kSeedSource) == kSeedRun);
 }
 
@@ -208,7 +212,7 @@ TEST_CASE("add: differing metadata on re-add keeps the first and adds a note", "
   CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
   CHECK_FALSE(r.commit.has_value());
   CHECK(t.head() == head);
-  CHECK(t.blob("refs/metadata/" + hex(kSeedRun)) == data("store/seed-run.metadata.json"));
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
 
   SECTION("the same metadata, or none, is no note") {
     auto docs = seed_documents();
@@ -234,7 +238,7 @@ TEST_CASE("add: differing metadata repeated within one call is reported", "[stor
   REQUIRE(second.digest() == first.digest());
   AddReport r = add(t.store, {first, second});
   CHECK(strs(r.added) == std::vector<std::string>{kSeedRun});
-  CHECK(t.blob("refs/metadata/" + hex(kSeedRun)) == data("store/seed-run.metadata.json"));
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
   REQUIRE(r.notes.size() == 1);
   CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
 }
@@ -308,7 +312,7 @@ TEST_CASE("add: an attestation is indexed under its subject, in the store or in 
   TestStore t;
   auto docs = seed_documents();
   Document att = attestation(kSeedRun, "reproduced on my 4090");
-  const std::string entry = "refs/attestations/" + hex(kSeedRun) + "/" + att.digest().hex();
+  const std::string entry = "refs/attestations/" + fanned(kSeedRun) + "/" + att.digest().hex();
   SECTION("subject in the same call") {
     docs.push_back(att);
     AddReport r = add(t.store, docs);
@@ -484,7 +488,7 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
   TestStore t;
   add(t.store, seed_documents());  // small: loose
   const std::size_t loose_before = loose_blobs(t);
-  CHECK(loose_before == 9);
+  CHECK(loose_before == 10);  // FORMAT, 3 objects, 3 metadata, group, level, source
   REQUIRE(packs(t.dir).empty());
 
   std::vector<Document> many;

@@ -191,8 +191,8 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
   auto [c2, e2] = s.rerun(3400000);
   // Parents (c2, c1); the tree of c2 with the run put back at reproduced, naming e1.
   std::string merge = s.forge(c2,
-                              {{level_path(Level::kDisputed, kRun), std::nullopt},
-                               {level_path(Level::kReproduced, kRun), entry_bytes(e1)}},
+                              {{level_path(kCurrentFormat, Level::kDisputed, kRun), std::nullopt},
+                               {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(e1)}},
                               {c2, c1}, "merge\n\nKistore-Op: merge\n", false);
   LevelAudit audit(s.store, s.trust);
   CHECK(audit.decide(merge, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
@@ -203,8 +203,8 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
   // Signed by the controller and labelled a rerun, it is still no valid rerun
   // commit: it adds no rerun (e1 is already in its first parent's tree).
   std::string signed_merge = s.forge(c2,
-                                     {{level_path(Level::kDisputed, kRun), std::nullopt},
-                                      {level_path(Level::kReproduced, kRun), entry_bytes(e1)}},
+                                     {{level_path(kCurrentFormat, Level::kDisputed, kRun), std::nullopt},
+                                      {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(e1)}},
                                      {c2, c1}, "restore\n\nKistore-Op: rerun\n", true);
   LevelAudit again(s.store, s.trust);
   CHECK(again.decide(signed_merge, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
@@ -255,8 +255,8 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
 
   SECTION("a rerun commit that also changes another run's level") {
     std::string two = s.forge(c1,
-                              {{level_path(Level::kSourceNative, run2), std::nullopt},
-                               {level_path(Level::kReproduced, run2), entry_bytes(e1)}},
+                              {{level_path(kCurrentFormat, Level::kSourceNative, run2), std::nullopt},
+                               {level_path(kCurrentFormat, Level::kReproduced, run2), entry_bytes(e1)}},
                               {base}, "rerun: two\n\nKistore-Op: rerun\n", true);
     LevelAudit audit(s.store, s.trust);
     auto reruns = audit.rerun_commits(two);
@@ -274,8 +274,8 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
   SECTION("a signed rerun commit naming evidence that is no rerun it adds") {
     for (const Digest& evidence : {run2, Digest::of("no such document")}) {
       std::string bad = s.forge(base,
-                                {{level_path(Level::kSourceNative, kRun), std::nullopt},
-                                 {level_path(Level::kReproduced, kRun), entry_bytes(evidence)}},
+                                {{level_path(kCurrentFormat, Level::kSourceNative, kRun), std::nullopt},
+                                 {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(evidence)}},
                                 {base}, "rerun: bad\n\nKistore-Op: rerun\n", true);
       LevelAudit audit(s.store, s.trust);
       auto reruns = audit.rerun_commits(bad);
@@ -295,10 +295,10 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
     Document other = Document::from_json(*bundle.find("run"), Location{"other", ""});
     std::string bad = s.forge(base,
                               {{object_path(other.digest()), encode_object(other.canonical())},
-                               {group_path(comparison_key(other.spec()), other.digest()), group_entry(other.spec())},
-                               {level_path(Level::kReported, other.digest()), entry_bytes(std::nullopt)},
-                               {level_path(Level::kSourceNative, kRun), std::nullopt},
-                               {level_path(Level::kReproduced, kRun), entry_bytes(other.digest())}},
+                               {group_path(kCurrentFormat, comparison_key(other.spec()), other.digest()), group_entry(other.spec())},
+                               {level_path(kCurrentFormat, Level::kReported, other.digest()), entry_bytes(std::nullopt)},
+                               {level_path(kCurrentFormat, Level::kSourceNative, kRun), std::nullopt},
+                               {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(other.digest())}},
                               {base}, "rerun: other code\n\nKistore-Op: rerun\n", true);
     LevelAudit audit(s.store, s.trust);
     auto reruns = audit.rerun_commits(bad);
@@ -360,8 +360,8 @@ TEST_CASE("level_standing: readers believe a non-default level only as far as th
   CHECK(plain.verified);
   // A level entry that a plain commit forged is unverified whoever is trusted.
   std::string forged = s.forge(s.head(),
-                               {{level_path(Level::kSourceNative, s.run2), std::nullopt},
-                                {level_path(Level::kReproduced, s.run2), entry_bytes(std::nullopt)}},
+                               {{level_path(kCurrentFormat, Level::kSourceNative, s.run2), std::nullopt},
+                                {level_path(kCurrentFormat, Level::kReproduced, s.run2), entry_bytes(std::nullopt)}},
                                {s.head()}, "promote\n", false);
   must(s.git() + "update-ref refs/heads/main " + forged);
   Snapshot now = s.store.snapshot();
@@ -383,27 +383,31 @@ TEST_CASE("verify: every level entry, default levels included, is what the signe
 
   SECTION("without the controller, its dispute is unjustified") {
     VerifyReport r = verify_store(s.store, VerifyOptions{});
-    REQUIRE(r.problems.size() == 1);
-    CHECK(r.problems[0].kind == ProblemKind::kLevelUnjustified);
-    CHECK(r.problems[0].path == level_path(Level::kDisputed, kRun));
-    CHECK_THAT(r.problems[0].detail, Catch::Matchers::StartsWith("expected source-native {\"evidence\":null} (no valid "
+    // The level, and the rerun entry that no valid rerun commit adds (format 2).
+    REQUIRE(r.problems.size() == 2);
+    CHECK(r.problems[0].kind == ProblemKind::kRerunMismatch);
+    CHECK(r.problems[0].path == rerun_path(kRun, e1));
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::StartsWith("no valid rerun commit (signed by a controller) adds"));
+    CHECK(r.problems[1].kind == ProblemKind::kLevelUnjustified);
+    CHECK(r.problems[1].path == level_path(kCurrentFormat, Level::kDisputed, kRun));
+    CHECK_THAT(r.problems[1].detail, Catch::Matchers::StartsWith("expected source-native {\"evidence\":null} (no valid "
                                                                  "rerun commit: default level source-native)"));
   }
   SECTION("an unsigned commit putting the run back at its default level") {
     std::string reset = s.forge(c1,
-                                {{level_path(Level::kDisputed, kRun), std::nullopt},
-                                 {level_path(Level::kSourceNative, kRun), entry_bytes(std::nullopt)}},
+                                {{level_path(kCurrentFormat, Level::kDisputed, kRun), std::nullopt},
+                                 {level_path(kCurrentFormat, Level::kSourceNative, kRun), entry_bytes(std::nullopt)}},
                                 {c1}, "reset\n", false);
     must(s.git() + "update-ref refs/heads/main " + reset);
     VerifyReport r = verify_store(s.store, trusting);
     REQUIRE(r.problems.size() == 1);
     CHECK(r.problems[0].kind == ProblemKind::kLevelUnjustified);
-    CHECK(r.problems[0].path == level_path(Level::kSourceNative, kRun));
+    CHECK(r.problems[0].path == level_path(kCurrentFormat, Level::kSourceNative, kRun));
     CHECK(r.problems[0].detail == "expected disputed " + entry_bytes(e1) + " (decided by rerun commit " + c1 +
                                       "), found source-native {\"evidence\":null}");
   }
   SECTION("the right level naming other evidence") {
-    std::string other = s.forge(c1, {{level_path(Level::kDisputed, kRun), entry_bytes(s.run2)}}, {c1}, "swap\n", false);
+    std::string other = s.forge(c1, {{level_path(kCurrentFormat, Level::kDisputed, kRun), entry_bytes(s.run2)}}, {c1}, "swap\n", false);
     must(s.git() + "update-ref refs/heads/main " + other);
     VerifyReport r = verify_store(s.store, trusting);
     REQUIRE(r.problems.size() == 1);

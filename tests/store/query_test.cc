@@ -90,10 +90,13 @@ TEST_CASE("runs_at_level lists the runs of one level folder", "[store][query]") 
   CHECK(runs_at_level(snap, Level::kReproduced).empty());
 }
 
-TEST_CASE("run_story_paths: the object, any level entry, the attestations folder", "[store][query]") {
+TEST_CASE("run_story_paths: the object, any level entry, attestations and reruns, in both formats", "[store][query]") {
   const Digest run = *Digest::parse(kSeedRun);
-  CHECK(run_story_paths(run) == std::vector<std::string>{object_path(run), "refs/levels/*/" + run.hex(),
-                                                          attestations_dir(run) + "/"});
+  const std::string h = run.hex(), fanned = h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4);
+  CHECK(run_story_paths(run) == std::vector<std::string>{object_path(run), "refs/levels/*/" + h,
+                                                          "refs/levels/*/" + fanned, "refs/attestations/" + h + "/",
+                                                          "refs/attestations/" + fanned + "/",
+                                                          "refs/reruns/" + fanned + "/"});
 }
 
 }  // namespace

@@ -275,7 +275,9 @@ TEST_CASE("Snapshot reads objects, metadata and directories of the head", "[stor
   }
   std::sort(expected.begin(), expected.end());
   CHECK(snap.object_digests() == expected);
-  CHECK(snap.list("") == std::vector<std::string>{"objects", "refs"});
+  CHECK(snap.list("") == std::vector<std::string>{"FORMAT", "objects", "refs"});
+  CHECK(snap.read("FORMAT") == "kistore 2\n");
+  CHECK(snap.format() == Format::k2);
   CHECK(snap.list("refs") == std::vector<std::string>{"groups", "levels", "metadata", "sources"});
   CHECK(snap.list("refs/levels") == std::vector<std::string>{"source-native"});
   CHECK(snap.list("refs/nothing").empty());
@@ -426,7 +428,7 @@ TEST_CASE("concurrent writers: two handles, 20 adds each, all 40 commits land in
   for (const auto& list : docs)
     for (const Document& d : list) {
       CHECK(snap.has_object(d.digest()));
-      CHECK(snap.exists(metadata_path(d.digest())));
+      CHECK(snap.exists(metadata_path(kCurrentFormat, d.digest())));
     }
   CHECK(snap.object_digests().size() == kWriters * kAdds);
   CHECK(sh(git(dir) + "fsck --strict --no-dangling").rc == 0);
@@ -523,7 +525,7 @@ TEST_CASE("read_history: with_changes lists what each commit added", "[store][hi
   std::set<std::pair<char, std::string>> changes;
   for (const PathChange& c : log[1].changes) changes.insert({c.status, c.path});
   CHECK(changes == std::set<std::pair<char, std::string>>{{'A', object_path(h.impl.digest())},
-                                                            {'A', metadata_path(h.impl.digest())}});
+                                                            {'A', metadata_path(kCurrentFormat, h.impl.digest())}});
   CHECK(log[2].changes.size() == 9);
 }
 

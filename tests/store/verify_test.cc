@@ -78,7 +78,7 @@ struct BaseStore {
   std::string git() const { return "git --git-dir=" + quote(dir) + " "; }
   std::string head() const { return trim(must(git() + "rev-parse main")); }
   std::string blob(const std::string& path) const { return must(git() + "cat-file blob " + quote("main:" + path)); }
-  std::string group() const { return group_path(comparison_key(docs[0].spec()), run); }
+  std::string group() const { return group_path(kCurrentFormat, comparison_key(docs[0].spec()), run); }
 
   // One commit on main made with stock git: `edits` maps paths to new bytes
   // (nullopt removes the path). Returns the commit id.
@@ -207,13 +207,13 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        [](BaseStore& s) {
          std::string p = object_path(s.protocol);
          s.tamper({{p, std::nullopt}});
-         return std::multiset<std::string>{"dangling-ref " + metadata_path(s.protocol), "history-rewritten " + p};
+         return std::multiset<std::string>{"dangling-ref " + metadata_path(kCurrentFormat, s.protocol), "history-rewritten " + p};
        }},
       {"(b) an attestation object removed",
        [](BaseStore& s) {
          std::string p = object_path(s.att);
          s.tamper({{p, std::nullopt}});
-         return std::multiset<std::string>{"dangling-ref " + attestation_path(s.run, s.att), "history-rewritten " + p};
+         return std::multiset<std::string>{"dangling-ref " + attestation_path(kCurrentFormat, s.run, s.att), "history-rewritten " + p};
        }},
       {"(c) files outside the layout",
        [](BaseStore& s) {
@@ -237,7 +237,7 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        }},
       {"(d) a run's group entry moved to another group",
        [](BaseStore& s) {
-         std::string moved = group_path(Digest::of("other key"), s.run);
+         std::string moved = group_path(kCurrentFormat, Digest::of("other key"), s.run);
          s.tamper({{s.group(), std::nullopt}, {moved, s.blob(s.group())}});
          return std::multiset<std::string>{"group-mismatch " + moved};
        }},
@@ -248,26 +248,26 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        }},
       {"(e) level moved from source-native to reproduced in an unsigned rerun commit",
        [](BaseStore& s) {
-         std::string to = level_path(Level::kReproduced, s.run);
-         s.tamper({{level_path(Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
+         std::string to = level_path(kCurrentFormat, Level::kReproduced, s.run);
+         s.tamper({{level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
                   "rerun: reproduced\n\nKistore-Op: rerun\n");
          return std::multiset<std::string>{"level-unjustified " + to};
        }},
       {"(e) level moved from source-native to reproduced in an unsigned plain commit",
        [](BaseStore& s) {
-         std::string to = level_path(Level::kReproduced, s.run);
-         s.tamper({{level_path(Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}});
+         std::string to = level_path(kCurrentFormat, Level::kReproduced, s.run);
+         s.tamper({{level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}});
          return std::multiset<std::string>{"level-unjustified " + to};
        }},
       {"(e) a second level beside the default",
        [](BaseStore& s) {
-         std::string to = level_path(Level::kDisputed, s.run);
+         std::string to = level_path(kCurrentFormat, Level::kDisputed, s.run);
          s.tamper({{to, std::string(R"({"evidence":null})")}});
          return std::multiset<std::string>{"level-unjustified " + to, "level-mismatch refs/levels"};
        }},
       {"(e) a level entry removed",
        [](BaseStore& s) {
-         std::string p = level_path(Level::kSourceNative, s.run);
+         std::string p = level_path(kCurrentFormat, Level::kSourceNative, s.run);
          s.tamper({{p, std::nullopt}});
          return std::multiset<std::string>{"missing-level " + p};
        }},
@@ -283,45 +283,45 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        }},
       {"(g) an attestation entry whose attestation object is missing",
        [tag](BaseStore& s) {
-         std::string p = attestation_path(s.run, Digest::of("no such attestation"));
+         std::string p = attestation_path(kCurrentFormat, s.run, Digest::of("no such attestation"));
          s.tamper({{p, tag}});
          return std::multiset<std::string>{"dangling-ref " + p};
        }},
       {"(g) an attestation entry removed",
        [](BaseStore& s) {
-         s.tamper({{attestation_path(s.run, s.att), std::nullopt}});
+         s.tamper({{attestation_path(kCurrentFormat, s.run, s.att), std::nullopt}});
          return std::multiset<std::string>{"missing-attestation " + object_path(s.att)};
        }},
       {"(g) an attestation entry moved under another run",
        [tag](BaseStore& s) {
-         std::string moved = attestation_path(s.run2, s.att);
-         s.tamper({{attestation_path(s.run, s.att), std::nullopt}, {moved, tag}});
+         std::string moved = attestation_path(kCurrentFormat, s.run2, s.att);
+         s.tamper({{attestation_path(kCurrentFormat, s.run, s.att), std::nullopt}, {moved, tag}});
          return std::multiset<std::string>{"attestation-mismatch " + moved};
        }},
       {"(g) an attestation entry's bytes edited",
        [](BaseStore& s) {
-         std::string p = attestation_path(s.run, s.att);
+         std::string p = attestation_path(kCurrentFormat, s.run, s.att);
          s.tamper({{p, std::string(R"({"author":"Mallory <m@example.com>","type":"reproduction"})")}});
          return std::multiset<std::string>{"attestation-mismatch " + p};
        }},
       {"a group entry naming a document that is not a run",
        [](BaseStore& s) {
-         std::string p = group_path(comparison_key(s.docs[0].spec()), s.protocol);
+         std::string p = group_path(kCurrentFormat, comparison_key(s.docs[0].spec()), s.protocol);
          s.tamper({{p, s.blob(s.group())}});
          return std::multiset<std::string>{"group-mismatch " + p};
        }},
       {"a default level entry carrying evidence",
        [](BaseStore& s) {
-         std::string p = level_path(Level::kSourceNative, s.run);
+         std::string p = level_path(kCurrentFormat, Level::kSourceNative, s.run);
          s.tamper({{p, "{\"evidence\":\"" + s.att.str() + "\"}"}});
          return std::multiset<std::string>{"level-mismatch " + p};
        }},
       {"metadata entry for a missing object, and one not in JCS",
        [](BaseStore& s) {
-         std::string orphan = metadata_path(Digest::of("nothing"));
+         std::string orphan = metadata_path(kCurrentFormat, Digest::of("nothing"));
          s.tamper({{orphan, std::string(R"({"name":"x"})")},
-                   {metadata_path(s.protocol), std::string(R"({"title": "x", "name": "y"})")}});
-         return std::multiset<std::string>{"dangling-ref " + orphan, "metadata-invalid " + metadata_path(s.protocol)};
+                   {metadata_path(kCurrentFormat, s.protocol), std::string(R"({"title": "x", "name": "y"})")}});
+         return std::multiset<std::string>{"dangling-ref " + orphan, "metadata-invalid " + metadata_path(kCurrentFormat, s.protocol)};
        }},
   };
   for (const Scenario& sc : scenarios) {
@@ -381,30 +381,30 @@ TEST_CASE("verify: a removed run leaves dangling refs and a rewritten history", 
   VerifyReport r = verify(s.dir);
   INFO(describe(r.problems));
   auto found = kinds_and_paths(r.problems);
-  for (const std::string& e : {"dangling-ref " + metadata_path(s.run), "dangling-ref " + s.group(),
-                               "dangling-ref " + level_path(Level::kSourceNative, s.run),
-                               "dangling-ref " + attestation_path(s.run, s.att), "history-rewritten " + p}) {
+  for (const std::string& e : {"dangling-ref " + metadata_path(kCurrentFormat, s.run), "dangling-ref " + s.group(),
+                               "dangling-ref " + level_path(kCurrentFormat, Level::kSourceNative, s.run),
+                               "dangling-ref " + attestation_path(kCurrentFormat, s.run, s.att), "history-rewritten " + p}) {
     INFO(e);
     CHECK(found.count(e) == 1);
   }
   // The source index still names the run: reported, under whatever kind.
   std::set<std::string> paths;
   for (const Problem& problem : r.problems) paths.insert(problem.path);
-  CHECK(paths == std::set<std::string>{metadata_path(s.run), s.group(), level_path(Level::kSourceNative, s.run),
-                                       attestation_path(s.run, s.att), kSeedSource, p});
+  CHECK(paths == std::set<std::string>{metadata_path(kCurrentFormat, s.run), s.group(), level_path(kCurrentFormat, Level::kSourceNative, s.run),
+                                       attestation_path(kCurrentFormat, s.run, s.att), kSeedSource, p});
 }
 
 TEST_CASE("verify: every problem is reported when several are present at once", "[store][verify][tamper]") {
   BaseStore s;
   const std::string proto = object_path(s.protocol), env = object_path(s.environment);
-  const std::string reproduced = level_path(Level::kReproduced, s.run);
-  const std::string missing_att = attestation_path(s.run, Digest::of("no such attestation"));
+  const std::string reproduced = level_path(kCurrentFormat, Level::kReproduced, s.run);
+  const std::string missing_att = attestation_path(kCurrentFormat, s.run, Digest::of("no such attestation"));
   s.tamper({
       {proto, zstd_frame(R"({"other":"json"})", s.tmp.path)},                                      // (a)
       {env, std::nullopt},                                                                        // (b)
       {"README", std::string("hello\n")},                                                         // (c)
       {s.group(), std::string(R"({"metric":"latency","statistic":"median","unit":"ns","value":1})")},  // (d)
-      {level_path(Level::kSourceNative, s.run), std::nullopt},                                    // (e)
+      {level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt},                                    // (e)
       {reproduced, std::string(R"({"evidence":null})")},                                          // (e)
       {kSeedSource, s.run2.str()},                                                                // (f)
       {missing_att, std::string(R"({"author":"a","type":"note"})")},                              // (g)
@@ -414,7 +414,7 @@ TEST_CASE("verify: every problem is reported when several are present at once", 
   CHECK(kinds_and_paths(r.problems) == std::multiset<std::string>{
                                            "object-hash-mismatch " + proto,
                                            "history-rewritten " + proto,
-                                           "dangling-ref " + metadata_path(s.environment),
+                                           "dangling-ref " + metadata_path(kCurrentFormat, s.environment),
                                            "history-rewritten " + env,
                                            "layout README",
                                            "group-mismatch " + s.group(),
@@ -439,8 +439,8 @@ TEST_CASE("verify: history that lost an object is rewritten even after the objec
 
 TEST_CASE("verify: the level-unjustified detail says why", "[store][verify][tamper]") {
   BaseStore s;
-  const std::string to = level_path(Level::kReproduced, s.run);
-  const std::string commit = s.tamper({{level_path(Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
+  const std::string to = level_path(kCurrentFormat, Level::kReproduced, s.run);
+  const std::string commit = s.tamper({{level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
                                       "rerun: reproduced\n\nKistore-Op: rerun\n");
   VerifyReport r = verify(s.dir);
   REQUIRE(r.problems.size() == 1);
@@ -470,16 +470,16 @@ void swap_loose_object(const std::string& dir, const std::string& id, const std:
 TEST_CASE("verify: a git object whose content does not match its id is reported", "[store][verify][tamper]") {
   BaseStore s;
   SECTION("an index entry (git's id is its only check)") {
-    const std::string path = level_path(Level::kSourceNative, s.run2);
+    const std::string path = level_path(kCurrentFormat, Level::kSourceNative, s.run2);
     const std::string id = trim(must(s.git() + "rev-parse " + quote("main:" + path)));
     // {"evidence":null} is shared by both runs' level entries: both paths are reported.
     swap_loose_object(s.dir, id, "blob", R"({"evidence":"sha256:0000000000000000000000000000000000000000000000000000000000000000"})");
     VerifyReport r = verify(s.dir);
     INFO(describe(r.problems));
     // ... and, unreadable, they leave both runs without a level.
-    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-corrupt " + level_path(Level::kSourceNative, s.run),
+    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-corrupt " + level_path(kCurrentFormat, Level::kSourceNative, s.run),
                                                                       "object-corrupt " + path,
-                                                                      "missing-level " + level_path(Level::kSourceNative, s.run),
+                                                                      "missing-level " + level_path(kCurrentFormat, Level::kSourceNative, s.run),
                                                                       "missing-level " + path});
     CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains(id));
     CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("another id"));

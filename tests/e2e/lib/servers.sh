@@ -706,6 +706,9 @@ pass() {
 }
 
 # assert_eq EXPECTED ACTUAL MSG
+# fan HEX : a digest as format 2 names it below an index folder, <h0h1>/<h2h3>/<h4…h63>
+fan() { printf '%s/%s/%s' "${1:0:2}" "${1:2:2}" "${1:4}"; }
+
 assert_eq() {
     [[ $1 == "$2" ]] && return 0
     printf '  expected: %q\n  actual:   %q\n' "$1" "$2" >&2

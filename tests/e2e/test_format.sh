@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# Store formats end to end (SPEC §2): the golden tree of a small format-2
+# store, byte for byte; the upgrade of a store the format-1 release made
+# (tests/data/format1), after which everything reads the same; writers and
+# syncs refused across formats with the advice to upgrade, leaving the store
+# byte for byte as it was; a FORMAT naming a later format refused by every
+# command. KISTORE_ACCEPT=1 rewrites the golden files.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/lib/servers.sh"
+servers_init
+# shellcheck source=lib/common.sh
+. "$here/lib/common.sh"
+# shellcheck source=lib/fingerprint.sh
+. "$here/lib/fingerprint.sh"
+K="${KISTORE:?KISTORE must name the kistore binary}"
+data="$here/../data"
+export KISTORE_AUTHOR="Format Test <format@example.org>" KISTORE_DATE=1767225600
+cd "$SERVERS_DIR"
+cp "$data/keys/controller" "$data/keys/controller.pub" .
+chmod 600 controller
+seed=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
+
+# make_rerun STORE RUN MEDIAN_NS OUT : the run's bundle with another median, as a controller's rerun
+make_rerun() {
+    ks --store "$1" show "$2" --canonical >bundle.json
+    python3 - "$3" >"$4" <<'PY'
+import json, sys
+b = json.load(open("bundle.json"))
+r = b["run"]
+r["spec"]["timing"]["latencyNs"]["median"] = int(sys.argv[1])
+r["spec"]["observedAt"] = "2026-11-30T09:00:00.000Z"
+del r["spec"]["sourceNative"]
+r["metadata"] = {"name": "rerun-" + sys.argv[1]}
+print(json.dumps(b))
+PY
+}
+
+# golden NAME ACTUAL WHAT : ACTUAL equals tests/data/format2/NAME (rewritten with KISTORE_ACCEPT=1)
+golden() {
+    local file="$data/format2/$1"
+    if [[ ${KISTORE_ACCEPT:-} == 1 ]]; then printf '%s\n' "$2" >"$file"; fi
+    assert_eq "$(cat "$file")" "$2" "$3"
+}
+
+# ---- (1) The golden tree of a small format-2 store -------------------------
+G=$SERVERS_DIR/golden
+assert_exit 0 ks --store "$G" init
+assert_exit 0 ks --store "$G" add "$data/e2e/seed-run-tiled-geglu-backward.json"
+assert_exit 0 ks --store "$G" attest "$seed" --note "matches our numbers"
+assert_exit 0 ks --store "$G" trust add controller@example.org controller.pub
+make_rerun "$G" "$seed" 3400000 far.json
+assert_exit 0 ks --store "$G" rerun "$seed" far.json --sign controller
+tree=$(git --git-dir="$G" ls-tree -r main)
+golden tree.golden "$tree" "git ls-tree -r of the golden store"
+index=$(git --git-dir="$G" ls-tree -r --name-only main | grep -v '^objects/' | while read -r p; do
+    printf '%s\n%s\n\n' "$p" "$(git --git-dir="$G" cat-file blob "main:$p")"
+done)
+golden index.golden "$index" "every blob outside objects/, byte for byte"
+assert_eq "6b6973746f726520320a" "$(git --git-dir="$G" cat-file blob main:FORMAT | od -An -tx1 | tr -d ' \n')" "FORMAT bytes"
+# Every path is one of SPEC §2's, with modes 100644 (blobs) only.
+h='[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}' x='[0-9a-f]{64}'
+bad=$(git --git-dir="$G" ls-tree -r main | grep -Ev "^100644 blob [0-9a-f]{40}	(FORMAT|objects/sha256/$h|refs/metadata/$h|refs/groups/$h/$x|refs/levels/(disputed|reported|source-native|reproduced)/$h|refs/reruns/$h/$x|refs/attestations/$h/$x|refs/sources/.+)$" || true)
+assert_eq "" "$bad" "paths outside SPEC §2's table"
+assert_exit 0 ks --store "$G" verify
+pass "golden format-2 tree: FORMAT, fanned-out index, the rerun under refs/reruns; verify ok"
+
+assert_exit 0 ks --store "$G" --json rank "$seed"
+[[ $(jv '.members | length') == 1 ]] || fail "the rerun is a member of the group: $OUT"
+assert_eq "disputed" "$(jv '.members[0].level')" "the run is disputed"
+assert_eq "disputed" "$(jv '.members[0].reruns[0].level')" "rank --json: the rerun beside the run"
+rerun_digest=$(jv '.members[0].reruns[0].run')
+ratio=$(jv '.members[0].reruns[0].ratio')
+python3 -c "import sys; r=float(sys.argv[1]); assert abs(r - 3400000/2606080) < 1e-9, r" "$ratio" ||
+    fail "rerun ratio $ratio"
+assert_exit 0 ks --store "$G" rank "$seed"
+assert_contains "$OUT" "rerun disputed" "rank: the rerun's line"
+assert_contains "$OUT" "${rerun_digest:7:12}" "rank: the rerun's digest"
+assert_contains "$OUT" "| 1 runs" "rank: one run in the group"
+assert_exit 0 ks --store "$G" --json show "$seed"
+assert_contains "$OUT" "\"reruns\":[{\"level\":\"disputed\",\"ratio\":$ratio,\"run\":\"$rerun_digest\"}]" "show --json: reruns"
+pass "rank and show list the rerun beside its run (level, ratio), never as a competitor"
+
+# forge STORE MESSAGE PATH=BLOB|PATH=DELETE... : a commit on STORE's main made with stock git
+forge() {
+    local store=$1 message=$2 idx=$SERVERS_DIR/forge.index spec
+    shift 2
+    rm -f "$idx"
+    GIT_INDEX_FILE=$idx git --git-dir="$store" read-tree main
+    for spec in "$@"; do
+        if [[ ${spec#*=} == DELETE ]]; then
+            printf '0 0000000000000000000000000000000000000000\t%s\n' "${spec%%=*}"
+        else
+            printf '100644 blob %s\t%s\n' "${spec#*=}" "${spec%%=*}"
+        fi
+    done | GIT_INDEX_FILE=$idx git --git-dir="$store" update-index --index-info
+    git --git-dir="$store" -c user.name=f -c user.email=f@example.org commit-tree \
+        "$(GIT_INDEX_FILE=$idx git --git-dir="$store" write-tree)" -p main -m "$message"
+    rm -f "$idx"
+}
+blob_of() { git --git-dir="$G" hash-object -w --stdin; }
+# forged NAME KIND PATH COMMIT : verify of a copy of G at COMMIT reports KIND at PATH, and a pull of it is refused
+forged() {
+    local name=$1 kind=$2 path=$3 c=$4 before
+    rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
+    echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"  # the forged commit's objects
+    git --git-dir="$SERVERS_DIR/forged" update-ref refs/heads/main "$c"
+    assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
+    [[ $(jv --arg k "$kind" --arg p "$path" '[.problems[] | select(.kind == $k and .path == $p)] | length') -ge 1 ]] ||
+        fail "$name: verify does not report $kind at $path: $OUT"
+    assert_exit 0 ks --store "$SERVERS_DIR/clean" remote add "$name" "$SERVERS_DIR/forged"
+    before=$(store_fingerprint "$SERVERS_DIR/clean")
+    assert_exit 1 ks --store "$SERVERS_DIR/clean" pull "$name"
+    assert_contains "$ERR" "$kind" "$name: the pull names the problem"
+    assert_store_unchanged "$before" "$SERVERS_DIR/clean" "$name: refused pull"
+}
+printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
+assert_exit 0 ks clone --allowed-signers signers "$G" "$SERVERS_DIR/clean"
+seed_fan=$(fan "${seed#sha256:}")
+rerun_entry="refs/reruns/$seed_fan/${rerun_digest#sha256:}"
+key=$(git --git-dir="$G" ls-tree -r --name-only main refs/groups | head -1 | cut -d/ -f3-5)
+forged "wrong-ratio" rerun-mismatch "$rerun_entry" \
+    "$(forge "$G" "ratio" "$rerun_entry=$(printf '{"level":"disputed","ratio":1}' | blob_of)")"
+forged "rerun-in-group" group-mismatch "refs/groups/$key/${rerun_digest#sha256:}" \
+    "$(forge "$G" "group" "refs/groups/$key/${rerun_digest#sha256:}=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":3400000}' | blob_of)")"
+flat_level="refs/levels/reported/${rerun_digest#sha256:}"
+forged "format-1-path" layout "$flat_level" \
+    "$(forge "$G" "flat" "refs/levels/reported/$(fan "${rerun_digest#sha256:}")=DELETE" "$flat_level=$(printf '{"evidence":null}' | blob_of)")"
+forged "no-format" layout FORMAT "$(forge "$G" "format" "FORMAT=DELETE")"
+c=$(forge "$G" "unindexed" "$rerun_entry=DELETE")
+rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
+echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"
+git --git-dir="$SERVERS_DIR/forged" update-ref refs/heads/main "$c"
+assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
+[[ $(jv --arg p "$rerun_entry" '[.problems[] | select(.kind == "rerun-mismatch" and .path == $p)] | length') -ge 1 ]] ||
+    fail "a rerun missing from refs/reruns: $OUT"
+pass "verify and pull check refs/reruns against the objects and the signed history, and format 2's paths exactly"
+
+# ---- (2) Upgrading the store the format-1 release made -----------------------
+F=$SERVERS_DIR/f1
+git clone -q --bare "$data/format1/store.bundle" "$F"
+git --git-dir="$F" symbolic-ref HEAD refs/heads/main
+git --git-dir="$F" remote remove origin
+assert_exit 0 ks --store "$F" trust add controller@example.org controller.pub
+[[ -z $(git --git-dir="$F" ls-tree main FORMAT) ]] || fail "the fixture has a FORMAT file"
+assert_exit 0 ks --store "$F" verify
+r628=sha256:628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354
+before_objects=$(git --git-dir="$F" rev-parse main:objects)
+before_head=$(git --git-dir="$F" rev-parse main)
+ks --store "$F" --json log >log.before
+ks --store "$F" --json ls >ls.before
+for l in reproduced disputed reported source-native; do ks --store "$F" ls --level "$l" >"level-$l.before"; done
+git --git-dir="$F" ls-tree -r main refs/sources >sources.before
+ks --store "$F" --json show "$r628" | jq -c '.document' >show628.before
+[[ $(jq -r '.run.metadata | length' show628.before) -gt 0 ]] || fail "show --json: no metadata to compare"
+ks --store "$F" --json show "$seed" | jq -c '.document' >show334.before
+pass "the format-1 fixture reads: verify ok"
+
+# Writers refuse it, naming the way out, before anything is written.
+before=$(store_fingerprint "$F")
+assert_exit 3 ks --store "$F" add "$data/e2e/seed-run-tiled-geglu-backward.json"
+assert_contains "$ERR" "this store is format 1" "add: names the format"
+assert_contains "$ERR" "run \`kistore upgrade\`" "add: says to upgrade"
+assert_contains "$ERR" "nothing was written" "add: says nothing was written"
+assert_exit 3 ks --store "$F" import liger "$data/liger/sample.csv"
+assert_contains "$ERR" "kistore upgrade" "import: says to upgrade"
+assert_exit 3 ks --store "$F" attest "$r628" --note "again"
+assert_contains "$ERR" "kistore upgrade" "attest: says to upgrade"
+make_rerun "$F" "$r628" 2600000 close.json
+assert_exit 3 ks --store "$F" rerun "$r628" close.json --sign controller
+assert_contains "$ERR" "kistore upgrade" "rerun: says to upgrade"
+assert_store_unchanged "$before" "$F" "writers on a format-1 store"
+pass "add, import, attest, rerun refuse a format-1 store (exit 3, says to run kistore upgrade), store unchanged"
+
+# No sync between formats, in either direction.
+assert_exit 0 ks --store "$G" remote add f1 "$F"
+assert_exit 0 ks --store "$F" remote add g "$G"
+# (A push keeps its packing settings in the store's local kistore/ folder: made once here.)
+assert_exit 1 ks --store "$G" push f1
+before_g=$(store_fingerprint "$G")
+assert_exit 1 ks --store "$G" pull f1
+assert_contains "$ERR" "format-1" "pull from format 1: names the format"
+assert_contains "$ERR" "kistore upgrade" "pull from format 1: says to upgrade"
+assert_store_unchanged "$before_g" "$G" "pull from a format-1 store"
+assert_exit 1 ks --store "$G" push f1
+assert_contains "$ERR" "kistore upgrade" "push to format 1: says to upgrade"
+assert_store_unchanged "$before_g" "$G" "push to a format-1 store (the pull it makes)"
+before=$(store_fingerprint "$F")
+assert_exit 3 ks --store "$F" pull g
+assert_contains "$ERR" "this store is format 1" "pull into format 1: names the format"
+assert_contains "$ERR" "kistore upgrade" "pull into format 1: says to upgrade"
+assert_exit 3 ks --store "$F" push g
+assert_contains "$ERR" "kistore upgrade" "push from format 1: says to upgrade"
+assert_store_unchanged "$before" "$F" "pull into and push from a format-1 store"
+assert_exit 1 ks clone "$F" "$SERVERS_DIR/clone-f1"
+assert_contains "$ERR" "kistore upgrade" "clone of format 1: says to upgrade"
+[[ ! -e $SERVERS_DIR/clone-f1 ]] || fail "a refused clone left its folder"
+pass "pull, push and clone between format 1 and format 2 are refused (exit 1 for the remote's data, 3 for this store's), stores unchanged"
+
+# The upgrade: one commit, no object touched, everything reads the same.
+assert_exit 0 ks --store "$F" remote remove g
+assert_exit 0 ks --store "$F" upgrade
+assert_contains "$OUT" "upgraded" "upgrade says what it did"
+assert_contains "$OUT" "2 reruns moved" "upgrade counts the reruns"
+assert_eq "$before_head" "$(git --git-dir="$F" rev-parse main^)" "one commit on the old head"
+assert_eq "1" "$(git --git-dir="$F" rev-list --count "$before_head..main")" "exactly one commit"
+assert_contains "$(git --git-dir="$F" log -1 --format=%B main)" "Kistore-Op: upgrade" "the upgrade trailer"
+assert_eq "$before_objects" "$(git --git-dir="$F" rev-parse main:objects)" "objects/ subtree id"
+assert_eq "kistore 2" "$(git --git-dir="$F" cat-file blob main:FORMAT)" "FORMAT written"
+assert_exit 0 ks --store "$F" verify
+assert_contains "$OUT" "0 problems, 5 warnings" "the same five warnings (external references, a claimed source id)"
+for l in reproduced disputed reported source-native; do
+    assert_eq "$(cat "level-$l.before")" "$(ks --store "$F" ls --level "$l")" "ls --level $l"
+done
+assert_contains "$(ks --store "$F" ls --level reproduced)" "$r628" "628643ba is reproduced"
+assert_contains "$(ks --store "$F" ls --level disputed)" "$seed" "334face3 is disputed"
+assert_eq "$(cat ls.before)" "$(ks --store "$F" --json ls)" "ls --json"
+assert_eq "$(cat sources.before)" "$(git --git-dir="$F" ls-tree -r main refs/sources)" "refs/sources, entry for entry"
+assert_eq "$(cat show628.before)" "$(ks --store "$F" --json show "$r628" | jq -c '.document')" "show 628643ba: bundle and metadata"
+assert_eq "$(cat show334.before)" "$(ks --store "$F" --json show "$seed" | jq -c '.document')" "show 334face3: bundle and metadata"
+assert_exit 0 ks --store "$F" --json show "$r628"
+assert_contains "$OUT" '"attestations":1' "the attestation"
+assert_contains "$OUT" '"level":"reproduced"' "show: reproduced"
+assert_contains "$OUT" '"reruns":[{"level":"reproduced"' "show: its rerun beside it"
+ks --store "$F" --json log >log.after
+assert_eq "upgrade" "$(jq -r '.entries[0].op' log.after)" "log: the upgrade on top"
+assert_eq "$(jq -c '.entries' log.before)" "$(jq -c '.entries[1:]' log.after)" "log: the signed history below it, entry for entry"
+pass "upgrade: one commit (Kistore-Op: upgrade), objects untouched, levels, attestation, sources, metadata read the same, verify ok"
+
+assert_exit 0 ks --store "$F" --json rank "$r628"
+assert_eq "4" "$(jv '.members | length')" "the rerun left the group"
+assert_eq "reproduced" "$(jv --arg r "$r628" '.members[] | select(.run == $r) | .reruns[0].level')" "628643ba's rerun beside it"
+after=$(git --git-dir="$F" rev-parse main)
+assert_exit 0 ks --store "$F" upgrade
+assert_contains "$OUT" "already format 2" "a second upgrade"
+assert_eq "$after" "$(git --git-dir="$F" rev-parse main)" "a second upgrade writes nothing"
+pass "after the upgrade: reruns beside their runs; upgrading again is a no-op (exit 0)"
+
+# Signed like any write.
+F2=$SERVERS_DIR/f1-signed
+git clone -q --bare "$data/format1/store.bundle" "$F2"
+git --git-dir="$F2" symbolic-ref HEAD refs/heads/main
+assert_exit 0 ks --store "$F2" trust add controller@example.org controller.pub
+assert_exit 0 ks --store "$F2" --json upgrade --sign controller
+assert_eq "true" "$(jv .upgraded)" "upgrade --json"
+assert_eq "2" "$(jv .reruns)" "upgrade --json: reruns"
+assert_exit 0 git -c gpg.ssh.allowedSignersFile=signers --git-dir="$F2" verify-commit main
+pass "upgrade --sign: stock git verifies the upgrade commit"
+
+# Without the controllers, no rerun commit is valid: the upgrade moves no rerun,
+# and verify says of the levels after it what it said before.
+F3=$SERVERS_DIR/f1-untrusted
+git clone -q --bare "$data/format1/store.bundle" "$F3"
+git --git-dir="$F3" symbolic-ref HEAD refs/heads/main
+assert_exit 1 ks --store "$F3" --json verify
+problems_before=$(jv -c '[.problems[] | [.kind, (.path | gsub("/"; "") | .[-64:])]] | sort')
+assert_exit 0 ks --store "$F3" upgrade
+assert_contains "$OUT" "0 reruns moved" "an untrusted history moves no rerun"
+assert_exit 1 ks --store "$F3" --json verify
+assert_eq "$problems_before" "$(jv -c '[.problems[] | [.kind, (.path | gsub("/"; "") | .[-64:])]] | sort')" \
+    "the same problems, about the same runs"
+assert_contains "$problems_before" "level-unjustified" "the levels are what verify reports"
+pass "upgrade without the controllers: no rerun moves, verify reports the same unjustified levels"
+
+# An upgraded store syncs: a clone checks its format-1 history, the upgrade
+# commit and what follows; two clones upgraded apart merge into one tree.
+assert_exit 0 ks clone --allowed-signers signers "$F2" "$SERVERS_DIR/clone-upgraded"
+assert_exit 0 ks --store "$SERVERS_DIR/clone-upgraded" verify --allowed-signers signers
+assert_exit 0 ks --store "$SERVERS_DIR/clone-upgraded" rank "$r628"
+assert_contains "$OUT" "rerun reproduced" "the clone lists the rerun beside its run"
+assert_exit 0 ks --store "$F" remote add signed "$F2"
+assert_exit 0 ks --store "$F" pull signed
+assert_contains "$OUT" "merge commit" "two upgrades apart merge"
+assert_eq "$(git --git-dir="$F2" rev-parse main^{tree})" "$(git --git-dir="$F" rev-parse main^{tree})" "the same tree after the merge"
+assert_exit 0 ks --store "$F" verify
+pass "an upgraded store clones (format-1 history, upgrade commit checked) and two upgrades made apart merge"
+
+# ---- (3) A FORMAT naming a later format ---------------------------------------
+L=$SERVERS_DIR/later
+git clone -q --bare "$G" "$L"
+idx=$SERVERS_DIR/later.index
+GIT_INDEX_FILE=$idx git --git-dir="$L" read-tree main
+GIT_INDEX_FILE=$idx git --git-dir="$L" update-index --cacheinfo "100644,$(printf 'kistore 3\n' | git --git-dir="$L" hash-object -w --stdin),FORMAT"
+c=$(git --git-dir="$L" -c user.name=t -c user.email=t@example.org commit-tree "$(GIT_INDEX_FILE=$idx git --git-dir="$L" write-tree)" -p main -m later)
+git --git-dir="$L" update-ref refs/heads/main "$c"
+rm -f "$idx"
+before=$(store_fingerprint "$L")
+for cmd in "verify" "ls" "rank $seed" "upgrade" "add $data/e2e/seed-run-tiled-geglu-backward.json"; do
+    # shellcheck disable=SC2086
+    assert_exit 3 ks --store "$L" $cmd
+    assert_contains "$ERR" 'FORMAT holds "kistore 3\n"' "$cmd: names what FORMAT holds"
+done
+assert_store_unchanged "$before" "$L" "commands on a later format"
+assert_exit 0 ks --store "$G" remote add later "$L"
+before_g=$(store_fingerprint "$G")
+assert_exit 1 ks --store "$G" pull later
+assert_contains "$ERR" 'FORMAT holds "kistore 3\n"' "pull: names what FORMAT holds"
+assert_store_unchanged "$before_g" "$G" "pull of a later format"
+pass "FORMAT \"kistore 3\\n\": every command refuses it (exit 3), a pull of it is refused (exit 1), nothing written"
+
+summary
