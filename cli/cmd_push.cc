@@ -53,6 +53,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       Json pulls = Json::array();
       for (const PullReport& p : report.pulls) pulls.push_back(pull_json(p));
       out.set("pulls", std::move(pulls));
+      if (report.result == "refused") out.set("error", error_member(kProblems, refusal_message(report.pulls.back())));
       print_json(out);
     } else if (!g.quiet && report.result != "refused") {
       for (const PullReport& p : report.pulls)
