@@ -266,9 +266,11 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
   PullReport result;
   try {
     Store store = Store::init(dir);
-    add_remote(store, "origin", url);
+    add_remote(store, "origin", url);  // without the URL's password
+    SyncOptions with_password = options;
+    if (std::string password = url_password(url); !password.empty()) with_password.credentials.token = password;
     git::Quarantine quarantine(store.repo());
-    Connection conn(store, "origin", GIT_DIRECTION_FETCH, options, quarantine.repo());
+    Connection conn(store, "origin", GIT_DIRECTION_FETCH, with_password, quarantine.repo());
     conn.connect();
     std::string branch = store.branch();
     if (!conn.head(branch)) {
