@@ -300,7 +300,7 @@ tour 4 env KISTORE_TOKEN="$secret" "$KISTORE" --store "$T/a" pull
 b64() { printf '%s' "$1" | base64 -w0; }
 for s in "$secret" "$KISTORE_TOKEN" "$(b64 "alice:$secret")" "$(b64 "alice:$KISTORE_TOKEN")" \
     "$(b64 "kistore:$KISTORE_TOKEN")"; do
-    if grep -raF -- "$s" "$T/printed" "$T/a" "$T/b" "$T/c" "$T/d" "$T/e" >&2; then
+    if grep -raF -- "$s" "$T/printed" "$T/a" "$T/b" "$T/c" "$T/d" "$T/e" "$HOME" "$TMPDIR" >&2; then
         fail "a credential appears in kistore's output or in what it wrote ($s)"
     fi
 done
