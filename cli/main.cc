@@ -68,7 +68,11 @@ int main(int argc, char** argv) {
       print_error(json_errors, exit_code_for(e.code()), e.what());
       return exit_code_for(e.code());
     } catch (const std::bad_alloc&) {
-      print_error(json_errors, kStoreError, "out of memory");
+      // Without allocating: what print_error would print.
+      static_assert(kStoreError == 3, "the literal below says code 3");
+      std::fflush(stdout);
+      std::fputs("error: out of memory\n", stderr);
+      if (json_errors) std::fputs("{\"error\":{\"code\":3,\"message\":\"out of memory\"}}\n", stdout);
       return kStoreError;
     } catch (const std::exception& e) {
       print_error(json_errors, kStoreError, std::string("internal: ") + e.what());
