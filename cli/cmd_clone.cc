@@ -27,7 +27,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Example: kistore clone https://git.example.org/evidence.git && kistore groups\n\n"
       "Exit status: 0 done, 1 the remote's history was refused, 2 bad arguments or DIR not empty,\n"
       "3 the store cannot be created, 4 the remote could not be reached or refused.\n"
-      "Credentials: see `kistore push --help`.");
+      "Credentials: see `kistore push --help`. A password in URL (https://user:password@host/...)\n"
+      "is used for this clone but not saved: give it as KISTORE_TOKEN to later pushes and pulls.");
   struct Opts {
     std::string url, dir, allowed_signers;
   };
@@ -61,6 +62,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       return kProblems;
     }
     if (!o->allowed_signers.empty()) save_trust(Store::open(target), options.trust);
+    if (!url_password(o->url).empty())
+      note(g, "note: the password in the URL was used for this clone, not saved; give it as KISTORE_TOKEN when you "
+              "push or pull");
     if (g.json) {
       Json out = pull_json(report);
       out.set("store", target);

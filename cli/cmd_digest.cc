@@ -6,10 +6,19 @@
 namespace kistore::cli {
 namespace {
 
-// Prints every error of a parse and fails with exit 2 if there were any.
-int report_errors(const ParsedInput& parsed) {
+// Prints every error of a parse and fails with exit 2 if there were any
+// (with --json, one error document naming the first).
+int report_errors(const Globals& g, const ParsedInput& parsed) {
+  if (parsed.errors.empty()) return kOk;
   for (const InputError& e : parsed.errors) std::fprintf(stderr, "error: %s\n", shown_message(e.message).c_str());
-  return parsed.errors.empty() ? kOk : kUsage;
+  if (g.json) {
+    std::string message = parsed.errors.front().message;
+    if (parsed.errors.size() > 1) message += " (and " + std::to_string(parsed.errors.size() - 1) + " more)";
+    Json out = Json::object();
+    out.set("error", error_member(kUsage, message));
+    print_json(out);
+  }
+  return kUsage;
 }
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
@@ -24,7 +33,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   return Command{app, [&g, paths]() -> int {
     ParsedInput parsed;
     parse_paths(*paths, parsed);
-    if (int rc = report_errors(parsed)) return rc;
+    if (int rc = report_errors(g, parsed)) return rc;
     Json list = Json::array();
     std::string text;
     auto emit = [&](const Document& d, const InputItem& item) {

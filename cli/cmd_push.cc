@@ -21,8 +21,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "             ~/.ssh/known_hosts or in the file named by KISTORE_SSH_KNOWN_HOSTS: an unknown\n"
       "             host is refused with its fingerprint and how to add it (ssh-keyscan), and a\n"
       "             changed key is refused as a possible attack.\n"
-      "  http(s):// user:password from the URL, then KISTORE_TOKEN as the password (user from\n"
-      "             the URL, else \"kistore\"). Each is tried once.\n\n"
+      "  http(s):// KISTORE_TOKEN as the password (user from the URL, else \"kistore\"), tried\n"
+      "             once, and only for the configured URL's scheme, host and port. kistore never\n"
+      "             stores a password: `remote add` keeps a URL without it.\n\n"
       "Example: kistore remote add origin https://git.example.org/evidence.git\n"
       "         KISTORE_TOKEN=... kistore push\n\n"
       "Exit status: 0 pushed (or already there), 1 the remote's new history was refused by the\n"
@@ -53,6 +54,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       Json pulls = Json::array();
       for (const PullReport& p : report.pulls) pulls.push_back(pull_json(p));
       out.set("pulls", std::move(pulls));
+      if (report.result == "refused") out.set("error", error_member(kProblems, refusal_message(report.pulls.back())));
       print_json(out);
     } else if (!g.quiet && report.result != "refused") {
       for (const PullReport& p : report.pulls)

@@ -16,8 +16,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "  kistore remote add origin ssh://me@example.org/srv/evidence.git\n"
       "  kistore remote list\n"
       "  kistore remote remove origin\n\n"
-      "A password written in a URL (https://user:password@host/...) is kept in the store's git\n"
-      "config, as git does, but never printed: list shows URLs without it. Prefer KISTORE_TOKEN\n"
+      "A password written in a URL (https://user:password@host/...) is never stored nor printed:\n"
+      "the config keeps the URL without it; give it as KISTORE_TOKEN when you push or pull\n"
       "(see `kistore push --help`).\n\n"
       "Exit status: 0 done, 2 bad name or URL, unknown remote, 3 the store cannot be written.");
   app->require_subcommand(1);
@@ -36,6 +36,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Store store = open_store(g);
     if (add->parsed()) {
       add_remote(store, o->name, o->url);
+      if (!url_password(o->url).empty())
+        note(g, "note: the password in the URL was not saved; give it as KISTORE_TOKEN when you push or pull");
       std::string url;
       for (const RemoteInfo& r : list_remotes(store))
         if (r.name == o->name) url = redact_url(r.url);

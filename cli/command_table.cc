@@ -93,7 +93,8 @@ const OptionSpec* option_for(const std::vector<const CommandSpec*>& chain, const
 // refuses a word that should name a command but names none (CLI11 would only
 // say that a command is required, or that an argument was not expected).
 // Returns an exit code when the command line is refused.
-std::optional<int> check_command_words(const CommandSpec& root, std::vector<std::string>& args) {
+std::optional<int> check_command_words(const CommandSpec& root, std::vector<std::string>& args,
+                                       const UsageErrorPrinter& usage_error) {
   for (bool rewritten = false;;) {
     std::vector<const CommandSpec*> chain{&root};
     std::size_t i = 0;
@@ -124,9 +125,11 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
         for (std::size_t k = 1; k < chain.size(); ++k)
           path += chain[k]->name() + " ", listing += " " + chain[k]->name();
         std::string near = nearest_command(*level, arg, level == &root);
-        std::fprintf(stderr, "error: unknown command \"%s%s\"", path.c_str(), shown(arg).c_str());
-        if (!near.empty()) std::fprintf(stderr, "; did you mean \"%s%s\"?", path.c_str(), near.c_str());
-        std::fprintf(stderr, "%s `%s --help` lists the commands\n", near.empty() ? ";" : "", listing.c_str());
+        std::string message = "unknown command \"" + path + arg + "\"";
+        if (!near.empty()) message += "; did you mean \"" + path + near + "\"?";
+        message += (near.empty() ? "; `" : " `") + listing + " --help` lists the commands";
+        if (usage_error) usage_error(message);
+        else std::fprintf(stderr, "error: %s\n", shown_message(message).c_str());
         return kUsageExit;
       }
       chain.push_back(sub);
@@ -138,7 +141,8 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
 
 }  // namespace
 
-std::optional<int> parse_command_line(CommandSpec& root, const std::string& version, int argc, char** argv) {
+std::optional<int> parse_command_line(CommandSpec& root, const std::string& version, int argc, char** argv,
+                                      const UsageErrorPrinter& usage_error) {
   CLI::App app{root.description(), root.name()};
   app.fallthrough();  // inherited by every subcommand: global options after the command
   app.set_version_flag("--version", version);
@@ -147,7 +151,7 @@ std::optional<int> parse_command_line(CommandSpec& root, const std::string& vers
   app.add_subcommand("help", "Explain a command: `kistore help CMD` prints what `kistore CMD --help` does");
 
   std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-  if (auto refused = check_command_words(root, args)) return refused;
+  if (auto refused = check_command_words(root, args, usage_error)) return refused;
   std::vector<const char*> words{argc > 0 ? argv[0] : "kistore"};
   for (const std::string& a : args) words.push_back(a.c_str());
   try {
@@ -159,7 +163,8 @@ std::optional<int> parse_command_line(CommandSpec& root, const std::string& vers
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (usage_error) usage_error(std::string(e.what()) + "; `kistore --help` lists the options");
+    else app.exit(e);
     return kUsageExit;
   }
   for (auto& [spec, parsed_app] : made) spec->set_parsed(parsed_app->parsed());

@@ -13,6 +13,7 @@
 // Thread-safety: call once, from main, before any command runs.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,8 +25,11 @@ namespace kistore::cli {
 // commands. Returns nullopt when a command is to run: the bound variables are
 // filled and the given command (and subcommand) has parsed() true. Otherwise
 // returns the exit code main should return, with everything already printed:
-// 0 after --help, `help` or --version (on stdout); 2 after a usage error (on
-// stderr, naming what was wrong).
-std::optional<int> parse_command_line(CommandSpec& root, const std::string& version, int argc, char** argv);
+// 0 after --help, `help` or --version (on stdout); 2 after a usage error
+// (naming what was wrong: on stderr, or given to `usage_error` when that is
+// set, which then prints it; main's --json error document).
+using UsageErrorPrinter = std::function<void(const std::string& message)>;
+std::optional<int> parse_command_line(CommandSpec& root, const std::string& version, int argc, char** argv,
+                                      const UsageErrorPrinter& usage_error = nullptr);
 
 }  // namespace kistore::cli

@@ -1,4 +1,5 @@
 #include "cli/common.h"
+#include "cli/terminal.h"
 
 #include "objects/parallel.h"
 
@@ -231,6 +232,54 @@ void print_json(const Json& value) {
   std::string s = canonical(value);
   s += '\n';
   std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+namespace {
+
+// The length of the UTF-8 sequence at the start of `s` (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or 0.
+std::size_t utf8_length(std::string_view s) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char c = byte(0);
+  std::size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  if (n == 0 || n > s.size() || (n == 2 && c < 0xc2)) return 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if ((byte(i) & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xe0 && byte(1) < 0xa0) || (c == 0xed && byte(1) >= 0xa0))) return 0;
+  if (n == 4 && ((c == 0xf0 && byte(1) < 0x90) || c > 0xf4 || (c == 0xf4 && byte(1) >= 0x90))) return 0;
+  return n;
+}
+
+// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD:
+// a JSON string can hold nothing else (a file name may be any bytes).
+std::string json_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    std::size_t n = utf8_length(text);
+    out += n ? text.substr(0, n) : std::string_view("\xEF\xBF\xBD");
+    text.remove_prefix(n ? n : 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+Json error_member(int exit_code, std::string_view message) {
+  Json error = Json::object();
+  error.set("code", exit_code);
+  error.set("message", json_safe(message));
+  return error;
+}
+
+void print_error(bool json, int exit_code, std::string_view message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s\n", shown_message(message).c_str());
+  if (!json) return;
+  Json out = Json::object();
+  out.set("error", error_member(exit_code, message));
+  print_json(out);
+  std::fflush(stdout);
 }
 
 void note(const Globals& g, const std::string& line) {

@@ -68,6 +68,13 @@ void parse_paths(const std::vector<std::string>& paths, ParsedInput& out);
 
 // Output helpers.
 void print_json(const Json& value);  // canonical JSON and a newline on stdout
+// {"code":N,"message":"…"}: what an error document's "error" member holds
+// (SPEC §3), the message exact.
+Json error_member(int exit_code, std::string_view message);
+// An error that ends a command with `exit_code`: "error: <message>" on stderr
+// (escaped for a terminal), and with `json` also the one document
+// {"error":{"code":N,"message":"…"}} on stdout. Never fails.
+void print_error(bool json, int exit_code, std::string_view message);
 void note(const Globals& g, const std::string& line);  // stderr unless --quiet
 
 // A progress bar on stderr: only on a terminal, without --no-progress/--quiet/--json,

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <new>
+#include <string_view>
 
 #include "cli/command_table.h"
 #include "cli/common.h"
@@ -14,6 +15,21 @@
 
 using namespace kistore;
 using namespace kistore::cli;
+
+namespace {
+
+// Whether --json is among the words before "--": known before the command
+// line is parsed, so that a usage error is a JSON document too (SPEC §3).
+bool json_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--json") return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A remote that hangs up while a push is still sending (git daemon refusing
@@ -36,23 +52,30 @@ int main(int argc, char** argv) {
   root.add_flag("--no-progress", g.no_progress, "Never draw progress bars");
   std::vector<Command> commands;
   for (auto& r : registrars()) commands.push_back(r(root, g));
-  if (auto done = parse_command_line(root, "kistore 0.1.0", argc, argv)) return *done;
+  const bool json = json_requested(argc, argv);
+  UsageErrorPrinter usage_error;
+  if (json) usage_error = [](const std::string& message) { print_error(true, kUsage, message); };
+  if (auto done = parse_command_line(root, "kistore 0.1.0", argc, argv, usage_error)) return *done;
   for (Command& c : commands) {
     if (!c.app->parsed()) continue;
+    const bool json_errors = json || g.json;
     try {
       read_environment(g);
       int rc = c.run();
       std::fflush(stdout);
       return rc;
     } catch (const Error& e) {
-      std::fflush(stdout);
-      std::fprintf(stderr, "error: %s\n", shown_message(e.what()).c_str());
+      print_error(json_errors, exit_code_for(e.code()), e.what());
       return exit_code_for(e.code());
     } catch (const std::bad_alloc&) {
-      std::fprintf(stderr, "error: out of memory\n");
+      // Without allocating: what print_error would print.
+      static_assert(kStoreError == 3, "the literal below says code 3");
+      std::fflush(stdout);
+      std::fputs("error: out of memory\n", stderr);
+      if (json_errors) std::fputs("{\"error\":{\"code\":3,\"message\":\"out of memory\"}}\n", stdout);
       return kStoreError;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: internal: %s\n", shown_message(e.what()).c_str());
+      print_error(json_errors, kStoreError, std::string("internal: ") + e.what());
       return kStoreError;
     }
   }

@@ -25,10 +25,13 @@ Json rejected_json(const std::vector<InputError>& errors) {
 
 void print_rejections(const Globals& g, const std::vector<InputError>& errors) {
   for (const InputError& e : errors) std::fprintf(stderr, "error: %s\n", shown_message(e.message).c_str());
-  std::fprintf(stderr, "error: %zu input%s rejected; nothing was written\n", errors.size(),
-               errors.size() == 1 ? "" : "s");
+  std::string summary = std::to_string(errors.size()) + (errors.size() == 1 ? " input" : " inputs") +
+                        " rejected; nothing was written";
+  std::fprintf(stderr, "error: %s\n", summary.c_str());
   if (g.json) {
     Json out = Json::object();
+    // The first rejection's message says what was wrong, as an error document's would.
+    out.set("error", error_member(kUsage, errors.empty() ? summary : errors.front().message + " (" + summary + ")"));
     out.set("added", 0);
     out.set("present", 0);
     out.set("rejected", rejected_json(errors));

@@ -90,7 +90,13 @@ Json pull_json(const PullReport& r) {
   out.set("commit", r.commit ? Json(*r.commit) : Json());
   out.set("notes", strings_json(r.notes));
   out.set("problems", problems_json(r.problems));
+  if (r.refused()) out.set("error", error_member(kProblems, refusal_message(r)));
   return out;
+}
+
+std::string refusal_message(const PullReport& r) {
+  return "refused to take " + r.incoming.substr(0, 12) + " from " + r.remote + " (" + r.url + "): " +
+         plural(r.problems.size(), "problem") + " in the incoming history; the store is unchanged";
 }
 
 void print_refusal(const PullReport& r) {

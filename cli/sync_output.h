@@ -45,8 +45,13 @@ Credentials credentials_from_environment();
 SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress);
 
 // {"remote","url","result","fetched_objects","new_commits","new_documents",
-//  "incoming","commit","notes","problems"}
+//  "incoming","commit","notes","problems"}, and for a refused pull also
+// "error": {"code":1,"message":refusal_message(r)} (SPEC §3's error member).
 Json pull_json(const PullReport& r);
+
+// "refused to take <incoming> from <remote> (<url>): N problems in the
+// incoming history; the store is unchanged", exact (not escaped).
+std::string refusal_message(const PullReport& r);
 
 // Prints a pull's outcome (stdout; notes and problems on stderr) and returns
 // the exit code: 0, or 1 when the incoming history was refused.

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, the Debian 12 packages kistore needs to build and test
-# that are not already installed. Sourced by demo.sh and test.sh.
+# that are not already installed. Sourced by demo.sh and test.sh. clang and
+# its runtime (libFuzzer, a Recommends that --no-install-recommends skips) build
+# the fuzz targets that test.sh runs.
 set -euo pipefail
 
 KISTORE_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2
   zstd jq openssh-client openssh-server nginx-light fcgiwrap openssl curl iproute2 python3
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -6,16 +6,32 @@
 # and runs the unit and end-to-end tests again against it; any sanitizer report
 # fails the run, even one from a kistore process whose exit a test did not check.
 #
-# Usage: scripts/test.sh [ctest -R REGEX]   (the regex applies to both runs)
+# Between the two, when clang++ is there, builds the libFuzzer targets
+# (tests/fuzz/) and runs each for KISTORE_FUZZ_SECONDS from its seed corpus.
+#
+# Usage: scripts/test.sh [ctest -R REGEX]   (the regex applies to every run)
 # Env:   KISTORE_BUILD_DIR           the plain tree (default build/)
 #        KISTORE_SANITIZE_BUILD_DIR  the sanitized tree (default build-sanitize/)
 #        KISTORE_SANITIZE=0          skip the sanitized run
+#        KISTORE_FUZZ_BUILD_DIR      the fuzz tree (default build-fuzz/)
+#        KISTORE_FUZZ_SECONDS        seconds per fuzz target (default 15; six targets)
+#        KISTORE_FUZZ=0              skip the fuzz run
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/deps.sh"
 bash "$root/scripts/build.sh"
 build="${KISTORE_BUILD_DIR:-$root/build}"
 (cd "$build" && ctest --output-on-failure -j 2 "$@")
+
+if [[ ${KISTORE_FUZZ:-1} != 0 ]] && command -v clang++ >/dev/null; then
+  fuzz="${KISTORE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+  cmake -S "$root" -B "$fuzz" -G Ninja -DKISTORE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+    "-DKISTORE_FUZZ_SECONDS=${KISTORE_FUZZ_SECONDS:-15}" >/dev/null
+  ninja -C "$fuzz" -j "$(nproc)" fuzz_pack_indexer fuzz_pack_delta fuzz_jcs fuzz_document fuzz_liger_csv fuzz_raw_tree
+  # Two at a time: each fuzzer keeps one core busy for its whole run.
+  (cd "$fuzz" && ctest --output-on-failure -j 2 -L fuzz "$@")
+fi
 
 [[ ${KISTORE_SANITIZE:-1} == 0 ]] && exit 0
 sanitized="${KISTORE_SANITIZE_BUILD_DIR:-$root/build-sanitize}"

@@ -73,8 +73,8 @@ int CredentialOffer::offer_password(git_credential** out, const std::string& use
                                                  credentials_.token.c_str());
   }
   return give_up(offered_ ? "the server refused the credentials"
-                          : "the server asks for credentials: set KISTORE_TOKEN, or put user:password in the "
-                            "remote's URL");
+                          : "the server asks for credentials: set KISTORE_TOKEN to the password (of the URL's "
+                            "user, else \"kistore\")");
 }
 
 }  // namespace kistore

@@ -333,8 +333,9 @@ std::string workload_slug(const LigerRow& row, const MappedRow& m) {
     parts.emplace_back(name, name + (digit ? "" : "-") + value);
   };
   for (const auto& [name, group] : by_name) {
-    bool same = std::all_of(group.begin(), group.end(),
-                            [&](const Part* p) { return p->value == group.front()->value; });
+    // (the first value by name: clang 14 cannot capture a structured binding)
+    const auto& first = group.front()->value;
+    bool same = std::all_of(group.begin(), group.end(), [&](const Part* p) { return p->value == first; });
     if (same) {
       add(name, slug_value(Json(group.front()->value)));
     } else {

@@ -12,9 +12,9 @@ constexpr std::size_t kSourcesPrefix = 13;
 
 }  // namespace
 
-LayoutTrees::LayoutTrees(git_repository* repo)
+LayoutTrees::LayoutTrees(git_repository* repo, bool check_ids)
     : repo_(repo), odb_(git::open_odb(repo)), packs_(git_repository_path(repo)),
-      reader_(odb_.get(), {&packs_, /*check_ids=*/true, /*keep=*/true}) {}
+      reader_(odb_.get(), {&packs_, check_ids, /*keep=*/true}) {}
 
 std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string& path) const {
   return reader_.blob_at(root, path);

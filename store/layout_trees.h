@@ -42,8 +42,11 @@ struct LevelState {
 class LayoutTrees {
  public:
   // The trees of `repo`, whose packs are mapped now: packs written later are
-  // read through libgit2.
-  explicit LayoutTrees(git_repository* repo);
+  // read through libgit2. With `check_ids` false, trees are not hashed
+  // against their ids: only for a repository every object of which was
+  // rehashed on its way in (a quarantine after walk_incoming) or is the
+  // store's own.
+  explicit LayoutTrees(git_repository* repo, bool check_ids = true);
 
   git_repository* repo() const { return repo_; }
 

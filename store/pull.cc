@@ -48,8 +48,13 @@ class Pull {
     std::vector<git_oid> fresh = new_commits();
     {
       // Checked where it landed: the quarantine sees the store's objects
-      // through its alternates and the new ones as they came.
-      LayoutTrees trees(quarantine_.repo());
+      // through its alternates and the new ones as they came. Its own
+      // objects were each rehashed on the way in (IncomingPack for a
+      // network pack, CopyingSource from a path) and again by received()'s
+      // walk, the rest are the store's: hashing every tree read once more
+      // (the big index folders of the store's side included) would cost
+      // what the store holds, not what is new.
+      LayoutTrees trees(quarantine_.repo(), /*check_ids=*/false);
       git::HashCheck hashes(true);  // what came in is read against its ids
       // One walk of commit messages over both histories, the store's first:
       // the checks then read only what is new and the rerun commits.
@@ -301,9 +306,11 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
   PullReport result;
   try {
     Store store = Store::init(dir);
-    add_remote(store, "origin", url);
+    add_remote(store, "origin", url);  // without the URL's password
+    SyncOptions with_password = options;
+    if (std::string password = url_password(url); !password.empty()) with_password.credentials.token = password;
     git::Quarantine quarantine(store.repo());
-    Connection conn(store, "origin", GIT_DIRECTION_FETCH, options, quarantine.repo());
+    Connection conn(store, "origin", GIT_DIRECTION_FETCH, with_password, quarantine.repo());
     conn.connect();
     std::string branch = store.branch();
     if (!conn.head(branch)) {

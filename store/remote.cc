@@ -27,7 +27,9 @@ void add_remote(Store& store, const std::string& name, const std::string& url) {
   if (!valid_remote_name(name))
     throw InvalidInput("remote name \"" + name + "\": expected a name git accepts for a remote (e.g. origin), without \"/\"");
   if (url.empty()) throw InvalidInput("remote \"" + name + "\": the URL is empty");
-  std::string stored = url;
+  // A password never reaches the config (a file anyone with the store may
+  // read, copy or back up): the URL is kept without it.
+  std::string stored = redact_url(url);
   if (url_kind(url) == UrlKind::kPath) {
     stored = std::filesystem::absolute(url).lexically_normal().string();
     if (stored.size() > 1 && stored.back() == '/') stored.pop_back();

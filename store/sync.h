@@ -105,7 +105,10 @@ struct RemoteInfo {
   std::string url;  // as configured, credentials included: print redact_url(url)
 };
 
-// Adds remote `name` at `url`. A local path is stored absolute. Throws
+// Adds remote `name` at `url`. A local path is stored absolute. A password
+// in the URL (scheme://user:password@host/...) is not stored: the config
+// holds redact_url(url), and sync authenticates with Credentials::token
+// (KISTORE_TOKEN) instead; check url_password(url) to tell the user. Throws
 // Error(kInvalidInput) for an invalid name, an empty URL, or a name already
 // in use; Error(kIO) when the config cannot be written.
 void add_remote(Store& store, const std::string& name, const std::string& url);
@@ -189,6 +192,8 @@ PushReport push(Store& store, const std::string& remote, const SyncOptions& opti
 // another branch, the new store's HEAD names that branch. When the clone
 // fails (an exception) or the pull is refused (the report says why), what
 // clone created is removed again.
+// A password in `url` authenticates this clone (before options' token) but is
+// not written into the new store's config (add_remote).
 PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options);
 
 }  // namespace kistore

@@ -40,6 +40,10 @@ struct UrlParts {
 // The password is as written (still percent-encoded).
 UrlParts split_url(std::string_view url);
 
+// The password of a URL's user:password, percent-decoded (what a server is
+// sent); "" when the URL has none.
+std::string url_password(std::string_view url);
+
 // The origin of an http(s) URL, as browsers compare them:
 // "scheme://host:port", lowercased, with the scheme's default port when the
 // URL gives none; "" for any other kind of URL. Credentials meant for a

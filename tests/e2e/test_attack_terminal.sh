@@ -268,7 +268,31 @@ for url in "$with_password" "$with_token_password"; do
     tour 2 ks --store "$T/a" push "$url"
     tour 2 ks --store "$T/a" --json pull "$url"
     tour 2 ks --store "$T/a" remote remove "$url"
+    tour 2 ks --store "$T/a" --json remote remove "$url"
 done
+# A password given to remote add or clone is used or noted, never written:
+# the config keeps the URL without it, and KISTORE_TOKEN supplies it.
+tour 0 ks --store "$T/a" remote add withpw "$with_token_password"
+assert_contains "$ERR" "the password in the URL was not saved" "remote add: says the password was not saved"
+assert_eq "http://alice@$hostport/tour.git" "$(git --git-dir="$T/a" config remote.withpw.url)" \
+    "remote add: the config holds the URL without its password"
+tour 0 ks --store "$T/a" --json remote add withpw2 "$with_password"
+tour 0 ks --store "$T/a" push withpw
+tour 0 ks --store "$T/a" --json pull withpw
+tour 4 env KISTORE_TOKEN="$secret" "$KISTORE" --no-progress --store "$T/a" --json pull withpw2
+assert_eq 4 "$(jv '.error.code')" "a wrong password: a --json error"
+tour 2 ks --store "$T/a" remote add withpw "$with_password"
+tour 2 ks --store "$T/a" --json remote add 'bad name' "$with_password"
+# clone: the URL's password authenticates this clone alone.
+tour 0 env -u KISTORE_TOKEN "$KISTORE" --no-progress clone "$with_token_password" "$T/d"
+assert_contains "$ERR" "used for this clone, not saved" "clone: says the password was not saved"
+assert_eq "http://alice@$hostport/tour.git" "$(git --git-dir="$T/d" config remote.origin.url)" \
+    "clone: the new store's config holds the URL without its password"
+tour 0 env -u KISTORE_TOKEN "$KISTORE" --no-progress --json clone "$with_token_password" "$T/e"
+tour 4 env -u KISTORE_TOKEN "$KISTORE" --no-progress --json clone "$with_password" "$T/f"
+[[ ! -e $T/f ]] || fail "a clone refused at authentication left $T/f"
+tour 0 ks --store "$T/d" pull
+tour 0 ks --store "$T/d" --json push
 assert_contains "$(cat "$T/printed")" "no remote named \"http://alice@$hostport/tour.git\"" \
     "a URL where a remote name belongs is shown without its password"
 env -u KISTORE_TOKEN "$KISTORE" --no-progress --store "$T/a" pull >>"$T/printed" 2>&1 && fail "pull without a token"
@@ -276,7 +300,7 @@ tour 4 env KISTORE_TOKEN="$secret" "$KISTORE" --store "$T/a" pull
 b64() { printf '%s' "$1" | base64 -w0; }
 for s in "$secret" "$KISTORE_TOKEN" "$(b64 "alice:$secret")" "$(b64 "alice:$KISTORE_TOKEN")" \
     "$(b64 "kistore:$KISTORE_TOKEN")"; do
-    if grep -raF -- "$s" "$T/printed" "$T/a" "$T/b" "$T/c" >&2; then
+    if grep -raF -- "$s" "$T/printed" "$T/a" "$T/b" "$T/c" "$T/d" "$T/e" "$HOME" "$TMPDIR" >&2; then
         fail "a credential appears in kistore's output or in what it wrote ($s)"
     fi
 done

@@ -108,7 +108,11 @@ transport path "$BASE/t-path.git"
 transport file "file://$BASE/t-file.git"
 transport daemon "$GIT_DAEMON_URL/t-daemon.git"
 transport http "$HTTP_PLAIN/t-http.git"
-transport authurl "http://alice:s3cret%3Apw@$HTTP_AUTH_HOSTPORT/t-authurl.git"
+# A password in the URL is not stored: the token supplies it to push (clone
+# uses the URL's own).
+transport authurl "http://alice:s3cret%3Apw@$HTTP_AUTH_HOSTPORT/t-authurl.git" KISTORE_TOKEN='s3cret:pw'
+assert_eq "http://alice@$HTTP_AUTH_HOSTPORT/t-authurl.git" "$(git --git-dir=A config remote.authurl.url)" \
+    "remote add keeps the URL without its password"
 transport token "http://alice@$HTTP_AUTH_HOSTPORT/t-token.git" KISTORE_TOKEN='s3cret:pw'
 transport ssh "$SSH_URL_PREFIX$BASE/t-ssh.git"
 

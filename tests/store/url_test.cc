@@ -40,6 +40,14 @@ TEST_CASE("url_kind: paths, file://, scp-like ssh and the schemes kistore knows"
   CHECK_FALSE(on_this_machine("me@host:e.git"));
 }
 
+TEST_CASE("url_password: the password as sent, percent-decoded; none without one", "[url]") {
+  CHECK(url_password("https://alice:s3cret%3Apw@git.example.org:8443/e.git") == "s3cret:pw");
+  CHECK(url_password("https://alice@git.example.org/e.git").empty());
+  CHECK(url_password("https://git.example.org/e.git").empty());
+  CHECK(url_password("/srv/e.git").empty());
+  CHECK(url_password("me@host:srv/e.git").empty());
+}
+
 TEST_CASE("split_url: user, password, host and port", "[url]") {
   UrlParts p = split_url("https://alice:s3cret%3Apw@git.example.org:8443/e.git");
   CHECK(p.scheme == "https");
