@@ -26,11 +26,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "as it was and each problem is printed with the commit and path it is about.\n\n"
       "Credentials: see `kistore push --help`.\n\n"
       "Example: kistore pull            (from origin)\n"
-      "         kistore pull backup --json\n\n"
+      "         kistore pull backup --json\n"
+      "         kistore pull /srv/evidence.git   (a path or URL works where a name does)\n\n"
       "Exit status: 0 done (or nothing new), 1 the incoming history was refused, 2 unknown remote,\n"
       "3 the local store failed, 4 the remote could not be reached or refused (auth, host key).");
   auto remote = std::make_shared<std::string>("origin");
-  app->add_option("REMOTE", *remote, "The remote's name (default: origin)");
+  app->add_option("REMOTE", *remote, "A remote's name, or a URL or path used directly, as with git (default: origin)");
   app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
   return Command{app, [&g, remote]() -> int {

@@ -30,7 +30,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "pull on the way, 2 unknown remote or empty store, 3 the local store failed, 4 the remote\n"
       "could not be reached, refused the push, or authentication failed.");
   auto remote = std::make_shared<std::string>("origin");
-  app->add_option("REMOTE", *remote, "The remote's name (default: origin)");
+  app->add_option("REMOTE", *remote, "A remote's name, or a URL or path used directly, as with git (default: origin)");
   app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
   return Command{app, [&g, remote]() -> int {

@@ -4,6 +4,7 @@
 
 #include "store/credentials.h"
 #include "store/known_hosts.h"
+#include "store/remote.h"
 #include "store/url.h"
 
 namespace kistore {
@@ -22,7 +23,10 @@ struct Connection::State {
   git::ReceivePack* receive_pack = nullptr;  // pushes over the network speak receive-pack through it
 
   State(std::string remote_name, std::string remote_url, const SyncOptions& opts)
-      : remote(std::move(remote_name)), url(std::move(remote_url)), options(&opts), credentials(url, opts.credentials) {}
+      : remote(std::move(remote_name)),
+        url(std::move(remote_url)),
+        options(&opts),
+        credentials(url, opts.credentials) {}
   void progress(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) const {
     if (options->progress) options->progress(stage, done, total, bytes);
   }
@@ -69,7 +73,8 @@ int on_certificate(git_cert* cert, int valid, const char* host, void* payload) {
                           ": libgit2 did not pass the raw key";
     return GIT_ECERTIFICATE;
   }
-  if (key->type & GIT_CERT_SSH_SHA256) offered.fingerprint = "SHA256:" + ssh::base64_encode(key->hash_sha256, 32, false);
+  if (key->type & GIT_CERT_SSH_SHA256)
+    offered.fingerprint = "SHA256:" + ssh::base64_encode(key->hash_sha256, 32, false);
   offered.type = ssh_key_type(key->raw_type);
   offered.blob.assign(key->hostkey, key->hostkey_len);
   s->host_key_failure = ssh::host_key_refusal(offered, s->options->credentials.known_hosts);
@@ -120,17 +125,29 @@ Connection::Connection(Store& store, const std::string& remote, git_direction di
     : options_(options), direction_(direction) {
   git_remote* named = nullptr;
   int rc = git_remote_lookup(&named, store.repo(), remote.c_str());
-  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
-    throw InvalidInput("no remote named \"" + redact_url(remote) + "\" (add one with `kistore remote add NAME " +
-                       redact_url(remote) + "`)");
-  git::check(rc, "reading remote " + redact_url(remote));
-  git::Remote owned(named);
-  const char* url = direction == GIT_DIRECTION_PUSH && git_remote_pushurl(named) ? git_remote_pushurl(named)
-                                                                                : git_remote_url(named);
-  if (!url || !*url) throw InvalidInput("remote \"" + remote + "\" has no URL");
-  state_ = std::make_unique<State>(remote, url, options);
+  std::string url, name = remote;
+  if ((rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) && looks_like_url(remote)) {
+    // A URL where a remote's name goes, as git takes one: used as given (a
+    // path made absolute), shown and keyed without its password.
+    git_error_clear();
+    url = url_kind(remote) == UrlKind::kPath ? remote_label(store.repo(), remote) : remote;
+    name = remote_label(store.repo(), remote);
+  } else {
+    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+      throw InvalidInput("no remote named \"" + redact_url(remote) +
+                         "\" (add one with `kistore remote add NAME URL`, " +
+                         "or give a URL or path instead of a name)");
+    git::check(rc, "reading remote " + redact_url(remote));
+    git::Remote owned(named);
+    const char* configured = direction == GIT_DIRECTION_PUSH && git_remote_pushurl(named) ? git_remote_pushurl(named)
+                                                                                          : git_remote_url(named);
+    if (!configured || !*configured) throw InvalidInput("remote \"" + remote + "\" has no URL");
+    url = configured;
+  }
+  state_ = std::make_unique<State>(name, url, options);
   git_remote* anonymous = nullptr;
-  git::check(git_remote_create_anonymous(&anonymous, repo ? repo : store.repo(), url), "opening remote " + remote);
+  git::check(git_remote_create_anonymous(&anonymous, repo ? repo : store.repo(), url.c_str()),
+             "opening remote " + name);
   remote_.reset(anonymous);
   git_remote_init_callbacks(&callbacks_, GIT_REMOTE_CALLBACKS_VERSION);
   callbacks_.credentials = on_credentials;
@@ -189,7 +206,8 @@ void Connection::download(const std::string& refspec) {
   git_strarray array{specs, 1};
   int rc = git_remote_download(remote_.get(), &array, &opts);
   if (rc < 0 && state_->host_key_failure.empty() && state_->credentials.failure().empty() && bad_pack())
-    throw Refused("refused the pack from remote " + where() + ": " + scrub(git::last_error()) + "; nothing was taken in");
+    throw Refused("refused the pack from remote " + where() + ": " + scrub(git::last_error()) +
+                  "; nothing was taken in");
   check(rc, "cannot fetch from");
 }
 

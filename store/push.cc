@@ -75,8 +75,9 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
     result = conn.receive_pack().send(
         branch, theirs ? &*theirs : nullptr, local, static_cast<std::uint32_t>(objects.size()),
         [&](git::PackStream& pack) {
-          objects.read([&](const NewObjects::Object& o, std::string_view data, int level) { pack.write(o.type, data, level); },
-                       progress);
+          objects.read(
+              [&](const NewObjects::Object& o, std::string_view data, int level) { pack.write(o.type, data, level); },
+              progress);
         },
         [&](std::uint64_t sent) { bytes = sent; });
   } catch (const Error& e) {
@@ -84,7 +85,8 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
     throw RemoteError("pushing to " + where + ": " + conn.scrub(e.what()));
   }
   progress(objects.size(), objects.size());
-  if (result.unpack != "ok") throw RemoteError(where + " could not store the pushed objects: " + conn.scrub(result.unpack));
+  if (result.unpack != "ok")
+    throw RemoteError(where + " could not store the pushed objects: " + conn.scrub(result.unpack));
   conn.record_sent(objects.size(), bytes);
   if (!result.rejection.empty()) conn.record_rejection(branch, result.rejection);
 }
@@ -94,14 +96,19 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
 class Push {
  public:
   Push(Store& store, const std::string& remote, const SyncOptions& options)
-      : store_(store), repo_(store.repo()), remote_(remote), options_(options), branch_(store.branch()) {
-    report_.remote = remote;
+      : store_(store),
+        repo_(store.repo()),
+        remote_(remote),
+        label_(remote_label(store.repo(), remote)),
+        options_(options),
+        branch_(store.branch()) {
+    report_.remote = label_;  // a URL given for a name: without its password
   }
 
   PushReport run() {
     for (int round = 0; round < kPushRounds; ++round)
       if (attempt(round + 1 < kPushRounds)) return std::move(report_);
-    throw RemoteError("gave up pushing to " + remote_ + " (" + report_.url + ") after " + std::to_string(kPushRounds) +
+    throw RemoteError("gave up pushing to " + label_ + " (" + report_.url + ") after " + std::to_string(kPushRounds) +
                       " rounds: its " + branch_ + " kept moving while kistore merged it");
   }
 
@@ -153,7 +160,7 @@ class Push {
     git_oid tree = git::commit_tree(repo_, *theirs);
     std::optional<Format> format = trees.format_of(&tree);
     if (format == snap.format()) return;
-    throw Refused("push to " + remote_ + ": the remote's " + branch_ + " is " +
+    throw Refused("push to " + label_ + ": the remote's " + branch_ + " is " +
                   (format ? format_name(*format) : std::string("of a format this kistore cannot read")) +
                   " and this store is " + format_name(snap.format()) +
                   "; stores of different formats do not sync: run `kistore upgrade` in the remote store, then push "
@@ -206,14 +213,15 @@ class Push {
       bool moved = now.has_value() != theirs.has_value() || (now && !git_oid_equal(&*now, &*theirs));
       if (moved && !(now && git_oid_equal(&*now, &local))) return pulled(pull_from(store_, again, branch_, quarantine));
     }
-    throw RemoteError("the remote " + remote_ + " (" + report_.url + ") rejected the push: " + rejection);
+    throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection);
   }
 
-  void mark_synced(const git_oid& local) { git::set_ref(repo_, synced_ref(remote_), local, "kistore: push " + remote_); }
+  void mark_synced(const git_oid& local) { git::set_ref(repo_, synced_ref(label_), local, "kistore: push " + label_); }
 
   Store& store_;
   git_repository* repo_;
   const std::string& remote_;
+  std::string label_;  // remote_ as references and messages name it (remote.h)
   const SyncOptions& options_;
   const std::string& branch_;
   PushReport report_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "objects/sha1.h"
 #include "store/git.h"
 #include "store/sync.h"
 #include "store/url.h"
@@ -12,20 +13,60 @@
 namespace kistore {
 namespace {
 
+// The folder name of a URL's references: SHA-1 hex of it without password.
+std::string url_key(const std::string& url) {
+  std::string text = redact_url(url);
+  unsigned char sum[20];
+  Sha1 sha;
+  sha.init();
+  sha.update(text.data(), text.size());
+  sha.final(sum);
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : sum) hex += digits[c >> 4], hex += digits[c & 15];
+  return hex;
+}
+
+}  // namespace
+
 bool valid_remote_name(const std::string& name) {
   int valid = 0;
   return git_remote_name_is_valid(&valid, name.c_str()) == 0 && valid && name.find('/') == std::string::npos;
 }
 
-}  // namespace
+bool looks_like_url(const std::string& text) {
+  if (text.empty()) return false;
+  if (text.find("://") != std::string::npos) return true;
+  if (text[0] == '/' || text.starts_with("./") || text.starts_with("../") || text.starts_with("~/")) return true;
+  if (url_kind(text) == UrlKind::kSsh) return true;
+  std::error_code ec;
+  return std::filesystem::is_directory(text, ec);
+}
 
-std::string incoming_ref(const std::string& remote) { return "refs/kistore/incoming/" + remote; }
-std::string synced_ref(const std::string& remote) { return "refs/kistore/synced/" + remote; }
+std::string remote_label(git_repository* repo, const std::string& text) {
+  git_remote* named = nullptr;
+  if (valid_remote_name(text) && git_remote_lookup(&named, repo, text.c_str()) == 0) {
+    git_remote_free(named);
+    return text;
+  }
+  git_error_clear();
+  if (!looks_like_url(text)) return text;
+  if (url_kind(text) == UrlKind::kPath) return std::filesystem::absolute(text).lexically_normal().string();
+  return redact_url(text);
+}
+
+std::string incoming_ref(const std::string& remote) {
+  return valid_remote_name(remote) ? "refs/kistore/incoming/" + remote : "refs/kistore/incoming-url/" + url_key(remote);
+}
+std::string synced_ref(const std::string& remote) {
+  return valid_remote_name(remote) ? "refs/kistore/synced/" + remote : "refs/kistore/synced-url/" + url_key(remote);
+}
 
 void add_remote(Store& store, const std::string& name, const std::string& url) {
   git::ensure_init();
   if (!valid_remote_name(name))
-    throw InvalidInput("remote name \"" + name + "\": expected a name git accepts for a remote (e.g. origin), without \"/\"");
+    throw InvalidInput("remote name \"" + name +
+                       "\": expected a name git accepts for a remote (e.g. origin), without \"/\"");
   if (url.empty()) throw InvalidInput("remote \"" + name + "\": the URL is empty");
   // A password never reaches the config (a file anyone with the store may
   // read, copy or back up): the URL is kept without it.
@@ -37,8 +78,10 @@ void add_remote(Store& store, const std::string& name, const std::string& url) {
   git_remote* remote = nullptr;
   int rc = git_remote_create(&remote, store.repo(), name.c_str(), stored.c_str());
   if (rc == GIT_EEXISTS)
-    throw InvalidInput("remote \"" + name + "\" already exists (remove it first with `kistore remote remove " + name + "`)");
-  if (rc == GIT_EINVALIDSPEC) throw InvalidInput("remote \"" + name + "\": " + scrub_secrets(git::last_error(), url, ""));
+    throw InvalidInput("remote \"" + name + "\" already exists (remove it first with `kistore remote remove " + name +
+                       "`)");
+  if (rc == GIT_EINVALIDSPEC)
+    throw InvalidInput("remote \"" + name + "\": " + scrub_secrets(git::last_error(), url, ""));
   if (rc < 0) throw IOError(store.dir() + ": adding remote " + name + ": " + scrub_secrets(git::last_error(), url, ""));
   git_remote_free(remote);
 }

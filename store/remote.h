@@ -9,14 +9,34 @@
 //                                   remote whose branch no longer contains it
 //                                   rewrote its history
 //
+// A URL given where a remote's name goes (`kistore pull /srv/e.git`, as git
+// takes one) has the same references under refs/kistore/incoming-url/ and
+// refs/kistore/synced-url/, named by the SHA-1 (hex) of the URL without its
+// password, so that pulling the same URL again still detects a rewrite.
+//
 // Thread-safety: pure functions.
 #pragma once
 
 #include <string>
 
+struct git_repository;
+
 namespace kistore {
 
 std::string incoming_ref(const std::string& remote);
 std::string synced_ref(const std::string& remote);
+
+// Whether `name` can name a configured remote (git's rules, without "/").
+bool valid_remote_name(const std::string& name);
+
+// Whether `text`, which names no configured remote, is an address to use
+// directly: a scheme://, file:// or scp-like (host:path) URL, or a path
+// ("/", "./", "../" or "~/" first, or an existing folder).
+bool looks_like_url(const std::string& text);
+
+// `text` (a name or address given for a remote) as its references and
+// messages name it: a configured remote's name as it is; otherwise, when it
+// looks like a URL, the URL without its password (a path made absolute).
+std::string remote_label(git_repository* repo, const std::string& text);
 
 }  // namespace kistore

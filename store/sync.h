@@ -170,7 +170,7 @@ PullReport pull(Store& store, const std::string& remote, const SyncOptions& opti
 
 // What a push did.
 struct PushReport {
-  std::string remote;
+  std::string remote;  // its name, or the URL given for one (redacted)
   std::string url;     // redacted
   std::string result;  // "pushed", "up-to-date", or "refused" (a pull on the way was refused)
   std::string commit;  // the branch head the remote now has

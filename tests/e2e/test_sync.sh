@@ -21,6 +21,8 @@ servers_init
 # Isolation: our own HOME (no ~/.ssh, no git config), no agent.
 # shellcheck source=lib/isolate.sh
 . "$KISTORE_SOURCE_DIR/tests/e2e/lib/isolate.sh"
+# shellcheck source=lib/fingerprint.sh
+. "$KISTORE_SOURCE_DIR/tests/e2e/lib/fingerprint.sh"
 export GIT_AUTHOR_NAME=forger GIT_AUTHOR_EMAIL=forger@example.invalid
 export GIT_COMMITTER_NAME=forger GIT_COMMITTER_EMAIL=forger@example.invalid
 export GIT_ASKPASS=/bin/false SSH_ASKPASS=/bin/false
@@ -214,6 +216,7 @@ assert_exit 4 ks clone "$GIT_DAEMON_URL/does-not-exist.git" "$WORK/clone-missing
 [[ ! -e $WORK/clone-missing ]] || fail "a failed clone left its folder"
 assert_exit 2 ks --store A pull no-such-remote
 assert_contains "$ERR" "no remote named" "unknown remote name"
+assert_contains "$ERR" "or give a URL or path instead of a name" "unknown remote name: says a URL works too"
 pass "unreachable remotes: closed port, missing path, missing repo -> exit 4 fast; unknown name -> 2"
 
 # Progress on a terminal (script(1) gives kistore one): objects and bytes,
@@ -338,6 +341,30 @@ assert_exit 0 ks --store A --json pull shared
 assert_contains "$OUT" '"result":"up-to-date"' "nothing new: up-to-date"
 assert_eq "$before" "$(head_of A)" "nothing new: no commit"
 pass "pull then push converges; pull with nothing new makes no commit"
+
+# A URL or a path works where a remote's name does, as with git: push to a
+# git:// URL, pull from a path, a relative path and a file:// URL, and a
+# rewrite of what was pulled from a URL is still caught (its synced
+# reference is kept under the URL's hash, never under the URL's text).
+git init -q --bare -b main "$BASE/t-url.git"
+assert_exit 0 ks --store A push "$GIT_DAEMON_URL/t-url.git"
+assert_eq "$(head_of A)" "$(git --git-dir="$BASE/t-url.git" rev-parse main)" "push to a git:// URL"
+ks init "$WORK/url-c" >/dev/null 2>&1
+assert_exit 0 ks --store "$WORK/url-c" pull "$BASE/t-url.git"
+assert_eq "$(head_of A)" "$(head_of "$WORK/url-c")" "pull from a path"
+assert_exit 0 ks --store "$WORK/url-c" --json pull "file://$BASE/t-url.git"
+assert_contains "$OUT" '"result":"up-to-date"' "pull from a file:// URL"
+(cd "$WORK" && ks --store url-c pull "./url-c/../../repos/t-url.git") || fail "pull from a relative path"
+[[ -z $(git --git-dir="$WORK/url-c" for-each-ref --format='%(refname)' | grep -F -- "$BASE") ]] ||
+    fail "a URL's text became a reference name"
+assert_eq 2 "$(git --git-dir="$WORK/url-c" for-each-ref --format=x refs/kistore/synced-url | wc -l)" \
+    "one synced reference per URL (a path and a file:// URL)"
+git --git-dir="$BASE/t-url.git" update-ref refs/heads/main "$(git --git-dir="$BASE/t-url.git" rev-parse 'main^')"
+before=$(store_fingerprint "$WORK/url-c")
+assert_exit 1 ks --store "$WORK/url-c" pull "$BASE/t-url.git"
+assert_contains "$ERR" "rewritten" "a URL's rewritten history is refused"
+assert_store_unchanged "$before" "$WORK/url-c" "refused rewrite from a URL"
+pass "URLs and paths where a remote name goes: push to git://, pull from a path, ./path, file://; a rewrite is caught"
 
 # The same document with different metadata on both sides: the earliest
 # (by the commit that introduced it) wins on both, whoever merges.
