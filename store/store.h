@@ -32,6 +32,7 @@ struct git_repository;
 struct git_tree;
 struct git_odb;
 struct git_odb_object;
+struct git_oid;
 
 namespace kistore {
 namespace git {
@@ -48,6 +49,8 @@ class Snapshot {
   // The commit this snapshot shows; "" for an empty store.
   const std::string& commit_id() const { return commit_id_; }
   bool empty() const { return !tree_; }
+  // The id of the commit's tree; null for an empty store.
+  const git_oid* tree_id() const;
 
   // Bytes of the blob at `path`, or nullopt if there is none.
   std::optional<std::string> read(std::string_view path) const;
@@ -190,6 +193,26 @@ class Store {
   // holds anything that is not kistore's (store/store_shape.h).
   std::optional<std::string> commit(const std::function<std::optional<ChangeSet>(const Snapshot&)>& build,
                                     const CommitOptions& options);
+
+  // For writers that build their own trees (store/bulk_add.h): `write` is
+  // given the current head, writes every object of the new commit (visible
+  // to the repository's readers when it returns) and returns the commit's
+  // id, or nullopt when there is nothing to do. The branch then moves by
+  // compare-and-swap, and `write` runs again on the new head when another
+  // writer moved it first, as for commit. Errors as commit; whatever
+  // `write` throws passes through, with the branch where it was.
+  std::optional<std::string> commit_written(const std::function<std::optional<std::string>(const Snapshot&)>& write,
+                                            const std::string& op);
+  // The text of a commit of `tree` on `base` (its parent, if any, then
+  // change.extra_parents) with change's message, authored and signed as
+  // `options` say. Error(kInvalidInput) for a malformed author.
+  std::string commit_text(const Snapshot& base, const git_oid& tree, const ChangeSet& change,
+                          const CommitOptions& options) const;
+  // Removes what crashed writers left in the object folders (store/tempfiles.h).
+  void sweep_temp_files() const;
+  // Error(kIO) naming the store, before anything is written, when its
+  // branch's tree holds anything that is not kistore's (store/store_shape.h).
+  void check_writable() const;
 
  private:
   Store(git_repository* repo, std::string dir);
