@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -112,13 +113,18 @@ struct BulkAdd::State {
   BulkAddOptions options;
   Snapshot base;
   std::unique_ptr<git::PackWriter> pack;  // the blobs, then (first attempt) the trees and the commit
-  std::vector<DocRecord> docs;
+  // Deques: they grow without copying, so a million records never exist twice.
+  std::deque<DocRecord> docs;
   DigestTable doc_table;
-  std::vector<IndexRecord> index;
+  std::deque<IndexRecord> index;
   std::vector<Digest> aux;  // group keys and attestation subjects
   std::unordered_map<Digest, std::uint32_t> aux_of;
-  std::string literal_bytes;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> literals;  // offset, size in literal_bytes
+  // Paths kept as text (source ids), in chunks of about 1 MiB that never move.
+  struct Literal {
+    std::uint32_t chunk, offset, size;
+  };
+  std::vector<std::string> literal_chunks;
+  std::deque<Literal> literals;
   std::vector<std::string> files;
   std::unordered_map<std::string, std::uint32_t> file_of;
   std::size_t seen = 0, repeats = 0, written = 0;
@@ -137,7 +143,20 @@ struct BulkAdd::State {
     return it->second;
   }
   std::string_view literal(std::uint32_t i) const {
-    return std::string_view(literal_bytes).substr(literals[i].first, literals[i].second);
+    const Literal& l = literals[i];
+    return std::string_view(literal_chunks[l.chunk]).substr(l.offset, l.size);
+  }
+  std::uint32_t add_literal(std::string_view text) {
+    constexpr std::size_t kChunk = 1u << 20;
+    if (literal_chunks.empty() || literal_chunks.back().size() + text.size() > literal_chunks.back().capacity()) {
+      literal_chunks.emplace_back();
+      literal_chunks.back().reserve(std::max(kChunk, text.size()));
+    }
+    std::string& chunk = literal_chunks.back();
+    literals.push_back({static_cast<std::uint32_t>(literal_chunks.size() - 1), static_cast<std::uint32_t>(chunk.size()),
+                        static_cast<std::uint32_t>(text.size())});
+    chunk += text;
+    return static_cast<std::uint32_t>(literals.size() - 1);
   }
 
   // "file:line" kept as a file number and a line.
@@ -275,9 +294,7 @@ void BulkAdd::State::write_new(const AddedDocument& in, std::uint32_t record, Pr
       case EntryKind::kAttestation: r.arg = aux_index(*p.others[j]); break;
       case EntryKind::kLevel: r.arg = static_cast<std::uint32_t>(p.levels[j]); break;
       case EntryKind::kLiteral:
-        r.arg = static_cast<std::uint32_t>(literals.size());
-        literals.emplace_back(literal_bytes.size(), static_cast<std::uint32_t>(p.entries[j].path.size()));
-        literal_bytes += p.entries[j].path;
+        r.arg = add_literal(p.entries[j].path);
         break;
     }
     index.push_back(r);
@@ -325,8 +342,8 @@ namespace {
 // run digest text at it, "a folder of other source ids", the id of a run
 // whose id is a prefix of it, or "" if it is free.
 std::string source_holder(const Snapshot& head, std::string_view path,
-                          const std::map<std::string_view, Digest, std::less<>>& staged) {
-  if (auto it = staged.find(path); it != staged.end()) return it->second.str();
+                          const std::map<std::string_view, const Digest*, std::less<>>& staged) {
+  if (auto it = staged.find(path); it != staged.end()) return it->second->str();
   if (auto bytes = head.read(path)) return *bytes;
   if (head.exists(path)) return "a folder of other source ids";
   std::string folder = std::string(path) + "/";
@@ -334,7 +351,7 @@ std::string source_holder(const Snapshot& head, std::string_view path,
   if (below != staged.end() && below->first.starts_with(folder)) return "a folder of other source ids";
   for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1)) {
     std::string_view prefix = path.substr(0, slash);
-    if (auto it = staged.find(prefix); it != staged.end()) return "the source id of run " + it->second.str();
+    if (auto it = staged.find(prefix); it != staged.end()) return "the source id of run " + it->second->str();
     if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
   }
   return "";
@@ -347,7 +364,7 @@ std::string source_holder(const Snapshot& head, std::string_view path,
 std::vector<char> BulkAdd::State::claim_sources(const Snapshot& head, const std::vector<char>& added,
                                                BulkAddReport& report) {
   std::vector<char> dropped(index.size(), 0);
-  std::map<std::string_view, Digest, std::less<>> staged;
+  std::map<std::string_view, const Digest*, std::less<>> staged;  // into docs, which no longer grows
   for (std::size_t i = 0; i < index.size(); ++i) {
     const IndexRecord& r = index[i];
     if (r.kind != EntryKind::kLiteral || !added[r.doc]) continue;
@@ -356,7 +373,7 @@ std::vector<char> BulkAdd::State::claim_sources(const Snapshot& head, const std:
     const Digest& run = docs[r.doc].digest;
     std::string holder = source_holder(head, path, staged);
     if (holder.empty()) {
-      staged.emplace(path, run);
+      staged.emplace(path, &run);
       continue;
     }
     dropped[i] = 1;

@@ -213,7 +213,7 @@ bool PackWriter::has(const git_oid& id) const {
 }
 
 void PackWriter::remember(std::size_t entry) {
-  if ((entries_.size() + 1) * 2 > slots_.size()) {
+  if ((entries_.size() + 1) * 4 > slots_.size() * 3) {  // at most three quarters full
     std::vector<std::uint32_t> old(std::max<std::size_t>(1024, slots_.size() * 2), 0);
     old.swap(slots_);
     for (std::uint32_t s : old)

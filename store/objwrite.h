@@ -42,6 +42,7 @@
 #include <git2.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -111,7 +112,7 @@ class PackWriter final : public ObjectWriter {
   int fd_ = -1;
   std::uint64_t offset_ = 0;
   std::string buffer_, deflated_;
-  std::vector<Entry> entries_;
+  std::deque<Entry> entries_;         // grows without copying: a bulk pack holds millions
   std::vector<std::uint32_t> slots_;  // entries_ by id (has, remember); a power of two long
   bool finished_ = false;
 };
