@@ -529,6 +529,12 @@ BulkAddReport BulkAdd::commit() {
   BulkAddReport report;
   report.commit =
       s.store.commit_written([&](const Snapshot& head) { return s.write_commit(head, report); }, s.options.op);
+  // Each add writes one pack; many single adds would leave thousands. The
+  // commit stands either way: a merge that fails leaves the small packs.
+  if (report.commit) try {
+      git::merge_small_packs(s.store.repo(), std::string(git_repository_path(s.store.repo())) + "objects/pack");
+    } catch (const Error&) {
+    }
   return report;
 }
 

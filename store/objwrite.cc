@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <unordered_map>
 
@@ -350,6 +351,66 @@ std::string PackWriter::place(const std::string& checksum) {
   }
   sync_folder(dir_);  // the renames, before the branch names what they hold
   return name;
+}
+
+// ---- merge_small_packs ----------------------------------------------------
+
+namespace {
+
+// The object ids an index (version 2) lists; empty when it is not one.
+std::vector<git_oid> index_ids(const std::string& idx_path) {
+  std::vector<git_oid> ids;
+  int fd = ::open(idx_path.c_str(), O_RDONLY);
+  if (fd < 0) return ids;
+  std::string head(8 + 256 * 4, '\0');
+  if (::pread(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()) &&
+      head.compare(0, 4, "\377tOc") == 0) {
+    const auto* fan = reinterpret_cast<const unsigned char*>(head.data() + 8 + 255 * 4);
+    std::uint32_t count = (std::uint32_t{fan[0]} << 24) | (std::uint32_t{fan[1]} << 16) | (fan[2] << 8) | fan[3];
+    std::string raw(std::size_t{count} * 20, '\0');
+    if (::pread(fd, raw.data(), raw.size(), static_cast<off_t>(head.size())) == static_cast<ssize_t>(raw.size())) {
+      ids.resize(count);
+      for (std::uint32_t i = 0; i < count; ++i) std::memcpy(ids[i].id, raw.data() + i * 20, 20);
+    }
+  }
+  ::close(fd);
+  return ids;
+}
+
+}  // namespace
+
+std::size_t merge_small_packs(git_repository* repo, const std::string& pack_dir, std::size_t max_small,
+                              std::uint64_t small_bytes) {
+  std::vector<std::string> small;  // pack-<hex>, of small packs
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(pack_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!name.starts_with("pack-") || !name.ends_with(".pack")) continue;
+    std::string base = name.substr(0, name.size() - 5);
+    if (std::filesystem::exists(pack_dir + "/" + base + ".keep")) continue;
+    if (entry.file_size(ec) < small_bytes && std::filesystem::exists(pack_dir + "/" + base + ".idx")) small.push_back(base);
+  }
+  if (small.size() <= max_small) return 0;
+  Odb odb = open_odb(repo);
+  PackWriter merged(pack_dir);
+  for (const std::string& base : small)
+    for (const git_oid& id : index_ids(pack_dir + "/" + base + ".idx")) {
+      git_odb_object* obj = nullptr;
+      check(git_odb_read(&obj, odb.get(), &id), "merging small packs: reading " + oid_str(id), ErrorCode::kIO);
+      OdbObject owned(obj);
+      git_object_t type = git_odb_object_type(obj);
+      merged.write(id, type,
+                   std::string_view(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj)),
+                   type == GIT_OBJECT_COMMIT ? 1 : 0);
+    }
+  merged.finish();
+  for (const std::string& base : small) {
+    ::unlink((pack_dir + "/" + base + ".idx").c_str());
+    ::unlink((pack_dir + "/" + base + ".pack").c_str());
+  }
+  sync_folder(pack_dir);
+  git_odb_refresh(odb.get());
+  return small.size();
 }
 
 // ---- PackStream -----------------------------------------------------------

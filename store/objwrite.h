@@ -117,6 +117,17 @@ class PackWriter final : public ObjectWriter {
   bool finished_ = false;
 };
 
+// Many small commits (single adds) each write a small pack. When the pack
+// folder `pack_dir` of the repository `repo` holds more than `max_small`
+// packs under `small_bytes` each, their objects are written into one pack
+// and the small ones removed (index first, as git's repack does), so that
+// lookups do not slow down with every add. Returns how many packs were
+// merged (0 when there were few enough). Objects stay readable throughout:
+// the merged pack is in place before a small one goes. Error(kIO) when the
+// merged pack cannot be written (the small packs are then kept).
+std::size_t merge_small_packs(git_repository* repo, const std::string& pack_dir, std::size_t max_small = 32,
+                              std::uint64_t small_bytes = 4u << 20);
+
 // A pack (version 2, no deltas) handed to `sink` piece by piece (in pieces
 // of about `piece` bytes) as it is made: the header, then each object, then
 // the SHA-1 trailer. The header holds the object count, so it is fixed up
