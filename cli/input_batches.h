@@ -21,9 +21,9 @@
 namespace kistore::cli {
 
 struct BatchLimits {
-  // A parsed line of bundles takes about ten times its text: 1,024 lines of
-  // 3 KB hold some 30 MB, and keep both cores busy.
-  std::size_t units = 1024;       // lines (or whole files) per batch
+  // A parsed line of bundles takes about ten times its text: 512 lines of
+  // 3 KB hold some 15 MB, and keep every core busy.
+  std::size_t units = 512;        // lines (or whole files) per batch
   std::size_t bytes = 16u << 20;  // bytes of text per batch (one JSON text may have 16 MiB)
 };
 
