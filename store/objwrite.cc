@@ -235,13 +235,23 @@ void PackWriter::write(const git_oid& id, git_object_t type, std::string_view da
   if (has(id)) return;
   unsigned char head[16];
   std::size_t n = entry_header(head, type, data.size());
-  deflate_into(deflated_, {}, data, level);
+  std::uint64_t at = offset_;
   std::uint32_t crc = crc32(0, head, static_cast<uInt>(n));
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
-  entries_.push_back({id, crc, offset_});
-  remember(entries_.size() - 1);
   put(head, n);
-  put(deflated_.data(), deflated_.size());
+  if (level == 0) {
+    // Stored blocks go straight into the buffer: a big tree (format 1's flat
+    // folders hold 100 MB at a million runs) is not copied whole first.
+    stored_stream({}, data, [&](const char* p, std::size_t k) {
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(p), static_cast<uInt>(k));
+      put(p, k);
+    });
+  } else {
+    deflate_into(deflated_, {}, data, level);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
+    put(deflated_.data(), deflated_.size());
+  }
+  entries_.push_back({id, crc, at});
+  remember(entries_.size() - 1);
 }
 
 std::string PackWriter::finish() {
