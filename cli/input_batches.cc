@@ -155,7 +155,11 @@ void read_in_batches(const std::vector<std::string>& paths, const std::function<
     }
     std::error_code ec;
     auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) throw IOError(path + ": no such file or folder");
+    // As parse_paths: a path that is not there is a mistyped argument (SPEC
+    // §3: exit 2); one that cannot be looked at (permission), the machine's (3).
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+      throw IOError(path + ": cannot read: " + ec.message());
+    if (!fs::exists(status)) throw InvalidInput(path + ": no such file or folder");
     if (!fs::is_directory(status)) {
       inputs.emplace_back(path, format_for_name(path));
       continue;

@@ -28,8 +28,9 @@ struct BatchLimits {
 };
 
 // Calls on_batch with each batch's items and errors, in input order; the
-// batch is freed when on_batch returns. Error(kIO) naming the path for one
-// that does not exist or cannot be read (nothing more is read then).
+// batch is freed when on_batch returns. Error(kInvalidInput) naming the path
+// for one that does not exist, Error(kIO) for one that cannot be read
+// (nothing more is read then).
 void read_in_batches(const std::vector<std::string>& paths, const std::function<void(ParsedInput&)>& on_batch,
                      BatchLimits limits = {});
 
