@@ -2,10 +2,74 @@
 
 #include "cli/common.h"
 #include "cli/report.h"
+#include "cli/input_batches.h"
 #include "store/add.h"
+#include "store/bulk_add.h"
+
+#include <memory>
+#include <optional>
 
 namespace kistore::cli {
 namespace {
+
+// The documents of a batch's items, as BulkAdd takes them.
+std::vector<AddedDocument> documents_of(const ParsedInput& batch) {
+  std::vector<AddedDocument> docs;
+  for (const InputItem& item : batch.items) {
+    const std::string& where = item.where.source;
+    if (auto* b = std::get_if<Bundle>(&item.value))
+      for (const Document& d : b->documents())
+        docs.push_back({&d, where, item.where.pointer + "/" + std::string(role_name(d.kind()))});
+    else
+      docs.push_back({&std::get<Document>(item.value), where, item.where.pointer});
+  }
+  return docs;
+}
+
+// Reads the inputs a batch at a time and streams each batch into one bulk
+// add (store/bulk_add.h): memory stays bounded whatever the input's size.
+// Without --keep-going, the first bad input stops the writing (the pack
+// written so far is removed) but not the reading, so that every error is
+// reported; nothing is written then (exit 2).
+int run_add(const Globals& g, const std::vector<std::string>& paths, bool keep_going) {
+  std::vector<InputError> errors;
+  std::optional<Store> store;
+  std::unique_ptr<BulkAdd> bulk;
+  Progress progress(g, "adding");
+  read_in_batches(paths, [&](ParsedInput& batch) {
+    for (InputError& e : batch.errors) errors.push_back(std::move(e));
+    if (!errors.empty() && !keep_going) {
+      bulk.reset();
+      return;
+    }
+    if (batch.items.empty()) return;
+    if (!bulk) {
+      store.emplace(open_store(g));
+      BulkAddOptions opts;
+      opts.inputs = paths;
+      opts.list_limit = kListLimit;
+      opts.commit.author = g.author;
+      opts.commit.time = g.commit_time;
+      opts.commit.sign = signer_for(g, &*store);
+      opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+      bulk = std::make_unique<BulkAdd>(*store, std::move(opts));
+    }
+    bulk->add(documents_of(batch));
+  });
+  if (!errors.empty() && !keep_going) {
+    progress.finish();
+    print_rejections(g, errors);
+    return kUsage;
+  }
+  if (!store) store.emplace(open_store(g));  // nothing to add: still a store error if there is none
+  BulkAddReport report;
+  if (bulk) report = bulk->commit();
+  bulk.reset();
+  progress.finish();
+  print_add_report(g, report, errors);
+  // With --keep-going the good inputs were written: exit 2 means nothing was.
+  return kOk;
+}
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("add", "Add bundles and documents to the store, in one commit");
@@ -28,40 +92,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_flag("--keep-going", o->keep_going, "Add the valid inputs even if some are rejected");
   app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   app->add_option("--sign", g.sign_key, "Sign the commit with this Ed25519 OpenSSH private key")->type_name("KEY");
-  return Command{app, [&g, o]() -> int {
-    // Left to the process's exit to free: a bulk add holds millions of small
-    // allocations, and freeing them one by one takes longer than a second.
-    // Held by a static, so it stays reachable: not a leak to LeakSanitizer.
-    static ParsedInput* const kept_until_exit = new ParsedInput;
-    ParsedInput& parsed = *kept_until_exit;
-    parse_paths(o->paths, parsed);
-    if (!parsed.errors.empty() && !o->keep_going) {
-      print_rejections(g, parsed.errors);
-      return kUsage;
-    }
-    Store store = open_store(g);
-    std::vector<AddedDocument> docs;
-    for (const InputItem& item : parsed.items) {
-      std::string where = item.where.source;
-      if (auto* b = std::get_if<Bundle>(&item.value))
-        for (const Document& d : b->documents())
-          docs.push_back({&d, where, item.where.pointer + "/" + std::string(role_name(d.kind()))});
-      else
-        docs.push_back({&std::get<Document>(item.value), where, item.where.pointer});
-    }
-    AddOptions opts;
-    opts.inputs = o->paths;
-    opts.commit.author = g.author;
-    opts.commit.time = g.commit_time;
-    opts.commit.sign = signer_for(g, &store);
-    Progress progress(g, "writing");
-    opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
-    AddReport report = add_documents(store, docs, opts);
-    progress.finish();
-    print_add_report(g, report, parsed.errors, docs);
-    // With --keep-going the good inputs were written: exit 2 means nothing was.
-    return kOk;
-  }};
+  return Command{app, [&g, o]() -> int { return run_add(g, o->paths, o->keep_going); }};
 });
 
 }  // namespace

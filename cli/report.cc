@@ -7,9 +7,6 @@
 namespace kistore::cli {
 namespace {
 
-// Up to this many documents, each is listed; beyond, a summary only.
-constexpr std::size_t kListLimit = 50;
-
 Json rejected_json(const std::vector<InputError>& errors) {
   Json list = Json::array();
   for (const InputError& e : errors) {
@@ -19,6 +16,14 @@ Json rejected_json(const std::vector<InputError>& errors) {
     list.push_back(std::move(o));
   }
   return list;
+}
+
+std::string summary_line(std::size_t added, std::size_t present, const std::vector<InputError>& rejected,
+                         const std::optional<std::string>& commit) {
+  std::string text = std::to_string(added) + " new, " + std::to_string(present) + " already present";
+  if (!rejected.empty()) text += ", " + std::to_string(rejected.size()) + " rejected";
+  text += commit ? "; commit " + commit->substr(0, 12) : "; nothing to commit";
+  return text + "\n";
 }
 
 }  // namespace
@@ -62,11 +67,30 @@ void print_add_report(const Globals& g, const AddReport& report, const std::vect
     for (const Digest& d : report.present)
       text += "present  " + d.str() + " " + std::string(kind_name(kinds.at(d))) + "\n";
   }
-  text += std::to_string(report.added.size()) + " new, " + std::to_string(report.present.size()) +
-          " already present";
-  if (!rejected.empty()) text += ", " + std::to_string(rejected.size()) + " rejected";
-  text += report.commit ? "; commit " + report.commit->substr(0, 12) : "; nothing to commit";
-  text += "\n";
+  text += summary_line(report.added.size(), report.present.size(), rejected, report.commit);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+void print_add_report(const Globals& g, const BulkAddReport& report, const std::vector<InputError>& rejected) {
+  for (const std::string& n : report.notes) note(g, "note: " + shown_message(n));
+  for (const InputError& e : rejected) std::fprintf(stderr, "rejected: %s\n", shown_message(e.message).c_str());
+  if (g.json) {
+    Json out = Json::object();
+    out.set("added", static_cast<long long>(report.added));
+    out.set("present", static_cast<long long>(report.present));
+    out.set("rejected", rejected_json(rejected));
+    out.set("commit", report.commit ? Json(*report.commit) : Json());
+    print_json(out);
+    return;
+  }
+  if (g.quiet) return;
+  std::string text;
+  if (report.added + report.present <= kListLimit) {
+    for (const auto& [d, kind] : report.added_list) text += "new      " + d.str() + " " + std::string(kind_name(kind)) + "\n";
+    for (const auto& [d, kind] : report.present_list)
+      text += "present  " + d.str() + " " + std::string(kind_name(kind)) + "\n";
+  }
+  text += summary_line(report.added, report.present, rejected, report.commit);
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 

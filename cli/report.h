@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "store/add.h"
+#include "store/bulk_add.h"
 
 namespace kistore::cli {
 
@@ -15,5 +16,10 @@ void print_rejections(const Globals& g, const std::vector<InputError>& errors);
 // calls and a summary line.
 void print_add_report(const Globals& g, const AddReport& report, const std::vector<InputError>& rejected,
                       const std::vector<AddedDocument>& docs);
+// The same for a bulk add (store/bulk_add.h), whose report lists documents
+// only when there are few (kListLimit).
+void print_add_report(const Globals& g, const BulkAddReport& report, const std::vector<InputError>& rejected);
+// Up to this many documents, add reports list each; beyond, a summary only.
+inline constexpr std::size_t kListLimit = 50;
 
 }  // namespace kistore::cli

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <unordered_map>
 
@@ -200,16 +201,57 @@ void PackWriter::flush() {
   buffer_.clear();
 }
 
+// An open-addressing set of entry numbers (+ 1; 0 is empty) keyed by the
+// entries' ids: 8 bytes an object where a node-based set took over 40.
+bool PackWriter::has(const git_oid& id) const {
+  if (slots_.empty()) return false;
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = OidHash{}(id) & mask;; i = (i + 1) & mask) {
+    std::uint32_t s = slots_[i];
+    if (s == 0) return false;
+    if (git_oid_equal(&entries_[s - 1].id, &id)) return true;
+  }
+}
+
+void PackWriter::remember(std::size_t entry) {
+  if ((entries_.size() + 1) * 4 > slots_.size() * 3) {  // at most three quarters full
+    std::vector<std::uint32_t> old(std::max<std::size_t>(1024, slots_.size() * 2), 0);
+    old.swap(slots_);
+    for (std::uint32_t s : old)
+      if (s) place_slot(s);
+  }
+  place_slot(static_cast<std::uint32_t>(entry + 1));
+}
+
+void PackWriter::place_slot(std::uint32_t s) {
+  std::size_t mask = slots_.size() - 1;
+  std::size_t i = OidHash{}(entries_[s - 1].id) & mask;
+  while (slots_[i]) i = (i + 1) & mask;
+  slots_[i] = s;
+}
+
 void PackWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
-  if (!seen_.insert(id).second) return;
+  if (finished_ || fd_ < 0) throw Error(ErrorCode::kIO, tmp_path_ + ": writing into a finished pack");
+  if (has(id)) return;
   unsigned char head[16];
   std::size_t n = entry_header(head, type, data.size());
-  deflate_into(deflated_, {}, data, level);
+  std::uint64_t at = offset_;
   std::uint32_t crc = crc32(0, head, static_cast<uInt>(n));
-  crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
-  entries_.push_back({id, crc, offset_});
   put(head, n);
-  put(deflated_.data(), deflated_.size());
+  if (level == 0) {
+    // Stored blocks go straight into the buffer: a big tree (format 1's flat
+    // folders hold 100 MB at a million runs) is not copied whole first.
+    stored_stream({}, data, [&](const char* p, std::size_t k) {
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(p), static_cast<uInt>(k));
+      put(p, k);
+    });
+  } else {
+    deflate_into(deflated_, {}, data, level);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
+    put(deflated_.data(), deflated_.size());
+  }
+  entries_.push_back({id, crc, at});
+  remember(entries_.size() - 1);
 }
 
 std::string PackWriter::finish() {
@@ -220,7 +262,7 @@ std::string PackWriter::finish() {
   }
   flush();
   std::string checksum = seal();
-  return place(checksum, index_bytes(checksum));
+  return place(checksum);
 }
 
 // Writes the object count into the header and the trailer (SHA-1 of
@@ -248,43 +290,48 @@ std::string PackWriter::seal() {
 }
 
 // The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
-// a second table), the pack's checksum, its own checksum.
-std::string PackWriter::index_bytes(const std::string& checksum) {
+// a second table), the pack's checksum, its own checksum. Written to the
+// file `fd` through a small buffer, hashed as it goes: a bulk add's index
+// holds millions of entries, and need not be in memory twice.
+void PackWriter::write_index(int fd, const std::string& path, const std::string& checksum) {
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry& a, const Entry& b) { return std::memcmp(a.id.id, b.id.id, 20) < 0; });
-  std::string idx = "\377tOc";
-  put32(idx, 2);
+  Sha1 h;
+  h.init();
+  std::string out;
+  auto drain = [&](bool all) {
+    if (out.size() < (1u << 20) && !all) return;
+    h.update(out.data(), out.size());
+    write_all(fd, out.data(), out.size(), path);
+    out.clear();
+  };
+  out = "\377tOc";
+  put32(out, 2);
   std::uint32_t fan[256] = {};
   for (const Entry& e : entries_) ++fan[e.id.id[0]];
-  for (std::uint32_t i = 0, sum = 0; i < 256; ++i) put32(idx, sum += fan[i]);
-  for (const Entry& e : entries_) idx.append(reinterpret_cast<const char*>(e.id.id), 20);
-  for (const Entry& e : entries_) put32(idx, e.crc);
-  std::vector<std::uint64_t> large;
+  for (std::uint32_t i = 0, sum = 0; i < 256; ++i) put32(out, sum += fan[i]);
+  for (const Entry& e : entries_) out.append(reinterpret_cast<const char*>(e.id.id), 20), drain(false);
+  for (const Entry& e : entries_) put32(out, e.crc), drain(false);
+  std::uint32_t large = 0;
   for (const Entry& e : entries_) {
-    if (e.offset < 0x80000000u) {
-      put32(idx, static_cast<std::uint32_t>(e.offset));
-    } else {
-      put32(idx, 0x80000000u | static_cast<std::uint32_t>(large.size()));
-      large.push_back(e.offset);
-    }
+    put32(out, e.offset < 0x80000000u ? static_cast<std::uint32_t>(e.offset) : 0x80000000u | large++);
+    drain(false);
   }
-  for (std::uint64_t v : large) {
-    put32(idx, static_cast<std::uint32_t>(v >> 32));
-    put32(idx, static_cast<std::uint32_t>(v));
+  for (const Entry& e : entries_) {
+    if (e.offset < 0x80000000u) continue;
+    put32(out, static_cast<std::uint32_t>(e.offset >> 32));
+    put32(out, static_cast<std::uint32_t>(e.offset));
   }
-  idx += checksum;
+  out += checksum;
+  drain(true);
   unsigned char idx_sum[20];
-  Sha1& h = sha1();
-  h.init();
-  h.update(idx.data(), idx.size());
   h.final(idx_sum);
-  idx.append(reinterpret_cast<const char*>(idx_sum), 20);
-  return idx;
+  write_all(fd, reinterpret_cast<const char*>(idx_sum), 20, path);
 }
 
 // Writes the index beside the pack and renames both into place, the pack
 // first (readers look packs up by their index); returns the pack's name.
-std::string PackWriter::place(const std::string& checksum, const std::string& idx) {
+std::string PackWriter::place(const std::string& checksum) {
   git_oid name_id;
   std::memcpy(name_id.id, checksum.data(), 20);
   std::string name = "pack-" + oid_str(name_id);
@@ -293,7 +340,7 @@ std::string PackWriter::place(const std::string& checksum, const std::string& id
   int ifd = ::mkstemp(idx_tmp.data());
   if (ifd < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create an index file: " + errno_text());
   try {
-    write_all(ifd, idx.data(), idx.size(), idx_tmp);
+    write_index(ifd, idx_tmp, checksum);
     if (::fsync(ifd) != 0) throw Error(ErrorCode::kIO, idx_tmp + ": cannot sync: " + errno_text());
   } catch (...) {
     ::close(ifd);
@@ -314,6 +361,66 @@ std::string PackWriter::place(const std::string& checksum, const std::string& id
   }
   sync_folder(dir_);  // the renames, before the branch names what they hold
   return name;
+}
+
+// ---- merge_small_packs ----------------------------------------------------
+
+namespace {
+
+// The object ids an index (version 2) lists; empty when it is not one.
+std::vector<git_oid> index_ids(const std::string& idx_path) {
+  std::vector<git_oid> ids;
+  int fd = ::open(idx_path.c_str(), O_RDONLY);
+  if (fd < 0) return ids;
+  std::string head(8 + 256 * 4, '\0');
+  if (::pread(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()) &&
+      head.compare(0, 4, "\377tOc") == 0) {
+    const auto* fan = reinterpret_cast<const unsigned char*>(head.data() + 8 + 255 * 4);
+    std::uint32_t count = (std::uint32_t{fan[0]} << 24) | (std::uint32_t{fan[1]} << 16) | (fan[2] << 8) | fan[3];
+    std::string raw(std::size_t{count} * 20, '\0');
+    if (::pread(fd, raw.data(), raw.size(), static_cast<off_t>(head.size())) == static_cast<ssize_t>(raw.size())) {
+      ids.resize(count);
+      for (std::uint32_t i = 0; i < count; ++i) std::memcpy(ids[i].id, raw.data() + i * 20, 20);
+    }
+  }
+  ::close(fd);
+  return ids;
+}
+
+}  // namespace
+
+std::size_t merge_small_packs(git_repository* repo, const std::string& pack_dir, std::size_t max_small,
+                              std::uint64_t small_bytes) {
+  std::vector<std::string> small;  // pack-<hex>, of small packs
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(pack_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!name.starts_with("pack-") || !name.ends_with(".pack")) continue;
+    std::string base = name.substr(0, name.size() - 5);
+    if (std::filesystem::exists(pack_dir + "/" + base + ".keep")) continue;
+    if (entry.file_size(ec) < small_bytes && std::filesystem::exists(pack_dir + "/" + base + ".idx")) small.push_back(base);
+  }
+  if (small.size() <= max_small) return 0;
+  Odb odb = open_odb(repo);
+  PackWriter merged(pack_dir);
+  for (const std::string& base : small)
+    for (const git_oid& id : index_ids(pack_dir + "/" + base + ".idx")) {
+      git_odb_object* obj = nullptr;
+      check(git_odb_read(&obj, odb.get(), &id), "merging small packs: reading " + oid_str(id), ErrorCode::kIO);
+      OdbObject owned(obj);
+      git_object_t type = git_odb_object_type(obj);
+      merged.write(id, type,
+                   std::string_view(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj)),
+                   type == GIT_OBJECT_COMMIT ? 1 : 0);
+    }
+  merged.finish();
+  for (const std::string& base : small) {
+    ::unlink((pack_dir + "/" + base + ".idx").c_str());
+    ::unlink((pack_dir + "/" + base + ".pack").c_str());
+  }
+  sync_folder(pack_dir);
+  git_odb_refresh(odb.get());
+  return small.size();
 }
 
 // ---- PackStream -----------------------------------------------------------
@@ -435,139 +542,6 @@ void LooseWriter::sync() {
   if (new_folders_) sync_folder(objects_);
   folders_.clear();
   new_folders_ = false;
-}
-
-// ---- build_tree -----------------------------------------------------------
-
-namespace {
-
-// Trees are stored, not deflated: the index's flat folders (SPEC §2) are
-// trees of a hundred bytes per run, read whole by every query that looks
-// one entry up; deflate would shrink them by a fifth and make each read
-// inflate them.
-constexpr int kTreeLevel = 0;
-
-using Changes = std::map<std::string, PathChange>;
-using Iter = Changes::const_iterator;
-
-class TreeBuilder {
- public:
-  TreeBuilder(git_repository* repo, ObjectWriter& out)
-      : odb_(open_odb(repo)), out_(out), packs_(git_repository_path(repo)), trees_(odb_.get(), {&packs_}) {}
-
-  // The tree for the folder whose changes are [begin, end), paths relative to
-  // it starting at `skip`; nullopt when it ends up empty.
-  std::optional<git_oid> build(const git_oid* base, Iter begin, Iter end, std::size_t skip) {
-    std::shared_ptr<const RawTree> base_tree;
-    if (base) base_tree = trees_.tree(*base, skip ? begin->first.substr(0, skip - 1) : std::string());
-    std::string_view rest = base_tree ? base_tree->bytes() : std::string_view();
-    std::vector<Child> children = children_of(begin, end, skip);
-    std::unordered_map<std::string_view, const Child*> by_name;
-    for (const Child& c : children)
-      if (c.folder || !by_name.contains(c.name)) by_name[c.name] = &c;
-    // A change to a name replaces the base entry of that name, whatever its kind.
-    std::unordered_map<std::string_view, RawEntry> replaced;
-    RawEntry e;
-    for (std::string_view scan = rest; next_entry(scan, e);)
-      if (by_name.contains(e.name)) replaced.emplace(e.name, e);
-
-    // Merge, both in git's order: unchanged base entries are copied as they
-    // are; changed names are written from their change.
-    std::string text;
-    text.reserve(rest.size() + children.size() * 80);
-    std::size_t ci = 0;
-    auto emit = [&](const Child& c) {
-      if (by_name.at(c.name) != &c) return;  // a leaf shadowed by a folder
-      auto r = replaced.find(c.name);
-      write_child(text, c, r == replaced.end() ? nullptr : &r->second, skip);
-    };
-    for (std::string_view scan = rest; next_entry(scan, e);) {
-      if (replaced.contains(e.name)) continue;
-      for (; ci < children.size() && compare_entries(children[ci].name, children[ci].folder, e.name, e.tree()) < 0; ++ci)
-        emit(children[ci]);
-      text.append(e.bytes);
-    }
-    for (; ci < children.size(); ++ci) emit(children[ci]);
-    if (text.empty()) return std::nullopt;
-    return out_.write(GIT_OBJECT_TREE, text, kTreeLevel);
-  }
-
- private:
-  // The changes of one folder for one child name: a leaf (a blob or a
-  // removal) or a range of changes below a child folder.
-  struct Child {
-    std::string_view name;
-    bool folder;
-    Iter begin, end;
-  };
-
-  // The children that the changes [begin, end) (paths from `skip`) touch, in
-  // git's order. A name may have both a leaf change and a folder of changes
-  // (a blob replaced by a folder): both are listed, the folder wins.
-  static std::vector<Child> children_of(Iter begin, Iter end, std::size_t skip) {
-    std::vector<Child> children;
-    for (Iter it = begin; it != end;) {
-      std::string_view path = std::string_view(it->first).substr(skip);
-      std::size_t slash = path.find('/');
-      if (slash == std::string_view::npos) {
-        children.push_back({path, false, it, std::next(it)});
-        ++it;
-        continue;
-      }
-      std::string_view name = path.substr(0, slash);
-      Iter stop = it;
-      while (stop != end) {
-        std::string_view p = std::string_view(stop->first).substr(skip);
-        if (p.size() <= slash || p.substr(0, slash) != name || p[slash] != '/') break;
-        ++stop;
-      }
-      children.push_back({name, true, it, stop});
-      it = stop;
-    }
-    std::sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
-      return compare_entries(a.name, a.folder, b.name, b.folder) < 0;
-    });
-    return children;
-  }
-
-  // Appends the entry `c` becomes (a subtree built on `old` when that is a
-  // tree, or a blob) to `text`; nothing for a removal or an empty folder.
-  void write_child(std::string& text, const Child& c, const RawEntry* old, std::size_t skip) {
-    if (c.folder) {
-      git_oid old_id;
-      const git_oid* old_tree = nullptr;
-      if (old && old->tree()) {
-        old_id = old->oid();
-        old_tree = &old_id;
-      }
-      std::optional<git_oid> sub = build(old_tree, c.begin, c.end, skip + c.name.size() + 1);
-      if (!sub) return;
-      text += "40000 ";
-      text += c.name;
-      text += '\0';
-      text.append(reinterpret_cast<const char*>(sub->id), 20);
-    } else if (c.begin->second.blob) {
-      text += "100644 ";
-      text += c.name;
-      text += '\0';
-      text.append(reinterpret_cast<const char*>(c.begin->second.blob->id), 20);
-    }
-  }
-
-  Odb odb_;
-  ObjectWriter& out_;
-  PackReader packs_;
-  TreeReader trees_;
-};
-
-}  // namespace
-
-git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
-                   ObjectWriter& out) {
-  TreeBuilder builder(repo, out);
-  std::optional<git_oid> root = builder.build(base, changes.begin(), changes.end(), 0);
-  if (root) return *root;
-  return out.write(GIT_OBJECT_TREE, {}, kTreeLevel);
 }
 
 // ---- commits --------------------------------------------------------------

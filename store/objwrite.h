@@ -20,9 +20,12 @@
 //   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes,
 //     each synced and renamed from a temporary file in objects/; sync()
 //     syncs their folders before the branch moves, as for a pack.
-//   - build_tree: the new root tree from a base tree and a sorted set of
-//     changed paths, reading only the base trees on the changed paths
-//     (raw_tree.h) and copying their unchanged entries byte for byte.
+//   - TreeStream and build_tree (store/tree_build.cc): the new root tree
+//     from a base tree and changed paths in path order, reading only the
+//     base trees on the changed paths (raw_tree.h) and copying their
+//     unchanged entries byte for byte. TreeStream takes the paths one at a
+//     time and holds only the folders on the current path, so a bulk add's
+//     millions of paths need never be in memory at once.
 //   - commit_text: a commit object's text, as git writes it.
 //
 // Both writers skip objects they already wrote; LooseWriter also skips
@@ -39,6 +42,7 @@
 #include <git2.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -81,7 +85,7 @@ class PackWriter final : public ObjectWriter {
 
   using ObjectWriter::write;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
-  bool has(const git_oid& id) const { return seen_.contains(id); }
+  bool has(const git_oid& id) const;
   std::size_t count() const { return entries_.size(); }
   std::uint64_t bytes() const { return offset_; }
 
@@ -99,17 +103,30 @@ class PackWriter final : public ObjectWriter {
   void put(const void* data, std::size_t n);
   void flush();
   std::string seal();
-  std::string index_bytes(const std::string& checksum);
-  std::string place(const std::string& checksum, const std::string& idx);
+  void write_index(int fd, const std::string& path, const std::string& checksum);
+  std::string place(const std::string& checksum);
+  void remember(std::size_t entry);
+  void place_slot(std::uint32_t slot);
 
   std::string dir_, tmp_path_;
   int fd_ = -1;
   std::uint64_t offset_ = 0;
   std::string buffer_, deflated_;
-  std::vector<Entry> entries_;
-  std::unordered_set<git_oid, OidHash, OidEq> seen_;
+  std::deque<Entry> entries_;         // grows without copying: a bulk pack holds millions
+  std::vector<std::uint32_t> slots_;  // entries_ by id (has, remember); a power of two long
   bool finished_ = false;
 };
+
+// Many small commits (single adds) each write a small pack. When the pack
+// folder `pack_dir` of the repository `repo` holds more than `max_small`
+// packs under `small_bytes` each, their objects are written into one pack
+// and the small ones removed (index first, as git's repack does), so that
+// lookups do not slow down with every add. Returns how many packs were
+// merged (0 when there were few enough). Objects stay readable throughout:
+// the merged pack is in place before a small one goes. Error(kIO) when the
+// merged pack cannot be written (the small packs are then kept).
+std::size_t merge_small_packs(git_repository* repo, const std::string& pack_dir, std::size_t max_small = 32,
+                              std::uint64_t small_bytes = 4u << 20);
 
 // A pack (version 2, no deltas) handed to `sink` piece by piece (in pieces
 // of about `piece` bytes) as it is made: the header, then each object, then
@@ -169,6 +186,33 @@ class LooseWriter final : public ObjectWriter {
 // A change to one path of a tree: a blob (upsert) or nothing (removal).
 struct PathChange {
   std::optional<git_oid> blob;  // nullopt: remove the path
+};
+
+// The tree that `base` (null: the empty tree) becomes with changes handed
+// over one path at a time, in strictly increasing bytewise order of their
+// full paths (which is git's tree order, folder by folder). Every new tree is
+// written to `out` as soon as its folder is complete; only the folders on the
+// current path (at most the tree depth) are held. Folders left empty
+// disappear; a change to a name replaces the base entry of that name,
+// whatever its kind. Error(kIO) when a path comes out of order, is empty or
+// has an empty segment, or names as a folder what a change just made a
+// blob; Error(kCorruption) when a base tree cannot be read.
+class TreeStream {
+ public:
+  // `repo` reads the base trees; `out` must outlive the stream.
+  TreeStream(git_repository* repo, const git_oid* base, ObjectWriter& out);
+  ~TreeStream();
+  TreeStream(const TreeStream&) = delete;
+  TreeStream& operator=(const TreeStream&) = delete;
+
+  void change(std::string_view path, const PathChange& change);
+  // Completes every open folder and returns the new root tree's id (the
+  // empty tree's when nothing is left). Call once, after the last change.
+  git_oid finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Builds the tree that `base` (null: the empty tree) becomes with `changes`

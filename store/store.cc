@@ -116,6 +116,8 @@ std::pair<std::string_view, std::string> split_path(std::string_view path) {
 
 }  // namespace
 
+const git_oid* Snapshot::tree_id() const { return tree_ ? git_tree_id(tree_.get()) : nullptr; }
+
 git_odb* Snapshot::odb() const {
   if (!odb_) odb_ = std::shared_ptr<git_odb>(git::open_odb(repo_).release(), git_odb_free);
   return odb_.get();
@@ -506,6 +508,16 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};
 
+  git_oid tree_id = git::build_tree(repo_, base.tree_id(), changes, out);
+  std::string content = commit_text(base, tree_id, change, options);
+  git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
+  if (pack) pack->finish();
+  if (loose) loose->sync();
+  return git::oid_str(commit_id);
+}
+
+std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const ChangeSet& change,
+                               const CommitOptions& options) const {
   std::vector<git_oid> parents;
   auto add_parent = [&](const std::string& id_text) {
     git_oid id;
@@ -514,56 +526,65 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   };
   if (!base.empty()) add_parent(base.commit_id());
   for (const std::string& p : change.extra_parents) add_parent(p);
-  std::optional<git_oid> base_tree;
-  if (!base.empty()) {
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo_, &parents.front()), "reading the head commit");
-    git::Commit owned(c);
-    base_tree = *git_commit_tree_id(c);
-  }
-  git_oid tree_id = git::build_tree(repo_, base_tree ? &*base_tree : nullptr, changes, out);
-
   git::Signature author = make_signature(repo_, options.author, options.time);
   std::string message = commit_message(change);
-  std::string content = git::commit_text(tree_id, parents, *author, *author, message);
+  std::string content = git::commit_text(tree, parents, *author, *author, message);
   if (options.sign) {
     std::string signature = options.sign(content);
-    if (!signature.empty()) content = git::commit_text(tree_id, parents, *author, *author, message, signature);
+    if (!signature.empty()) content = git::commit_text(tree, parents, *author, *author, message, signature);
   }
-  git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
-  if (pack) pack->finish();
-  if (loose) loose->sync();
-  return git::oid_str(commit_id);
+  return content;
 }
 
-std::optional<std::string> Store::commit(
-    const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+void Store::sweep_temp_files() const {
   // A writer killed before its rename left temporary files: the next one
   // removes those of dead processes (never a live writer's).
   const std::string objects = std::string(git_repository_path(repo_)) + "objects";
   sweep_stale_temp_files(objects);
   sweep_stale_temp_files(objects + "/pack");
+}
+
+void Store::check_writable() const {
+  if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
+    throw IOError(dir_ + ": not a kistore store: " + why +
+                  "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
+}
+
+std::optional<std::string> Store::commit(
+    const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+  std::string op;
+  return commit_written(
+      [&](const Snapshot& base) -> std::optional<std::string> {
+        std::optional<ChangeSet> change = build(base);
+        if (!change) return std::nullopt;
+        // A new store's first commit says its format in FORMAT.
+        if (base.empty()) change->upserts.emplace(std::string(kFormatPath), std::string(kFormat2Bytes));
+        op = change->op;
+        return write_commit(base, *change, options);
+      },
+      op, options.upgrade);
+}
+
+std::optional<std::string> Store::commit_written(
+    const std::function<std::optional<std::string>(const Snapshot&)>& write, const std::string& op, bool upgrade) {
+  sweep_temp_files();
   std::mt19937 rng(std::random_device{}());
   bool last_locked = false;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
-      throw IOError(dir_ + ": not a kistore store: " + why +
-                    "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
+    check_writable();
     Snapshot base = snapshot();
-    // Format (refs/layout.h): writers write format 2 only; a new store's
-    // first commit says so in FORMAT.
-    if (base.format() != kCurrentFormat && !options.upgrade)
+    // Format (refs/layout.h): writers write format 2 only.
+    if (base.format() != kCurrentFormat && !upgrade)
       throw IOError(dir_ + ": this store is " + format_name(base.format()) + "; kistore writes " +
                     format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was written");
-    std::optional<ChangeSet> change = build(base);
-    if (!change) return std::nullopt;
-    if (base.empty()) change->upserts.emplace(std::string(kFormatPath), std::string(kFormat2Bytes));
-    std::string id = write_commit(base, *change, options);
+    std::optional<std::string> written = write(base);
+    if (!written) return std::nullopt;
+    const std::string& id = *written;
     git_oid new_id;
     git_oid_fromstr(&new_id, id.c_str());
     std::optional<git_oid> old_id;
     if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
-    int rc = git::move_ref(repo_, branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + change->op);
+    int rc = git::move_ref(repo_, branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
     if (rc == 0) {
       git_odb* odb = nullptr;
       if (git_repository_odb(&odb, repo_) == 0) {

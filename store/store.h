@@ -33,6 +33,7 @@ struct git_repository;
 struct git_tree;
 struct git_odb;
 struct git_odb_object;
+struct git_oid;
 
 namespace kistore {
 namespace git {
@@ -53,6 +54,8 @@ class Snapshot {
   // "kistore 2\n" or the store is empty, format 1 when there is no FORMAT.
   // Error(kIO), quoting what FORMAT holds, when it names any other format.
   Format format() const;
+  // The id of the commit's tree; null for an empty store.
+  const git_oid* tree_id() const;
 
   // Bytes of the blob at `path`, or nullopt if there is none.
   std::optional<std::string> read(std::string_view path) const;
@@ -201,6 +204,29 @@ class Store {
   // a store also writes FORMAT.
   std::optional<std::string> commit(const std::function<std::optional<ChangeSet>(const Snapshot&)>& build,
                                     const CommitOptions& options);
+
+  // For writers that build their own trees (store/bulk_add.h): `write` is
+  // given the current head, writes every object of the new commit (visible
+  // to the repository's readers when it returns) and returns the commit's
+  // id, or nullopt when there is nothing to do. The branch then moves by
+  // compare-and-swap, and `write` runs again on the new head when another
+  // writer moved it first, as for commit. Errors as commit (a store of
+  // format 1 is refused unless `upgrade`); `write` itself writes FORMAT into
+  // a new store's first tree. Whatever `write` throws passes through, with
+  // the branch where it was.
+  std::optional<std::string> commit_written(const std::function<std::optional<std::string>(const Snapshot&)>& write,
+                                            const std::string& op,
+                                            bool upgrade = false);
+  // The text of a commit of `tree` on `base` (its parent, if any, then
+  // change.extra_parents) with change's message, authored and signed as
+  // `options` say. Error(kInvalidInput) for a malformed author.
+  std::string commit_text(const Snapshot& base, const git_oid& tree, const ChangeSet& change,
+                          const CommitOptions& options) const;
+  // Removes what crashed writers left in the object folders (store/tempfiles.h).
+  void sweep_temp_files() const;
+  // Error(kIO) naming the store, before anything is written, when its
+  // branch's tree holds anything that is not kistore's (store/store_shape.h).
+  void check_writable() const;
 
  private:
   Store(git_repository* repo, std::string dir);

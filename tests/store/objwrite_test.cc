@@ -4,6 +4,8 @@
 #include "store/objwrite.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,97 @@ TEST_CASE("PackStream: a pack stock git indexes, with every object intact", "[ob
     long_pack.write(GIT_OBJECT_BLOB, "one", 0);
     CHECK_THROWS_WITH(long_pack.write(GIT_OBJECT_BLOB, "two", 0), Catch::Contains("more objects than the 1 announced"));
   }
+}
+
+}  // namespace
+}  // namespace kistore
+
+namespace kistore {
+namespace {
+
+using namespace test_support;
+
+// A bare repository opened with libgit2, removed with its TempDir.
+struct Repo {
+  TempDir tmp;
+  std::string dir = tmp.path + "/r.git";
+  git_repository* repo = nullptr;
+  Repo() {
+    git::ensure_init();
+    must("git init -q --bare " + quote(dir));
+    REQUIRE(git_repository_open(&repo, dir.c_str()) == 0);
+  }
+  ~Repo() { git_repository_free(repo); }
+  std::string git(const std::string& args) const { return must("git --git-dir=" + quote(dir) + " " + args); }
+  // A blob of `text`, written by git.
+  git_oid blob(const std::string& text) const {
+    write_file(tmp.path + "/blob", text);
+    git_oid id;
+    REQUIRE(git_oid_fromstr(&id, trim(git("hash-object -w " + quote(tmp.path + "/blob"))).c_str()) == 0);
+    return id;
+  }
+};
+
+// The tree git builds of `paths` (path -> blob id): git's own answer.
+std::string git_tree_of(const Repo& r, const std::map<std::string, git_oid>& paths) {
+  std::string index = r.tmp.path + "/index";
+  std::remove(index.c_str());
+  std::string env = "GIT_INDEX_FILE=" + quote(index) + " ";
+  for (const auto& [path, id] : paths)
+    must(env + "git --git-dir=" + quote(r.dir) + " update-index --add --cacheinfo 100644," + git::oid_str(id) + "," +
+         quote(path));
+  return trim(must(env + "git --git-dir=" + quote(r.dir) + " write-tree"));
+}
+
+TEST_CASE("TreeStream: the tree git's own index builds, reading only what changes", "[objwrite][tree]") {
+  Repo r;
+  git_oid a = r.blob("a"), b = r.blob("b"), c = r.blob("c");
+  std::map<std::string, git_oid> base = {{"x/1", a}, {"x/2", a}, {"x-y", a}, {"y/deep/er/z", a}, {"z", a}, {"w/q", a}};
+  git_oid base_id;
+  REQUIRE(git_oid_fromstr(&base_id, git_tree_of(r, base).c_str()) == 0);
+  // Upserts, a removal that empties a folder, a blob where a folder was and
+  // a folder where a blob was (both kinds of one name in git's order).
+  std::map<std::string, git::PathChange> changes = {
+      {"x/2", {b}}, {"x/3", {c}}, {"y/deep/er/z", {}}, {"w", {b}}, {"z/new", {c}}, {"a/b/c", {c}}};
+  std::map<std::string, git_oid> want = {{"x/1", a}, {"x/2", b}, {"x/3", c}, {"x-y", a},
+                                         {"w", b},   {"z/new", c}, {"a/b/c", c}};
+  git::PackWriter out(r.dir + "/objects/pack");
+  git_oid got = git::build_tree(r.repo, &base_id, changes, out);
+  out.finish();
+  CHECK(git::oid_str(got) == git_tree_of(r, want));
+  CHECK(sh("git --git-dir=" + quote(r.dir) + " fsck --strict --no-dangling").rc == 0);
+
+  SECTION("paths must come in increasing order") {
+    git::PackWriter more(r.dir + "/objects/pack");
+    git::TreeStream stream(r.repo, &base_id, more);
+    stream.change("x/2", {b});
+    CHECK_THROWS_WITH(stream.change("x/1", {b}), Catch::Contains("changes must come in increasing order"));
+    CHECK_THROWS_WITH(stream.change("x//9", {b}), Catch::Contains("not a path"));
+  }
+  SECTION("a name changed as a file and then as a folder is refused") {
+    git::PackWriter more(r.dir + "/objects/pack");
+    git::TreeStream stream(r.repo, &base_id, more);
+    stream.change("q", {b});
+    CHECK_THROWS_WITH(stream.change("q/r", {b}), Catch::Contains("both as a file and as a folder"));
+  }
+}
+
+TEST_CASE("merge_small_packs: many small packs become one, every object still readable", "[objwrite][pack]") {
+  Repo r;
+  std::vector<git_oid> ids;
+  for (int i = 0; i < 40; ++i) {
+    git::PackWriter pack(r.dir + "/objects/pack");
+    ids.push_back(pack.write(GIT_OBJECT_BLOB, "object " + std::to_string(i), 0));
+    pack.write(GIT_OBJECT_BLOB, "shared", 0);  // in every pack: once in the merged one
+    pack.finish();
+  }
+  auto packs = [&] { return trim(must("ls " + quote(r.dir + "/objects/pack") + " | grep -c '\\.pack$'")); };
+  CHECK(packs() == "40");
+  CHECK(git::merge_small_packs(r.repo, r.dir + "/objects/pack", 32) == 40);
+  CHECK(packs() == "1");
+  for (const git_oid& id : ids) CHECK(!r.git("cat-file -p " + git::oid_str(id)).empty());
+  CHECK(trim(r.git("count-objects -v | grep in-pack")) == "in-pack: 41");
+  CHECK(git::merge_small_packs(r.repo, r.dir + "/objects/pack", 32) == 0);  // one pack: nothing to do
 }
 
 }  // namespace
