@@ -55,7 +55,7 @@ case $op in
     "$KISTORE" --store "$d/store1" remote add bench "$GIT_DAEMON_URL/remote.git" >/dev/null 2>&1
     cmd=("$KISTORE" --store "$d/store1" --quiet --no-progress push bench) ;;
   rank)
-    run=$(git -C "$d/store" ls-tree -r --name-only main refs/groups | awk -F/ 'NR == 1 {print $4}')
+    run=$(git -C "$d/store" ls-tree -r --name-only main refs/groups | awk -F/ 'NR == 1 {print $6}')  # refs/groups/<key fanned out>/<run>
     cmd=("$KISTORE" --store "$d/store" rank "${run:0:12}") ;;
   *) echo "unknown operation $op" >&2; exit 2 ;;
 esac

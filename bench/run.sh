@@ -167,7 +167,7 @@ sys.stdout.buffer.write(gen.canonical(json.loads(open('$single').readline())['ru
   # 4. rank: a run's comparison group.
   if have rank; then
     local run   # a run of the store's first group
-    run=$(git -C "$store" ls-tree -r --name-only main refs/groups | awk -F/ 'NR == 1 {print $4}')
+    run=$(git -C "$store" ls-tree -r --name-only main refs/groups | awk -F/ 'NR == 1 {print $6}')  # refs/groups/<key fanned out>/<run>
     : >"$d/rank.k"
     for ((i = 0; i < REPS_FAST * 2; i++)); do
       t "$d/rank.k" "$KISTORE" --store "$store" rank "${run:0:12}"
