@@ -8,20 +8,29 @@
 
 namespace kistore {
 
-std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir) {
+std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir, std::string_view prefix) {
   std::vector<Digest> out;
   const std::string base(dir);
+  auto matches = [&](const Digest& d) { return d.hex().compare(0, prefix.size(), prefix) == 0; };
   if (snap.format() == Format::k1) {
     for (const std::string& name : snap.list(base))
-      if (auto d = Digest::parse_hex(name)) out.push_back(*d);
+      if (auto d = Digest::parse_hex(name); d && matches(*d)) out.push_back(*d);
     return out;
   }
-  for (const std::string& a : snap.list(base)) {
+  // Format 2 fans out: a prefix of 2 or 4 hex digits or more names the
+  // folders to read, so a lookup reads three small trees, not the index.
+  auto level = [&](const std::string& at, std::size_t from) {
+    std::vector<std::string> names;
+    if (prefix.size() >= from + 2) names.emplace_back(prefix.substr(from, 2));
+    else names = snap.list(at);
+    return names;
+  };
+  for (const std::string& a : level(base, 0)) {
     if (a.size() != 2) continue;
-    for (const std::string& b : snap.list(base + "/" + a)) {
+    for (const std::string& b : level(base + "/" + a, 2)) {
       if (b.size() != 2) continue;
       for (const std::string& rest : snap.list(base + "/" + a + "/" + b))
-        if (auto d = parse_fanout(a + "/" + b + "/" + rest)) out.push_back(*d);
+        if (auto d = parse_fanout(a + "/" + b + "/" + rest); d && matches(*d)) out.push_back(*d);
     }
   }
   return out;
@@ -109,9 +118,7 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
   if (!is_hex_prefix(hex) || hex.size() < 8)
     throw InvalidInput("REF \"" + std::string(ref) +
                        "\": expected a run or group digest, or a prefix of at least 8 lowercase hex digits");
-  std::vector<Digest> keys;
-  for (const Digest& d : group_keys(snap))
-    if (d.hex().compare(0, hex.size(), hex) == 0) keys.push_back(d);
+  std::vector<Digest> keys = digests_below(snap, kGroupsDir, hex);
   if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
   if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
   Digest run = snap.resolve(ref);

@@ -73,8 +73,10 @@ std::vector<RerunInfo> reruns_of(const Snapshot& snap, const Digest& run);
 
 // The digests named below `dir` (refs/groups, refs/levels/<level>): fanned
 // out in format 2, flat in format 1; names of neither form are skipped (verify
-// reports them). A damaged tree throws as Snapshot::list.
-std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir);
+// reports them). With a `prefix` (lowercase hex), only the digests whose hex
+// starts with it; in format 2 it reads only the folders the prefix names. A
+// damaged tree throws as Snapshot::list.
+std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir, std::string_view prefix = "");
 
 // Every group key in the store.
 std::vector<Digest> group_keys(const Snapshot& snap);

@@ -54,6 +54,26 @@ TEST_CASE("resolve_group_ref: a group key or a run, by digest or prefix", "[stor
   }
 }
 
+TEST_CASE("digests_below: a prefix reads only the folders it names, and matches exactly", "[store][query]") {
+  SeedStore s;
+  Snapshot snap = s.store.snapshot();
+  const std::string hex = s.key().hex();
+  REQUIRE(digests_below(snap, kGroupsDir) == std::vector<Digest>{s.key()});
+  for (std::size_t n : {0u, 1u, 2u, 3u, 4u, 5u, 12u, 64u}) {
+    INFO(n);
+    CHECK(digests_below(snap, kGroupsDir, hex.substr(0, n)) == std::vector<Digest>{s.key()});
+  }
+  // A prefix that differs in its first, third or fifth digit (each a folder
+  // level of the fan-out) or its last matches nothing.
+  for (std::size_t at : {0u, 2u, 4u, 63u}) {
+    std::string other = hex;
+    other[at] = other[at] == '0' ? '1' : '0';
+    INFO(other);
+    CHECK(digests_below(snap, kGroupsDir, other).empty());
+    CHECK(digests_below(snap, kGroupsDir, other.substr(0, at + 1)).empty());
+  }
+}
+
 TEST_CASE("resolve_group_ref: malformed, unknown and non-run REFs", "[store][query][errors]") {
   SeedStore s;
   Snapshot snap = s.store.snapshot();
