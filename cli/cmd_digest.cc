@@ -55,14 +55,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       else
         emit(std::get<Document>(item.value), item);
     }
-    if (g.json) {
-      Json out = Json::object();
-      out.set("documents", std::move(list));
-      print_json(out);
-    } else {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    }
-    return kOk;
+    return print_listing(g, "documents", std::move(list), text);
   }};
 });
 

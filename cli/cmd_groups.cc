@@ -66,14 +66,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
                 (best ? shown(human_value(best->value, best->unit)) : std::string("-")) + "\n";
       }
     }
-    if (g.json) {
-      Json out = Json::object();
-      out.set("groups", std::move(list));
-      print_json(out);
-    } else {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    }
-    return kOk;
+    return print_listing(g, "groups", std::move(list), text);
   }};
 });
 

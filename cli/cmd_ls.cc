@@ -67,14 +67,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         text += "\n";
       }
     }
-    if (g.json) {
-      Json out = Json::object();
-      out.set("documents", std::move(list));
-      print_json(out);
-    } else {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    }
-    return kOk;
+    return print_listing(g, "documents", std::move(list), text);
   }};
 });
 

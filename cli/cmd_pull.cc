@@ -30,10 +30,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "         kistore pull /srv/evidence.git   (a path or URL works where a name does)\n\n"
       "Exit status: 0 done (or nothing new), 1 the incoming history was refused, 2 unknown remote,\n"
       "3 the local store failed, 4 the remote could not be reached or refused (auth, host key).");
-  auto remote = std::make_shared<std::string>("origin");
-  app->add_option("REMOTE", *remote, "A remote's name, or a URL or path used directly, as with git (default: origin)");
-  app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
-  app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
+  auto remote = add_sync_arguments(app, g);
   return Command{app, [&g, remote]() -> int {
     Store store = open_store(g);
     SyncProgress progress(g);

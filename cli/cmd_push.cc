@@ -29,10 +29,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Exit status: 0 pushed (or already there), 1 the remote's new history was refused by the\n"
       "pull on the way, 2 unknown remote or empty store, 3 the local store failed, 4 the remote\n"
       "could not be reached, refused the push, or authentication failed.");
-  auto remote = std::make_shared<std::string>("origin");
-  app->add_option("REMOTE", *remote, "A remote's name, or a URL or path used directly, as with git (default: origin)");
-  app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
-  app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
+  auto remote = add_sync_arguments(app, g);
   return Command{app, [&g, remote]() -> int {
     Store store = open_store(g);
     SyncProgress progress(g);

@@ -82,14 +82,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         text += shown(who) + " " + s.key.fingerprint() + "\n";
       }
     }
-    if (g.json) {
-      Json o = Json::object();
-      o.set("controllers", std::move(out));
-      print_json(o);
-    } else {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    }
-    return kOk;
+    return print_listing(g, "controllers", std::move(out), text);
   }};
 });
 

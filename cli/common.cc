@@ -238,6 +238,17 @@ void print_json(const Json& value) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
 
+int print_listing(const Globals& g, const char* key, Json list, const std::string& text) {
+  if (g.json) {
+    Json out = Json::object();
+    out.set(key, std::move(list));
+    print_json(out);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  return kOk;
+}
+
 namespace {
 
 // The length of the UTF-8 sequence at the start of `s` (RFC 3629: no

@@ -68,6 +68,9 @@ void parse_paths(const std::vector<std::string>& paths, ParsedInput& out);
 
 // Output helpers.
 void print_json(const Json& value);  // canonical JSON and a newline on stdout
+// A listing's output: with --json, {"<key>": list} (print_json); else `text`
+// as it is (already escaped for the terminal). Returns kOk.
+int print_listing(const Globals& g, const char* key, Json list, const std::string& text);
 // {"code":N,"message":"…"}: what an error document's "error" member holds
 // (SPEC §3), the message exact.
 Json error_member(int exit_code, std::string_view message);

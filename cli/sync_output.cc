@@ -54,6 +54,14 @@ Credentials credentials_from_environment() {
   return c;
 }
 
+std::shared_ptr<std::string> add_sync_arguments(CommandSpec* app, Globals& g) {
+  auto remote = std::make_shared<std::string>("origin");
+  app->add_option("REMOTE", *remote, "A remote's name, or a URL or path used directly, as with git (default: origin)");
+  app->add_option("--author", g.author, "Author of a merge commit, \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
+  app->add_option("--sign", g.sign_key, "Sign a merge commit with this Ed25519 OpenSSH private key")->type_name("KEY");
+  return remote;
+}
+
 SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress) {
   SyncOptions o;
   o.credentials = credentials_from_environment();

@@ -44,6 +44,11 @@ Credentials credentials_from_environment();
 // credentials, progress.
 SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress);
 
+// The arguments push and pull share: REMOTE (a name, or a URL or path;
+// default origin), --author and --sign for a merge commit. Returns where
+// REMOTE lands.
+std::shared_ptr<std::string> add_sync_arguments(CommandSpec* app, Globals& g);
+
 // {"remote","url","result","fetched_objects","new_commits","new_documents",
 //  "incoming","commit","notes","problems"}, and for a refused pull also
 // "error": {"code":1,"message":refusal_message(r)} (SPEC §3's error member).
