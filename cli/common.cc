@@ -1,4 +1,6 @@
 #include "cli/common.h"
+
+#include "cli/input_batches.h"
 #include "cli/terminal.h"
 
 #include "objects/parallel.h"
@@ -94,142 +96,12 @@ std::string read_input_file(const std::string& path) {
   return data;
 }
 
-namespace {
-
-// Closes a FILE* kistore opened (never stdin).
-struct InputFile {
-  FILE* f = nullptr;
-  bool owned = false;
-  ~InputFile() {
-    if (owned && f) std::fclose(f);
-  }
-};
-
-InputFile open_input(const std::string& path) {
-  if (path == "-") return InputFile{stdin, false};
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw IOError(path + ": cannot open for reading: " + std::strerror(errno));
-  return InputFile{f, true};
-}
-
-// Reads JSON Lines from `f`, after the bytes already read (`pending`), one
-// line at a time: no more than one line (at most kMaxInputBytes, one JSON
-// text) and one read buffer are held, whatever the file's size. A longer line
-// is an error naming it, and the rest of the file is not read.
-void stream_json_lines(FILE* f, const std::string& source, std::string pending, ParsedInput& out) {
-  std::size_t line_no = 0, start = 0, scan = 0;
-  bool eof = false;
-  std::vector<char> chunk(1 << 16);
-  while (true) {
-    std::size_t nl = pending.find('\n', scan);
-    if (nl != std::string::npos) {
-      parse_input_line(std::string_view(pending).substr(start, nl - start), source, ++line_no, out);
-      start = scan = nl + 1;
-      continue;
-    }
-    if (pending.size() - start > kMaxInputBytes) {
-      std::string where = source + ":" + std::to_string(line_no + 1);
-      out.errors.push_back({where, where + ": expected a line of at most " + std::to_string(kMaxInputBytes) +
-                                       " bytes (one JSON text), found a longer one; the rest of the file was not read"});
-      return;
-    }
-    if (eof) {
-      if (start < pending.size())
-        parse_input_line(std::string_view(pending).substr(start), source, ++line_no, out);
-      return;
-    }
-    pending.erase(0, start);
-    start = 0;
-    scan = pending.size();
-    std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f);
-    if (n == 0 && std::ferror(f)) throw IOError(source + ": read failed: " + std::strerror(errno));
-    if (n == 0) eof = true;
-    pending.append(chunk.data(), n);
-  }
-}
-
-// Reads and parses one input. JSON Lines is streamed; one JSON text is read
-// whole only once it is known to fit the limit: a regular file by its size,
-// a pipe or stdin by reading at most the limit, then (being too large for one
-// text) as JSON Lines, whose lines the limit bounds one by one.
-void parse_one_input(const std::string& path, InputFormat format, ParsedInput& out) {
-  const std::string source = path == "-" ? "<stdin>" : path;
-  std::error_code ec;
-  const bool regular = path != "-" && fs::is_regular_file(path, ec);
-  if (format == InputFormat::kAuto && regular) {
-    auto size = fs::file_size(path, ec);
-    if (ec) throw IOError(path + ": cannot read: " + ec.message());
-    if (size > kMaxInputBytes) {
-      out.errors.push_back({source, source + ": expected one JSON text of at most " + std::to_string(kMaxInputBytes) +
-                                        " bytes, found a file of " + std::to_string(size) +
-                                        " bytes (name a JSON Lines file *.jsonl)"});
-      return;
-    }
-    return parse_input(read_input_file(path), source, format, out);
-  }
-  InputFile in = open_input(path);
-  if (format == InputFormat::kJsonLines) return stream_json_lines(in.f, source, "", out);
-  std::string head;
-  std::vector<char> chunk(1 << 16);
-  while (head.size() <= kMaxInputBytes) {
-    std::size_t n = std::fread(chunk.data(), 1, chunk.size(), in.f);
-    if (n == 0 && std::ferror(in.f)) throw IOError(source + ": read failed: " + std::strerror(errno));
-    if (n == 0) return parse_input(head, source, format, out);
-    head.append(chunk.data(), n);
-  }
-  stream_json_lines(in.f, source, std::move(head), out);
-}
-
-}  // namespace
-
 void parse_paths(const std::vector<std::string>& paths, ParsedInput& out) {
-  // The inputs in order; files are then read and parsed on every core, each
-  // into its own result, and the results joined in order (so errors and
-  // items come out as a sequential parse would give them). Stdin is read
-  // first, on this thread, once.
-  struct Task {
-    std::string path;
-    InputFormat format;
-  };
-  std::vector<Task> tasks;
-  std::vector<ParsedInput> parts;
-  for (const std::string& path : paths) {
-    if (path == "-") {
-      tasks.push_back({path, InputFormat::kAuto});
-      continue;
-    }
-    std::error_code ec;
-    auto status = fs::status(path, ec);
-    // A path that is not there is a mistyped argument (SPEC §3: exit 2); one
-    // that cannot be looked at (permission) is the machine's (exit 3).
-    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
-      throw IOError(path + ": cannot read: " + ec.message());
-    if (!fs::exists(status)) throw InvalidInput(path + ": no such file or folder");
-    if (fs::is_directory(status)) {
-      std::vector<std::string> files;
-      for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-           it.increment(ec)) {
-        if (!it->is_regular_file()) continue;
-        std::string ext = it->path().extension().string();
-        if (ext == ".json" || ext == ".jsonl") files.push_back(it->path().string());
-      }
-      if (ec) throw IOError(path + ": cannot list folder: " + ec.message());
-      std::sort(files.begin(), files.end());
-      for (const std::string& f : files) tasks.push_back({f, format_for_name(f)});
-    } else {
-      tasks.push_back({path, format_for_name(path)});
-    }
-  }
-  parts.resize(tasks.size());
-  for (std::size_t i = 0; i < tasks.size(); ++i)
-    if (tasks[i].path == "-") parse_one_input("-", tasks[i].format, parts[i]);
-  parallel_for(tasks.size(), [&](std::size_t i) {
-    if (tasks[i].path != "-") parse_one_input(tasks[i].path, tasks[i].format, parts[i]);
+  // One reader of inputs (cli/input_batches.h), its batches joined in order.
+  read_in_batches(paths, [&](ParsedInput& batch) {
+    for (InputItem& item : batch.items) out.items.push_back(std::move(item));
+    for (InputError& error : batch.errors) out.errors.push_back(std::move(error));
   });
-  for (ParsedInput& part : parts) {
-    for (InputItem& item : part.items) out.items.push_back(std::move(item));
-    for (InputError& error : part.errors) out.errors.push_back(std::move(error));
-  }
 }
 
 void print_json(const Json& value) {

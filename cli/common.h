@@ -62,8 +62,10 @@ Store open_store(const Globals& g);
 std::string read_input_file(const std::string& path);
 
 // Expands PATH... (files, folders read recursively for *.json and *.jsonl in
-// sorted order, "-" for stdin) and parses each into `out`. Error(kIO) for a
-// path that does not exist.
+// sorted order, "-" for stdin) and parses each into `out`, all at once (for
+// commands whose input is small: digest, attest, rerun; add streams through
+// cli/input_batches.h, the same reader). Error(kInvalidInput) for a path that
+// does not exist, Error(kIO) for one that cannot be read.
 void parse_paths(const std::vector<std::string>& paths, ParsedInput& out);
 
 // Output helpers.

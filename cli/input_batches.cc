@@ -106,7 +106,8 @@ void stream_lines(FILE* f, const std::string& source, std::string pending, Batch
   }
 }
 
-// One input, as cli/common.cc's parse_one_input reads it.
+// One input: JSON Lines streamed line by line; one JSON text read whole only
+// once it is known to fit the limit.
 void read_one(const std::string& path, InputFormat format, Batcher& out) {
   const std::string source = path == "-" ? "<stdin>" : path;
   std::error_code ec;
