@@ -60,8 +60,15 @@ want_present=$((COPIES * 10000 * 5 - want_added))
 # ---- 1. 350 MB under 200 MiB of address space -------------------------------------
 S=$W/store
 assert_exit 0 ks init "$S"
-assert_exit 0 bash -c 'ulimit -v "$1" && shift && exec "$@"' _ "$LIMIT_KIB" \
-    "$KISTORE" --no-progress --json --store "$S" add "$W/big.jsonl"
+# Under AddressSanitizer (scripts/test.sh's sanitized run sets KISTORE_SANITIZED)
+# a process maps terabytes of shadow memory, so no address-space limit can
+# hold: the same add runs unlimited there, and the plain run checks the bound.
+if [[ ${KISTORE_SANITIZED:-0} == 1 ]]; then
+    limited() { "$@"; }
+else
+    limited() { bash -c 'ulimit -v "$1" && shift && exec "$@"' _ "$LIMIT_KIB" "$@"; }
+fi
+assert_exit 0 limited "$KISTORE" --no-progress --json --store "$S" add "$W/big.jsonl"
 assert_eq "$want_added $want_present 0" "$(jv '"\(.added) \(.present) \(.rejected | length)"')" \
     "bulk add under ulimit -v: added, present, rejected"
 commit=$(jv .commit)
