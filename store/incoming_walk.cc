@@ -5,6 +5,7 @@
 
 #include "objects/error.h"
 #include "store/git.h"
+#include "store/raw_tree.h"
 
 namespace kistore::git {
 
@@ -55,15 +56,6 @@ bool parse_commit(std::string_view text, git_oid& tree, std::vector<git_oid>& pa
   git_oid parent;
   while (id_line("parent ", parent)) parents.push_back(parent);
   return text.starts_with("author ");
-}
-
-// git's order of tree entries: by name, a folder's name as if it ended in '/'.
-int entry_order(std::string_view a, bool a_tree, std::string_view b, bool b_tree) {
-  std::size_t n = std::min(a.size(), b.size());
-  if (int c = n ? std::memcmp(a.data(), b.data(), n) : 0) return c;
-  unsigned char ca = a.size() > n ? a[n] : a_tree ? '/' : '\0';
-  unsigned char cb = b.size() > n ? b[n] : b_tree ? '/' : '\0';
-  return ca < cb ? -1 : ca > cb ? 1 : 0;
 }
 
 // One entry of a tree's bytes, "<mode> <name>\0<20-byte id>", parsed here
@@ -202,11 +194,11 @@ class Walker {
     try {
       while (next_entry(rest, e)) {
         if (full()) return;
-        if (!first && entry_order(previous.name, previous.tree, e.name, e.tree) >= 0)
+        if (!first && compare_entries(previous.name, previous.tree, e.name, e.tree) >= 0)
           return problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " lists \"" + std::string(e.name) +
                                                   "\" out of order or twice (git sorts a tree's entries by name)");
         previous = e, first = false;
-        while (has_old && entry_order(old.name, old.tree, e.name, e.tree) < 0) has_old = next_base(base_rest, old);
+        while (has_old && compare_entries(old.name, old.tree, e.name, e.tree) < 0) has_old = next_base(base_rest, old);
         bool same_name = has_old && old.name == e.name && old.tree == e.tree;
         if (same_name && old.bytes == e.bytes) continue;  // same name, mode and id
         check_entry(e, same_name ? &old : nullptr, dir, depth);

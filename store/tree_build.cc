@@ -79,20 +79,22 @@ struct TreeStream::Impl {
       }
       if (compare_entries(e.name, e.tree(), name, tree) > 0) break;
       f.rest = scan;
-      if (!f.skip.empty()) {
-        auto it = std::find(f.skip.begin(), f.skip.end(), e.name);
-        if (it != f.skip.end()) {
-          f.skip.erase(it);
-          continue;
-        }
-      }
-      f.text.append(e.bytes);
+      if (!take_skipped(f, e.name)) f.text.append(e.bytes);
     }
     // A blob that replaces a base folder of its name: that folder sorts
     // after it (as "name/"), past entries such as "name-x" still to come.
     if (!tree && f.base && !f.rest.empty())
       if (auto later = f.base->find(name); later && later->tree()) f.skip.emplace_back(name);
     return base_tree;
+  }
+
+  // Whether `name` is one of f's base entries already replaced by a change of
+  // another kind (Folder::skip); it is then struck off, as it comes once.
+  static bool take_skipped(Folder& f, std::string_view name) {
+    auto it = std::find(f.skip.begin(), f.skip.end(), name);
+    if (it == f.skip.end()) return false;
+    f.skip.erase(it);
+    return true;
   }
 
   // Writes the top folder and its entry in the folder above.
@@ -110,14 +112,7 @@ struct TreeStream::Impl {
   void copy_rest(Folder& f) {
     RawEntry e;
     while (next_entry(f.rest, e)) {
-      if (!f.skip.empty()) {
-        auto it = std::find(f.skip.begin(), f.skip.end(), e.name);
-        if (it != f.skip.end()) {
-          f.skip.erase(it);
-          continue;
-        }
-      }
-      f.text.append(e.bytes);
+      if (!take_skipped(f, e.name)) f.text.append(e.bytes);
     }
   }
 
