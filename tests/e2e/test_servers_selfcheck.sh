@@ -171,6 +171,28 @@ assert_exit '!0' timeout 5 git ls-remote "$GIT_DAEMON_URL/t-daemon.git"
 npids=$(wc -w <<<"$pids")
 pass "all servers stopped, none left ($npids process groups)"
 
+# The fingerprint the attack tests compare (lib/fingerprint.sh): equal for a
+# folder left as it was, different for each kind of change a refused write
+# could leave behind.
+# shellcheck source=lib/fingerprint.sh
+. "$here/lib/fingerprint.sh"
+FPD=$WORK/fp && mkdir -p "$FPD/a/b" && echo one >"$FPD/a/x" && echo two >"$FPD/a/b/y" && ln -s a/x "$FPD/l"
+base_fp=$(store_fingerprint "$FPD")
+assert_eq "$base_fp" "$(store_fingerprint "$FPD")" "fingerprint of an unchanged folder"
+fp_changes() { # fp_changes WHAT DO UNDO
+    eval "$2"; [[ $(store_fingerprint "$FPD") != "$base_fp" ]] || fail "fingerprint misses: $1"
+    eval "$3"; assert_eq "$base_fp" "$(store_fingerprint "$FPD")" "fingerprint back after undoing: $1"
+}
+fp_changes "a changed byte" 'echo ONE >"$FPD/a/x"' 'echo one >"$FPD/a/x"'
+FPM=$(stat -c %a "$FPD/a/x")
+fp_changes "a changed mode" 'chmod 711 "$FPD/a/x"' 'chmod "$FPM" "$FPD/a/x"'
+fp_changes "an added file" 'touch "$FPD/a/b/z"' 'rm "$FPD/a/b/z"'
+fp_changes "an empty folder left" 'mkdir "$FPD/a/tmp"' 'rmdir "$FPD/a/tmp"'
+fp_changes "a file named with a newline" 'touch "$FPD/a/n"$'"'"'\n'"'"'"m"' 'rm "$FPD/a/n"$'"'"'\n'"'"'"m"'
+fp_changes "a link retargeted" 'ln -sfn a/b/y "$FPD/l"' 'ln -sfn a/x "$FPD/l"'
+fp_changes "a fifo" 'mkfifo "$FPD/a/p"' 'rm "$FPD/a/p"'
+pass "the attack tests' store fingerprint sees every change (bytes, mode, file, folder, link, fifo)"
+
 elapsed=$((SECONDS - T0))
 ((elapsed < 60)) || fail "self-check took ${elapsed}s (limit 60s)"
 pass "finished in ${elapsed}s"

@@ -11,14 +11,14 @@ store_fingerprint() {
     (
         cd "$dir" || exit 1
         find . -mindepth 1 -type d -printf 'd %p\n' | LC_ALL=C sort
-        find . -mindepth 1 ! -type d -printf '%p\0' | LC_ALL=C sort -z |
-            while IFS= read -r -d '' f; do
-                if [[ -L $f ]]; then
-                    printf 'l %s -> %s\n' "$f" "$(readlink "$f")"
-                else
-                    printf 'f %s %s %s\n' "$f" "$(stat -c %a "$f")" "$(sha256sum <"$f" | cut -c1-64)"
-                fi
-            done
+        find . -mindepth 1 -type l -printf 'l %p -> %l\n' | LC_ALL=C sort
+        find . -mindepth 1 ! -type d ! -type l ! -type f -printf 'o %p %y\n' | LC_ALL=C sort
+        # Regular files: path and mode, then the sha256 of the bytes, a few
+        # processes for the whole tree (not two per file: stores have
+        # thousands of files). NUL-separated throughout, so any name is kept.
+        files() { find . -mindepth 1 -type f -print0 | LC_ALL=C sort -z; }
+        paste -z -d ' ' <(files | xargs -0 -r stat --printf 'f %n %a\0') \
+            <(files | xargs -0 -r sha256sum -z | cut -z -c1-64) | tr '\0' '\n'
     )
 }
 
