@@ -46,7 +46,14 @@ std::string encode_object(std::string_view bytes) {
   return out;
 }
 
-std::string decode_object(std::string_view frame, std::string_view name) {
+std::string decode_object(std::string_view frame, std::string_view name) { return decode_object(frame, name, nullptr); }
+
+std::uint32_t frame_dictionary_id(std::string_view frame) {
+  if (frame.size() < 5) return 0;
+  return static_cast<std::uint32_t>(ZSTD_getDictID_fromFrame(frame.data(), frame.size()));
+}
+
+std::string decode_object(std::string_view frame, std::string_view name, const DictionaryLookup& dictionaries) {
   auto corrupt = [&](const std::string& what) {
     return Corruption(std::string(name) + ": " + what);
   };
@@ -73,14 +80,46 @@ std::string decode_object(std::string_view frame, std::string_view name) {
   if (frame_size != frame.size())
     throw corrupt("expected exactly one zstd frame, found " + std::to_string(frame.size() - frame_size) +
                   " bytes after it");
+  const Dictionary* dictionary = nullptr;
+  if (std::uint32_t id = frame_dictionary_id(frame)) {
+    if (dictionaries) dictionary = dictionaries(id);
+    if (!dictionary)
+      throw corrupt("the frame names zstd dictionary " + std::to_string(id) + ", and the store holds no dictionaries/" +
+                    std::to_string(id));
+  }
   std::string out(content, '\0');
   ZSTD_DCtx* d = decompression_context();
   ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
-  size_t n = ZSTD_decompressDCtx(d, out.data(), out.size(), frame.data(), frame.size());
+  size_t n = dictionary ? ZSTD_decompress_usingDDict(d, out.data(), out.size(), frame.data(), frame.size(),
+                                                     dictionary->ddict_)
+                        : ZSTD_decompressDCtx(d, out.data(), out.size(), frame.data(), frame.size());
   if (ZSTD_isError(n)) throw corrupt(std::string("zstd frame does not decode: ") + ZSTD_getErrorName(n));
   if (n != content)
     throw corrupt("expected the " + std::to_string(content) + " bytes the frame declares, found " + std::to_string(n));
   return out;
 }
+
+Dictionary::Dictionary(std::string_view bytes, std::uint32_t id, std::string_view name) : id_(id), ddict_(nullptr) {
+  auto corrupt = [&](const std::string& what) {
+    return Corruption(std::string(name) + ": " + what);
+  };
+  // RFC 8878 §5: Magic_Number 0xEC30A437 (little-endian), Dictionary_ID (4
+  // bytes, little-endian), entropy tables, content.
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() < 8 || b[0] != 0x37 || b[1] != 0xA4 || b[2] != 0x30 || b[3] != 0xEC)
+    throw corrupt("expected a zstd dictionary (magic number 0xEC30A437, as zstd --train writes it), found " +
+                  std::string(bytes.size() < 8 ? std::to_string(bytes.size()) + " bytes" : "other bytes"));
+  if (bytes.size() > kMaxInputBytes)
+    throw corrupt("expected a dictionary of at most " + std::to_string(kMaxInputBytes) + " bytes, found " +
+                  std::to_string(bytes.size()));
+  std::uint32_t found = ZSTD_getDictID_fromDict(bytes.data(), bytes.size());
+  if (found != id)
+    throw corrupt("expected a dictionary whose Dictionary_ID is " + std::to_string(id) + " (its file name), found " +
+                  std::to_string(found));
+  ddict_ = ZSTD_createDDict(bytes.data(), bytes.size());
+  if (!ddict_) throw corrupt("zstd cannot load this dictionary's tables");
+}
+
+Dictionary::~Dictionary() { ZSTD_freeDDict(ddict_); }
 
 }  // namespace kistore

@@ -84,6 +84,24 @@ std::optional<Digest> parse_object_path(std::string_view path) {
   return parse_fanout(*rest);
 }
 
+std::string dictionary_path(std::uint32_t id) { return std::string(kDictionariesDir) + "/" + std::to_string(id); }
+
+std::optional<std::uint32_t> parse_dictionary_path(Format f, std::string_view path) {
+  if (f == Format::k1 || !path.starts_with(kDictionariesDir) || path.size() <= kDictionariesDir.size() + 1 ||
+      path[kDictionariesDir.size()] != '/')
+    return std::nullopt;
+  std::string_view name = path.substr(kDictionariesDir.size() + 1);
+  // 1 to 4294967295 in decimal, no sign, no leading zero: what to_string renders.
+  if (name.size() > 10 || name[0] == '0') return std::nullopt;
+  std::uint64_t id = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return std::nullopt;
+    id = id * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (id > 0xFFFFFFFFu) return std::nullopt;
+  return static_cast<std::uint32_t>(id);
+}
+
 std::string metadata_path(Format f, const Digest& d) { return std::string(kMetadataDir) + digest_name(f, d); }
 
 std::optional<Digest> parse_metadata_path(Format f, std::string_view path) {

@@ -8,6 +8,7 @@
 // Format 2 (what every writer writes; <h> is <h0h1>/<h2h3>/<h4…h63>):
 //   FORMAT                                     "kistore 2\n"
 //   objects/sha256/<h>                         an object (zstd frame of JCS bytes)
+//   dictionaries/<id>                          a zstd dictionary (raw) an object's frame may name
 //   refs/metadata/<h>                          JCS of a document's metadata
 //   refs/groups/<key h>/<run hex>              JCS of the run's primary measurement
 //   refs/levels/<level>/<run h>                JCS {"evidence": digest|null}
@@ -28,6 +29,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +65,14 @@ std::optional<Digest> parse_fanout(std::string_view path);
 // The same in every format.
 std::string object_path(const Digest& d);
 std::optional<Digest> parse_object_path(std::string_view path);
+
+// dictionaries/<id>: a zstd dictionary a frame may name by its Dictionary_ID
+// (format 2), <id> in decimal without leading zeros, 1 to 4294967295.
+// parse_dictionary_path gives back the ID (nullopt for format 1, which has
+// no dictionaries, and for any other name).
+inline constexpr std::string_view kDictionariesDir = "dictionaries";
+std::string dictionary_path(std::uint32_t id);
+std::optional<std::uint32_t> parse_dictionary_path(Format f, std::string_view path);
 
 // refs/metadata/<h> (format 1: <64 hex>); parse_metadata_path gives back the digest.
 std::string metadata_path(Format f, const Digest& d);

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -60,6 +61,33 @@ std::string refusal(const std::string& frame) {
 }
 
 const std::string kContent = R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"x"}})";
+
+// A dictionary that `zstd --train` makes from 300 small documents, with
+// Dictionary_ID `id`, in s.dir/dict-<id>.
+std::string trained_dictionary(const Scratch& s, unsigned id) {
+  const std::string samples = s.dir + "/samples";
+  fs::create_directories(samples);
+  for (int i = 0; i < 300; ++i)
+    std::ofstream(samples + "/" + std::to_string(i) + ".json")
+        << R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"kernel-)" << i
+        << R"(","repo":"https://github.com/x/y)" << i * 7 << R"(","lang":"triton"}})";
+  const std::string out = s.dir + "/dict-" + std::to_string(id);
+  std::string cmd = "zstd -q -f --train '" + samples + "'/* --maxdict=2048 --dictID=" + std::to_string(id) + " -o '" +
+                    out + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return read_file(out);
+}
+
+std::string corruption(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorruption);
+    return e.what();
+  }
+  FAIL("accepted");
+  return "";
+}
 
 }  // namespace
 
@@ -116,6 +144,59 @@ TEST_CASE("blob: frames the store must not hold are refused, naming the object a
     f[f.size() - 1] = static_cast<char>(f[f.size() - 1] ^ 1);
     CHECK_THAT(refusal(f), Contains("does not decode"));
   }
+}
+
+TEST_CASE("blob: a frame naming a dictionary decodes with the store's dictionary of that ID, and only then",
+          "[blob][dictionary]") {
+  using Catch::Matchers::Contains;
+  Scratch s;
+  const std::string bytes = trained_dictionary(s, 4242);
+  Dictionary dict(bytes, 4242, "dictionaries/4242");
+  CHECK(dict.id() == 4242);
+  // The stock tool's frame with that dictionary: it names ID 4242.
+  const std::string frame = zstd_frame(s, kContent, "--check -D '" + s.dir + "/dict-4242'");
+  CHECK(frame_dictionary_id(frame) == 4242);
+  CHECK(frame_dictionary_id(encode_object(kContent)) == 0);
+  CHECK(frame_dictionary_id("xy") == 0);
+  DictionaryLookup lookup = [&](std::uint32_t id) { return id == 4242 ? &dict : nullptr; };
+  CHECK(decode_object(frame, "objects/sha256/ab/cd/ef", lookup) == kContent);
+  // A frame without a dictionary still decodes with a lookup at hand.
+  CHECK(decode_object(encode_object(kContent), "x", lookup) == kContent);
+
+  SECTION("no such dictionary in the store") {
+    CHECK_THAT(corruption([&] { decode_object(frame, "objects/sha256/ab/cd/ef"); }),
+               Contains("objects/sha256/ab/cd/ef") && Contains("dictionary 4242") && Contains("dictionaries/4242"));
+    DictionaryLookup none = [](std::uint32_t) -> const Dictionary* { return nullptr; };
+    CHECK_THAT(corruption([&] { decode_object(frame, "o", none); }), Contains("dictionaries/4242"));
+  }
+  SECTION("another dictionary under the same ID: the frame does not decode") {
+    // Same ID, other content: trained on other samples.
+    Scratch other;
+    fs::create_directories(other.dir + "/samples");
+    for (int i = 0; i < 300; ++i)
+      for (std::ofstream out(other.dir + "/samples/" + std::to_string(i)); out.tellp() < 200;)
+        out << "zzzz qqqq " << i * 13 << " wwww " << i << ' ';
+    std::string cmd = "zstd -q -f --train '" + other.dir + "'/samples/* --maxdict=2048 --dictID=4242 -o '" +
+                      other.dir + "/d'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    Dictionary wrong(read_file(other.dir + "/d"), 4242, "dictionaries/4242");
+    DictionaryLookup lie = [&](std::uint32_t) { return &wrong; };
+    CHECK_THAT(corruption([&] { decode_object(frame, "o", lie); }), Contains("does not decode"));
+  }
+}
+
+TEST_CASE("blob: what is not a zstd dictionary of its file's ID is refused, naming the file", "[blob][dictionary]") {
+  using Catch::Matchers::Contains;
+  Scratch s;
+  const std::string bytes = trained_dictionary(s, 4242);
+  auto refused = [&](const std::string& b, std::uint32_t id) {
+    return corruption([&] { Dictionary d(b, id, "dictionaries/" + std::to_string(id)); });
+  };
+  CHECK_THAT(refused(bytes, 7), Contains("dictionaries/7") && Contains("Dictionary_ID is 7") && Contains("found 4242"));
+  CHECK_THAT(refused("abc", 1), Contains("3 bytes"));
+  CHECK_THAT(refused(std::string(4096, 'x'), 1), Contains("magic number 0xEC30A437"));
+  // The magic and ID, then tables cut short.
+  CHECK_THAT(refused(bytes.substr(0, 40), 4242), Contains("cannot load"));
 }
 
 }  // namespace kistore

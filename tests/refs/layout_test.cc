@@ -510,4 +510,20 @@ TEST_CASE("parse_source_path rejects what source_path never renders", "[layout][
 }
 
 }  // namespace
+TEST_CASE("dictionary_path and parse_dictionary_path: decimal Dictionary_IDs, format 2 only", "[layout]") {
+  for (std::uint32_t id : {1u, 9u, 10u, 4242u, 2147483647u, 4294967295u}) {
+    INFO(id);
+    CHECK(dictionary_path(id) == "dictionaries/" + std::to_string(id));
+    CHECK(parse_dictionary_path(Format::k2, dictionary_path(id)) == id);
+    CHECK_FALSE(parse_dictionary_path(Format::k1, dictionary_path(id)).has_value());
+  }
+  for (const char* bad : {"dictionaries/", "dictionaries", "dictionaries/0", "dictionaries/04242", "dictionaries/+1",
+                          "dictionaries/-1", "dictionaries/4294967296", "dictionaries/99999999999", "dictionaries/1a",
+                          "dictionaries/1/2", "dictionaries/ 1", "dictionariesx/1", "objects/dictionaries/1",
+                          "dictionaries/0x10"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_dictionary_path(Format::k2, bad).has_value());
+  }
+}
+
 }  // namespace kistore
