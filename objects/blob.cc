@@ -80,7 +80,7 @@ std::string decode_object(std::string_view frame, std::string_view name, const D
   if (frame_size != frame.size())
     throw corrupt("expected exactly one zstd frame, found " + std::to_string(frame.size() - frame_size) +
                   " bytes after it");
-  const Dictionary* dictionary = nullptr;
+  std::shared_ptr<const Dictionary> dictionary;
   if (std::uint32_t id = frame_dictionary_id(frame)) {
     if (dictionaries) dictionary = dictionaries(id);
     if (!dictionary)
@@ -109,8 +109,8 @@ Dictionary::Dictionary(std::string_view bytes, std::uint32_t id, std::string_vie
   if (bytes.size() < 8 || b[0] != 0x37 || b[1] != 0xA4 || b[2] != 0x30 || b[3] != 0xEC)
     throw corrupt("expected a zstd dictionary (magic number 0xEC30A437, as zstd --train writes it), found " +
                   std::string(bytes.size() < 8 ? std::to_string(bytes.size()) + " bytes" : "other bytes"));
-  if (bytes.size() > kMaxInputBytes)
-    throw corrupt("expected a dictionary of at most " + std::to_string(kMaxInputBytes) + " bytes, found " +
+  if (bytes.size() > kMaxDictionaryBytes)
+    throw corrupt("expected a dictionary of at most " + std::to_string(kMaxDictionaryBytes) + " bytes, found " +
                   std::to_string(bytes.size()));
   std::uint32_t found = ZSTD_getDictID_fromDict(bytes.data(), bytes.size());
   if (found != id)

@@ -14,8 +14,10 @@
 // be shared between threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -39,14 +41,18 @@ std::string encode_object(std::string_view canonical_bytes);
 // it, content that differs from the declared size or fails its checksum.
 std::string decode_object(std::string_view frame, std::string_view name);
 
+// The largest dictionary a store may hold: ten times what `zstd --train`
+// makes by default (110 KiB), so that a reader's cache of them stays small.
+inline constexpr std::size_t kMaxDictionaryBytes = 1 << 20;
+
 // A zstd dictionary a store holds, ready for decoding.
 class Dictionary {
  public:
   // Checks that `bytes` is a zstd dictionary (magic 0xEC30A437, as `zstd
   // --train` writes it) whose Dictionary_ID is `id`, and prepares it. Throws
   // Error(kCorruption) naming `name` (its path) and what was found otherwise:
-  // too short, another magic number, another Dictionary_ID, tables zstd
-  // cannot load. A raw-content dictionary has no ID, so it is refused.
+  // too short, over kMaxDictionaryBytes, another magic number, another
+  // Dictionary_ID, tables zstd cannot load. A raw-content dictionary has no ID, so it is refused.
   Dictionary(std::string_view bytes, std::uint32_t id, std::string_view name);
   ~Dictionary();
   Dictionary(const Dictionary&) = delete;
@@ -55,15 +61,16 @@ class Dictionary {
 
  private:
   friend std::string decode_object(std::string_view, std::string_view,
-                                   const std::function<const Dictionary*(std::uint32_t)>&);
+                                   const std::function<std::shared_ptr<const Dictionary>(std::uint32_t)>&);
   std::uint32_t id_;
   ZSTD_DDict_s* ddict_;
 };
 
 // The dictionaries a decoder may use: the one whose Dictionary_ID is `id`, or
 // null when the store holds none of that ID. It may throw (a damaged
-// dictionary), and the decoder passes that on.
-using DictionaryLookup = std::function<const Dictionary*(std::uint32_t id)>;
+// dictionary), and the decoder passes that on. Shared, so that a cache may
+// drop a dictionary while a decoder still uses it.
+using DictionaryLookup = std::function<std::shared_ptr<const Dictionary>(std::uint32_t id)>;
 
 // The Dictionary_ID that a frame's header names, 0 for none (or for bytes
 // that are not a zstd frame header). Never throws.

@@ -166,7 +166,8 @@ std::optional<std::string> rerun_entry_problem(const ObjectFacts& run, const Obj
          ", found " + std::string(bytes.substr(0, 80));
 }
 
-ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame, ObjectCheck check) {
+ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame, ObjectCheck check,
+                         const DictionaryLookup& dictionaries) {
   ObjectFacts facts;
   const std::string where(path);
   auto fail = [&](ProblemKind kind, std::string detail) {
@@ -177,7 +178,7 @@ ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame
   if (!facts.digest) return fail(ProblemKind::kLayout, "expected objects/sha256/<2 hex>/<2 hex>/<60 hex>");
   std::string bytes;
   try {
-    bytes = decode_object(frame, path);
+    bytes = decode_object(frame, path, dictionaries);
   } catch (const Error& e) {
     return fail(ProblemKind::kObjectCorrupt, e.what());
   }

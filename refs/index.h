@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "objects/blob.h"
 #include "objects/digest.h"
 #include "objects/document.h"
 #include "objects/json.h"
@@ -117,8 +118,11 @@ std::optional<std::string> rerun_entry_problem(const ObjectFacts& run, const Obj
 // frame), object-hash-mismatch (its bytes hash to another digest; the detail
 // names both), object-invalid (not a document of a known kind with a spec;
 // deep: one that does not validate; a run whose source id cannot be a path),
-// object-not-canonical (deep: not in RFC 8785 form). Never throws for bad
+// object-not-canonical (deep: not in RFC 8785 form). A frame that names a
+// zstd dictionary decodes with dictionaries(id) (objects/blob.h); one the
+// store lacks, or a damaged one, is object-corrupt. Never throws for bad
 // input.
-ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame, ObjectCheck check);
+ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame, ObjectCheck check,
+                         const DictionaryLookup& dictionaries = nullptr);
 
 }  // namespace kistore

@@ -23,7 +23,8 @@ bool valid_level_bytes(const std::string& bytes) {
 }
 
 constexpr char kOutsideLayout[] =
-    "adds a path outside the store layout (FORMAT, objects/sha256/…, refs/{metadata,groups,levels,reruns,attestations,sources}/…)";
+    "adds a path outside the store layout (FORMAT, objects/sha256/…, dictionaries/<id>, "
+    "refs/{metadata,groups,levels,reruns,attestations,sources}/…)";
 constexpr char kObjectRemoved[] = "removes an object its parent has; objects are never removed";
 
 }  // namespace
@@ -46,6 +47,8 @@ void IncomingChecker::check_commit(const git_oid& id) {
     else others_.push_back(pt);
   }
 
+  dictionaries_ = std::make_unique<DictionaryCache>(
+      [this, tree = tree_](const std::string& path) { return trees_.read(&tree, path); });
   if (!check_format()) return;
   std::vector<Delta> deltas = trees_.diff(parent(), &tree_);
   reruns_in_tree_.reset();
@@ -166,6 +169,7 @@ void IncomingChecker::check_delta(const Delta& d) {
       return problem(ProblemKind::kHistoryRewritten, d.path, "changes an object its parent has; objects are immutable");
     return check_new_object(d);
   }
+  if (d.path.starts_with("dictionaries/")) return check_dictionary(d);
   if (d.path == kFormatPath) {
     // A format change is check_format's; here the bytes are the format's own.
     if (!removed && trees_.format_of(&tree_) != Format::k2)
@@ -192,7 +196,31 @@ const ObjectFacts& IncomingChecker::facts_of(const git_oid& blob, const std::str
   key += path;
   auto it = facts_.find(key);
   if (it != facts_.end()) return it->second;
-  return facts_.emplace(key, object_facts(format_, path, git::blob_bytes(repo_, blob), ObjectCheck::kDeep)).first->second;
+  ObjectFacts facts =
+      object_facts(format_, path, git::blob_bytes(repo_, blob), ObjectCheck::kDeep, dictionaries_->lookup());
+  return facts_.emplace(key, std::move(facts)).first->second;
+}
+
+// Dictionaries are immutable, as objects are (frames name them by ID): one
+// may be added, if it is a zstd dictionary of the ID its name says, and
+// never changed or removed.
+void IncomingChecker::check_dictionary(const Delta& d) {
+  if (d.status == Delta::kRemoved)
+    return problem(ProblemKind::kHistoryRewritten, d.path, "removes a dictionary its parent has; dictionaries are never removed");
+  if (inherited(d)) return;
+  if (d.status == Delta::kModified)
+    return problem(ProblemKind::kHistoryRewritten, d.path,
+                   "changes a dictionary its parent has; dictionaries are immutable");
+  std::optional<std::uint32_t> id = parse_dictionary_path(format_, d.path);
+  if (!id)
+    return problem(ProblemKind::kLayout, d.path,
+                   format_ == Format::k1 ? "adds a dictionary to a format-1 tree, which has none"
+                                         : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>");
+  try {
+    dictionaries_->find(*id);
+  } catch (const Error& e) {
+    problem(ProblemKind::kObjectCorrupt, d.path, e.what());
+  }
 }
 
 // Facts of the object `d` as the commit's tree has it; null when absent.

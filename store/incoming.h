@@ -40,12 +40,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "objects/ssh_signature.h"
 #include "refs/index.h"
 #include "refs/problem.h"
+#include "store/dictionaries.h"
 #include "store/layout_trees.h"
 #include "store/level_audit.h"
 
@@ -77,6 +79,7 @@ class IncomingChecker {
   const git_oid* parent() const { return parent_ ? &*parent_ : nullptr; }
   void check_delta(const git::TreeDelta& d);
   void check_new_object(const git::TreeDelta& d);
+  void check_dictionary(const git::TreeDelta& d);
   bool check_format();
   const std::set<Digest>& reruns_in_tree();
   void check_entry(const git::TreeDelta& d);
@@ -108,6 +111,7 @@ class IncomingChecker {
   Format format_ = kCurrentFormat;  // of the commit's tree
   std::optional<std::set<Digest>> reruns_in_tree_;  // reruns_in_tree(), once per commit
   std::optional<git_oid> parent_;  // the first parent's tree
+  std::unique_ptr<DictionaryCache> dictionaries_;  // of the commit's tree
   std::vector<git_oid> others_;    // the other parents' trees
 };
 

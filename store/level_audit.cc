@@ -8,6 +8,7 @@
 #include "objects/error.h"
 #include "refs/index.h"
 #include "refs/layout.h"
+#include "store/dictionaries.h"
 #include "store/git.h"
 #include "store/raw_tree.h"
 
@@ -158,7 +159,14 @@ std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, con
   try {
     auto frame = bounded_blob(odb.get(), *blob, kMaxFrameBytes);
     if (!frame) return std::nullopt;
-    std::string bytes = decode_object(*frame, path);
+    // A frame that names a dictionary decodes with this tree's (rare here:
+    // a cache for this one document).
+    DictionaryCache dictionaries([&](const std::string& p) -> std::optional<std::string> {
+      auto id = trees.blob_at(&tree, p);
+      if (!id) return std::nullopt;
+      return bounded_blob(odb.get(), *id, kMaxDictionaryBytes);
+    });
+    std::string bytes = decode_object(*frame, path, dictionaries.lookup());
     if (Digest::of(bytes) != d) return std::nullopt;
     Document doc = Document::from_canonical(bytes, std::nullopt, Location{path, ""});
     if (doc.kind() != Kind::kRun) return std::nullopt;

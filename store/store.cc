@@ -20,6 +20,7 @@
 #include "objects/blob.h"
 #include "objects/parallel.h"
 #include "refs/layout.h"
+#include "store/dictionaries.h"
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
@@ -257,11 +258,29 @@ void Snapshot::walk(std::string_view dir, const std::function<void(const std::st
 
 bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }
 
+DictionaryLookup Snapshot::dictionaries() const {
+  if (!dictionaries_)
+    // Reads through the tree and repository, not through this Snapshot, so
+    // that the cache stays valid when the Snapshot is moved.
+    dictionaries_ = std::make_shared<DictionaryCache>(
+        [repo = repo_, tree = tree_](const std::string& path) -> std::optional<std::string> {
+          if (!tree) return std::nullopt;
+          git_tree_entry* raw = nullptr;
+          int rc = git_tree_entry_bypath(&raw, tree.get(), path.c_str());
+          if (rc == GIT_ENOTFOUND) return std::nullopt;
+          git::check(rc, "reading " + path);
+          git::TreeEntry entry(raw);
+          if (git_tree_entry_type(raw) != GIT_OBJECT_BLOB) return std::nullopt;
+          return git::blob_bytes(repo, *git_tree_entry_id(raw));
+        });
+  return dictionaries_->lookup();
+}
+
 std::string Snapshot::object_bytes(const Digest& d) const {
   std::string path = object_path(d);
   auto frame = read(path);
   if (!frame) throw NotFound(d.str() + ": no such object in the store");
-  std::string bytes = decode_object(*frame, path);
+  std::string bytes = decode_object(*frame, path, dictionaries());
   Digest actual = Digest::of(bytes);
   if (actual != d)
     throw Corruption(path + ": object hash mismatch - expected " + d.str() + " but got " + actual.str());

@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "objects/blob.h"
 #include "objects/digest.h"
 #include "objects/document.h"
 #include "refs/layout.h"
@@ -36,6 +37,7 @@ struct git_odb_object;
 struct git_oid;
 
 namespace kistore {
+class DictionaryCache;
 namespace git {
 class RawTree;
 class TreeReader;
@@ -89,6 +91,11 @@ class Snapshot {
                      const std::function<void(std::size_t, std::size_t)>& progress = nullptr) const;
 
   bool has_object(const Digest& d) const;
+  // The zstd dictionaries of this tree (dictionaries/<id>), for decoding
+  // frames that name one (objects/blob.h); loaded on first use, and valid
+  // while the Store lives. It reads through the Store's repository: call it
+  // where this Snapshot itself may be used.
+  DictionaryLookup dictionaries() const;
   // The object's decompressed bytes, re-hashed: Error(kCorruption) with both
   // digests if they do not hash to `d`; Error(kNotFound) if absent.
   std::string object_bytes(const Digest& d) const;
@@ -131,6 +138,7 @@ class Snapshot {
   mutable std::shared_ptr<git_odb> odb_;
   mutable std::shared_ptr<git::TreeReader> reader_;  // reads through odb_
   mutable std::unordered_map<std::string, std::shared_ptr<const git::RawTree>> raw_;
+  mutable std::shared_ptr<DictionaryCache> dictionaries_;  // dictionaries(), once made
 };
 
 // A change to the branch tree: blobs to write at paths, paths to remove.

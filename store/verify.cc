@@ -41,6 +41,9 @@ class Verifier {
     // objects imply is then merged in tree order, so reports are the same
     // whatever the thread count.
     std::vector<std::vector<Outcome>> parts;
+    // Frames that name a dictionary decode with the tree's (loaded once, on
+    // the first frame that names it, by whichever thread meets it first).
+    const DictionaryLookup dictionaries = snap_.dictionaries();
     snap_.walk_parallel(
         "", 0, [&](std::size_t n) { parts.resize(n); },
         [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
@@ -50,7 +53,8 @@ class Verifier {
             o.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
           } else if (path.starts_with("objects/")) {
             o.object = true;
-            o.facts = object_facts(format_, path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow);
+            o.facts = object_facts(format_, path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow,
+                                   dictionaries);
             if (o.facts.problem) o.problems.push_back(*o.facts.problem);
           } else {
             o.read = true;
@@ -116,6 +120,7 @@ class Verifier {
     const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
     auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
     if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
+    if (path.starts_with("dictionaries/")) return check_dictionary(path, bytes);
     if (path.starts_with("refs/metadata/")) {
       auto d = parse_metadata_path(format_, path);
       if (!d) return outside("refs/metadata/" + h);
@@ -153,7 +158,21 @@ class Verifier {
     problem(ProblemKind::kLayout, path,
             std::string("path outside the store layout of ") + format_name(format_) +
                 (format_ == Format::k1 ? " (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)"
-                                       : " (FORMAT, objects/sha256/…, refs/{metadata,groups,levels,reruns,attestations,sources}/…)"));
+                                       : " (FORMAT, objects/sha256/…, dictionaries/<id>, refs/{metadata,groups,levels,reruns,attestations,sources}/…)"));
+  }
+
+  // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>.
+  void check_dictionary(const std::string& path, std::string_view bytes) {
+    std::optional<std::uint32_t> id = parse_dictionary_path(format_, path);
+    if (!id)
+      return problem(ProblemKind::kLayout, path,
+                     format_ == Format::k1 ? "a dictionary in a format-1 store, which has none"
+                                           : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>");
+    try {
+      Dictionary check(bytes, *id, path);
+    } catch (const Error& e) {
+      problem(ProblemKind::kObjectCorrupt, path, e.what());
+    }
   }
 
   // The entry that keeps a source id from being a path of its own (a

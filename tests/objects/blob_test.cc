@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -151,14 +152,14 @@ TEST_CASE("blob: a frame naming a dictionary decodes with the store's dictionary
   using Catch::Matchers::Contains;
   Scratch s;
   const std::string bytes = trained_dictionary(s, 4242);
-  Dictionary dict(bytes, 4242, "dictionaries/4242");
-  CHECK(dict.id() == 4242);
+  auto dict = std::make_shared<const Dictionary>(bytes, 4242, "dictionaries/4242");
+  CHECK(dict->id() == 4242);
   // The stock tool's frame with that dictionary: it names ID 4242.
   const std::string frame = zstd_frame(s, kContent, "--check -D '" + s.dir + "/dict-4242'");
   CHECK(frame_dictionary_id(frame) == 4242);
   CHECK(frame_dictionary_id(encode_object(kContent)) == 0);
   CHECK(frame_dictionary_id("xy") == 0);
-  DictionaryLookup lookup = [&](std::uint32_t id) { return id == 4242 ? &dict : nullptr; };
+  DictionaryLookup lookup = [&](std::uint32_t id) { return id == 4242 ? dict : nullptr; };
   CHECK(decode_object(frame, "objects/sha256/ab/cd/ef", lookup) == kContent);
   // A frame without a dictionary still decodes with a lookup at hand.
   CHECK(decode_object(encode_object(kContent), "x", lookup) == kContent);
@@ -166,7 +167,7 @@ TEST_CASE("blob: a frame naming a dictionary decodes with the store's dictionary
   SECTION("no such dictionary in the store") {
     CHECK_THAT(corruption([&] { decode_object(frame, "objects/sha256/ab/cd/ef"); }),
                Contains("objects/sha256/ab/cd/ef") && Contains("dictionary 4242") && Contains("dictionaries/4242"));
-    DictionaryLookup none = [](std::uint32_t) -> const Dictionary* { return nullptr; };
+    DictionaryLookup none = [](std::uint32_t) { return std::shared_ptr<const Dictionary>(); };
     CHECK_THAT(corruption([&] { decode_object(frame, "o", none); }), Contains("dictionaries/4242"));
   }
   SECTION("another dictionary under the same ID: the frame does not decode") {
@@ -179,8 +180,8 @@ TEST_CASE("blob: a frame naming a dictionary decodes with the store's dictionary
     std::string cmd = "zstd -q -f --train '" + other.dir + "'/samples/* --maxdict=2048 --dictID=4242 -o '" +
                       other.dir + "/d'";
     REQUIRE(std::system(cmd.c_str()) == 0);
-    Dictionary wrong(read_file(other.dir + "/d"), 4242, "dictionaries/4242");
-    DictionaryLookup lie = [&](std::uint32_t) { return &wrong; };
+    auto wrong = std::make_shared<const Dictionary>(read_file(other.dir + "/d"), 4242, "dictionaries/4242");
+    DictionaryLookup lie = [&](std::uint32_t) { return wrong; };
     CHECK_THAT(corruption([&] { decode_object(frame, "o", lie); }), Contains("does not decode"));
   }
 }
@@ -194,6 +195,8 @@ TEST_CASE("blob: what is not a zstd dictionary of its file's ID is refused, nami
   };
   CHECK_THAT(refused(bytes, 7), Contains("dictionaries/7") && Contains("Dictionary_ID is 7") && Contains("found 4242"));
   CHECK_THAT(refused("abc", 1), Contains("3 bytes"));
+  CHECK_THAT(refused(bytes + std::string(kMaxDictionaryBytes, 'x'), 4242),
+             Contains("at most " + std::to_string(kMaxDictionaryBytes)));
   CHECK_THAT(refused(std::string(4096, 'x'), 1), Contains("magic number 0xEC30A437"));
   // The magic and ID, then tables cut short.
   CHECK_THAT(refused(bytes.substr(0, 40), 4242), Contains("cannot load"));
