@@ -50,16 +50,17 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "added, every level change, every attestation and rerun, each with its commit id.");
   struct Opts {
     std::string run, op;
-    std::size_t n = 0;
+    int n = -1;  // -1: no -n, every entry
   };
   auto o = std::make_shared<Opts>();
   app->add_option("--run", o->run, "Only the history of this run (digest or 8+ hex prefix)")->type_name("REF");
-  app->add_option("--op", o->op, "Only commits of this operation (add, import, attest, rerun, merge, upgrade)");
-  app->add_option("-n", o->n, "At most N entries")->type_name("N");
+  app->add_option("--op", o->op, "Only commits of this operation")
+      ->choices({"add", "import", "attest", "rerun", "merge", "upgrade", "compact"});
+  app->add_option("-n", o->n, "At most N entries (as git log -n: 0 shows none)")->type_name("N")->range(0, 1e9);
   return Command{app, [&g, o]() -> int {
     Store store = open_store(g);
     LogQuery q;
-    q.limit = o->n;
+    q.limit = o->n > 0 ? static_cast<std::size_t>(o->n) : 0;
     q.op = o->op;
     std::optional<Digest> run;
     if (!o->run.empty()) {
@@ -67,7 +68,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       q.paths = run_story_paths(*run);
       q.with_changes = true;
     }
-    std::vector<LogEntry> entries = read_history(store, q);
+    std::vector<LogEntry> entries = o->n == 0 ? std::vector<LogEntry>() : read_history(store, q);
     SignatureJudge judge = signature_judge(load_trust(store));
     if (g.json) {
       Json list = Json::array();

@@ -32,8 +32,38 @@ void add_options(CLI::App& app, const CommandSpec& spec) {
         o.target());
     if (o.is_required()) opt->required();
     if (!o.value_name().empty()) opt->type_name(o.value_name());
-    if (!o.allowed_values().empty()) opt->check(CLI::IsMember(o.allowed_values()));
-    if (o.allowed_range()) opt->check(CLI::Range(o.allowed_range()->first, o.allowed_range()->second));
+    // Messages in the house form: what was expected, what was found.
+    if (!o.allowed_values().empty())
+      opt->check(CLI::Validator(
+          [values = o.allowed_values()](std::string& v) -> std::string {
+            for (const std::string& allowed : values)
+              if (v == allowed) return "";
+            std::string list;
+            for (const std::string& allowed : values) list += (list.empty() ? "" : ", ") + allowed;
+            return "expected one of " + list + "; found \"" + v + "\"";
+          },
+          "", "choices"));
+    if (o.allowed_range())
+      opt->check(CLI::Validator(
+          [range = *o.allowed_range()](std::string& v) -> std::string {
+            auto number = [](double d) {
+              char buf[32];
+              std::snprintf(buf, sizeof buf, "%g", d);
+              return std::string(buf);
+            };
+            double d = 0;
+            try {
+              std::size_t used = 0;
+              d = std::stod(v, &used);
+              if (used != v.size()) throw std::invalid_argument(v);
+            } catch (const std::exception&) {
+              return "expected a number, found \"" + v + "\"";
+            }
+            if (d < range.first || d > range.second)
+              return "expected a number from " + number(range.first) + " to " + number(range.second) + ", found " + v;
+            return "";
+          },
+          "", "range"));
     made[&o] = opt;
   }
   for (const OptionSpec& o : spec.options())

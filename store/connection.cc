@@ -1,6 +1,7 @@
 #include "store/connection.h"
 
 #include <cstring>
+#include <filesystem>
 
 #include "store/credentials.h"
 #include "store/known_hosts.h"
@@ -170,6 +171,10 @@ const std::string& Connection::url() const { return state_->url; }
 std::string Connection::where() const { return state_->remote + " (" + redact_url(state_->url) + ")"; }
 
 void Connection::connect() {
+  // libgit2 calls a path that is not there an "unsupported URL protocol".
+  if (url_kind(state_->url) == UrlKind::kPath && !std::filesystem::exists(state_->url))
+    throw RemoteError("cannot connect to remote " + where() + ": no such folder " + state_->url +
+                      " (a path remote names a store's folder, or a bare repository made by git init --bare)");
   check(git_remote_connect(remote_.get(), direction_, &callbacks_, nullptr, nullptr), "cannot connect to");
   const git_remote_head** heads = nullptr;
   std::size_t n = 0;

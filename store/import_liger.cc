@@ -484,9 +484,24 @@ void check_header(CsvReader& reader, std::string_view source) {
   if (status != CsvStatus::kRecord) throw InvalidInput(error);
   bool ok = rec.fields.size() == kLigerColumns.size();
   for (std::size_t i = 0; ok && i < rec.fields.size(); ++i) ok = rec.fields[i] == kLigerColumns[i];
-  if (!ok)
-    throw InvalidInput(std::string(source) + ":1: expected header " + quoted_excerpt(expected, kWhole) +
-                       ", found " + quoted_excerpt(join(rec.fields, ","), kWhole));
+  if (ok) return;
+  // Say first which columns are missing or unknown, then the whole header.
+  auto has = [](const auto& list, std::string_view name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  std::vector<std::string> missing, unknown;
+  for (std::string_view c : kLigerColumns)
+    if (!has(rec.fields, c)) missing.emplace_back(c);
+  for (const std::string& f : rec.fields)
+    if (!has(kLigerColumns, f)) unknown.push_back(quoted_excerpt(f, 60));
+  std::string what;
+  if (!missing.empty()) what = "the header lacks column" + std::string(missing.size() > 1 ? "s " : " ") + join(missing, ", ");
+  if (!unknown.empty())
+    what += (what.empty() ? "the header has unknown column" : "; it has unknown column") +
+            std::string(unknown.size() > 1 ? "s " : " ") + join(unknown, ", ");
+  if (what.empty()) what = "the header has the right columns in another order";
+  throw InvalidInput(std::string(source) + ":1: " + what + "; expected header " + quoted_excerpt(expected, kWhole) +
+                     ", found " + quoted_excerpt(join(rec.fields, ","), kWhole));
 }
 
 LigerRow to_row(CsvRecord& rec, std::string_view source) {

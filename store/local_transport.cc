@@ -2,6 +2,7 @@
 
 #include "store/incoming.h"
 #include "store/incoming_walk.h"
+#include "store/store_shape.h"
 #include "store/new_objects.h"
 #include "store/objwrite.h"
 #include "store/url.h"
@@ -44,7 +45,7 @@ void refuse_checked_out(git_repository* remote, const Connection& conn, const st
 }  // namespace
 
 std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, const Connection& conn,
-                        const git_oid& head, std::vector<Problem>& problems) {
+                        const git_oid& head, const std::string& branch, std::vector<Problem>& problems) {
   git::Repository remote = open_on_this_machine(conn);
   git::PackWriter pack(quarantine.pack_dir());
   git::CopyingSource source(remote.get(), store, pack);
@@ -53,6 +54,8 @@ std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, cons
   });
   if (!walked.problems.empty()) {
     problems = std::move(walked.problems);
+    // A repository that is no store at all: one line, not one per file.
+    if (auto one = not_a_store(remote.get(), head, branch)) problems = {*one};
     return 0;  // the pack goes with its writer
   }
   std::size_t n = pack.count();

@@ -39,7 +39,7 @@ namespace kistore {
 // of objects copied; when the walk refuses something, `problems` says what
 // and nothing is written. Moves no reference.
 std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, const Connection& conn,
-                        const git_oid& head, std::vector<Problem>& problems);
+                        const git_oid& head, const std::string& branch, std::vector<Problem>& problems);
 
 // Copies what `local` brings beyond `theirs` (the remote's branch head as
 // listed; none: it has no such branch) from `repo` into the remote

@@ -10,6 +10,7 @@
 #include "store/merge.h"
 #include "store/pull.h"
 #include "store/remote.h"
+#include "store/store_shape.h"
 #include "store/url.h"
 
 namespace kistore {
@@ -81,7 +82,7 @@ class Pull {
     try {
       if (on_this_machine(conn_.url())) {
         // A repository on this machine: copied object by object, rehashed.
-        report_.fetched_objects = fetch_local(repo_, quarantine_, conn_, incoming_, problems);
+        report_.fetched_objects = fetch_local(repo_, quarantine_, conn_, incoming_, branch_, problems);
       } else {
         report_.fetched_objects = download();
         git::QuarantineSource source(quarantine_.repo(), repo_);
@@ -96,6 +97,9 @@ class Pull {
     conn_.disconnect();
     if (problems.empty()) return true;
     report_.result = "refused";
+    // A repository that is no store at all gets one line, not a problem for
+    // each of its files (fetch_local says so itself: nothing it refused lands here).
+    if (auto one = not_a_store(quarantine_.repo(), incoming_, branch_)) problems = {*one};
     report_.problems = std::move(problems);
     return false;
   }

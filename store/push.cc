@@ -20,20 +20,24 @@ namespace {
 constexpr int kPushRounds = 3;
 
 // A second handle on the store's repository for packing what push sends
-// through libgit2. kistore's objects are zstd frames: deflate gains nothing
-// on them and a delta search between them costs a third of a big push for
-// ~3 % of pack size, so the handle turns delta search off. libgit2 1.5 takes
-// the size above which it skips delta search from the key
-// pack.deltaCacheSize (a libgit2 bug: core.bigFileThreshold is never read);
-// both are set. The settings live in a file of the store's local folder,
-// given to this handle only: git's own commands on the store keep their
-// defaults.
+// through libgit2 (tune_packing gives it its settings once the remote is
+// reached, so that a push that reaches nothing writes nothing).
 git::Repository packing_handle(Store& store) {
-  namespace fs = std::filesystem;
   git_repository* raw = nullptr;
   git::check(git_repository_open_ext(&raw, git_repository_path(store.repo()), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
              store.dir() + ": opening for push");
-  git::Repository repo(raw);
+  return git::Repository(raw);
+}
+
+// kistore's objects are zstd frames: deflate gains nothing on them and a
+// delta search between them costs a third of a big push for ~3 % of pack
+// size, so the packing handle turns delta search off. libgit2 1.5 takes the
+// size above which it skips delta search from the key pack.deltaCacheSize (a
+// libgit2 bug: core.bigFileThreshold is never read); both are set. The
+// settings live in a file of the store's local folder, given to this handle
+// only: git's own commands on the store keep their defaults.
+void tune_packing(Store& store, git_repository* packer) {
+  namespace fs = std::filesystem;
   std::string settings = store.local_dir() + "/push-pack.config";
   if (!fs::exists(settings)) {
     fs::create_directories(store.local_dir());
@@ -48,13 +52,12 @@ git::Repository packing_handle(Store& store) {
   git_config* cfg = nullptr;
   git::check(git_config_new(&cfg), "config");
   git::Config owned(cfg);
-  std::string base = git_repository_path(raw);
-  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, raw, 0),
+  std::string base = git_repository_path(packer);
+  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, packer, 0),
              store.dir() + ": reading config");
-  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, raw, 0),
+  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, packer, 0),
              store.dir() + ": reading " + settings);
-  git::check(git_repository_set_config(raw, cfg), "config");
-  return repo;
+  git::check(git_repository_set_config(packer, cfg), "config");
 }
 
 // Pushes over the network with kistore's own pack (receive_pack.h): the
@@ -133,7 +136,9 @@ class Push {
       return true;
     }
     refuse_other_format(snap, theirs);
-    int rc = behind(local, theirs) ? GIT_ENONFASTFORWARD : send(packer.get(), conn, local, theirs);
+    bool is_behind = behind(local, theirs);
+    if (!is_behind) tune_packing(store_, packer.get());
+    int rc = is_behind ? GIT_ENONFASTFORWARD : send(packer.get(), conn, local, theirs);
     if (rc == GIT_ENONFASTFORWARD || rc == GIT_EMODIFIED) {
       conn.disconnect();
       return pulled(pull(store_, remote_, options_));

@@ -34,6 +34,8 @@ std::string first_foreign(const git_tree* tree, const std::string& dir, Allowed 
   return "";
 }
 
+bool kistore_name(std::string_view n) { return n == "FORMAT" || n == "objects" || n == "refs" || n == "dictionaries"; }
+
 git::Tree subtree(git_repository* repo, const git_tree* root, const char* name) {
   const git_tree_entry* e = git_tree_entry_byname(root, name);
   if (!e || !is_tree(e)) return nullptr;
@@ -88,9 +90,6 @@ StoreShape store_shape(git_repository* repo, const std::string& branch) {
     std::string why = "its branch " + name + " holds an empty tree";
     return {why, why};
   }
-  auto kistore_name = [](std::string_view n) {
-    return n == "FORMAT" || n == "objects" || n == "refs" || n == "dictionaries";
-  };
   std::string foreign = first_foreign(root.get(), "", [&](std::string_view n, const git_tree_entry* e) {
     return kistore_name(n) && (n == "FORMAT" ? !is_tree(e) && git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB : is_tree(e));
   });
@@ -115,6 +114,28 @@ StoreShape store_shape(git_repository* repo, const std::string& branch) {
   }
   if (foreign.empty()) return {};
   return {"", "its branch " + name + " holds " + foreign + ", which is not kistore's"};
+}
+
+std::optional<Problem> not_a_store(git_repository* repo, const git_oid& commit, const std::string& branch) {
+  git_commit* c = nullptr;
+  if (git_commit_lookup(&c, repo, &commit) != 0) return git_error_clear(), std::nullopt;
+  git::Commit owned_commit(c);
+  git_tree* raw = nullptr;
+  if (git_commit_tree(&raw, c) != 0) return git_error_clear(), std::nullopt;
+  git::Tree root(raw);
+  std::string names;
+  std::size_t n = git_tree_entrycount(root.get());
+  for (std::size_t i = 0; i < n; ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(root.get(), i);
+    if (kistore_name(git_tree_entry_name(e))) return std::nullopt;
+    if (i < 3) names += std::string(i ? ", " : "") + git_tree_entry_name(e) + (is_tree(e) ? "/" : "");
+  }
+  if (n > 3) names += " and " + std::to_string(n - 3) + " more";
+  return Problem{ProblemKind::kLayout, branch,
+                 "not a kistore store: the remote's " + short_branch(branch) + " holds " +
+                     (n ? names : std::string("an empty tree")) +
+                     " and nothing of kistore's (FORMAT, objects/, refs/); pull and clone take only stores "
+                     "(made by kistore init, add and push)"};
 }
 
 }  // namespace kistore

@@ -21,9 +21,13 @@
 // Thread-safety: reads `repo` only; as safe as libgit2 reads on one repository.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "refs/problem.h"
+
 struct git_repository;
+struct git_oid;
 
 namespace kistore {
 
@@ -35,5 +39,12 @@ struct StoreShape {
 // The verdict on the repository whose HEAD names `branch` ("refs/heads/main").
 // Throws Error(kIO) when the repository cannot be read.
 StoreShape store_shape(git_repository* repo, const std::string& branch);
+
+// For a remote's branch `branch` at `commit` (in `repo`) whose shape was
+// refused: when the commit's root holds none of kistore's top-level names,
+// the one problem to report instead of one per file ("not a kistore store:
+// the remote's refs/heads/main holds README.md … and nothing of kistore's");
+// else nullopt (as for a tree that cannot be read: the caller reports that).
+std::optional<Problem> not_a_store(git_repository* repo, const git_oid& commit, const std::string& branch);
 
 }  // namespace kistore

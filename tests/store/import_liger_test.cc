@@ -355,10 +355,21 @@ TEST_CASE("liger: header must be exactly the 15 columns", "[liger]") {
   reordered.replace(0, std::string("kernel_name,kernel_provider").size(),
                     "kernel_provider,kernel_name");
   CHECK_THROWS_WITH(parse_liger_csv(reordered + "\n", "bad.csv"),
-                    Catch::Contains("bad.csv:1: expected header \"kernel_name,kernel_provider,") &&
+                    Catch::Contains("bad.csv:1: the header has the right columns in another order") &&
+                        Catch::Contains("expected header \"kernel_name,kernel_provider,") &&
                         Catch::Contains("found \"kernel_provider,kernel_name,"));
   CHECK_THROWS_WITH(parse_liger_csv(h + ",extra\n", "bad.csv"),
-                    Catch::Contains(",liger_version,extra\""));
+                    Catch::Contains("bad.csv:1: the header has unknown column \"extra\"") &&
+                        Catch::Contains(",liger_version,extra\""));
+  // A column left out is named first.
+  std::string without_gpu = h;
+  without_gpu.replace(without_gpu.find(",gpu_name"), std::string(",gpu_name").size(), "");
+  CHECK_THROWS_WITH(parse_liger_csv(without_gpu + "\n", "bad.csv"),
+                    Catch::StartsWith("bad.csv:1: the header lacks column gpu_name; expected header"));
+  std::string renamed = h;
+  renamed.replace(renamed.find("y_value_50"), std::string("y_value_50").size(), "median");
+  CHECK_THROWS_WITH(parse_liger_csv(renamed + "\n", "bad.csv"),
+                    Catch::StartsWith("bad.csv:1: the header lacks column y_value_50; it has unknown column \"median\""));
   // A header alone is an empty table.
   CHECK(parse_liger_csv(h + "\n", "ok.csv").empty());
   CHECK(parse_liger_csv(h, "ok.csv").empty());

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR disable=SC2153
+# What a newcomer who knows git tries, and the one line each mistake gets:
+# exit code, the message (what is wrong, what to do), and nothing written.
+# log --op with an unknown operation; log -n 0 (nothing, as git); clone and
+# pull of a git repository that is no store (one line, not one per file); a
+# path remote that does not exist; a Liger CSV whose header lacks a column.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib/servers.sh
+. "$here/lib/servers.sh"
+servers_init
+# shellcheck source=lib/common.sh
+. "$here/lib/common.sh"
+# shellcheck source=lib/fingerprint.sh
+. "$here/lib/fingerprint.sh"
+W=$SERVERS_DIR/newcomer
+mkdir -p "$W" && cd "$W"
+S=$W/store
+assert_exit 0 ks init "$S"
+assert_exit 0 ks --store "$S" add "$FX"
+FP=$(store_fingerprint "$S")
+
+# ---- log ---------------------------------------------------------------------------
+assert_exit 2 ks --store "$S" log --op bogus
+assert_contains "$ERR" '--op: expected one of add, import, attest, rerun, merge, upgrade, compact; found "bogus"' "log --op bogus"
+assert_eq "" "$OUT" "log --op bogus prints no history"
+assert_exit 0 ks --store "$S" log -n 0
+assert_eq "" "$OUT" "log -n 0 prints nothing, as git log -n 0"
+assert_exit 0 ks --store "$S" log -n 1
+assert_contains "$OUT" "Op:     add" "log -n 1 prints the one commit"
+assert_exit 2 ks --store "$S" log -n -3
+assert_contains "$ERR" "-n: expected a number from 0" "log -n -3"
+assert_store_unchanged "$FP" "$S" "log"
+pass "log --op bogus and log -n -3: exit 2 saying what is expected; log -n 0 prints nothing"
+
+# ---- a git repository that is no store ----------------------------------------------
+ugit() { git -c user.name=u -c user.email=u@example.org -c init.defaultBranch=main "$@"; }
+ugit init -q "$W/project"
+mkdir -p "$W/project/src" "$W/project/docs"
+for i in $(seq 1 60); do echo "$i" >"$W/project/src/f$i.c"; done
+chmod +x "$W/project/src/f1.c"
+echo hi >"$W/project/README.md" && echo guide >"$W/project/docs/guide.md"
+ugit -C "$W/project" add . && ugit -C "$W/project" commit -q -m "my project"
+assert_exit 1 ks clone "$W/project" "$W/cloned"
+assert_eq 1 "$(grep -c '^refused' <<<"$ERR")" "clone of a project: one refused line"
+assert_contains "$ERR" "not a kistore store: the remote's main holds README.md, docs/, src/ and nothing of kistore's" \
+    "clone of a project: says what it is"
+[[ ! -e $W/cloned ]] || fail "a refused clone left $W/cloned"
+assert_exit 1 ks --store "$S" pull "$W/project"
+assert_eq 1 "$(grep -c '^refused' <<<"$ERR")" "pull of a project: one refused line"
+assert_contains "$ERR" "not a kistore store" "pull of a project"
+assert_store_unchanged "$FP" "$S" "pull of a project"
+pass "clone and pull of a git repository that is no store: exit 1, one line saying so, nothing written"
+
+# ---- a path remote that is not there ------------------------------------------------
+for cmd in "pull $W/no-such.git" "push $W/no-such.git" "pull ./typo"; do
+    # shellcheck disable=SC2086
+    assert_exit 4 ks --store "$S" $cmd
+    assert_contains "$ERR" "no such folder" "$cmd"
+    assert_contains "$ERR" "git init --bare" "$cmd: says what a path remote is"
+    assert_not_contains "$ERR" "unsupported URL protocol" "$cmd"
+done
+[[ ! -e $W/no-such.git ]] || fail "push made $W/no-such.git"
+assert_store_unchanged "$FP" "$S" "a missing path remote"
+pass "pull and push of a path that does not exist: exit 4, 'no such folder', nothing written"
+
+# ---- a CSV whose header lacks a column ----------------------------------------------
+HEADER=kernel_name,kernel_provider,kernel_operation_mode,metric_name,metric_unit,x_name,x_label,x_value,y_value_50,y_value_20,y_value_80,extra_benchmark_config_str,gpu_name,timestamp,liger_version
+{ echo "${HEADER/,gpu_name/}"; echo 'cross_entropy,liger,forward,speed,ms,V,vocab size,4096,0.53,0.52,0.54,"{}",2024-09-03 15:31:39,0.2.1'; } >short.csv
+assert_exit 2 ks --store "$S" import liger short.csv
+assert_contains "$ERR" "short.csv:1: the header lacks column gpu_name" "CSV without gpu_name"
+assert_store_unchanged "$FP" "$S" "import of a CSV without gpu_name"
+pass "import of a CSV whose header lacks gpu_name: exit 2 naming the column, nothing written"
+
+summary
