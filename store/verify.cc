@@ -32,7 +32,8 @@ class Verifier {
         audit_(store.repo(), options.trust) {}
 
   VerifyReport run() {
-    if (!check_shape()) {
+    bool trees_checked = false;
+    if (!check_shape(trees_checked)) {
       // A tree deeper than any walk goes: report that, and the history.
       check_history();
       return std::move(report_);
@@ -68,7 +69,8 @@ class Verifier {
         [](const std::string& path) { return path.starts_with("objects/"); },
         options_.progress ? std::function<void(std::size_t, std::size_t)>(
                                 [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
-                          : nullptr);
+                          : nullptr,
+        trees_checked);
     for (std::vector<Outcome>& part : parts) {
       for (Outcome& o : part) {
         if (o.object && o.facts.digest) objects_[*o.facts.digest] = std::move(o.facts);
@@ -87,8 +89,10 @@ class Verifier {
   // The head tree's shape (incoming_walk.h): every mode 100644 or 040000, no
   // path more than 16 folders deep, sound names. False when a path is too
   // deep to walk. Trees that cannot be read, and submodule links, the walk
-  // reports itself, naming the path.
-  bool check_shape() {
+  // reports itself, naming the path. `hashed`: every tree was read and
+  // hashed to its id and nothing was wrong (the walk need not hash them again).
+  bool check_shape(bool& hashed) {
+    hashed = false;
     if (snap_.empty()) return true;
     git_oid head = git::parse_oid(snap_.commit_id());
     git_commit* raw = nullptr;
@@ -97,6 +101,7 @@ class Verifier {
     git::StoreTreeSource source(store_.repo());
     git::WalkResult shape =
         git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + snap_.commit_id().substr(0, 12));
+    hashed = shape.problems.empty() && !shape.too_deep;
     for (Problem& p : shape.problems) {
       if (p.kind != ProblemKind::kLayout || p.detail.find("mode 160000") != std::string::npos) continue;
       problem(p.kind, std::move(p.path), std::move(p.detail));
@@ -258,15 +263,17 @@ class Verifier {
   // rerun of its run. A run with several entries is judged entry by entry.
   void check_levels() {
     LevelAudit& audit = audit_;
+    const std::string null_entry = level_entry(std::nullopt);  // most entries' bytes: parsed once
     for (const auto& l : levels_) {
       const ObjectFacts* run = run_named(l.run, l.path, ProblemKind::kLevelMismatch);
       if (!run) continue;
       ++level_count_[l.run];
-      if (l.level == run->default_level && l.bytes != level_entry(std::nullopt)) {
+      if (l.level == run->default_level && l.bytes != null_entry) {
         problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes.substr(0, 80));
         continue;
       }
-      std::optional<LevelEntryValue> recorded = parse_level_entry(l.bytes);
+      std::optional<LevelEntryValue> recorded =
+          l.bytes == null_entry ? std::optional<LevelEntryValue>(LevelEntryValue{}) : parse_level_entry(l.bytes);
       if (!recorded) {
         problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":<digest or null>}, found " + l.bytes.substr(0, 80));
         continue;
