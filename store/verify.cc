@@ -1,5 +1,6 @@
 #include "store/verify.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -15,14 +16,51 @@
 namespace kistore {
 namespace {
 
-struct Outcome {
-  std::string path;
-  bool object = false;
-  bool read = false;  // an index entry whose bytes were read
-  ObjectFacts facts;
-  std::vector<Problem> problems;
-  std::string bytes;  // index entries: kept for the merge
+// What verify keeps of the index entries until it checks them against the
+// objects, compactly: a path only where it is not the one the layout gives
+// for the entry's digests, bytes only where they are not the usual ones.
+struct PairEntry {
+  std::string path;  // groups: "" when it is group_path(first, second)
+  Digest first, second;
+  std::string bytes;
 };
+struct LevelEntry {
+  std::string path;   // "" when it is level_path(level, run)
+  std::string bytes;  // "" when they are level_entry(nullopt), the default's
+  Level level;
+  Digest run;
+};
+struct MetadataEntry {
+  Digest digest;
+  std::string path;  // "" when it is metadata_path(digest)
+};
+// A source entry's bytes: the digest they spell, or the bytes when they spell none.
+struct SourceBytes {
+  std::optional<Digest> digest;
+  std::string other;
+  std::string str() const { return digest ? digest->str() : other; }
+};
+struct IndexEntries {
+  std::vector<MetadataEntry> metadata;
+  std::vector<PairEntry> groups, attestations, reruns;
+  std::vector<LevelEntry> levels;
+  std::map<std::string, SourceBytes> sources;
+};
+
+// What one part of the walk found, in tree order: its problems, its
+// objects' facts and its index entries; merged in part order.
+struct WalkPartResult {
+  std::vector<Problem> problems;
+  std::vector<std::pair<Digest, ObjectFacts>> objects;
+  IndexEntries index;
+};
+
+template <typename T>
+void append(std::vector<T>& to, std::vector<T>& from) {
+  if (to.empty()) to.swap(from);
+  else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  std::vector<T>().swap(from);
+}
 
 
 class Verifier {
@@ -41,26 +79,23 @@ class Verifier {
     // Reading, decoding, hashing and parsing run on every core; what the
     // objects imply is then merged in tree order, so reports are the same
     // whatever the thread count.
-    std::vector<std::vector<Outcome>> parts;
+    std::vector<WalkPartResult> parts;
     snap_.walk_parallel(
         "", 0, [&](std::size_t n) { parts.resize(n); },
         [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
-          Outcome& o = parts[part].emplace_back();
-          o.path = path;
+          WalkPartResult& out = parts[part];
           if (!bytes) {
-            o.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
+            out.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
           } else if (path.starts_with("objects/")) {
-            o.object = true;
-            o.facts = object_facts(format_, path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow);
-            if (o.facts.problem) o.problems.push_back(*o.facts.problem);
+            ObjectFacts facts = object_facts(format_, path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow);
+            if (facts.problem) out.problems.push_back(std::move(*facts.problem));  // facts.problem stays set: invalid
+            std::string().swap(facts.group_path);  // group_path_of gives it again
+            if (facts.digest) out.objects.emplace_back(*facts.digest, std::move(facts));
           } else {
-            o.read = true;
-            if (parse_metadata_path(format_, path)) {
-              // Checked here, on every core: a parse per document.
-              if (auto p = metadata_problem(path, *bytes)) o.problems.push_back(std::move(*p));
-            } else {
-              o.bytes.assign(bytes->data(), bytes->size());
-            }
+            // Metadata documents are checked here, on every core: a parse per document.
+            if (parse_metadata_path(format_, path))
+              if (auto p = metadata_problem(path, *bytes)) out.problems.push_back(std::move(*p));
+            visit(out, path, *bytes);
           }
         },
         [&](const std::string& path) {
@@ -71,14 +106,19 @@ class Verifier {
                                 [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
                           : nullptr,
         trees_checked);
-    for (std::vector<Outcome>& part : parts) {
-      for (Outcome& o : part) {
-        if (o.object && o.facts.digest) objects_[*o.facts.digest] = std::move(o.facts);
-        for (Problem& p : o.problems) report_.problems.push_back(std::move(p));
-        if (o.read) visit(o.path, o.bytes);
-      }
-      std::vector<Outcome>().swap(part);
+    for (WalkPartResult& part : parts) {
+      append(report_.problems, part.problems);
+      for (auto& [digest, facts] : part.objects) objects_[digest] = std::move(facts);
+      std::vector<std::pair<Digest, ObjectFacts>>().swap(part.objects);
+      append(index_.metadata, part.index.metadata);
+      append(index_.groups, part.index.groups);
+      append(index_.attestations, part.index.attestations);
+      append(index_.reruns, part.index.reruns);
+      append(index_.levels, part.index.levels);
+      index_.sources.merge(part.index.sources);
+      part = WalkPartResult();
     }
+    std::vector<WalkPartResult>().swap(parts);
     check_index();
     check_history();
     report_.objects = objects_.size();
@@ -116,43 +156,54 @@ class Verifier {
     report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
   }
 
-  // One index entry (or FORMAT), placed by the layout of the store's format.
-  void visit(const std::string& path, std::string_view bytes) {
-    const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
+  // One index entry (or FORMAT), placed by the layout of the store's format,
+  // into `out`. Called from the walk's threads: reads only what is constant.
+  void visit(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
+    auto problem = [&](ProblemKind kind, const std::string& where, std::string detail) {
+      out.problems.push_back({kind, where, std::move(detail)});
+    };
+    auto h = [&] { return std::string(format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>"); };
     auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
+    auto unless = [&](std::string usual) { return path == usual ? std::string() : path; };
+    IndexEntries& index = out.index;
     if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
     if (path.starts_with("refs/metadata/")) {
       auto d = parse_metadata_path(format_, path);
-      if (!d) return outside("refs/metadata/" + h);
-      metadata_.emplace(*d, path);  // its bytes were checked while read (metadata_problem)
+      if (!d) return outside("refs/metadata/" + h());
+      index.metadata.push_back({*d, unless(metadata_path(format_, *d))});  // its bytes were checked while read
       return;
     }
     if (path.starts_with("refs/groups/")) {
       auto e = parse_group_path(format_, path);
-      if (!e) return outside("refs/groups/" + h + "/<64 hex>");
-      groups_.push_back({path, e->key, e->run, std::string(bytes)});
+      if (!e) return outside("refs/groups/" + h() + "/<64 hex>");
+      index.groups.push_back({unless(group_path(format_, e->key, e->run)), e->key, e->run, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/attestations/")) {
       auto e = parse_attestation_path(format_, path);
-      if (!e) return outside("refs/attestations/" + h + "/<64 hex>");
-      attestations_.push_back({path, e->run, e->attestation, std::string(bytes)});
+      if (!e) return outside("refs/attestations/" + h() + "/<64 hex>");
+      index.attestations.push_back({path, e->run, e->attestation, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/levels/")) {
       auto e = parse_level_path(format_, path);
-      if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h);
-      levels_.push_back({path, e->level, e->run, std::string(bytes)});
+      if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h());
+      index.levels.push_back({unless(level_path(format_, e->level, e->run)),
+                              bytes == null_entry_ ? std::string() : std::string(bytes), e->level, e->run});
       return;
     }
     if (format_ == Format::k2 && path.starts_with("refs/reruns/")) {
       auto e = parse_rerun_path(format_, path);
-      if (!e) return outside("refs/reruns/" + h + "/<64 hex>");
-      reruns_.push_back({path, e->run, e->rerun, std::string(bytes)});
+      if (!e) return outside("refs/reruns/" + h() + "/<64 hex>");
+      index.reruns.push_back({path, e->run, e->rerun, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/sources/")) {
-      sources_.emplace(path, std::string(bytes));
+      SourceBytes value;
+      value.digest = Digest::parse(bytes);
+      if (value.digest && value.digest->str() != bytes) value.digest.reset();
+      if (!value.digest) value.other = std::string(bytes);
+      index.sources.emplace(path, std::move(value));
       return;
     }
     problem(ProblemKind::kLayout, path,
@@ -165,10 +216,15 @@ class Verifier {
   // shorter id that is a prefix of it, or longer ids below it), or "".
   std::string source_holder(const std::string& path) const {
     for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
-      if (auto it = sources_.find(path.substr(0, slash)); it != sources_.end()) return it->first;
-    auto below = sources_.lower_bound(path + "/");
-    if (below != sources_.end() && below->first.starts_with(path + "/")) return below->first;
+      if (auto it = index_.sources.find(path.substr(0, slash)); it != index_.sources.end()) return it->first;
+    auto below = index_.sources.lower_bound(path + "/");
+    if (below != index_.sources.end() && below->first.starts_with(path + "/")) return below->first;
     return "";
+  }
+
+  // Where a valid run's group entry must be (kept out of objects_ to save memory).
+  std::string group_path_of(const Digest& digest, const ObjectFacts& run) const {
+    return run.key ? group_path(format_, *run.key, digest) : run.group_path;
   }
 
   const ObjectFacts* object(const Digest& d) const {
@@ -178,8 +234,17 @@ class Verifier {
 
   // Every index entry against the objects, then every object against the index.
   void check_index() {
-    for (const auto& [digest, path] : metadata_)
-      if (!object(digest)) problem(ProblemKind::kDanglingRef, path, "names " + digest.str() + ", which is not in the store");
+    // By digest, the first entry (in tree order) of each.
+    std::stable_sort(index_.metadata.begin(), index_.metadata.end(),
+                     [](const MetadataEntry& a, const MetadataEntry& b) { return a.digest < b.digest; });
+    for (std::size_t i = 0; i < index_.metadata.size(); ++i) {
+      const MetadataEntry& m = index_.metadata[i];
+      if (i > 0 && index_.metadata[i - 1].digest == m.digest) continue;
+      if (!object(m.digest))
+        problem(ProblemKind::kDanglingRef, m.path.empty() ? metadata_path(format_, m.digest) : m.path,
+                "names " + m.digest.str() + ", which is not in the store");
+    }
+    std::vector<MetadataEntry>().swap(index_.metadata);
     check_reruns();
     check_groups();
     check_levels();
@@ -217,7 +282,7 @@ class Verifier {
     for (const LevelAudit::RerunCommitAudit* a : audit_.rerun_commits(snap_.commit_id()))
       if (a->valid) expected.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
     std::set<std::pair<Digest, Digest>> indexed;
-    for (const auto& r : reruns_) {
+    for (const auto& r : index_.reruns) {
       indexed.emplace(r.first, r.second);
       const ObjectFacts* run = run_named(r.first, r.path, ProblemKind::kRerunMismatch);
       const ObjectFacts* rerun = run ? run_named(r.second, r.path, ProblemKind::kRerunMismatch) : nullptr;
@@ -243,19 +308,22 @@ class Verifier {
   }
 
   void check_groups() {
-    for (const auto& g : groups_) {
-      const ObjectFacts* run = run_named(g.second, g.path, ProblemKind::kGroupMismatch);
+    for (const auto& g : index_.groups) {
+      const std::string path = g.path.empty() ? group_path(format_, g.first, g.second) : g.path;
+      const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
       if (!run) continue;
       ++group_count_[g.second];
       if (reruns_indexed_.count(g.second)) {
-        problem(ProblemKind::kGroupMismatch, g.path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
+        problem(ProblemKind::kGroupMismatch, path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
         continue;
       }
-      if (g.path != run->group_path)
-        problem(ProblemKind::kGroupMismatch, g.path, "the run's comparison key puts it at " + run->group_path);
+      const std::string expected = group_path_of(g.second, *run);
+      if (path != expected)
+        problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + expected);
       else if (g.bytes != run->group_bytes)
-        problem(ProblemKind::kGroupMismatch, g.path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
+        problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
     }
+    std::vector<PairEntry>().swap(index_.groups);
   }
 
   // Every level entry is exactly what the signed history gives at the head
@@ -263,27 +331,30 @@ class Verifier {
   // rerun of its run. A run with several entries is judged entry by entry.
   void check_levels() {
     LevelAudit& audit = audit_;
-    const std::string null_entry = level_entry(std::nullopt);  // most entries' bytes: parsed once
-    for (const auto& l : levels_) {
-      const ObjectFacts* run = run_named(l.run, l.path, ProblemKind::kLevelMismatch);
+    for (const auto& l : index_.levels) {
+      const std::string path = l.path.empty() ? level_path(format_, l.level, l.run) : l.path;
+      const std::string& bytes = l.bytes.empty() ? null_entry_ : l.bytes;
+      const ObjectFacts* run = run_named(l.run, path, ProblemKind::kLevelMismatch);
       if (!run) continue;
       ++level_count_[l.run];
-      if (l.level == run->default_level && l.bytes != null_entry) {
-        problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes.substr(0, 80));
+      if (l.level == run->default_level && bytes != null_entry_) {
+        problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
         continue;
       }
+      // The default's bytes (most entries) are not parsed again.
       std::optional<LevelEntryValue> recorded =
-          l.bytes == null_entry ? std::optional<LevelEntryValue>(LevelEntryValue{}) : parse_level_entry(l.bytes);
+          l.bytes.empty() ? std::optional<LevelEntryValue>(LevelEntryValue{}) : parse_level_entry(bytes);
       if (!recorded) {
-        problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":<digest or null>}, found " + l.bytes.substr(0, 80));
+        problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
         continue;
       }
       recorded->level = l.level;
       LevelJudgement j = audit.judge(snap_.commit_id(), l.run, run->default_level, recorded);
-      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, l.path, j.detail);
+      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, path, j.detail);
       else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
-        problem(ProblemKind::kLevelUnjustified, l.path, *why);
+        problem(ProblemKind::kLevelUnjustified, path, *why);
     }
+    std::vector<LevelEntry>().swap(index_.levels);
   }
 
   // Of `evidence`, what the store holds as a rerun of the run `digest`: a
@@ -305,7 +376,7 @@ class Verifier {
   }
 
   void check_attestations() {
-    for (const auto& a : attestations_) {
+    for (const auto& a : index_.attestations) {
       const ObjectFacts* run = object(a.first);
       const ObjectFacts* att = object(a.second);
       if (!run) problem(ProblemKind::kDanglingRef, a.path, "attests run " + a.first.str() + ", which is not in the store");
@@ -329,7 +400,7 @@ class Verifier {
     // A controlled rerun is indexed under its run (check_reruns), not in a group.
     const bool rerun = reruns_indexed_.count(digest) > 0;
     if (!rerun && !group_count_.count(digest))
-      problem(ProblemKind::kMissingGroup, facts.group_path, "run " + digest.str() + " is missing from its group");
+      problem(ProblemKind::kMissingGroup, group_path_of(digest, facts), "run " + digest.str() + " is missing from its group");
     else if (!rerun && group_count_[digest] > 1)
       problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count_[digest]) + " groups");
     if (!level_count_.count(digest))
@@ -337,17 +408,17 @@ class Verifier {
     else if (level_count_[digest] > 1)
       problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count_[digest]) + " levels");
     if (facts.source_path) {
-      auto it = sources_.find(*facts.source_path);
-      if (it == sources_.end()) {
+      auto it = index_.sources.find(*facts.source_path);
+      if (it == index_.sources.end()) {
         std::string holder = source_holder(*facts.source_path);
         if (holder.empty())
           problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
         else
           warning(ProblemKind::kSourceClaimed, *facts.source_path,
                   "run " + digest.str() + " claims this source id, which is blocked by " + holder);
-      } else if (it->second != digest.str()) {
+      } else if (it->second.digest != digest) {
         warning(ProblemKind::kSourceClaimed, *facts.source_path,
-                "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
+                "run " + digest.str() + " claims this source id, which names " + it->second.str() + " (the first claim)");
       }
     }
     for (const auto& [role, ref] : facts.references)
@@ -356,9 +427,9 @@ class Verifier {
   }
 
   void check_sources() {
-    for (const auto& [path, bytes] : sources_) {
-      auto d = Digest::parse(bytes);
-      const ObjectFacts* run = d ? object(*d) : nullptr;
+    for (const auto& [path, value] : index_.sources) {
+      const std::string bytes = value.str();
+      const ObjectFacts* run = value.digest ? object(*value.digest) : nullptr;
       if (!run || !run->valid() || run->kind != Kind::kRun)
         problem(ProblemKind::kSourceMismatch, path, "names " + bytes + ", which is not a run in the store");
       else if (run->source_path != path) {
@@ -431,30 +502,16 @@ class Verifier {
               "commit " + id + " turns format 1 into format 2 without being an upgrade commit (Kistore-Op: upgrade, one parent)");
   }
 
-  struct PairEntry {
-    std::string path;
-    Digest first, second;
-    std::string bytes;
-  };
-  struct LevelEntry {
-    std::string path;
-    Level level;
-    Digest run;
-    std::string bytes;
-  };
-
   const Store& store_;
   const VerifyOptions& options_;
   Snapshot snap_;
   Format format_;
   LevelAudit audit_;  // the signed history, judged against options_.trust
   VerifyReport report_;
-  std::unordered_map<Digest, ObjectFacts> objects_;
-  std::map<Digest, std::string> metadata_;
-  std::vector<PairEntry> groups_, attestations_, reruns_;
+  const std::string null_entry_ = level_entry(std::nullopt);  // a default level's entry
+  std::unordered_map<Digest, ObjectFacts> objects_;  // group_path left empty: group_path_of
+  IndexEntries index_;
   std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
-  std::vector<LevelEntry> levels_;
-  std::map<std::string, std::string> sources_;
   // What check_index counted: each run's group and level entries, the attestations indexed.
   std::unordered_map<Digest, int> group_count_, level_count_;
   std::set<Digest> attested_;
