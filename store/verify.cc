@@ -17,22 +17,22 @@ namespace kistore {
 namespace {
 
 // What verify keeps of the index entries until it checks them against the
-// objects, compactly: a path only where it is not the one the layout gives
-// for the entry's digests, bytes only where they are not the usual ones.
+// objects, compactly: no path where the layout gives it from the entry's
+// digests (refs/layout.h parses only what it renders: lowercase hex, exact
+// level names, so a parsed path is its digests' rendering), bytes only where
+// they are not the usual ones.
 struct PairEntry {
-  std::string path;  // groups: "" when it is group_path(first, second)
+  std::string path;  // groups: "" (it is group_path(first, second))
   Digest first, second;
   std::string bytes;
 };
 struct LevelEntry {
-  std::string path;   // "" when it is level_path(level, run)
   std::string bytes;  // "" when they are level_entry(nullopt), the default's
   Level level;
   Digest run;
 };
 struct MetadataEntry {
   Digest digest;
-  std::string path;  // "" when it is metadata_path(digest)
 };
 // A source entry's bytes: the digest they spell, or the bytes when they spell none.
 struct SourceBytes {
@@ -106,6 +106,9 @@ class Verifier {
                                 [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
                           : nullptr,
         trees_checked);
+    std::size_t objects = 0;
+    for (const WalkPartResult& part : parts) objects += part.objects.size();
+    objects_.reserve(objects);
     for (WalkPartResult& part : parts) {
       append(report_.problems, part.problems);
       for (auto& [digest, facts] : part.objects) objects_[digest] = std::move(facts);
@@ -164,19 +167,18 @@ class Verifier {
     };
     auto h = [&] { return std::string(format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>"); };
     auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
-    auto unless = [&](std::string usual) { return path == usual ? std::string() : path; };
     IndexEntries& index = out.index;
     if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
     if (path.starts_with("refs/metadata/")) {
       auto d = parse_metadata_path(format_, path);
       if (!d) return outside("refs/metadata/" + h());
-      index.metadata.push_back({*d, unless(metadata_path(format_, *d))});  // its bytes were checked while read
+      index.metadata.push_back({*d});  // its bytes were checked while read
       return;
     }
     if (path.starts_with("refs/groups/")) {
       auto e = parse_group_path(format_, path);
       if (!e) return outside("refs/groups/" + h() + "/<64 hex>");
-      index.groups.push_back({unless(group_path(format_, e->key, e->run)), e->key, e->run, std::string(bytes)});
+      index.groups.push_back({std::string(), e->key, e->run, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/attestations/")) {
@@ -188,8 +190,7 @@ class Verifier {
     if (path.starts_with("refs/levels/")) {
       auto e = parse_level_path(format_, path);
       if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h());
-      index.levels.push_back({unless(level_path(format_, e->level, e->run)),
-                              bytes == null_entry_ ? std::string() : std::string(bytes), e->level, e->run});
+      index.levels.push_back({bytes == null_entry_ ? std::string() : std::string(bytes), e->level, e->run});
       return;
     }
     if (format_ == Format::k2 && path.starts_with("refs/reruns/")) {
@@ -241,8 +242,7 @@ class Verifier {
       const MetadataEntry& m = index_.metadata[i];
       if (i > 0 && index_.metadata[i - 1].digest == m.digest) continue;
       if (!object(m.digest))
-        problem(ProblemKind::kDanglingRef, m.path.empty() ? metadata_path(format_, m.digest) : m.path,
-                "names " + m.digest.str() + ", which is not in the store");
+        problem(ProblemKind::kDanglingRef, metadata_path(format_, m.digest), "names " + m.digest.str() + ", which is not in the store");
     }
     std::vector<MetadataEntry>().swap(index_.metadata);
     check_reruns();
@@ -309,7 +309,14 @@ class Verifier {
 
   void check_groups() {
     for (const auto& g : index_.groups) {
-      const std::string path = g.path.empty() ? group_path(format_, g.first, g.second) : g.path;
+      // A valid run in its place with its bytes (most entries) needs no path spelled out.
+      const ObjectFacts* found = object(g.second);
+      if (found && found->valid() && found->kind == Kind::kRun && found->key == g.first &&
+          g.bytes == found->group_bytes && !reruns_indexed_.count(g.second)) {
+        ++group_count_[g.second];
+        continue;
+      }
+      const std::string path = group_path(format_, g.first, g.second);
       const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
       if (!run) continue;
       ++group_count_[g.second];
@@ -317,9 +324,8 @@ class Verifier {
         problem(ProblemKind::kGroupMismatch, path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
         continue;
       }
-      const std::string expected = group_path_of(g.second, *run);
-      if (path != expected)
-        problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + expected);
+      if (run->key != g.first)  // the path and the run's own group path name the same run
+        problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + group_path_of(g.second, *run));
       else if (g.bytes != run->group_bytes)
         problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
     }
@@ -332,27 +338,30 @@ class Verifier {
   void check_levels() {
     LevelAudit& audit = audit_;
     for (const auto& l : index_.levels) {
-      const std::string path = l.path.empty() ? level_path(format_, l.level, l.run) : l.path;
+      auto path = [&] { return level_path(format_, l.level, l.run); };  // spelled out for problems only
       const std::string& bytes = l.bytes.empty() ? null_entry_ : l.bytes;
-      const ObjectFacts* run = run_named(l.run, path, ProblemKind::kLevelMismatch);
-      if (!run) continue;
+      const ObjectFacts* run = object(l.run);
+      if (!run || !run->valid() || run->kind != Kind::kRun) {
+        run_named(l.run, path(), ProblemKind::kLevelMismatch);
+        continue;
+      }
       ++level_count_[l.run];
       if (l.level == run->default_level && bytes != null_entry_) {
-        problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
+        problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
         continue;
       }
       // The default's bytes (most entries) are not parsed again.
       std::optional<LevelEntryValue> recorded =
           l.bytes.empty() ? std::optional<LevelEntryValue>(LevelEntryValue{}) : parse_level_entry(bytes);
       if (!recorded) {
-        problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
+        problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
         continue;
       }
       recorded->level = l.level;
       LevelJudgement j = audit.judge(snap_.commit_id(), l.run, run->default_level, recorded);
-      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, path, j.detail);
+      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, path(), j.detail);
       else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
-        problem(ProblemKind::kLevelUnjustified, path, *why);
+        problem(ProblemKind::kLevelUnjustified, path(), *why);
     }
     std::vector<LevelEntry>().swap(index_.levels);
   }
