@@ -212,9 +212,14 @@ void Snapshot::walk_parallel(
       } else {
         std::vector<std::pair<std::string, git_oid>> blobs;
         std::vector<std::string> others;
+        // No deeper than a store's trees may go (a caller that checks the
+        // shape at the same time reports a deeper one), so a hostile tree
+        // cannot run the listing's recursion out of stack.
         slot->trees->list(part.id, part.path, [&](const std::string& p, const git_oid& e, git_object_t type) {
           if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
           else others.push_back(p);
+        }, [](const std::string& p, const git_oid&) {
+          return static_cast<std::size_t>(std::count(p.begin(), p.end(), '/')) < git::kMaxTreeDepth + 1;
         });
         if (!others.empty() && other) {
           std::lock_guard lock(other_mutex);

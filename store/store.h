@@ -81,8 +81,9 @@ class Snapshot {
   // self_checked(path) says the caller checks its content itself (verify's
   // objects, named by their sha256). A tree that cannot be read (or holds
   // content with another id) throws Error(kCorruption); with trees_checked
-  // (the caller hashed every tree below `dir` already: verify's shape check)
-  // trees are not hashed again.
+  // (the caller hashes every tree below `dir` itself: verify's shape check)
+  // trees are not hashed here. Folders more than kMaxTreeDepth + 1 deep are
+  // not entered (no store's are).
   void walk_parallel(std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
                      const std::function<void(std::size_t, const std::string&, const std::string_view*,
                                               const std::string&)>& fn,

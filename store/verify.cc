@@ -1,8 +1,11 @@
 #include "store/verify.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "objects/blob.h"
@@ -70,16 +73,57 @@ class Verifier {
         audit_(store.repo(), options.trust) {}
 
   VerifyReport run() {
-    bool trees_checked = false;
-    if (!check_shape(trees_checked)) {
+    // The shape check (one thread) and the walk (every core) run at once, the
+    // walk trusting the shape check to hash every tree. When the shape check
+    // finds anything wrong, what the walk found is dropped and the walk runs
+    // again as it would alone (hashing trees, throwing on one it cannot
+    // read), or not at all when a tree is too deep: the report is the same as
+    // from one after the other.
+    Shape shape;
+    std::exception_ptr shape_error;
+    std::thread shape_thread([&] {
+      try {
+        shape = check_shape();
+      } catch (...) {
+        shape_error = std::current_exception();
+      }
+    });
+    std::vector<WalkPartResult> parts;
+    std::vector<Problem> links;
+    std::exception_ptr walk_error;
+    try {
+      walk(parts, links, true);
+    } catch (...) {
+      walk_error = std::current_exception();
+    }
+    shape_thread.join();
+    if (shape_error) std::rethrow_exception(shape_error);
+    append(report_.problems, shape.problems);
+    if (shape.too_deep) {
       // A tree deeper than any walk goes: report that, and the history.
       check_history();
       return std::move(report_);
     }
-    // Reading, decoding, hashing and parsing run on every core; what the
-    // objects imply is then merged in tree order, so reports are the same
-    // whatever the thread count.
-    std::vector<WalkPartResult> parts;
+    if (!shape.hashed) {
+      parts.clear(), links.clear();
+      walk(parts, links, false);
+    } else if (walk_error) {
+      std::rethrow_exception(walk_error);
+    }
+    append(report_.problems, links);
+    merge(parts);
+    check_index();
+    check_history();
+    report_.objects = objects_.size();
+    return std::move(report_);
+  }
+
+ private:
+  // Reading, decoding, hashing and parsing run on every core; what the
+  // objects imply is then merged in tree order, so reports are the same
+  // whatever the thread count. Submodule links go to `links`.
+  void walk(std::vector<WalkPartResult>& parts, std::vector<Problem>& links, bool trees_checked) {
+    std::mutex links_mutex;
     snap_.walk_parallel(
         "", 0, [&](std::size_t n) { parts.resize(n); },
         [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
@@ -99,13 +143,18 @@ class Verifier {
           }
         },
         [&](const std::string& path) {
-          problem(ProblemKind::kLayout, path, "expected only blobs and trees, found a submodule or link entry");
+          std::lock_guard lock(links_mutex);
+          links.push_back({ProblemKind::kLayout, path, "expected only blobs and trees, found a submodule or link entry"});
         },
         [](const std::string& path) { return path.starts_with("objects/"); },
         options_.progress ? std::function<void(std::size_t, std::size_t)>(
                                 [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
                           : nullptr,
         trees_checked);
+  }
+
+  // The parts' findings, in part order (tree order), into the report, objects_ and index_.
+  void merge(std::vector<WalkPartResult>& parts) {
     std::size_t objects = 0;
     for (const WalkPartResult& part : parts) objects += part.objects.size();
     objects_.reserve(objects);
@@ -122,34 +171,40 @@ class Verifier {
       part = WalkPartResult();
     }
     std::vector<WalkPartResult>().swap(parts);
-    check_index();
-    check_history();
-    report_.objects = objects_.size();
-    return std::move(report_);
   }
 
- private:
   // The head tree's shape (incoming_walk.h): every mode 100644 or 040000, no
   // path more than 16 folders deep, sound names. False when a path is too
   // deep to walk. Trees that cannot be read, and submodule links, the walk
-  // reports itself, naming the path. `hashed`: every tree was read and
-  // hashed to its id and nothing was wrong (the walk need not hash them again).
-  bool check_shape(bool& hashed) {
-    hashed = false;
-    if (snap_.empty()) return true;
+  // reports itself, naming the path. Runs on a thread of its own, through a
+  // repository handle of its own.
+  struct Shape {
+    std::vector<Problem> problems;  // to report
+    bool too_deep = false;
+    bool hashed = true;  // every tree was read and hashed to its id, and nothing was wrong
+  };
+  Shape check_shape() const {
+    Shape out;
+    if (snap_.empty()) return out;
+    git_repository* raw_repo = nullptr;
+    const std::string gitdir = git_repository_path(store_.repo());
+    git::check(git_repository_open_ext(&raw_repo, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+               gitdir + ": opening for reading");
+    git::Repository repo(raw_repo);
     git_oid head = git::parse_oid(snap_.commit_id());
     git_commit* raw = nullptr;
-    git::check(git_commit_lookup(&raw, store_.repo(), &head), "reading the head commit " + snap_.commit_id());
+    git::check(git_commit_lookup(&raw, raw_repo, &head), "reading the head commit " + snap_.commit_id());
     git::Commit commit(raw);
-    git::StoreTreeSource source(store_.repo());
+    git::StoreTreeSource source(raw_repo);
     git::WalkResult shape =
         git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + snap_.commit_id().substr(0, 12));
-    hashed = shape.problems.empty() && !shape.too_deep;
+    out.hashed = shape.problems.empty() && !shape.too_deep;
+    out.too_deep = shape.too_deep;
     for (Problem& p : shape.problems) {
       if (p.kind != ProblemKind::kLayout || p.detail.find("mode 160000") != std::string::npos) continue;
-      problem(p.kind, std::move(p.path), std::move(p.detail));
+      out.problems.push_back(std::move(p));
     }
-    return !shape.too_deep;
+    return out;
   }
 
   void problem(ProblemKind kind, std::string path, std::string detail) {
