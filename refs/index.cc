@@ -6,7 +6,44 @@
 
 namespace kistore {
 
+namespace {
+
+// A string JCS writes as it is, between quotes: printable ASCII other than
+// '"' and '\\' (a digest, "sha256:<hex>", always is).
+bool plain_string(std::string_view s) {
+  for (char c : s)
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  return true;
+}
+
+// The JCS bytes of the ComparisonKey document when each of the three digests
+// is a plain string or absent (null), written directly; nullopt otherwise.
+// The same bytes canonical() gives for the document comparison_key builds:
+// members in sorted order, strings quoted as they are.
+std::optional<std::string> plain_key_document(const Json& run_spec) {
+  std::string out = R"({"apiVersion":")";
+  if (!plain_string(kApiVersion)) return std::nullopt;
+  out.append(kApiVersion).append(R"(","kind":"ComparisonKey","spec":{)");
+  const char* names[] = {"environmentDigest", "protocolDigest", "workloadDigest"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    out.append(i ? ",\"" : "\"").append(names[i]).append("\":");
+    const Json* v = run_spec.find(names[i]);
+    if (!v || v->is_null()) {
+      out.append("null");
+    } else if (v->is_string() && plain_string(v->as_string())) {
+      out.append("\"").append(v->as_string()).append("\"");
+    } else {
+      return std::nullopt;
+    }
+  }
+  out.append("}}");
+  return out;
+}
+
+}  // namespace
+
 Digest comparison_key(const Json& run_spec) {
+  if (auto plain = plain_key_document(run_spec)) return Digest::of(*plain);
   auto digest_of = [&](const char* name) -> Json {
     const Json* v = run_spec.find(name);
     return v ? *v : Json();

@@ -11,6 +11,7 @@
 
 #include "objects/parallel.h"
 #include "store/git.h"
+#include "store/objwrite.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
 #include "store/store.h"
@@ -48,21 +49,51 @@ std::vector<WalkPart> walk_parts(const git::TreeReader& trees, std::string_view 
   return parts;
 }
 
+// Small blobs read and found to hash to their id, by id: an index holds
+// many entries with the same bytes (every default level entry is one blob),
+// and one read and hash serves them all. Direct-mapped, so it stays small.
+class CheckedBlobs {
+ public:
+  static constexpr std::size_t kMaxBytes = 256;
+  const std::string* find(const git_oid& id) const {
+    const Slot& s = slots_[index(id)];
+    return s.used && git_oid_equal(&s.id, &id) ? &s.bytes : nullptr;
+  }
+  void add(const git_oid& id, std::string_view bytes) {
+    if (bytes.size() > kMaxBytes) return;
+    Slot& s = slots_[index(id)];
+    s.id = id, s.used = true;
+    s.bytes.assign(bytes.data(), bytes.size());
+  }
+
+ private:
+  struct Slot {
+    git_oid id{};
+    bool used = false;
+    std::string bytes;
+  };
+  static std::size_t index(const git_oid& id) { return git::OidHash{}(id) % kSlots; }
+  static constexpr std::size_t kSlots = 61;
+  Slot slots_[kSlots];
+};
+
 // One worker's way into the repository: a handle of its own (libgit2 wants
-// one per thread), its object database, a tree reader and a read buffer.
+// one per thread), its object database, a tree reader, a read buffer and the
+// small blobs it has checked.
 struct WalkSlot {
   git::Repository repo;
   git::Odb odb;
   std::unique_ptr<git::TreeReader> trees;
   std::string buffer;
+  CheckedBlobs checked;
 
-  WalkSlot(const std::string& gitdir, const git::PackReader& packs) {
+  WalkSlot(const std::string& gitdir, const git::PackReader& packs, bool check_tree_ids) {
     git_repository* r = nullptr;
     git::check(git_repository_open_ext(&r, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
                gitdir + ": opening for reading");
     repo.reset(r);
     odb = git::open_odb(r);
-    trees = std::make_unique<git::TreeReader>(odb.get(), git::TreeReader::Options{&packs, true});
+    trees = std::make_unique<git::TreeReader>(odb.get(), git::TreeReader::Options{&packs, check_tree_ids});
   }
 };
 
@@ -70,7 +101,8 @@ struct WalkSlot {
 // one) and gives it back, so no more are opened than parts run together.
 class WalkSlots {
  public:
-  WalkSlots(std::string gitdir, const git::PackReader& packs) : gitdir_(std::move(gitdir)), packs_(packs) {}
+  WalkSlots(std::string gitdir, const git::PackReader& packs, bool check_tree_ids)
+      : gitdir_(std::move(gitdir)), packs_(packs), check_tree_ids_(check_tree_ids) {}
   std::unique_ptr<WalkSlot> take() {
     {
       std::lock_guard lock(mutex_);
@@ -80,7 +112,7 @@ class WalkSlots {
         return slot;
       }
     }
-    return std::make_unique<WalkSlot>(gitdir_, packs_);
+    return std::make_unique<WalkSlot>(gitdir_, packs_, check_tree_ids_);
   }
   void give(std::unique_ptr<WalkSlot> slot) {
     std::lock_guard lock(mutex_);
@@ -90,17 +122,24 @@ class WalkSlots {
  private:
   std::string gitdir_;
   const git::PackReader& packs_;
+  bool check_tree_ids_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<WalkSlot>> free_;
 };
 
 // Reads the blob `id` at `path` and hands it to fn(part, path, bytes, error):
 // through the pack reader first, hashed against its id unless the caller
-// checks the content itself.
+// checks the content itself (a small blob this worker hashed before is not
+// read again).
 void read_walk_blob(WalkSlot& slot, const git::PackReader& packs, std::size_t part, const std::string& path,
                     const git_oid& id, bool self_checked,
                     const std::function<void(std::size_t, const std::string&, const std::string_view*,
                                              const std::string&)>& fn) {
+  if (!self_checked)
+    if (const std::string* known = slot.checked.find(id)) {
+      std::string_view bytes = *known;
+      return fn(part, path, &bytes, std::string());
+    }
   git::OdbObject owned;
   std::string_view bytes;
   git_object_t type = GIT_OBJECT_INVALID;
@@ -116,10 +155,12 @@ void read_walk_blob(WalkSlot& slot, const git::PackReader& packs, std::size_t pa
     owned.reset(o);
     bytes = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
   }
-  git_oid actual;
-  if (!self_checked &&
-      (git_odb_hash(&actual, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) < 0 || !git_oid_equal(&actual, &id)))
-    return fn(part, path, nullptr, "its git object " + git::oid_str(id) + " holds content with another id");
+  if (!self_checked) {
+    git_oid actual = git::object_id(GIT_OBJECT_BLOB, bytes);
+    if (!git_oid_equal(&actual, &id))
+      return fn(part, path, nullptr, "its git object " + git::oid_str(id) + " holds content with another id");
+    slot.checked.add(id, bytes);
+  }
   fn(part, path, &bytes, std::string());
 }
 
@@ -129,7 +170,7 @@ void Snapshot::walk_parallel(
     std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
     const std::function<void(std::size_t, const std::string&, const std::string_view*, const std::string&)>& fn,
     const std::function<void(const std::string&)>& other, const std::function<bool(const std::string&)>& self_checked,
-    const std::function<void(std::size_t, std::size_t)>& progress) const {
+    const std::function<void(std::size_t, std::size_t)>& progress, bool trees_checked) const {
   // libgit2 does not re-hash what it reads here; objects are hashed below
   // instead, except where the caller checks the content itself.
   git::HashCheck hash_check_off(false);
@@ -138,7 +179,7 @@ void Snapshot::walk_parallel(
   std::vector<WalkPart> parts;
   {
     git::Odb odb = git::open_odb(repo_);
-    git::TreeReader trees(odb.get(), {&packs, true});
+    git::TreeReader trees(odb.get(), {&packs, !trees_checked});
     std::optional<git_oid> root;
     if (tree_) root = trees.tree_at(git_tree_id(tree_.get()), dir);
     if (root) parts = walk_parts(trees, dir, *root, other);
@@ -149,7 +190,7 @@ void Snapshot::walk_parallel(
   // Parts run on every core (objects/parallel.h), the last first: the big
   // index folders under refs/ start early, so that no long part starts
   // last. Progress is reported from the calling thread only.
-  WalkSlots slots(gitdir, packs);
+  WalkSlots slots(gitdir, packs, !trees_checked);
   std::mutex other_mutex;
   std::atomic<bool> failed{false};
   std::atomic<std::size_t> done{0};
@@ -171,9 +212,14 @@ void Snapshot::walk_parallel(
       } else {
         std::vector<std::pair<std::string, git_oid>> blobs;
         std::vector<std::string> others;
+        // No deeper than a store's trees may go (a caller that checks the
+        // shape at the same time reports a deeper one), so a hostile tree
+        // cannot run the listing's recursion out of stack.
         slot->trees->list(part.id, part.path, [&](const std::string& p, const git_oid& e, git_object_t type) {
           if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
           else others.push_back(p);
+        }, [](const std::string& p, const git_oid&) {
+          return static_cast<std::size_t>(std::count(p.begin(), p.end(), '/')) < git::kMaxTreeDepth + 1;
         });
         if (!others.empty() && other) {
           std::lock_guard lock(other_mutex);

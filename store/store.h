@@ -82,13 +82,17 @@ class Snapshot {
   // calling thread. Each blob is hashed against its git id unless
   // self_checked(path) says the caller checks its content itself (verify's
   // objects, named by their sha256). A tree that cannot be read (or holds
-  // content with another id) throws Error(kCorruption).
+  // content with another id) throws Error(kCorruption); with trees_checked
+  // (the caller hashes every tree below `dir` itself: verify's shape check)
+  // trees are not hashed here. Folders more than kMaxTreeDepth + 1 deep are
+  // not entered (no store's are).
   void walk_parallel(std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
                      const std::function<void(std::size_t, const std::string&, const std::string_view*,
                                               const std::string&)>& fn,
                      const std::function<void(const std::string&)>& other,
                      const std::function<bool(const std::string&)>& self_checked,
-                     const std::function<void(std::size_t, std::size_t)>& progress = nullptr) const;
+                     const std::function<void(std::size_t, std::size_t)>& progress = nullptr,
+                     bool trees_checked = false) const;
 
   bool has_object(const Digest& d) const;
   // The zstd dictionaries of this tree (dictionaries/<id>), for decoding

@@ -1,7 +1,11 @@
 #include "store/verify.h"
 
+#include <algorithm>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "objects/blob.h"
@@ -15,14 +19,51 @@
 namespace kistore {
 namespace {
 
-struct Outcome {
-  std::string path;
-  bool object = false;
-  bool read = false;  // an index entry whose bytes were read
-  ObjectFacts facts;
-  std::vector<Problem> problems;
-  std::string bytes;  // index entries: kept for the merge
+// What verify keeps of the index entries until it checks them against the
+// objects, compactly: no path where the layout gives it from the entry's
+// digests (refs/layout.h parses only what it renders: lowercase hex, exact
+// level names, so a parsed path is its digests' rendering), bytes only where
+// they are not the usual ones.
+struct PairEntry {
+  std::string path;  // groups: "" (it is group_path(first, second))
+  Digest first, second;
+  std::string bytes;
 };
+struct LevelEntry {
+  std::string bytes;  // "" when they are level_entry(nullopt), the default's
+  Level level;
+  Digest run;
+};
+struct MetadataEntry {
+  Digest digest;
+};
+// A source entry's bytes: the digest they spell, or the bytes when they spell none.
+struct SourceBytes {
+  std::optional<Digest> digest;
+  std::string other;
+  std::string str() const { return digest ? digest->str() : other; }
+};
+struct IndexEntries {
+  std::vector<MetadataEntry> metadata;
+  std::vector<PairEntry> groups, attestations, reruns;
+  std::vector<LevelEntry> levels;
+  std::map<std::string, SourceBytes> sources;
+};
+
+// What one part of the walk found, in tree order: its problems, its
+// objects' facts and its index entries; merged in part order.
+struct WalkPartResult {
+  std::vector<Problem> problems;
+  std::vector<std::pair<Digest, ObjectFacts>> objects;
+  IndexEntries index;
+};
+
+template <typename T>
+void append(std::vector<T>& to, std::vector<T>& from) {
+  if (to.empty()) to.swap(from);
+  else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  std::vector<T>().swap(from);
+}
 
 
 class Verifier {
@@ -32,55 +73,45 @@ class Verifier {
         audit_(store.repo(), options.trust) {}
 
   VerifyReport run() {
-    if (!check_shape()) {
+    // The shape check (one thread) and the walk (every core) run at once, the
+    // walk trusting the shape check to hash every tree. When the shape check
+    // finds anything wrong, what the walk found is dropped and the walk runs
+    // again as it would alone (hashing trees, throwing on one it cannot
+    // read), or not at all when a tree is too deep: the report is the same as
+    // from one after the other.
+    Shape shape;
+    std::exception_ptr shape_error;
+    std::thread shape_thread([&] {
+      try {
+        shape = check_shape();
+      } catch (...) {
+        shape_error = std::current_exception();
+      }
+    });
+    std::vector<WalkPartResult> parts;
+    std::vector<Problem> links;
+    std::exception_ptr walk_error;
+    try {
+      walk(parts, links, true);
+    } catch (...) {
+      walk_error = std::current_exception();
+    }
+    shape_thread.join();
+    if (shape_error) std::rethrow_exception(shape_error);
+    append(report_.problems, shape.problems);
+    if (shape.too_deep) {
       // A tree deeper than any walk goes: report that, and the history.
       check_history();
       return std::move(report_);
     }
-    // Reading, decoding, hashing and parsing run on every core; what the
-    // objects imply is then merged in tree order, so reports are the same
-    // whatever the thread count.
-    std::vector<std::vector<Outcome>> parts;
-    // Frames that name a dictionary decode with the tree's (loaded once, on
-    // the first frame that names it, by whichever thread meets it first).
-    const DictionaryLookup dictionaries = snap_.dictionaries();
-    snap_.walk_parallel(
-        "", 0, [&](std::size_t n) { parts.resize(n); },
-        [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
-          Outcome& o = parts[part].emplace_back();
-          o.path = path;
-          if (!bytes) {
-            o.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
-          } else if (path.starts_with("objects/")) {
-            o.object = true;
-            o.facts = object_facts(format_, path, *bytes, options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow,
-                                   dictionaries);
-            if (o.facts.problem) o.problems.push_back(*o.facts.problem);
-          } else {
-            o.read = true;
-            if (parse_metadata_path(format_, path)) {
-              // Checked here, on every core: a parse per document.
-              if (auto p = metadata_problem(path, *bytes)) o.problems.push_back(std::move(*p));
-            } else {
-              o.bytes.assign(bytes->data(), bytes->size());
-            }
-          }
-        },
-        [&](const std::string& path) {
-          problem(ProblemKind::kLayout, path, "expected only blobs and trees, found a submodule or link entry");
-        },
-        [](const std::string& path) { return path.starts_with("objects/"); },
-        options_.progress ? std::function<void(std::size_t, std::size_t)>(
-                                [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
-                          : nullptr);
-    for (std::vector<Outcome>& part : parts) {
-      for (Outcome& o : part) {
-        if (o.object && o.facts.digest) objects_[*o.facts.digest] = std::move(o.facts);
-        for (Problem& p : o.problems) report_.problems.push_back(std::move(p));
-        if (o.read) visit(o.path, o.bytes);
-      }
-      std::vector<Outcome>().swap(part);
+    if (!shape.hashed) {
+      parts.clear(), links.clear();
+      walk(parts, links, false);
+    } else if (walk_error) {
+      std::rethrow_exception(walk_error);
     }
+    append(report_.problems, links);
+    merge(parts);
     check_index();
     check_history();
     report_.objects = objects_.size();
@@ -88,24 +119,96 @@ class Verifier {
   }
 
  private:
+  // Reading, decoding, hashing and parsing run on every core; what the
+  // objects imply is then merged in tree order, so reports are the same
+  // whatever the thread count. Submodule links go to `links`.
+  void walk(std::vector<WalkPartResult>& parts, std::vector<Problem>& links, bool trees_checked) {
+    std::mutex links_mutex;
+    // Frames that name a dictionary decode with the tree's (loaded once, on
+    // the first frame that names it, by whichever thread meets it first).
+    const DictionaryLookup dictionaries = snap_.dictionaries();
+    snap_.walk_parallel(
+        "", 0, [&](std::size_t n) { parts.resize(n); },
+        [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
+          WalkPartResult& out = parts[part];
+          if (!bytes) {
+            out.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
+          } else if (path.starts_with("objects/")) {
+            ObjectFacts facts = object_facts(format_, path, *bytes,
+                                             options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow, dictionaries);
+            if (facts.problem) out.problems.push_back(std::move(*facts.problem));  // facts.problem stays set: invalid
+            std::string().swap(facts.group_path);  // group_path_of gives it again
+            if (facts.digest) out.objects.emplace_back(*facts.digest, std::move(facts));
+          } else {
+            // Metadata documents are checked here, on every core: a parse per document.
+            if (parse_metadata_path(format_, path))
+              if (auto p = metadata_problem(path, *bytes)) out.problems.push_back(std::move(*p));
+            visit(out, path, *bytes);
+          }
+        },
+        [&](const std::string& path) {
+          std::lock_guard lock(links_mutex);
+          links.push_back({ProblemKind::kLayout, path, "expected only blobs and trees, found a submodule or link entry"});
+        },
+        [](const std::string& path) { return path.starts_with("objects/"); },
+        options_.progress ? std::function<void(std::size_t, std::size_t)>(
+                                [&](std::size_t done, std::size_t total) { options_.progress(done, total); })
+                          : nullptr,
+        trees_checked);
+  }
+
+  // The parts' findings, in part order (tree order), into the report, objects_ and index_.
+  void merge(std::vector<WalkPartResult>& parts) {
+    std::size_t objects = 0;
+    for (const WalkPartResult& part : parts) objects += part.objects.size();
+    objects_.reserve(objects);
+    for (WalkPartResult& part : parts) {
+      append(report_.problems, part.problems);
+      for (auto& [digest, facts] : part.objects) objects_[digest] = std::move(facts);
+      std::vector<std::pair<Digest, ObjectFacts>>().swap(part.objects);
+      append(index_.metadata, part.index.metadata);
+      append(index_.groups, part.index.groups);
+      append(index_.attestations, part.index.attestations);
+      append(index_.reruns, part.index.reruns);
+      append(index_.levels, part.index.levels);
+      index_.sources.merge(part.index.sources);
+      part = WalkPartResult();
+    }
+    std::vector<WalkPartResult>().swap(parts);
+  }
+
   // The head tree's shape (incoming_walk.h): every mode 100644 or 040000, no
   // path more than 16 folders deep, sound names. False when a path is too
   // deep to walk. Trees that cannot be read, and submodule links, the walk
-  // reports itself, naming the path.
-  bool check_shape() {
-    if (snap_.empty()) return true;
+  // reports itself, naming the path. Runs on a thread of its own, through a
+  // repository handle of its own.
+  struct Shape {
+    std::vector<Problem> problems;  // to report
+    bool too_deep = false;
+    bool hashed = true;  // every tree was read and hashed to its id, and nothing was wrong
+  };
+  Shape check_shape() const {
+    Shape out;
+    if (snap_.empty()) return out;
+    git_repository* raw_repo = nullptr;
+    const std::string gitdir = git_repository_path(store_.repo());
+    git::check(git_repository_open_ext(&raw_repo, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+               gitdir + ": opening for reading");
+    git::Repository repo(raw_repo);
     git_oid head = git::parse_oid(snap_.commit_id());
     git_commit* raw = nullptr;
-    git::check(git_commit_lookup(&raw, store_.repo(), &head), "reading the head commit " + snap_.commit_id());
+    git::check(git_commit_lookup(&raw, raw_repo, &head), "reading the head commit " + snap_.commit_id());
     git::Commit commit(raw);
-    git::StoreTreeSource source(store_.repo());
+    git::StoreTreeSource source(raw_repo);
     git::WalkResult shape =
         git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + snap_.commit_id().substr(0, 12));
+    out.hashed = shape.problems.empty() && !shape.too_deep;
+    out.too_deep = shape.too_deep;
     for (Problem& p : shape.problems) {
       if (p.kind != ProblemKind::kLayout || p.detail.find("mode 160000") != std::string::npos) continue;
-      problem(p.kind, std::move(p.path), std::move(p.detail));
+      out.problems.push_back(std::move(p));
     }
-    return !shape.too_deep;
+    return out;
   }
 
   void problem(ProblemKind kind, std::string path, std::string detail) {
@@ -115,44 +218,53 @@ class Verifier {
     report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
   }
 
-  // One index entry (or FORMAT), placed by the layout of the store's format.
-  void visit(const std::string& path, std::string_view bytes) {
-    const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
+  // One index entry (or FORMAT), placed by the layout of the store's format,
+  // into `out`. Called from the walk's threads: reads only what is constant.
+  void visit(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
+    auto problem = [&](ProblemKind kind, const std::string& where, std::string detail) {
+      out.problems.push_back({kind, where, std::move(detail)});
+    };
+    auto h = [&] { return std::string(format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>"); };
     auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
+    IndexEntries& index = out.index;
     if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
-    if (path.starts_with("dictionaries/")) return check_dictionary(path, bytes);
+    if (path.starts_with("dictionaries/")) return check_dictionary(out, path, bytes);
     if (path.starts_with("refs/metadata/")) {
       auto d = parse_metadata_path(format_, path);
-      if (!d) return outside("refs/metadata/" + h);
-      metadata_.emplace(*d, path);  // its bytes were checked while read (metadata_problem)
+      if (!d) return outside("refs/metadata/" + h());
+      index.metadata.push_back({*d});  // its bytes were checked while read
       return;
     }
     if (path.starts_with("refs/groups/")) {
       auto e = parse_group_path(format_, path);
-      if (!e) return outside("refs/groups/" + h + "/<64 hex>");
-      groups_.push_back({path, e->key, e->run, std::string(bytes)});
+      if (!e) return outside("refs/groups/" + h() + "/<64 hex>");
+      index.groups.push_back({std::string(), e->key, e->run, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/attestations/")) {
       auto e = parse_attestation_path(format_, path);
-      if (!e) return outside("refs/attestations/" + h + "/<64 hex>");
-      attestations_.push_back({path, e->run, e->attestation, std::string(bytes)});
+      if (!e) return outside("refs/attestations/" + h() + "/<64 hex>");
+      index.attestations.push_back({path, e->run, e->attestation, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/levels/")) {
       auto e = parse_level_path(format_, path);
-      if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h);
-      levels_.push_back({path, e->level, e->run, std::string(bytes)});
+      if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h());
+      index.levels.push_back({bytes == null_entry_ ? std::string() : std::string(bytes), e->level, e->run});
       return;
     }
     if (format_ == Format::k2 && path.starts_with("refs/reruns/")) {
       auto e = parse_rerun_path(format_, path);
-      if (!e) return outside("refs/reruns/" + h + "/<64 hex>");
-      reruns_.push_back({path, e->run, e->rerun, std::string(bytes)});
+      if (!e) return outside("refs/reruns/" + h() + "/<64 hex>");
+      index.reruns.push_back({path, e->run, e->rerun, std::string(bytes)});
       return;
     }
     if (path.starts_with("refs/sources/")) {
-      sources_.emplace(path, std::string(bytes));
+      SourceBytes value;
+      value.digest = Digest::parse(bytes);
+      if (value.digest && value.digest->str() != bytes) value.digest.reset();
+      if (!value.digest) value.other = std::string(bytes);
+      index.sources.emplace(path, std::move(value));
       return;
     }
     problem(ProblemKind::kLayout, path,
@@ -162,16 +274,18 @@ class Verifier {
   }
 
   // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>.
-  void check_dictionary(const std::string& path, std::string_view bytes) {
+  // Called from the walk's threads, as visit.
+  void check_dictionary(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
     std::optional<std::uint32_t> id = parse_dictionary_path(format_, path);
     if (!id)
-      return problem(ProblemKind::kLayout, path,
-                     format_ == Format::k1 ? "a dictionary in a format-1 store, which has none"
-                                           : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>");
+      return out.problems.push_back({ProblemKind::kLayout, path,
+                                     format_ == Format::k1
+                                         ? "a dictionary in a format-1 store, which has none"
+                                         : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>"});
     try {
       Dictionary check(bytes, *id, path);
     } catch (const Error& e) {
-      problem(ProblemKind::kObjectCorrupt, path, e.what());
+      out.problems.push_back({ProblemKind::kObjectCorrupt, path, e.what()});
     }
   }
 
@@ -179,10 +293,15 @@ class Verifier {
   // shorter id that is a prefix of it, or longer ids below it), or "".
   std::string source_holder(const std::string& path) const {
     for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
-      if (auto it = sources_.find(path.substr(0, slash)); it != sources_.end()) return it->first;
-    auto below = sources_.lower_bound(path + "/");
-    if (below != sources_.end() && below->first.starts_with(path + "/")) return below->first;
+      if (auto it = index_.sources.find(path.substr(0, slash)); it != index_.sources.end()) return it->first;
+    auto below = index_.sources.lower_bound(path + "/");
+    if (below != index_.sources.end() && below->first.starts_with(path + "/")) return below->first;
     return "";
+  }
+
+  // Where a valid run's group entry must be (kept out of objects_ to save memory).
+  std::string group_path_of(const Digest& digest, const ObjectFacts& run) const {
+    return run.key ? group_path(format_, *run.key, digest) : run.group_path;
   }
 
   const ObjectFacts* object(const Digest& d) const {
@@ -192,8 +311,16 @@ class Verifier {
 
   // Every index entry against the objects, then every object against the index.
   void check_index() {
-    for (const auto& [digest, path] : metadata_)
-      if (!object(digest)) problem(ProblemKind::kDanglingRef, path, "names " + digest.str() + ", which is not in the store");
+    // By digest, the first entry (in tree order) of each.
+    std::stable_sort(index_.metadata.begin(), index_.metadata.end(),
+                     [](const MetadataEntry& a, const MetadataEntry& b) { return a.digest < b.digest; });
+    for (std::size_t i = 0; i < index_.metadata.size(); ++i) {
+      const MetadataEntry& m = index_.metadata[i];
+      if (i > 0 && index_.metadata[i - 1].digest == m.digest) continue;
+      if (!object(m.digest))
+        problem(ProblemKind::kDanglingRef, metadata_path(format_, m.digest), "names " + m.digest.str() + ", which is not in the store");
+    }
+    std::vector<MetadataEntry>().swap(index_.metadata);
     check_reruns();
     check_groups();
     check_levels();
@@ -231,7 +358,7 @@ class Verifier {
     for (const LevelAudit::RerunCommitAudit* a : audit_.rerun_commits(snap_.commit_id()))
       if (a->valid) expected.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
     std::set<std::pair<Digest, Digest>> indexed;
-    for (const auto& r : reruns_) {
+    for (const auto& r : index_.reruns) {
       indexed.emplace(r.first, r.second);
       const ObjectFacts* run = run_named(r.first, r.path, ProblemKind::kRerunMismatch);
       const ObjectFacts* rerun = run ? run_named(r.second, r.path, ProblemKind::kRerunMismatch) : nullptr;
@@ -257,19 +384,28 @@ class Verifier {
   }
 
   void check_groups() {
-    for (const auto& g : groups_) {
-      const ObjectFacts* run = run_named(g.second, g.path, ProblemKind::kGroupMismatch);
+    for (const auto& g : index_.groups) {
+      // A valid run in its place with its bytes (most entries) needs no path spelled out.
+      const ObjectFacts* found = object(g.second);
+      if (found && found->valid() && found->kind == Kind::kRun && found->key == g.first &&
+          g.bytes == found->group_bytes && !reruns_indexed_.count(g.second)) {
+        ++group_count_[g.second];
+        continue;
+      }
+      const std::string path = group_path(format_, g.first, g.second);
+      const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
       if (!run) continue;
       ++group_count_[g.second];
       if (reruns_indexed_.count(g.second)) {
-        problem(ProblemKind::kGroupMismatch, g.path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
+        problem(ProblemKind::kGroupMismatch, path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
         continue;
       }
-      if (g.path != run->group_path)
-        problem(ProblemKind::kGroupMismatch, g.path, "the run's comparison key puts it at " + run->group_path);
+      if (run->key != g.first)  // the path and the run's own group path name the same run
+        problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + group_path_of(g.second, *run));
       else if (g.bytes != run->group_bytes)
-        problem(ProblemKind::kGroupMismatch, g.path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
+        problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
     }
+    std::vector<PairEntry>().swap(index_.groups);
   }
 
   // Every level entry is exactly what the signed history gives at the head
@@ -277,25 +413,33 @@ class Verifier {
   // rerun of its run. A run with several entries is judged entry by entry.
   void check_levels() {
     LevelAudit& audit = audit_;
-    for (const auto& l : levels_) {
-      const ObjectFacts* run = run_named(l.run, l.path, ProblemKind::kLevelMismatch);
-      if (!run) continue;
-      ++level_count_[l.run];
-      if (l.level == run->default_level && l.bytes != level_entry(std::nullopt)) {
-        problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":null} for a default level, found " + l.bytes.substr(0, 80));
+    for (const auto& l : index_.levels) {
+      auto path = [&] { return level_path(format_, l.level, l.run); };  // spelled out for problems only
+      const std::string& bytes = l.bytes.empty() ? null_entry_ : l.bytes;
+      const ObjectFacts* run = object(l.run);
+      if (!run || !run->valid() || run->kind != Kind::kRun) {
+        run_named(l.run, path(), ProblemKind::kLevelMismatch);
         continue;
       }
-      std::optional<LevelEntryValue> recorded = parse_level_entry(l.bytes);
+      ++level_count_[l.run];
+      if (l.level == run->default_level && bytes != null_entry_) {
+        problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
+        continue;
+      }
+      // The default's bytes (most entries) are not parsed again.
+      std::optional<LevelEntryValue> recorded =
+          l.bytes.empty() ? std::optional<LevelEntryValue>(LevelEntryValue{}) : parse_level_entry(bytes);
       if (!recorded) {
-        problem(ProblemKind::kLevelMismatch, l.path, "expected {\"evidence\":<digest or null>}, found " + l.bytes.substr(0, 80));
+        problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
         continue;
       }
       recorded->level = l.level;
       LevelJudgement j = audit.judge(snap_.commit_id(), l.run, run->default_level, recorded);
-      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, l.path, j.detail);
+      if (!j.agrees) problem(ProblemKind::kLevelUnjustified, path(), j.detail);
       else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
-        problem(ProblemKind::kLevelUnjustified, l.path, *why);
+        problem(ProblemKind::kLevelUnjustified, path(), *why);
     }
+    std::vector<LevelEntry>().swap(index_.levels);
   }
 
   // Of `evidence`, what the store holds as a rerun of the run `digest`: a
@@ -317,7 +461,7 @@ class Verifier {
   }
 
   void check_attestations() {
-    for (const auto& a : attestations_) {
+    for (const auto& a : index_.attestations) {
       const ObjectFacts* run = object(a.first);
       const ObjectFacts* att = object(a.second);
       if (!run) problem(ProblemKind::kDanglingRef, a.path, "attests run " + a.first.str() + ", which is not in the store");
@@ -341,7 +485,7 @@ class Verifier {
     // A controlled rerun is indexed under its run (check_reruns), not in a group.
     const bool rerun = reruns_indexed_.count(digest) > 0;
     if (!rerun && !group_count_.count(digest))
-      problem(ProblemKind::kMissingGroup, facts.group_path, "run " + digest.str() + " is missing from its group");
+      problem(ProblemKind::kMissingGroup, group_path_of(digest, facts), "run " + digest.str() + " is missing from its group");
     else if (!rerun && group_count_[digest] > 1)
       problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count_[digest]) + " groups");
     if (!level_count_.count(digest))
@@ -349,17 +493,17 @@ class Verifier {
     else if (level_count_[digest] > 1)
       problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count_[digest]) + " levels");
     if (facts.source_path) {
-      auto it = sources_.find(*facts.source_path);
-      if (it == sources_.end()) {
+      auto it = index_.sources.find(*facts.source_path);
+      if (it == index_.sources.end()) {
         std::string holder = source_holder(*facts.source_path);
         if (holder.empty())
           problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
         else
           warning(ProblemKind::kSourceClaimed, *facts.source_path,
                   "run " + digest.str() + " claims this source id, which is blocked by " + holder);
-      } else if (it->second != digest.str()) {
+      } else if (it->second.digest != digest) {
         warning(ProblemKind::kSourceClaimed, *facts.source_path,
-                "run " + digest.str() + " claims this source id, which names " + it->second + " (the first claim)");
+                "run " + digest.str() + " claims this source id, which names " + it->second.str() + " (the first claim)");
       }
     }
     for (const auto& [role, ref] : facts.references)
@@ -368,9 +512,9 @@ class Verifier {
   }
 
   void check_sources() {
-    for (const auto& [path, bytes] : sources_) {
-      auto d = Digest::parse(bytes);
-      const ObjectFacts* run = d ? object(*d) : nullptr;
+    for (const auto& [path, value] : index_.sources) {
+      const std::string bytes = value.str();
+      const ObjectFacts* run = value.digest ? object(*value.digest) : nullptr;
       if (!run || !run->valid() || run->kind != Kind::kRun)
         problem(ProblemKind::kSourceMismatch, path, "names " + bytes + ", which is not a run in the store");
       else if (run->source_path != path) {
@@ -443,30 +587,16 @@ class Verifier {
               "commit " + id + " turns format 1 into format 2 without being an upgrade commit (Kistore-Op: upgrade, one parent)");
   }
 
-  struct PairEntry {
-    std::string path;
-    Digest first, second;
-    std::string bytes;
-  };
-  struct LevelEntry {
-    std::string path;
-    Level level;
-    Digest run;
-    std::string bytes;
-  };
-
   const Store& store_;
   const VerifyOptions& options_;
   Snapshot snap_;
   Format format_;
   LevelAudit audit_;  // the signed history, judged against options_.trust
   VerifyReport report_;
-  std::unordered_map<Digest, ObjectFacts> objects_;
-  std::map<Digest, std::string> metadata_;
-  std::vector<PairEntry> groups_, attestations_, reruns_;
+  const std::string null_entry_ = level_entry(std::nullopt);  // a default level's entry
+  std::unordered_map<Digest, ObjectFacts> objects_;  // group_path left empty: group_path_of
+  IndexEntries index_;
   std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
-  std::vector<LevelEntry> levels_;
-  std::map<std::string, std::string> sources_;
   // What check_index counted: each run's group and level entries, the attestations indexed.
   std::unordered_map<Digest, int> group_count_, level_count_;
   std::set<Digest> attested_;

@@ -92,6 +92,47 @@ TEST_CASE("comparison_key hashes the JCS of the key document, for synthetic dige
   CHECK(comparison_key(spec) == Digest::of(jcs));
 }
 
+TEST_CASE("comparison_key is the digest of canonical() of the key document, whatever the three values are", "[index]") {
+  // The key document written directly (plain digests, absent or null) and the
+  // one built and canonicalized (anything else) must give the same bytes.
+  auto expected = [](const Json& spec) {
+    Json key_spec = Json::object();
+    for (const char* name : {"environmentDigest", "protocolDigest", "workloadDigest"})
+      key_spec.set(name, spec.find(name) ? *spec.find(name) : Json());
+    Json doc = Json::object();
+    doc.set("apiVersion", std::string(kApiVersion));
+    doc.set("kind", "ComparisonKey");
+    doc.set("spec", std::move(key_spec));
+    return Digest::of(canonical(doc));
+  };
+  const std::string d = "sha256:" + std::string(64, 'b');
+  std::vector<Json> specs;
+  Json plain = Json::object();
+  plain.set("environmentDigest", d);
+  plain.set("protocolDigest", d);
+  plain.set("workloadDigest", d);
+  specs.push_back(plain);
+  Json absent = Json::object();
+  absent.set("protocolDigest", d);
+  specs.push_back(absent);
+  Json null_one = plain;
+  null_one.set("workloadDigest", Json());
+  specs.push_back(null_one);
+  Json number = plain;
+  number.set("environmentDigest", 5.0);
+  specs.push_back(number);
+  for (const char* odd : {"quote\"inside", "back\\slash", "tab\there", "caf\u00e9", "\x7f"}) {
+    Json escaped = plain;
+    escaped.set("protocolDigest", std::string(odd));
+    specs.push_back(escaped);
+  }
+  for (const Json& spec : specs) {
+    INFO(canonical(spec));
+    CHECK(comparison_key(spec) == expected(spec));
+  }
+  CHECK(comparison_key(specs[0]) != comparison_key(specs[2]));
+}
+
 // Measurement as "metric/statistic/unit/value" for compact comparisons.
 std::string show(const std::optional<Measurement>& m) {
   if (!m) return "none";

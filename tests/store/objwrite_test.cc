@@ -11,6 +11,7 @@
 
 #include "objects/error.h"
 #include "store/git.h"
+#include "store/packread.h"
 #include "tests/store/support.h"
 
 namespace kistore {
@@ -175,4 +176,34 @@ TEST_CASE("merge_small_packs: many small packs become one, every object still re
 }
 
 }  // namespace
+TEST_CASE("PackReader finds every object of a pack with full fan-out buckets, and no other", "[objwrite][pack]") {
+  // 20,000 objects: about 80 per fan-out bucket, so lookups take the
+  // interpolated start and the gallop, not only the binary search.
+  Repo r;
+  std::vector<std::pair<git_oid, std::string>> written;
+  {
+    git::PackWriter pack(r.dir + "/objects/pack");
+    for (int i = 0; i < 20000; ++i) {
+      std::string data = "object number " + std::to_string(i);
+      written.emplace_back(pack.write(GIT_OBJECT_BLOB, data, 0), data);
+    }
+    pack.finish();
+  }
+  git::PackReader reader(r.dir + "/");
+  std::size_t found = 0;
+  std::string out;
+  for (const auto& [id, data] : written) {
+    git_object_t type = GIT_OBJECT_INVALID;
+    if (reader.read(id, type, out) && type == GIT_OBJECT_BLOB && out == data) ++found;
+  }
+  CHECK(found == written.size());
+  std::size_t strays = 0;
+  for (int i = 0; i < 2000; ++i) {
+    git_oid absent = git::object_id(GIT_OBJECT_BLOB, "not written " + std::to_string(i));
+    git_object_t type = GIT_OBJECT_INVALID;
+    if (reader.read(absent, type, out)) ++strays;
+  }
+  CHECK(strays == 0);
+}
+
 }  // namespace kistore
