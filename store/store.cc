@@ -21,6 +21,8 @@
 #include "objects/parallel.h"
 #include "refs/layout.h"
 #include "store/git.h"
+#include "store/native_repo.h"
+#include "store/repo_objects.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
@@ -39,10 +41,6 @@ constexpr int kMaxAttempts = 64;
 // names one.
 constexpr const char* kFallbackAuthorName = "kistore";
 constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
-
-std::shared_ptr<git_tree> share(git_tree* t) {
-  return std::shared_ptr<git_tree>(t, git_tree_free);
-}
 
 // Splits "Name <email>"; nullopt if malformed.
 std::optional<std::pair<std::string, std::string>> parse_author(std::string_view text) {
@@ -84,26 +82,12 @@ git::Signature make_signature(git_repository* repo, const std::string& author, s
 
 // ---- Snapshot -------------------------------------------------------------
 
-Snapshot::Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id)
-    : repo_(repo), tree_(std::move(tree)), commit_id_(std::move(commit_id)) {}
+Snapshot::Snapshot(std::shared_ptr<git::RepoObjects> objects, const git_oid* tree, std::string commit_id)
+    : objects_(std::move(objects)),
+      tree_(tree ? std::make_shared<const git_oid>(*tree) : nullptr),
+      commit_id_(std::move(commit_id)) {}
 
-git_tree* Snapshot::tree_at(std::string_view dir) const {
-  if (!tree_) return nullptr;
-  if (dir.empty()) return tree_.get();
-  std::string key(dir);
-  if (auto it = trees_.find(key); it != trees_.end()) return it->second.get();
-  std::size_t slash = dir.rfind('/');
-  git_tree* parent = tree_at(slash == std::string_view::npos ? std::string_view() : dir.substr(0, slash));
-  git_tree* found = nullptr;
-  if (parent) {
-    std::string name(slash == std::string_view::npos ? dir : dir.substr(slash + 1));
-    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
-    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
-      git::check(git_tree_lookup(&found, repo_, git_tree_entry_id(e)), "reading " + key);
-  }
-  trees_.emplace(key, found ? share(found) : nullptr);
-  return found;
-}
+git_repository* Snapshot::repo() const { return objects_->repo(); }
 
 namespace {
 
@@ -116,11 +100,13 @@ std::pair<std::string_view, std::string> split_path(std::string_view path) {
 
 }  // namespace
 
-const git_oid* Snapshot::tree_id() const { return tree_ ? git_tree_id(tree_.get()) : nullptr; }
-
-git_odb* Snapshot::odb() const {
-  if (!odb_) odb_ = std::shared_ptr<git_odb>(git::open_odb(repo_).release(), git_odb_free);
-  return odb_.get();
+std::shared_ptr<const git::RawTree> Snapshot::load_tree(const git_oid& id, const std::string& where) const {
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string bytes;
+  objects_->read(id, type, bytes, "reading the tree " + (where.empty() ? std::string("at the root") : where));
+  if (type != GIT_OBJECT_TREE)
+    throw Corruption((where.empty() ? std::string("the root") : where) + ": " + git::oid_str(id) + " is not a tree");
+  return std::make_shared<const git::RawTree>(std::move(bytes));
 }
 
 const git::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
@@ -130,7 +116,7 @@ const git::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
   git_oid id;
   bool found = false;
   if (dir.empty()) {
-    id = *git_tree_id(tree_.get());
+    id = *tree_;
     found = true;
   } else {
     std::size_t slash = dir.rfind('/');
@@ -139,11 +125,7 @@ const git::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
     bool is_tree = false;
     found = find_entry(parent, name, id.id, &is_tree) && is_tree;
   }
-  std::shared_ptr<const git::RawTree> tree;
-  if (found) {
-    if (!reader_) reader_ = std::make_shared<git::TreeReader>(odb(), git::TreeReader::Options{});
-    tree = reader_->tree(id, key);
-  }
+  std::shared_ptr<const git::RawTree> tree = found ? load_tree(id, key) : nullptr;
   const git::RawTree* out = tree.get();
   raw_[key] = std::move(tree);
   return out;
@@ -170,11 +152,11 @@ std::optional<std::string> Snapshot::read(std::string_view path) const {
   git_oid id;
   bool is_tree = false;
   if (!find_entry(dir, name, id.id, &is_tree) || is_tree) return std::nullopt;
-  git_odb_object* obj = nullptr;
-  git::check(git_odb_read(&obj, odb(), &id), "reading " + std::string(path), ErrorCode::kCorruption);
-  git::OdbObject owned(obj);
-  if (git_odb_object_type(obj) != GIT_OBJECT_BLOB) return std::nullopt;  // a submodule link, say
-  return std::string(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string bytes;
+  objects_->read(id, type, bytes, "reading " + std::string(path));
+  if (type != GIT_OBJECT_BLOB) return std::nullopt;  // a submodule link, say
+  return bytes;
 }
 
 Format Snapshot::format() const {
@@ -195,13 +177,12 @@ bool Snapshot::exists(std::string_view path) const {
 namespace {
 
 // The tree at `dir` below `root` (root itself for ""), or null.
-git::Tree subtree(git_repository* repo, git_tree* root, std::string_view dir) {
-  if (!root) return nullptr;
-  if (dir.empty()) {
-    git_tree* copy = nullptr;
-    git::check(git_tree_dup(&copy, root), "reading tree");
-    return git::Tree(copy);
-  }
+git::Tree subtree(git_repository* repo, const git_oid* root_id, std::string_view dir) {
+  if (!root_id) return nullptr;
+  git_tree* root = nullptr;
+  git::check(git_tree_lookup(&root, repo, root_id), "reading the head tree");
+  git::Tree owned_root(root);
+  if (dir.empty()) return owned_root;
   git_tree_entry* raw = nullptr;
   std::string p(dir);
   int rc = git_tree_entry_bypath(&raw, root, p.c_str());
@@ -241,18 +222,32 @@ void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
 
 std::vector<std::string> Snapshot::list(std::string_view dir) const {
   std::vector<std::string> out;
-  git_tree* t = tree_at(dir);
+  try {
+    const git::RawTree* t = raw_tree_index(dir);
+    if (!t) return out;
+    std::string_view rest = t->bytes();
+    for (git::RawEntry e; git::next_entry(rest, e);) out.emplace_back(e.name);
+    return out;
+  } catch (const Error&) {
+    return list_libgit2(dir);  // libgit2 says what is wrong, as it always did
+  }
+}
+
+std::vector<std::string> Snapshot::list_libgit2(std::string_view dir) const {
+  std::vector<std::string> out;
+  git::Tree t = subtree(repo(), tree_id(), dir);
   if (!t) return out;
-  std::size_t n = git_tree_entrycount(t);
+  std::size_t n = git_tree_entrycount(t.get());
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t, i)));
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t.get(), i)));
   return out;
 }
 
 void Snapshot::walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
                     const std::function<void(const std::string&)>& other) const {
-  git::Tree t = subtree(repo_, tree_.get(), dir);
-  if (t) walk_tree(repo_, t.get(), std::string(dir), fn, other);
+  if (!tree_) return;
+  git::Tree t = subtree(repo(), tree_id(), dir);
+  if (t) walk_tree(repo(), t.get(), std::string(dir), fn, other);
 }
 
 bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }
@@ -285,21 +280,48 @@ Document Snapshot::document(const Digest& d, bool with_metadata) const {
 }
 
 std::vector<Digest> Snapshot::object_digests() const {
+  // Three levels: ab / cd / <60 hex>. Names are read from the trees alone,
+  // and the trees are not kept (a million objects have 65,536 folders).
   std::vector<Digest> out;
-  git::Tree root = subtree(repo_, tree_.get(), "objects/sha256");
+  try {
+    const git::RawTree* root = raw_tree_index("objects/sha256");
+    if (!root) return out;
+    std::string_view ra = root->bytes();
+    for (git::RawEntry a; git::next_entry(ra, a);) {
+      if (!a.tree()) continue;
+      std::string path_a = "objects/sha256/" + std::string(a.name);
+      std::shared_ptr<const git::RawTree> ta = load_tree(a.oid(), path_a);
+      std::string_view rb = ta->bytes();
+      for (git::RawEntry b; git::next_entry(rb, b);) {
+        if (!b.tree()) continue;
+        std::shared_ptr<const git::RawTree> tb = load_tree(b.oid(), path_a + "/" + std::string(b.name));
+        std::string_view rc = tb->bytes();
+        for (git::RawEntry c; git::next_entry(rc, c);)
+          if (auto d = Digest::parse_hex(std::string(a.name) + std::string(b.name) + std::string(c.name)))
+            out.push_back(*d);
+      }
+    }
+    return out;
+  } catch (const Error&) {
+    return object_digests_libgit2();  // libgit2 says what is wrong, as it always did
+  }
+}
+
+std::vector<Digest> Snapshot::object_digests_libgit2() const {
+  std::vector<Digest> out;
+  git::Tree root = subtree(repo(), tree_id(), "objects/sha256");
   if (!root) return out;
-  // Three levels: ab / cd / <60 hex>. Names are read from the trees alone.
   for (std::size_t i = 0, n = git_tree_entrycount(root.get()); i < n; ++i) {
     const git_tree_entry* a = git_tree_entry_byindex(root.get(), i);
     if (git_tree_entry_type(a) != GIT_OBJECT_TREE) continue;
     git_tree* ta = nullptr;
-    git::check(git_tree_lookup(&ta, repo_, git_tree_entry_id(a)), "reading objects");
+    git::check(git_tree_lookup(&ta, repo(), git_tree_entry_id(a)), "reading objects");
     git::Tree owned_a(ta);
     for (std::size_t j = 0, m = git_tree_entrycount(ta); j < m; ++j) {
       const git_tree_entry* b = git_tree_entry_byindex(ta, j);
       if (git_tree_entry_type(b) != GIT_OBJECT_TREE) continue;
       git_tree* tb = nullptr;
-      git::check(git_tree_lookup(&tb, repo_, git_tree_entry_id(b)), "reading objects");
+      git::check(git_tree_lookup(&tb, repo(), git_tree_entry_id(b)), "reading objects");
       git::Tree owned_b(tb);
       for (std::size_t k = 0, o = git_tree_entrycount(tb); k < o; ++k) {
         const git_tree_entry* c = git_tree_entry_byindex(tb, k);
@@ -335,35 +357,30 @@ Digest Snapshot::resolve(std::string_view ref) const {
 
 // ---- Store ----------------------------------------------------------------
 
-Store::Store(git_repository* repo, std::string dir) : repo_(repo), dir_(std::move(dir)) {
+Store::Store(git_repository* repo, std::string dir) : dir_(std::move(dir)) {
   // A constructor that throws runs no destructor: free the repository here.
   try {
     git_reference* head = nullptr;
-    git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
+    git::check(git_reference_lookup(&head, repo, "HEAD"), dir_ + ": reading HEAD");
     git::Reference owned(head);
     if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
       throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
     branch_ = git_reference_symbolic_target(head);
   } catch (...) {
-    git_repository_free(repo_);
+    git_repository_free(repo);
     throw;
   }
+  objects_ = std::make_shared<git::RepoObjects>(dir_, repo);
 }
 
-Store::Store(Store&& o) noexcept : repo_(o.repo_), dir_(std::move(o.dir_)), branch_(std::move(o.branch_)) {
-  o.repo_ = nullptr;
-}
+Store::Store(std::shared_ptr<git::RepoObjects> objects, std::string dir, std::string branch)
+    : objects_(std::move(objects)), dir_(std::move(dir)), branch_(std::move(branch)) {}
 
-Store& Store::operator=(Store&& o) noexcept {
-  std::swap(repo_, o.repo_);
-  dir_ = std::move(o.dir_);
-  branch_ = std::move(o.branch_);
-  return *this;
-}
+Store::Store(Store&& o) noexcept = default;
+Store& Store::operator=(Store&& o) noexcept = default;
+Store::~Store() = default;
 
-Store::~Store() {
-  if (repo_) git_repository_free(repo_);
-}
+git_repository* Store::repo() const { return objects_->repo(); }
 
 Store Store::init(const std::string& dir) {
   git::ensure_init();
@@ -386,7 +403,12 @@ Store Store::init(const std::string& dir) {
   return store;
 }
 
-Store Store::open(const std::string& dir) {
+Store Store::open(const std::string& dir, Use use) {
+  if (use == Use::kAnything) git::ensure_init();
+  if (std::optional<Store> store = open_native(dir)) {
+    if (use == Use::kAnything) store->repo();  // opened as before, so that its errors come here
+    return std::move(*store);
+  }
   git::ensure_init();
   git_repository* repo = nullptr;
   int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
@@ -397,28 +419,54 @@ Store Store::open(const std::string& dir) {
   if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
     throw IOError(dir + ": not a kistore store: " + why +
                   "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  store.check_format();
+  return store;
+}
+
+void Store::check_format() const {
   try {
-    store.snapshot().format();  // a later format is refused by every command
+    snapshot().format();  // a later format is refused by every command
   } catch (const Error& e) {
-    throw IOError(dir + ": " + e.what() + "; nothing was read or written");
+    throw IOError(dir_ + ": " + e.what() + "; nothing was read or written");
   }
+}
+
+std::optional<Store> Store::open_native(const std::string& dir) {
+  std::optional<git::NativeRepo> found = git::locate_repository(dir);
+  if (!found) return std::nullopt;
+  Store store(std::make_shared<git::RepoObjects>(dir, found->gitdir), dir, found->branch);
+  std::optional<Snapshot> head = store.snapshot_native();
+  // An unborn branch (its shape rule lists references) or a head that the
+  // own reader cannot read: libgit2 opens it, with its own messages.
+  if (!head || head->empty()) return std::nullopt;
+  std::optional<StoreShape> shape;
+  try {
+    shape = store_shape(*head->raw_tree_index(""), [&](const char* name) { return head->raw_tree_index(name); },
+                        store.branch_);
+  } catch (const Error&) {
+    return std::nullopt;  // a damaged tree: libgit2's message
+  }
+  if (!shape->refuse_open.empty())
+    throw IOError(dir + ": not a kistore store: " + shape->refuse_open +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  store.check_format();
   return store;
 }
 
 std::string Store::author(const std::string& option) const {
-  git::Signature sig = make_signature(repo_, option, std::nullopt);
+  git::Signature sig = make_signature(repo(), option, std::nullopt);
   return std::string(sig->name) + " <" + sig->email + ">";
 }
 
 std::string Store::local_dir() const {
-  std::string dir = git_repository_path(repo_);
+  std::string dir = objects_->gitdir();
   if (!dir.empty() && dir.back() == '/') dir.pop_back();
   return dir + "/kistore";
 }
 
 std::optional<std::string> Store::setting(const std::string& key) const {
   git_config* cfg = nullptr;
-  git::check(git_repository_config_snapshot(&cfg, repo_), dir_ + ": reading config");
+  git::check(git_repository_config_snapshot(&cfg, repo()), dir_ + ": reading config");
   git::Config owned(cfg);
   const char* value = nullptr;
   if (git_config_get_string(&value, cfg, ("kistore." + key).c_str()) < 0) {
@@ -430,23 +478,41 @@ std::optional<std::string> Store::setting(const std::string& key) const {
 
 void Store::set_setting(const std::string& key, const std::string& value) {
   git_config* cfg = nullptr;
-  git::check(git_repository_config(&cfg, repo_), dir_ + ": opening config");
+  git::check(git_repository_config(&cfg, repo()), dir_ + ": opening config");
   git::Config owned(cfg);
   git::check(git_config_set_string(cfg, ("kistore." + key).c_str(), value.c_str()), dir_ + ": writing config");
 }
 
 Snapshot Store::snapshot() const {
+  if (std::optional<Snapshot> native = snapshot_native()) return std::move(*native);
+  git_repository* repo = this->repo();
   git_reference* ref = nullptr;
-  int rc = git_reference_lookup(&ref, repo_, branch_.c_str());
-  if (rc == GIT_ENOTFOUND) return Snapshot(repo_, nullptr, "");
+  int rc = git_reference_lookup(&ref, repo, branch_.c_str());
+  if (rc == GIT_ENOTFOUND) return Snapshot(objects_, nullptr, "");
   git::check(rc, dir_ + ": reading " + branch_);
   git::Reference owned(ref);
   git_commit* commit = nullptr;
-  git::check(git_commit_lookup(&commit, repo_, git_reference_target(ref)), dir_ + ": reading the head commit");
+  git::check(git_commit_lookup(&commit, repo, git_reference_target(ref)), dir_ + ": reading the head commit");
   git::Commit owned_commit(commit);
-  git_tree* tree = nullptr;
-  git::check(git_commit_tree(&tree, commit), dir_ + ": reading the head tree");
-  return Snapshot(repo_, share(tree), git::oid_str(*git_commit_id(commit)));
+  return Snapshot(objects_, git_commit_tree_id(commit), git::oid_str(*git_commit_id(commit)));
+}
+
+std::optional<Snapshot> Store::snapshot_native() const {
+  git_oid commit_id, tree_id;
+  switch (git::read_ref(objects_->gitdir(), branch_, commit_id)) {
+    case git::RefState::kAbsent:
+      return Snapshot(objects_, nullptr, "");
+    case git::RefState::kUnknown:
+      return std::nullopt;
+    case git::RefState::kFound:
+      break;
+  }
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string commit;
+  if (!objects_->read_native(commit_id, type, commit) || type != GIT_OBJECT_COMMIT ||
+      !git::commit_tree_id(commit, tree_id))
+    return std::nullopt;
+  return Snapshot(objects_, &tree_id, git::oid_str(commit_id));
 }
 
 std::string commit_message(const ChangeSet& change) {
@@ -475,9 +541,9 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   std::optional<git::PackWriter> pack;
   std::optional<git::LooseWriter> loose;
   if (bulk)
-    pack.emplace(std::string(git_repository_path(repo_)) + "objects/pack");
+    pack.emplace(objects_->gitdir() + "objects/pack");
   else
-    loose.emplace(repo_);
+    loose.emplace(repo());
   git::ObjectWriter& out = bulk ? static_cast<git::ObjectWriter&>(*pack) : *loose;
 
   std::map<std::string, git::PathChange> changes;
@@ -508,7 +574,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};
 
-  git_oid tree_id = git::build_tree(repo_, base.tree_id(), changes, out);
+  git_oid tree_id = git::build_tree(repo(), base.tree_id(), changes, out);
   std::string content = commit_text(base, tree_id, change, options);
   git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
   if (pack) pack->finish();
@@ -526,7 +592,7 @@ std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const 
   };
   if (!base.empty()) add_parent(base.commit_id());
   for (const std::string& p : change.extra_parents) add_parent(p);
-  git::Signature author = make_signature(repo_, options.author, options.time);
+  git::Signature author = make_signature(repo(), options.author, options.time);
   std::string message = commit_message(change);
   std::string content = git::commit_text(tree, parents, *author, *author, message);
   if (options.sign) {
@@ -539,13 +605,13 @@ std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const 
 void Store::sweep_temp_files() const {
   // A writer killed before its rename left temporary files: the next one
   // removes those of dead processes (never a live writer's).
-  const std::string objects = std::string(git_repository_path(repo_)) + "objects";
+  const std::string objects = objects_->gitdir() + "objects";
   sweep_stale_temp_files(objects);
   sweep_stale_temp_files(objects + "/pack");
 }
 
 void Store::check_writable() const {
-  if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
+  if (std::string why = store_shape(repo(), branch_).refuse_write; !why.empty())
     throw IOError(dir_ + ": not a kistore store: " + why +
                   "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
 }
@@ -584,13 +650,14 @@ std::optional<std::string> Store::commit_written(
     git_oid_fromstr(&new_id, id.c_str());
     std::optional<git_oid> old_id;
     if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
-    int rc = git::move_ref(repo_, branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
+    int rc = git::move_ref(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
     if (rc == 0) {
       git_odb* odb = nullptr;
-      if (git_repository_odb(&odb, repo_) == 0) {
+      if (git_repository_odb(&odb, repo()) == 0) {
         git_odb_refresh(odb);  // see the pack just written
         git_odb_free(odb);
       }
+      objects_->refresh();
       return id;
     }
     if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED)
@@ -601,7 +668,7 @@ std::optional<std::string> Store::commit_written(
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + attempt * 10)));
   }
   throw IOError(dir_ + ": gave up after " + std::to_string(kMaxAttempts) + " attempts: " +
-                (last_locked ? "the lock file " + std::string(git_repository_path(repo_)) + branch_ +
+                (last_locked ? "the lock file " + objects_->gitdir() + branch_ +
                                    ".lock stayed in place; if no kistore or git command is running on this "
                                    "store, a crashed one left it: remove it"
                              : "other writers kept moving " + branch_));

@@ -18,14 +18,19 @@
 // them is not opened at all. Only the root and two folders are read: the
 // check costs the same at any size.
 //
-// Thread-safety: reads `repo` only; as safe as libgit2 reads on one repository.
+// Thread-safety: reads `repo` (or the trees given) only; as safe as libgit2
+// reads on one repository.
 #pragma once
 
+#include <functional>
 #include <string>
 
 struct git_repository;
 
 namespace kistore {
+namespace git {
+class RawTree;
+}
 
 struct StoreShape {
   std::string refuse_open;   // why no command may use it ("its branch master holds README.md"), or ""
@@ -35,5 +40,10 @@ struct StoreShape {
 // The verdict on the repository whose HEAD names `branch` ("refs/heads/main").
 // Throws Error(kIO) when the repository cannot be read.
 StoreShape store_shape(git_repository* repo, const std::string& branch);
+// The same verdict on a branch with commits whose root tree is `root`;
+// subtree(name) gives the root's folder `name` (null when it is not a tree).
+// Error(kCorruption) when a tree is malformed, or as subtree throws.
+StoreShape store_shape(const git::RawTree& root, const std::function<const git::RawTree*(const char*)>& subtree,
+                       const std::string& branch);
 
 }  // namespace kistore
