@@ -233,9 +233,34 @@ std::vector<std::string> Snapshot::list(std::string_view dir) const {
   }
 }
 
+namespace {
+
+// The tree at `dir` below `root`, looked up a folder at a time (so that a
+// damaged tree is named by its own path, as list() always named it), or
+// null when there is none.
+git::Tree tree_by_folders(git_repository* repo, const git_oid& root, std::string_view dir) {
+  git_tree* t = nullptr;
+  git::check(git_tree_lookup(&t, repo, &root), "reading the head tree");
+  git::Tree at(t);
+  for (std::size_t start = 0; start < dir.size();) {
+    std::size_t slash = std::min(dir.find('/', start), dir.size());
+    std::string name(dir.substr(start, slash - start));
+    const git_tree_entry* e = git_tree_entry_byname(at.get(), name.c_str());
+    if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return nullptr;
+    git_tree* next = nullptr;
+    git::check(git_tree_lookup(&next, repo, git_tree_entry_id(e)), "reading " + std::string(dir.substr(0, slash)));
+    at.reset(next);
+    start = slash + 1;
+  }
+  return at;
+}
+
+}  // namespace
+
 std::vector<std::string> Snapshot::list_libgit2(std::string_view dir) const {
   std::vector<std::string> out;
-  git::Tree t = subtree(repo(), tree_id(), dir);
+  if (!tree_) return out;
+  git::Tree t = tree_by_folders(repo(), *tree_, dir);
   if (!t) return out;
   std::size_t n = git_tree_entrycount(t.get());
   out.reserve(n);
