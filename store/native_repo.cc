@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -117,8 +118,12 @@ bool parse_hex_id(std::string_view hex, git_oid& out) {
 }
 
 std::optional<NativeRepo> locate_repository(const std::string& dir) {
-  std::string root = dir.empty() || dir.back() == '/' ? dir : dir + "/";
-  if (root.empty()) return std::nullopt;
+  // An absolute path without symbolic links, as libgit2's repository path.
+  char* real = dir.empty() ? nullptr : ::realpath(dir.c_str(), nullptr);
+  if (!real) return std::nullopt;
+  std::string root = real;
+  std::free(real);
+  if (root.back() != '/') root += '/';
   std::string gitdir;
   if (is_dir(root + ".git")) {
     if (!owned_by_me(root)) return std::nullopt;

@@ -35,7 +35,7 @@ namespace kistore::git {
 // Where the repository at `dir` keeps its files and which branch its HEAD
 // names.
 struct NativeRepo {
-  std::string gitdir;  // ending in '/'
+  std::string gitdir;  // absolute, without symbolic links, ending in '/' (as git_repository_path)
   std::string branch;  // "refs/heads/main"
 };
 

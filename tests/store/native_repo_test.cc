@@ -6,6 +6,7 @@
 #include "store/native_repo.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -167,11 +168,11 @@ TEST_CASE("native reader: what it leaves to libgit2") {
   GitRepo r;
   auto found = git::locate_repository(r.dir);
   REQUIRE(found);
-  CHECK(found->gitdir == r.dir + "/");
+  CHECK(found->gitdir == std::filesystem::canonical(r.dir).string() + "/");
   CHECK(found->branch == "refs/heads/master");
   auto work = git::locate_repository(r.work);  // a work tree: its .git folder
   REQUIRE(work);
-  CHECK(work->gitdir == r.work + "/.git/");
+  CHECK(work->gitdir == std::filesystem::canonical(r.work).string() + "/.git/");
   CHECK_FALSE(git::locate_repository(r.tmp.path));  // no repository
 
   SECTION("an alternate object folder") { write_file(r.dir + "/objects/info/alternates", "/elsewhere\n"); }
