@@ -15,7 +15,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto ref = std::make_shared<std::string>();
   app->add_option("REF", *ref, "Digest or unique hex prefix (8+)")->required();
   return Command{app, [&g, ref]() -> int {
-    Store store = open_store(g);
+    Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     std::string bytes = snap.object_bytes(snap.resolve(*ref));
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);

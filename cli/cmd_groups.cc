@@ -30,7 +30,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("--benchmark", o->benchmark, "Only groups whose benchmark contains this text");
   app->add_option("--gpu", o->gpu, "Only groups whose GPU contains this text");
   return Command{app, [&g, o]() -> int {
-    Store store = open_store(g);
+    Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     Json list = Json::array();
     std::string text;

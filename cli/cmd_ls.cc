@@ -42,10 +42,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       throw InvalidInput("--level: expected one of " + std::string(level_names()) + ", found \"" + o->level + "\"");
     if (level && kind && *kind != Kind::kRun)
       throw InvalidInput("--level applies to runs only; --kind " + o->kind + " has no level");
-    Store store = open_store(g);
+    Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     std::vector<Digest> digests = level ? runs_at_level(snap, *level) : snap.object_digests();
-    LevelAudit audit(store, load_trust(store));
+    AuditOnDemand audit(store, load_trust(store));
     Json list = Json::array();
     std::string text;
     for (const Digest& d : digests) {

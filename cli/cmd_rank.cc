@@ -51,7 +51,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     if (!o->min_level.empty() && !(min_level = parse_level(o->min_level)))
       throw InvalidInput("--min-level: expected one of " + std::string(level_names()) + ", found \"" +
                          o->min_level + "\"");
-    Store store = open_store(g);
+    Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
     // Levels from the runs and their rerun entries (run_level): the default
@@ -65,7 +65,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       runs.emplace(m.run, std::move(run));
     }
     auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
-    LevelAudit audit(store, load_trust(store));
+    AuditOnDemand audit(store, load_trust(store));
     Json list = Json::array();
     std::string text;
     std::optional<GroupLabel> label;

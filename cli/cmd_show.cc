@@ -27,12 +27,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("REF", o->ref, "Digest or unique hex prefix (8+)")->required();
   app->add_flag("--canonical", o->canonical, "Print the RFC 8785 bytes");
   return Command{app, [&g, o]() -> int {
-    Store store = open_store(g);
+    Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     Digest d = snap.resolve(o->ref);
     Document doc = snap.document(d);
     Json bundle = doc.kind() == Kind::kRun ? stored_bundle(snap, doc) : doc.with_metadata();
-    LevelAudit audit(store, load_trust(store));
+    AuditOnDemand audit(store, load_trust(store));
     if (o->canonical) {
       std::string out = canonical(bundle);
       std::fwrite(out.data(), 1, out.size(), stdout);

@@ -51,6 +51,7 @@ void read_environment(Globals& g) {
 }
 
 Store open_store(const Globals& g) { return Store::open(g.store_dir); }
+Store open_store_for_reading(const Globals& g) { return Store::open(g.store_dir, Store::Use::kReading); }
 
 std::string read_input_file(const std::string& path) {
   // One JSON text is limited to kMaxInputBytes by the parser; a JSON Lines

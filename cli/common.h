@@ -55,6 +55,9 @@ std::vector<Registrar>& registrars();
 
 // The store named by --store / KISTORE_DIR / .kistore (g.store_dir).
 Store open_store(const Globals& g);
+// The same for commands that only read (rank, show, cat, ls, groups):
+// libgit2 is started only if something needs it (Store::Use::kReading).
+Store open_store_for_reading(const Globals& g);
 
 // Reads a file ("-" is stdin) whole; Error(kIO) naming the path when it
 // cannot be read. The 16 MiB limit applies to each JSON text (the parser's),

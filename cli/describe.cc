@@ -19,7 +19,7 @@ struct Evidence {
   std::size_t attestations = 0;
 };
 
-Evidence evidence_of(const Snapshot& snap, LevelAudit& audit, const Document& run) {
+Evidence evidence_of(const Snapshot& snap, AuditOnDemand& audit, const Document& run) {
   Evidence e;
   e.level = recorded_level(snap, run.digest());
   if (e.level) e.standing = level_standing(snap, audit, run, *e.level);
@@ -78,7 +78,7 @@ std::string rerun_text(const RerunInfo& rerun) {
   return "rerun " + level + "  " + ratio + "  " + rerun.rerun.hex().substr(0, 12);
 }
 
-Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& run) {
+Json run_evidence_json(const Snapshot& snap, AuditOnDemand& audit, const Document& run) {
   Evidence e = evidence_of(snap, audit, run);
   Json out = Json::object();
   if (e.level) set_level_json(out, e.standing);
@@ -92,7 +92,7 @@ Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& 
   return out;
 }
 
-std::string run_evidence_text(const Snapshot& snap, LevelAudit& audit, const Document& run) {
+std::string run_evidence_text(const Snapshot& snap, AuditOnDemand& audit, const Document& run) {
   Evidence e = evidence_of(snap, audit, run);
   std::string out = "level: " + (e.level ? level_text(e.standing) : std::string("(none recorded)")) + "\n";
   out += "rank: " + (e.rank ? std::to_string(e.rank) : std::string("unranked")) + " of " +

@@ -36,10 +36,10 @@ Json stored_bundle(const Snapshot& snap, const Document& run);
 
 // {"level","verified"?,"why"?,"rank","of","group","attestations","reruns"} for a run;
 // `audit` judges its level (level_standing).
-Json run_evidence_json(const Snapshot& snap, LevelAudit& audit, const Document& run);
+Json run_evidence_json(const Snapshot& snap, AuditOnDemand& audit, const Document& run);
 // The same as text lines: "level: source-native\nrank: 3 of 4 in group sha256:…\n…",
 // with a line per rerun.
-std::string run_evidence_text(const Snapshot& snap, LevelAudit& audit, const Document& run);
+std::string run_evidence_text(const Snapshot& snap, AuditOnDemand& audit, const Document& run);
 
 }  // namespace kistore::cli
 

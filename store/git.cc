@@ -5,6 +5,10 @@
 
 namespace kistore::git {
 
+namespace {
+std::atomic<bool> strict_hashes{false};
+}
+
 void ensure_init() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -13,18 +17,15 @@ void ensure_init() {
     // re-hashing every object read costs queries more than the rest of
     // their work (the index's flat folders are large trees). verify and
     // pull turn the check on (HashCheck), or hash what they read themselves.
-    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, strict_hashes ? 1 : 0);
     // kistore names every object it puts in a tree itself, so libgit2's
     // existence check before each tree entry is a lookup per entry for nothing.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
   });
 }
 
-namespace {
-std::atomic<bool> strict_hashes{false};
-}
-
 HashCheck::HashCheck(bool on) : previous_(strict_hashes.exchange(on)) {
+  ensure_init();  // libgit2 may be opened lazily (store/object_source.h): set the option on a live library
   git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, on ? 1 : 0);
 }
 HashCheck::~HashCheck() {

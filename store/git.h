@@ -26,7 +26,10 @@ namespace kistore::git {
 // deepest path kistore writes, objects/sha256/<h0h1>/<h2h3>/<h4…>, is 4.
 inline constexpr unsigned kMaxTreeDepth = 16;
 
-// Initialises libgit2 once per process.
+// Initialises libgit2 once per process. Costly (Debian's libgit2 parses the
+// system's CA bundle here): only what uses libgit2 calls it, when it first
+// does (Store::repo, store/repo_objects.h), never a read that kistore's own
+// reader answers (store/native_repo.h).
 void ensure_init();
 
 // While alive, libgit2 re-hashes (on) or trusts (off) every object it reads

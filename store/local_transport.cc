@@ -54,8 +54,8 @@ std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, cons
   });
   if (!walked.problems.empty()) {
     problems = std::move(walked.problems);
-    // A repository that is no store at all: one line, not one per file.
-    if (auto one = not_a_store(remote.get(), head, branch)) problems = {*one};
+    // A repository that is no store at all: that first, then two examples.
+    lead_with(not_a_store(remote.get(), head, branch), problems);
     return 0;  // the pack goes with its writer
   }
   std::size_t n = pack.count();

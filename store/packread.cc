@@ -7,8 +7,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+
+#include "objects/error.h"
+#include "store/pack_delta.h"
 
 namespace kistore::git {
 namespace {
@@ -39,6 +43,38 @@ struct Mapping {
     if (data) ::munmap(const_cast<unsigned char*>(data), size);
   }
 };
+
+// The most a deflate stream of `compressed` bytes can inflate to (zlib's
+// worst ratio is about 1032:1), capped at 4 GiB.
+std::uint64_t inflate_bound(std::size_t compressed) {
+  const std::uint64_t cap = std::uint64_t(1) << 32;
+  return compressed > cap / 1032 ? cap : std::uint64_t(compressed) * 1032 + 64;
+}
+
+// Replaces `out` with the zlib stream at p[0..avail) inflated, which must be
+// exactly `size` bytes and end the stream.
+bool inflate_exact(const unsigned char* p, std::size_t avail, std::uint64_t size, std::string& out) {
+  if (size > inflate_bound(avail)) return false;
+  out.assign(size, '\0');
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return false;
+  z.next_in = const_cast<unsigned char*>(p);
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(avail, UINT32_MAX));
+  z.next_out = reinterpret_cast<unsigned char*>(out.data());
+  z.avail_out = static_cast<uInt>(size);
+  unsigned char spare;  // a stream longer than declared shows as output here
+  int rc = inflate(&z, Z_FINISH);
+  if (rc == Z_OK || rc == Z_BUF_ERROR) {
+    if (z.avail_out == 0) {
+      z.next_out = &spare;
+      z.avail_out = 1;
+      rc = inflate(&z, Z_FINISH);
+    }
+  }
+  bool ok = rc == Z_STREAM_END && z.total_out == size;
+  inflateEnd(&z);
+  return ok;
+}
 
 }  // namespace
 
@@ -197,6 +233,71 @@ bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, s
     return true;
   }
   return false;
+}
+
+bool PackReader::read_any(const git_oid& id, git_object_t& type, std::string& out) const {
+  return read_any_at(id, 0, type, out);
+}
+
+bool PackReader::read_any_at(const git_oid& id, unsigned depth, git_object_t& type, std::string& out) const {
+  for (const auto& pack : packs_)
+    if (std::uint64_t at = pack->find(id)) return read_entry(*pack, at, depth, type, out);
+  return false;
+}
+
+bool PackReader::read_entry(const Pack& pack, std::uint64_t at, unsigned depth, git_object_t& type,
+                            std::string& out) const {
+  if (depth > kMaxDeltaChain) return false;
+  const unsigned char* p = pack.pack.data;
+  const std::uint64_t entry = at, end = pack.pack.size - 20;  // before the trailer
+  if (at >= end) return false;
+  unsigned c = p[at++];
+  int t = (c >> 4) & 7;
+  std::uint64_t size = c & 15;
+  for (int shift = 4; c & 0x80; shift += 7) {
+    if (at >= end || shift > 56) return false;
+    c = p[at++];
+    size |= std::uint64_t(c & 0x7f) << shift;
+  }
+  if (t >= GIT_OBJECT_COMMIT && t <= GIT_OBJECT_TAG) {
+    if (!inflate_exact(p + at, end - at, size, out)) return false;
+    type = static_cast<git_object_t>(t);
+    return true;
+  }
+  std::string base;
+  if (t == GIT_OBJECT_OFS_DELTA) {
+    // The base's distance back, big-endian 7 bits a byte, plus one per
+    // continuation byte (git's encoding).
+    if (at >= end) return false;
+    c = p[at++];
+    std::uint64_t back = c & 0x7f;
+    while (c & 0x80) {
+      if (at >= end || back >= (std::uint64_t(1) << 56)) return false;
+      c = p[at++];
+      back = ((back + 1) << 7) | (c & 0x7f);
+    }
+    if (back == 0 || back >= entry) return false;
+    if (!read_entry(pack, entry - back, depth + 1, type, base)) return false;
+  } else if (t == GIT_OBJECT_REF_DELTA) {
+    if (end - at < GIT_OID_RAWSZ) return false;
+    git_oid base_id;
+    std::memcpy(base_id.id, p + at, GIT_OID_RAWSZ);
+    at += GIT_OID_RAWSZ;
+    if (!read_any_at(base_id, depth + 1, type, base)) return false;
+  } else {
+    return false;
+  }
+  std::string delta;
+  DeltaHeader header;
+  if (!inflate_exact(p + at, end - at, size, delta) || !read_delta_header(delta, header) ||
+      header.base_size != base.size() || header.result_size > inflate_bound(delta.size() + base.size()))
+    return false;
+  try {
+    apply_delta(base, delta, header, out, entry);
+  } catch (const Error&) {
+    return false;  // libgit2 reports the damaged delta
+  }
+  return true;
 }
 
 }  // namespace kistore::git

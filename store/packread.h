@@ -12,8 +12,11 @@
 // blocks, with lengths, sizes and Adler-32 consistent. For anything else
 // (loose objects, deltas after `git gc`, deflated data, damage) it answers
 // "not here" and the caller reads through libgit2, which reports damage.
+// read_any() also inflates deflated entries and rebuilds deltas (a store
+// after `git gc`), for the read-only commands' own reader (native_objects.h).
 //
-// Thread-safety: after construction, read() may be called from any thread.
+// Thread-safety: after construction, read() and read_any() may be called
+// from any thread.
 #pragma once
 
 #include <git2.h>
@@ -41,8 +44,21 @@ class PackReader {
   // returns true. Never allocates more than the pack file holds.
   bool read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size = UINT64_MAX) const;
 
+  // As read, for every kind of entry: whole objects stored or deflated, and
+  // deltas (OFS_DELTA, and REF_DELTA on a base in these packs) rebuilt with
+  // pack_delta.h, at most kMaxDeltaChain deep. False when the entry cannot
+  // be read completely and consistently (absent, cut short, inflating to
+  // another size, a delta that does not fit its base, a chain too deep):
+  // the caller then asks libgit2, which says what is wrong. No object is
+  // re-hashed. Allocates at most what the entry's compressed bytes can
+  // inflate to (deflate's ratio is at most 1032:1) and 4 GiB.
+  bool read_any(const git_oid& id, git_object_t& type, std::string& out) const;
+  static constexpr unsigned kMaxDeltaChain = 4096;
+
  private:
   struct Pack;
+  bool read_entry(const Pack& pack, std::uint64_t at, unsigned depth, git_object_t& type, std::string& out) const;
+  bool read_any_at(const git_oid& id, unsigned depth, git_object_t& type, std::string& out) const;
   void add_packs(const std::string& dir);
   std::vector<std::unique_ptr<Pack>> packs_;
 };

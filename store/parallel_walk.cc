@@ -174,14 +174,14 @@ void Snapshot::walk_parallel(
   // libgit2 does not re-hash what it reads here; objects are hashed below
   // instead, except where the caller checks the content itself.
   git::HashCheck hash_check_off(false);
-  std::string gitdir = git_repository_path(repo_);
+  std::string gitdir = git_repository_path(repo());
   git::PackReader packs(gitdir);  // whole stored objects, read without libgit2
   std::vector<WalkPart> parts;
   {
-    git::Odb odb = git::open_odb(repo_);
+    git::Odb odb = git::open_odb(repo());
     git::TreeReader trees(odb.get(), {&packs, !trees_checked});
     std::optional<git_oid> root;
-    if (tree_) root = trees.tree_at(git_tree_id(tree_.get()), dir);
+    if (tree_) root = trees.tree_at(tree_id(), dir);
     if (root) parts = walk_parts(trees, dir, *root, other);
   }
   count(parts.size());

@@ -97,9 +97,9 @@ class Pull {
     conn_.disconnect();
     if (problems.empty()) return true;
     report_.result = "refused";
-    // A repository that is no store at all gets one line, not a problem for
-    // each of its files (fetch_local says so itself: nothing it refused lands here).
-    if (auto one = not_a_store(quarantine_.repo(), incoming_, branch_)) problems = {*one};
+    // A repository that is no store at all: that first, then two examples,
+    // not a problem for each of its files (fetch_local does the same).
+    lead_with(not_a_store(quarantine_.repo(), incoming_, branch_), problems);
     report_.problems = std::move(problems);
     return false;
   }

@@ -62,6 +62,24 @@ LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Docu
   return out;
 }
 
+AuditOnDemand::AuditOnDemand(const Store& store, std::vector<AllowedSigner> trust)
+    : store_(store), trust_(std::move(trust)) {}
+AuditOnDemand::~AuditOnDemand() = default;
+
+LevelAudit& AuditOnDemand::operator*() {
+  if (!audit_) audit_ = std::make_unique<LevelAudit>(store_, std::move(trust_));
+  return *audit_;
+}
+
+LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const Document& run, Level recorded) {
+  if (recorded == default_level(run.spec()) || snap.empty()) {
+    LevelStanding out;
+    out.level = recorded;
+    return out;
+  }
+  return level_standing(snap, *audit, run, recorded);
+}
+
 std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {
   std::vector<GroupMember> out;
   for (const std::string& name : snap.list(group_dir(snap.format(), key))) {

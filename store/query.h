@@ -9,11 +9,13 @@
 // Thread-safety: as Snapshot (one thread at a time per Snapshot).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "objects/ssh_signature.h"
 #include "refs/rank.h"
 #include "store/store.h"
 
@@ -50,6 +52,25 @@ struct LevelStanding {
 // and, for a non-default level, the history through `audit`. Throws as
 // LevelAudit when the history cannot be read.
 LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run, Level recorded);
+
+// A LevelAudit of `store` under `trust`, made when first asked for: most
+// runs stand at their default level, which needs no history, and the
+// history is read through libgit2, whose start-up costs more than a query
+// (store/repo_objects.h). Belongs to the store's thread.
+class AuditOnDemand {
+ public:
+  AuditOnDemand(const Store& store, std::vector<AllowedSigner> trust);
+  ~AuditOnDemand();
+  // The audit, made on the first call. Errors as LevelAudit's constructor.
+  LevelAudit& operator*();
+
+ private:
+  const Store& store_;
+  std::vector<AllowedSigner> trust_;
+  std::unique_ptr<LevelAudit> audit_;
+};
+// As level_standing above; the audit is made only for a non-default level.
+LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const Document& run, Level recorded);
 
 // The members of the group `key`, from refs/groups/<key>/ and the levels.
 // With `levels` false, each member's level is left at kReported for the

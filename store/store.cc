@@ -20,8 +20,9 @@
 #include "objects/blob.h"
 #include "objects/parallel.h"
 #include "refs/layout.h"
-#include "store/dictionaries.h"
 #include "store/git.h"
+#include "store/native_repo.h"
+#include "store/repo_objects.h"
 #include "store/objwrite.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
@@ -40,10 +41,6 @@ constexpr int kMaxAttempts = 64;
 // names one.
 constexpr const char* kFallbackAuthorName = "kistore";
 constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
-
-std::shared_ptr<git_tree> share(git_tree* t) {
-  return std::shared_ptr<git_tree>(t, git_tree_free);
-}
 
 // Splits "Name <email>"; nullopt if malformed.
 std::optional<std::pair<std::string, std::string>> parse_author(std::string_view text) {
@@ -83,306 +80,32 @@ git::Signature make_signature(git_repository* repo, const std::string& author, s
 
 }  // namespace
 
-// ---- Snapshot -------------------------------------------------------------
-
-Snapshot::Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id)
-    : repo_(repo), tree_(std::move(tree)), commit_id_(std::move(commit_id)) {}
-
-git_tree* Snapshot::tree_at(std::string_view dir) const {
-  if (!tree_) return nullptr;
-  if (dir.empty()) return tree_.get();
-  std::string key(dir);
-  if (auto it = trees_.find(key); it != trees_.end()) return it->second.get();
-  std::size_t slash = dir.rfind('/');
-  git_tree* parent = tree_at(slash == std::string_view::npos ? std::string_view() : dir.substr(0, slash));
-  git_tree* found = nullptr;
-  if (parent) {
-    std::string name(slash == std::string_view::npos ? dir : dir.substr(slash + 1));
-    const git_tree_entry* e = git_tree_entry_byname(parent, name.c_str());
-    if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
-      git::check(git_tree_lookup(&found, repo_, git_tree_entry_id(e)), "reading " + key);
-  }
-  trees_.emplace(key, found ? share(found) : nullptr);
-  return found;
-}
-
-namespace {
-
-// Splits "a/b/c" into ("a/b", "c").
-std::pair<std::string_view, std::string> split_path(std::string_view path) {
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string_view::npos) return {std::string_view(), std::string(path)};
-  return {path.substr(0, slash), std::string(path.substr(slash + 1))};
-}
-
-}  // namespace
-
-const git_oid* Snapshot::tree_id() const { return tree_ ? git_tree_id(tree_.get()) : nullptr; }
-
-git_odb* Snapshot::odb() const {
-  if (!odb_) odb_ = std::shared_ptr<git_odb>(git::open_odb(repo_).release(), git_odb_free);
-  return odb_.get();
-}
-
-const git::RawTree* Snapshot::raw_tree_index(std::string_view dir) const {
-  if (!tree_) return nullptr;
-  std::string key(dir);
-  if (auto it = raw_.find(key); it != raw_.end()) return it->second.get();
-  git_oid id;
-  bool found = false;
-  if (dir.empty()) {
-    id = *git_tree_id(tree_.get());
-    found = true;
-  } else {
-    std::size_t slash = dir.rfind('/');
-    std::string_view parent = slash == std::string_view::npos ? std::string_view() : dir.substr(0, slash);
-    std::string_view name = slash == std::string_view::npos ? dir : dir.substr(slash + 1);
-    bool is_tree = false;
-    found = find_entry(parent, name, id.id, &is_tree) && is_tree;
-  }
-  std::shared_ptr<const git::RawTree> tree;
-  if (found) {
-    if (!reader_) reader_ = std::make_shared<git::TreeReader>(odb(), git::TreeReader::Options{});
-    tree = reader_->tree(id, key);
-  }
-  const git::RawTree* out = tree.get();
-  raw_[key] = std::move(tree);
-  return out;
-}
-
-bool Snapshot::find_entry(std::string_view dir, std::string_view name, unsigned char id[20], bool* is_tree) const {
-  const git::RawTree* t = raw_tree_index(dir);
-  if (!t) return false;
-  std::optional<git::RawEntry> e;
-  try {
-    e = t->find(name);
-  } catch (const Error& error) {
-    throw Corruption((dir.empty() ? std::string("the root") : std::string(dir)) + ": " + error.what());
-  }
-  if (!e) return false;
-  std::memcpy(id, e->id, 20);
-  if (!is_tree) return true;
-  *is_tree = e->tree();
-  return !e->link();  // a submodule link names a commit elsewhere: no blob, no tree here
-}
-
-std::optional<std::string> Snapshot::read(std::string_view path) const {
-  auto [dir, name] = split_path(path);
-  git_oid id;
-  bool is_tree = false;
-  if (!find_entry(dir, name, id.id, &is_tree) || is_tree) return std::nullopt;
-  git_odb_object* obj = nullptr;
-  git::check(git_odb_read(&obj, odb(), &id), "reading " + std::string(path), ErrorCode::kCorruption);
-  git::OdbObject owned(obj);
-  if (git_odb_object_type(obj) != GIT_OBJECT_BLOB) return std::nullopt;  // a submodule link, say
-  return std::string(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj));
-}
-
-Format Snapshot::format() const {
-  if (format_) return *format_;
-  if (empty()) return *(format_ = kCurrentFormat);
-  auto bytes = read(kFormatPath);
-  if (!bytes) return *(format_ = Format::k1);
-  if (auto f = parse_format_bytes(*bytes)) return *(format_ = *f);
-  throw IOError("the store's " + unknown_format_problem(*bytes));
-}
-
-bool Snapshot::exists(std::string_view path) const {
-  auto [dir, name] = split_path(path);
-  unsigned char id[20];
-  return find_entry(dir, name, id, nullptr);
-}
-
-namespace {
-
-// The tree at `dir` below `root` (root itself for ""), or null.
-git::Tree subtree(git_repository* repo, git_tree* root, std::string_view dir) {
-  if (!root) return nullptr;
-  if (dir.empty()) {
-    git_tree* copy = nullptr;
-    git::check(git_tree_dup(&copy, root), "reading tree");
-    return git::Tree(copy);
-  }
-  git_tree_entry* raw = nullptr;
-  std::string p(dir);
-  int rc = git_tree_entry_bypath(&raw, root, p.c_str());
-  if (rc == GIT_ENOTFOUND) return nullptr;
-  git::check(rc, "reading " + p);
-  git::TreeEntry entry(raw);
-  if (git_tree_entry_type(raw) != GIT_OBJECT_TREE) return nullptr;
-  git_tree* t = nullptr;
-  git::check(git_tree_lookup(&t, repo, git_tree_entry_id(raw)), "reading " + p);
-  return git::Tree(t);
-}
-
-void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
-               const std::function<void(const std::string&, std::string_view)>& fn,
-               const std::function<void(const std::string&)>& other) {
-  std::size_t n = git_tree_entrycount(tree);
-  for (std::size_t i = 0; i < n; ++i) {
-    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
-    std::string path = prefix.empty() ? git_tree_entry_name(e) : prefix + "/" + git_tree_entry_name(e);
-    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
-      git_tree* sub = nullptr;
-      git::check(git_tree_lookup(&sub, repo, git_tree_entry_id(e)), "reading " + path);
-      git::Tree owned(sub);
-      walk_tree(repo, sub, path, fn, other);
-    } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
-      git_blob* blob = nullptr;
-      git::check(git_blob_lookup(&blob, repo, git_tree_entry_id(e)), "reading " + path);
-      git::Blob owned(blob);
-      fn(path, std::string_view(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob)));
-    } else if (other) {
-      other(path);
-    }
-  }
-}
-
-}  // namespace
-
-std::vector<std::string> Snapshot::list(std::string_view dir) const {
-  std::vector<std::string> out;
-  git_tree* t = tree_at(dir);
-  if (!t) return out;
-  std::size_t n = git_tree_entrycount(t);
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t, i)));
-  return out;
-}
-
-void Snapshot::walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
-                    const std::function<void(const std::string&)>& other) const {
-  git::Tree t = subtree(repo_, tree_.get(), dir);
-  if (t) walk_tree(repo_, t.get(), std::string(dir), fn, other);
-}
-
-bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }
-
-DictionaryLookup Snapshot::dictionaries() const {
-  if (!dictionaries_)
-    // Reads through the tree and repository, not through this Snapshot, so
-    // that the cache stays valid when the Snapshot is moved.
-    dictionaries_ = std::make_shared<DictionaryCache>(
-        [repo = repo_, tree = tree_](const std::string& path) -> std::optional<std::string> {
-          if (!tree) return std::nullopt;
-          git_tree_entry* raw = nullptr;
-          int rc = git_tree_entry_bypath(&raw, tree.get(), path.c_str());
-          if (rc == GIT_ENOTFOUND) return std::nullopt;
-          git::check(rc, "reading " + path);
-          git::TreeEntry entry(raw);
-          if (git_tree_entry_type(raw) != GIT_OBJECT_BLOB) return std::nullopt;
-          return git::blob_bytes(repo, *git_tree_entry_id(raw));
-        });
-  return dictionaries_->lookup();
-}
-
-std::string Snapshot::object_bytes(const Digest& d) const {
-  std::string path = object_path(d);
-  auto frame = read(path);
-  if (!frame) throw NotFound(d.str() + ": no such object in the store");
-  std::string bytes = decode_object(*frame, path, dictionaries());
-  Digest actual = Digest::of(bytes);
-  if (actual != d)
-    throw Corruption(path + ": object hash mismatch - expected " + d.str() + " but got " + actual.str());
-  return bytes;
-}
-
-std::optional<Json> Snapshot::metadata(const Digest& d) const {
-  std::string path = metadata_path(format(), d);
-  auto bytes = read(path);
-  if (!bytes) return std::nullopt;
-  return parse_json(*bytes, path);
-}
-
-Document Snapshot::document(const Digest& d, bool with_metadata) const {
-  std::string bytes = object_bytes(d);
-  try {
-    return Document::from_canonical(bytes, with_metadata ? metadata(d) : std::nullopt, Location{object_path(d), ""});
-  } catch (const Error& e) {
-    throw Corruption(std::string("stored object is not a valid document: ") + e.what());
-  }
-}
-
-std::vector<Digest> Snapshot::object_digests() const {
-  std::vector<Digest> out;
-  git::Tree root = subtree(repo_, tree_.get(), "objects/sha256");
-  if (!root) return out;
-  // Three levels: ab / cd / <60 hex>. Names are read from the trees alone.
-  for (std::size_t i = 0, n = git_tree_entrycount(root.get()); i < n; ++i) {
-    const git_tree_entry* a = git_tree_entry_byindex(root.get(), i);
-    if (git_tree_entry_type(a) != GIT_OBJECT_TREE) continue;
-    git_tree* ta = nullptr;
-    git::check(git_tree_lookup(&ta, repo_, git_tree_entry_id(a)), "reading objects");
-    git::Tree owned_a(ta);
-    for (std::size_t j = 0, m = git_tree_entrycount(ta); j < m; ++j) {
-      const git_tree_entry* b = git_tree_entry_byindex(ta, j);
-      if (git_tree_entry_type(b) != GIT_OBJECT_TREE) continue;
-      git_tree* tb = nullptr;
-      git::check(git_tree_lookup(&tb, repo_, git_tree_entry_id(b)), "reading objects");
-      git::Tree owned_b(tb);
-      for (std::size_t k = 0, o = git_tree_entrycount(tb); k < o; ++k) {
-        const git_tree_entry* c = git_tree_entry_byindex(tb, k);
-        std::string hex = std::string(git_tree_entry_name(a)) + git_tree_entry_name(b) + git_tree_entry_name(c);
-        if (auto d = Digest::parse_hex(hex)) out.push_back(*d);
-      }
-    }
-  }
-  return out;
-}
-
-Digest Snapshot::resolve(std::string_view ref) const {
-  std::string_view hex = ref;
-  if (hex.substr(0, Digest::kPrefix.size()) == Digest::kPrefix) hex.remove_prefix(Digest::kPrefix.size());
-  if (!is_hex_prefix(hex) || hex.size() < 8)
-    throw InvalidInput("REF \"" + std::string(ref) +
-                       "\": expected a digest (sha256:<64 hex>) or a prefix of at least 8 lowercase hex digits");
-  std::string dir = "objects/sha256/" + std::string(hex.substr(0, 2)) + "/" + std::string(hex.substr(2, 2));
-  std::vector<Digest> matches;
-  for (const std::string& name : list(dir)) {
-    std::string full = std::string(hex.substr(0, 4)) + name;
-    if (full.compare(0, hex.size(), hex) == 0)
-      if (auto d = Digest::parse_hex(full)) matches.push_back(*d);
-  }
-  if (matches.empty()) throw NotFound("REF \"" + std::string(ref) + "\": no object in the store matches");
-  if (matches.size() > 1) {
-    std::string names;
-    for (const Digest& d : matches) names += "\n  " + d.str();
-    throw InvalidInput("REF \"" + std::string(ref) + "\" is ambiguous; it matches:" + names);
-  }
-  return matches.front();
-}
-
 // ---- Store ----------------------------------------------------------------
 
-Store::Store(git_repository* repo, std::string dir) : repo_(repo), dir_(std::move(dir)) {
+Store::Store(git_repository* repo, std::string dir) : dir_(std::move(dir)) {
   // A constructor that throws runs no destructor: free the repository here.
   try {
     git_reference* head = nullptr;
-    git::check(git_reference_lookup(&head, repo_, "HEAD"), dir_ + ": reading HEAD");
+    git::check(git_reference_lookup(&head, repo, "HEAD"), dir_ + ": reading HEAD");
     git::Reference owned(head);
     if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
       throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
     branch_ = git_reference_symbolic_target(head);
   } catch (...) {
-    git_repository_free(repo_);
+    git_repository_free(repo);
     throw;
   }
+  objects_ = std::make_shared<git::RepoObjects>(dir_, repo);
 }
 
-Store::Store(Store&& o) noexcept : repo_(o.repo_), dir_(std::move(o.dir_)), branch_(std::move(o.branch_)) {
-  o.repo_ = nullptr;
-}
+Store::Store(std::shared_ptr<git::RepoObjects> objects, std::string dir, std::string branch)
+    : objects_(std::move(objects)), dir_(std::move(dir)), branch_(std::move(branch)) {}
 
-Store& Store::operator=(Store&& o) noexcept {
-  std::swap(repo_, o.repo_);
-  dir_ = std::move(o.dir_);
-  branch_ = std::move(o.branch_);
-  return *this;
-}
+Store::Store(Store&& o) noexcept = default;
+Store& Store::operator=(Store&& o) noexcept = default;
+Store::~Store() = default;
 
-Store::~Store() {
-  if (repo_) git_repository_free(repo_);
-}
+git_repository* Store::repo() const { return objects_->repo(); }
 
 Store Store::init(const std::string& dir) {
   git::ensure_init();
@@ -405,7 +128,12 @@ Store Store::init(const std::string& dir) {
   return store;
 }
 
-Store Store::open(const std::string& dir) {
+Store Store::open(const std::string& dir, Use use) {
+  if (use == Use::kAnything) git::ensure_init();
+  if (std::optional<Store> store = open_native(dir)) {
+    if (use == Use::kAnything) store->repo();  // opened as before, so that its errors come here
+    return std::move(*store);
+  }
   git::ensure_init();
   git_repository* repo = nullptr;
   int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
@@ -416,28 +144,54 @@ Store Store::open(const std::string& dir) {
   if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
     throw IOError(dir + ": not a kistore store: " + why +
                   "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  store.check_format();
+  return store;
+}
+
+void Store::check_format() const {
   try {
-    store.snapshot().format();  // a later format is refused by every command
+    snapshot().format();  // a later format is refused by every command
   } catch (const Error& e) {
-    throw IOError(dir + ": " + e.what() + "; nothing was read or written");
+    throw IOError(dir_ + ": " + e.what() + "; nothing was read or written");
   }
+}
+
+std::optional<Store> Store::open_native(const std::string& dir) {
+  std::optional<git::NativeRepo> found = git::locate_repository(dir);
+  if (!found) return std::nullopt;
+  Store store(std::make_shared<git::RepoObjects>(dir, found->gitdir), dir, found->branch);
+  std::optional<Snapshot> head = store.snapshot_native();
+  // An unborn branch (its shape rule lists references) or a head that the
+  // own reader cannot read: libgit2 opens it, with its own messages.
+  if (!head || head->empty()) return std::nullopt;
+  std::optional<StoreShape> shape;
+  try {
+    shape = store_shape(*head->raw_tree_index(""), [&](const char* name) { return head->raw_tree_index(name); },
+                        store.branch_);
+  } catch (const Error&) {
+    return std::nullopt;  // a damaged tree: libgit2's message
+  }
+  if (!shape->refuse_open.empty())
+    throw IOError(dir + ": not a kistore store: " + shape->refuse_open +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  store.check_format();
   return store;
 }
 
 std::string Store::author(const std::string& option) const {
-  git::Signature sig = make_signature(repo_, option, std::nullopt);
+  git::Signature sig = make_signature(repo(), option, std::nullopt);
   return std::string(sig->name) + " <" + sig->email + ">";
 }
 
 std::string Store::local_dir() const {
-  std::string dir = git_repository_path(repo_);
+  std::string dir = objects_->gitdir();
   if (!dir.empty() && dir.back() == '/') dir.pop_back();
   return dir + "/kistore";
 }
 
 std::optional<std::string> Store::setting(const std::string& key) const {
   git_config* cfg = nullptr;
-  git::check(git_repository_config_snapshot(&cfg, repo_), dir_ + ": reading config");
+  git::check(git_repository_config_snapshot(&cfg, repo()), dir_ + ": reading config");
   git::Config owned(cfg);
   const char* value = nullptr;
   if (git_config_get_string(&value, cfg, ("kistore." + key).c_str()) < 0) {
@@ -449,23 +203,41 @@ std::optional<std::string> Store::setting(const std::string& key) const {
 
 void Store::set_setting(const std::string& key, const std::string& value) {
   git_config* cfg = nullptr;
-  git::check(git_repository_config(&cfg, repo_), dir_ + ": opening config");
+  git::check(git_repository_config(&cfg, repo()), dir_ + ": opening config");
   git::Config owned(cfg);
   git::check(git_config_set_string(cfg, ("kistore." + key).c_str(), value.c_str()), dir_ + ": writing config");
 }
 
 Snapshot Store::snapshot() const {
+  if (std::optional<Snapshot> native = snapshot_native()) return std::move(*native);
+  git_repository* repo = this->repo();
   git_reference* ref = nullptr;
-  int rc = git_reference_lookup(&ref, repo_, branch_.c_str());
-  if (rc == GIT_ENOTFOUND) return Snapshot(repo_, nullptr, "");
+  int rc = git_reference_lookup(&ref, repo, branch_.c_str());
+  if (rc == GIT_ENOTFOUND) return Snapshot(objects_, nullptr, "");
   git::check(rc, dir_ + ": reading " + branch_);
   git::Reference owned(ref);
   git_commit* commit = nullptr;
-  git::check(git_commit_lookup(&commit, repo_, git_reference_target(ref)), dir_ + ": reading the head commit");
+  git::check(git_commit_lookup(&commit, repo, git_reference_target(ref)), dir_ + ": reading the head commit");
   git::Commit owned_commit(commit);
-  git_tree* tree = nullptr;
-  git::check(git_commit_tree(&tree, commit), dir_ + ": reading the head tree");
-  return Snapshot(repo_, share(tree), git::oid_str(*git_commit_id(commit)));
+  return Snapshot(objects_, git_commit_tree_id(commit), git::oid_str(*git_commit_id(commit)));
+}
+
+std::optional<Snapshot> Store::snapshot_native() const {
+  git_oid commit_id, tree_id;
+  switch (git::read_ref(objects_->gitdir(), branch_, commit_id)) {
+    case git::RefState::kAbsent:
+      return Snapshot(objects_, nullptr, "");
+    case git::RefState::kUnknown:
+      return std::nullopt;
+    case git::RefState::kFound:
+      break;
+  }
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string commit;
+  if (!objects_->read_native(commit_id, type, commit) || type != GIT_OBJECT_COMMIT ||
+      !git::commit_tree_id(commit, tree_id))
+    return std::nullopt;
+  return Snapshot(objects_, &tree_id, git::oid_str(commit_id));
 }
 
 std::string commit_message(const ChangeSet& change) {
@@ -494,9 +266,9 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   std::optional<git::PackWriter> pack;
   std::optional<git::LooseWriter> loose;
   if (bulk)
-    pack.emplace(std::string(git_repository_path(repo_)) + "objects/pack");
+    pack.emplace(objects_->gitdir() + "objects/pack");
   else
-    loose.emplace(repo_);
+    loose.emplace(repo());
   git::ObjectWriter& out = bulk ? static_cast<git::ObjectWriter&>(*pack) : *loose;
 
   std::map<std::string, git::PathChange> changes;
@@ -527,7 +299,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};
 
-  git_oid tree_id = git::build_tree(repo_, base.tree_id(), changes, out);
+  git_oid tree_id = git::build_tree(repo(), base.tree_id(), changes, out);
   std::string content = commit_text(base, tree_id, change, options);
   git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
   if (pack) pack->finish();
@@ -545,7 +317,7 @@ std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const 
   };
   if (!base.empty()) add_parent(base.commit_id());
   for (const std::string& p : change.extra_parents) add_parent(p);
-  git::Signature author = make_signature(repo_, options.author, options.time);
+  git::Signature author = make_signature(repo(), options.author, options.time);
   std::string message = commit_message(change);
   std::string content = git::commit_text(tree, parents, *author, *author, message);
   if (options.sign) {
@@ -558,13 +330,13 @@ std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const 
 void Store::sweep_temp_files() const {
   // A writer killed before its rename left temporary files: the next one
   // removes those of dead processes (never a live writer's).
-  const std::string objects = std::string(git_repository_path(repo_)) + "objects";
+  const std::string objects = objects_->gitdir() + "objects";
   sweep_stale_temp_files(objects);
   sweep_stale_temp_files(objects + "/pack");
 }
 
 void Store::check_writable() const {
-  if (std::string why = store_shape(repo_, branch_).refuse_write; !why.empty())
+  if (std::string why = store_shape(repo(), branch_).refuse_write; !why.empty())
     throw IOError(dir_ + ": not a kistore store: " + why +
                   "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
 }
@@ -603,13 +375,14 @@ std::optional<std::string> Store::commit_written(
     git_oid_fromstr(&new_id, id.c_str());
     std::optional<git_oid> old_id;
     if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
-    int rc = git::move_ref(repo_, branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
+    int rc = git::move_ref(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
     if (rc == 0) {
       git_odb* odb = nullptr;
-      if (git_repository_odb(&odb, repo_) == 0) {
+      if (git_repository_odb(&odb, repo()) == 0) {
         git_odb_refresh(odb);  // see the pack just written
         git_odb_free(odb);
       }
+      objects_->refresh();
       return id;
     }
     if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED)
@@ -620,7 +393,7 @@ std::optional<std::string> Store::commit_written(
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + attempt * 10)));
   }
   throw IOError(dir_ + ": gave up after " + std::to_string(kMaxAttempts) + " attempts: " +
-                (last_locked ? "the lock file " + std::string(git_repository_path(repo_)) + branch_ +
+                (last_locked ? "the lock file " + objects_->gitdir() + branch_ +
                                    ".lock stayed in place; if no kistore or git command is running on this "
                                    "store, a crashed one left it: remove it"
                              : "other writers kept moving " + branch_));

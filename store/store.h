@@ -11,6 +11,13 @@
 // objects are written before the branch moves, and the move is one atomic
 // rename of a lock file.
 //
+// Reading needs no libgit2: Store::open finds the repository, its branch
+// and the objects a Snapshot reads with kistore's own reader
+// (store/native_repo.h), and opens libgit2 (whose start-up costs more than
+// a query) only when something first needs it: repo(), settings, writers,
+// history, or an object the own reader cannot read, which libgit2 then
+// reads or refuses with its own message, as it always did.
+//
 // Thread-safety: a Store and its Snapshots belong to one thread; open one
 // Store per thread. Separate processes may write to one store at once.
 #pragma once
@@ -39,15 +46,18 @@ struct git_oid;
 namespace kistore {
 class DictionaryCache;
 namespace git {
+class RepoObjects;
 class RawTree;
-class TreeReader;
 }  // namespace git
 
-// A read-only view of the branch at one commit. It borrows the Store's
-// repository: it must not outlive the Store it came from.
+// A read-only view of the branch at one commit. It shares the Store's
+// objects (and libgit2 repository, once opened); it belongs to the Store's
+// thread.
 class Snapshot {
  public:
-  Snapshot(git_repository* repo, std::shared_ptr<git_tree> tree, std::string commit_id);
+  // The commit `commit_id` ("" for an empty store) whose tree is `tree`
+  // (null for an empty store), read through `objects`.
+  Snapshot(std::shared_ptr<git::RepoObjects> objects, const git_oid* tree, std::string commit_id);
 
   // The commit this snapshot shows; "" for an empty store.
   const std::string& commit_id() const { return commit_id_; }
@@ -57,16 +67,22 @@ class Snapshot {
   // Error(kIO), quoting what FORMAT holds, when it names any other format.
   Format format() const;
   // The id of the commit's tree; null for an empty store.
-  const git_oid* tree_id() const;
+  const git_oid* tree_id() const { return tree_.get(); }
 
   // Bytes of the blob at `path`, or nullopt if there is none.
+  // Error(kCorruption) "reading <path>: …" when its object cannot be read;
+  // Error(kCorruption) "<dir>: a tree object is malformed: …" for a damaged
+  // tree on the way.
   std::optional<std::string> read(std::string_view path) const;
   bool exists(std::string_view path) const;
   // Names in the directory `dir` ("" for the root), sorted; empty if absent.
+  // Error(kIO) "reading <dir>: …" (libgit2's message) when a tree on the
+  // way cannot be read or parsed.
   std::vector<std::string> list(std::string_view dir) const;
   // Calls fn(path, bytes) for every blob below `dir`, depth first, in tree
   // order, and other(path) for entries that are neither blobs nor trees
-  // (submodule links), which no store should hold.
+  // (submodule links), which no store should hold. Reads through libgit2;
+  // Error(kIO) naming the path that cannot be read.
   void walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
             const std::function<void(const std::string&)>& other = nullptr) const;
 
@@ -97,8 +113,9 @@ class Snapshot {
   bool has_object(const Digest& d) const;
   // The zstd dictionaries of this tree (dictionaries/<id>), for decoding
   // frames that name one (objects/blob.h); loaded on first use, and valid
-  // while the Store lives. It reads through the Store's repository: call it
-  // where this Snapshot itself may be used.
+  // while the Store lives. It reads through the Store's objects: call it
+  // where this Snapshot itself may be used (verify's walk calls it from its
+  // threads, one at a time: the cache serialises its reads).
   DictionaryLookup dictionaries() const;
   // The object's decompressed bytes, re-hashed: Error(kCorruption) with both
   // digests if they do not hash to `d`; Error(kNotFound) if absent.
@@ -107,7 +124,8 @@ class Snapshot {
   // The stored document with its metadata. Errors as object_bytes.
   // Without metadata (with_metadata false), refs/metadata is not read.
   Document document(const Digest& d, bool with_metadata = true) const;
-  // Every object digest in the store, in path order.
+  // Every object digest in the store, in path order. Error(kIO) when a
+  // tree of objects/sha256 cannot be read.
   std::vector<Digest> object_digests() const;
 
   // A full digest ("sha256:<hex>" or 64 hex) or a unique prefix of 8+ hex
@@ -117,30 +135,32 @@ class Snapshot {
   Digest resolve(std::string_view ref) const;
 
  private:
-  // The tree at directory `dir` ("" = root), or null; trees are cached so
-  // that many reads in one directory parse it once.
-  git_tree* tree_at(std::string_view dir) const;
+  friend class Store;
+  // The libgit2 repository, opened on first use (store/repo_objects.h).
+  git_repository* repo() const;
 
-  // Path lookups read raw trees and index their entries once, instead of
-  // parsing them into libgit2 trees: the index's flat folders hold an
-  // entry per run, and a query looks up a handful of them.
+  // Path lookups read raw trees (store/raw_tree.h) through the objects and
+  // index their entries once: the index's flat folders hold an entry per
+  // run, and a query looks up a handful of them.
   // The entry `name` of the tree at `dir`: copies its id to `id` and says
   // whether it is a tree. False when there is none (with is_tree given,
   // also for a submodule link).
   bool find_entry(std::string_view dir, std::string_view name, unsigned char id[20], bool* is_tree) const;
+  // The raw tree at folder `dir` ("" the root), read once and kept; null
+  // for a folder that is not there. Error(kCorruption) when a tree on the
+  // way cannot be read.
+  const git::RawTree* raw_tree_index(std::string_view dir) const;
+  // The tree object `id` (at `where`, "" the root). Errors as raw_tree_index.
+  std::shared_ptr<const git::RawTree> load_tree(const git_oid& id, const std::string& where) const;
+  // What list() and object_digests() answer through libgit2's trees, where
+  // the raw trees could not be read: libgit2 reads them or says why.
+  std::vector<std::string> list_libgit2(std::string_view dir) const;
+  std::vector<Digest> object_digests_libgit2() const;
 
-  git_repository* repo_;
-  std::shared_ptr<git_tree> tree_;
+  std::shared_ptr<git::RepoObjects> objects_;
+  std::shared_ptr<const git_oid> tree_;
   std::string commit_id_;
   mutable std::optional<Format> format_;  // format(), once read
-  mutable std::unordered_map<std::string, std::shared_ptr<git_tree>> trees_;
-  // The repository's object database, opened on first use.
-  git_odb* odb() const;
-  // The raw trees of path lookups, read through one reader and kept by
-  // folder ("" the root); null for a folder that is not there.
-  const git::RawTree* raw_tree_index(std::string_view dir) const;
-  mutable std::shared_ptr<git_odb> odb_;
-  mutable std::shared_ptr<git::TreeReader> reader_;  // reads through odb_
   mutable std::unordered_map<std::string, std::shared_ptr<const git::RawTree>> raw_;
   mutable std::shared_ptr<DictionaryCache> dictionaries_;  // dictionaries(), once made
 };
@@ -179,8 +199,12 @@ class Store {
   static Store init(const std::string& dir);
   // Opens the repository at `dir` (bare or not). Error(kIO) naming `dir` if
   // there is none, or if it is a git repository with nothing of a store
-  // (store/store_shape.h), saying what was found there.
-  static Store open(const std::string& dir);
+  // (store/store_shape.h), saying what was found there. kReading leaves
+  // libgit2 uninitialised until something needs it (repo(), a write, an
+  // object the own reader cannot read); kAnything initialises it here, for
+  // commands that call into libgit2 from the start.
+  enum class Use { kAnything, kReading };
+  static Store open(const std::string& dir, Use use = Use::kAnything);
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -189,7 +213,9 @@ class Store {
   const std::string& dir() const { return dir_; }
   // "refs/heads/main", or whatever HEAD names.
   const std::string& branch() const { return branch_; }
-  git_repository* repo() const { return repo_; }
+  // The libgit2 repository, opened (and libgit2 initialised) on first call.
+  // Error(kIO) naming the store when libgit2 cannot open it.
+  git_repository* repo() const;
   // A folder inside the repository for local state that is never synced
   // (the trust list): "<git dir>/kistore". Created on demand by writers.
   std::string local_dir() const;
@@ -242,8 +268,15 @@ class Store {
 
  private:
   Store(git_repository* repo, std::string dir);
+  Store(std::shared_ptr<git::RepoObjects> objects, std::string dir, std::string branch);
+  // open() where kistore's reader finds the repository; nullopt when libgit2
+  // must open it (store/native_repo.h says when).
+  static std::optional<Store> open_native(const std::string& dir);
+  std::optional<Snapshot> snapshot_native() const;
+  // Error(kIO) when the head's FORMAT names a format this release does not read.
+  void check_format() const;
   std::string write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options);
-  git_repository* repo_ = nullptr;
+  std::shared_ptr<git::RepoObjects> objects_;
   std::string dir_;
   std::string branch_;
 };

@@ -18,11 +18,14 @@
 // them is not opened at all. Only the root and two folders are read: the
 // check costs the same at any size.
 //
-// Thread-safety: reads `repo` only; as safe as libgit2 reads on one repository.
+// Thread-safety: reads `repo` (or the trees given) only; as safe as libgit2
+// reads on one repository.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "refs/problem.h"
 
@@ -30,6 +33,9 @@ struct git_repository;
 struct git_oid;
 
 namespace kistore {
+namespace git {
+class RawTree;
+}
 
 struct StoreShape {
   std::string refuse_open;   // why no command may use it ("its branch master holds README.md"), or ""
@@ -39,12 +45,22 @@ struct StoreShape {
 // The verdict on the repository whose HEAD names `branch` ("refs/heads/main").
 // Throws Error(kIO) when the repository cannot be read.
 StoreShape store_shape(git_repository* repo, const std::string& branch);
+// The same verdict on a branch with commits whose root tree is `root`;
+// subtree(name) gives the root's folder `name` (null when it is not a tree).
+// Error(kCorruption) when a tree is malformed, or as subtree throws.
+StoreShape store_shape(const git::RawTree& root, const std::function<const git::RawTree*(const char*)>& subtree,
+                       const std::string& branch);
 
 // For a remote's branch `branch` at `commit` (in `repo`) whose shape was
 // refused: when the commit's root holds none of kistore's top-level names,
-// the one problem to report instead of one per file ("not a kistore store:
-// the remote's refs/heads/main holds README.md … and nothing of kistore's");
-// else nullopt (as for a tree that cannot be read: the caller reports that).
+// the problem to report first ("not a kistore store: the remote's main holds
+// README.md … and nothing of kistore's"); else nullopt (as for a tree that
+// cannot be read: the caller reports that).
 std::optional<Problem> not_a_store(git_repository* repo, const git_oid& commit, const std::string& branch);
+
+// `problems` (of the remote's shape), led by `summary` when there is one and
+// then cut to its first two, so that a repository that is no store is one
+// line and two examples, not a line per file.
+void lead_with(std::optional<Problem> summary, std::vector<Problem>& problems);
 
 }  // namespace kistore

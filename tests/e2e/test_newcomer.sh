@@ -3,7 +3,7 @@
 # What a newcomer who knows git tries, and the one line each mistake gets:
 # exit code, the message (what is wrong, what to do), and nothing written.
 # log --op with an unknown operation; log -n 0 (nothing, as git); clone and
-# pull of a git repository that is no store (one line, not one per file); a
+# pull of a git repository that is no store (saying so, not a line per file); a
 # path remote that does not exist; a Liger CSV whose header lacks a column.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -43,15 +43,16 @@ chmod +x "$W/project/src/f1.c"
 echo hi >"$W/project/README.md" && echo guide >"$W/project/docs/guide.md"
 ugit -C "$W/project" add . && ugit -C "$W/project" commit -q -m "my project"
 assert_exit 1 ks clone "$W/project" "$W/cloned"
-assert_eq 1 "$(grep -c '^refused' <<<"$ERR")" "clone of a project: one refused line"
-assert_contains "$ERR" "not a kistore store: the remote's main holds README.md, docs/, src/ and nothing of kistore's" \
-    "clone of a project: says what it is"
+(($(grep -c '^refused' <<<"$ERR") <= 3)) || fail "clone of a project: more than what it is and two examples"
+assert_contains "$(grep -m1 '^refused' <<<"$ERR")" \
+    "not a kistore store: the remote's main holds README.md, docs/, src/ and nothing of kistore's" \
+    "clone of a project: says first what it is"
 [[ ! -e $W/cloned ]] || fail "a refused clone left $W/cloned"
 assert_exit 1 ks --store "$S" pull "$W/project"
-assert_eq 1 "$(grep -c '^refused' <<<"$ERR")" "pull of a project: one refused line"
-assert_contains "$ERR" "not a kistore store" "pull of a project"
+assert_contains "$(grep -m1 '^refused' <<<"$ERR")" "not a kistore store" "pull of a project: says first what it is"
+(($(grep -c '^refused' <<<"$ERR") <= 3)) || fail "pull of a project: more than three refused lines"
 assert_store_unchanged "$FP" "$S" "pull of a project"
-pass "clone and pull of a git repository that is no store: exit 1, one line saying so, nothing written"
+pass "clone and pull of a git repository that is no store: exit 1, saying so first, two examples, nothing written"
 
 # ---- a path remote that is not there ------------------------------------------------
 for cmd in "pull $W/no-such.git" "push $W/no-such.git" "pull ./typo"; do
