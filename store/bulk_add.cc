@@ -47,7 +47,8 @@ struct IndexRecord {
 
 // What one new document writes, made on every core before it is written in order.
 struct Prepared {
-  std::string frame, metadata;
+  std::string frame;
+  std::string_view metadata;  // the document's own metadata_canonical()
   git_oid frame_id{}, metadata_id{};
   std::vector<IndexEntry> entries;
   std::vector<git_oid> entry_ids;
@@ -184,7 +185,7 @@ struct BulkAdd::State {
 
   void add(const std::vector<AddedDocument>& batch);
   std::vector<std::uint32_t> take_new(const std::vector<AddedDocument>& batch, const std::vector<git_oid>& meta_ids,
-                                      const std::vector<std::string>& metas);
+                                      const std::vector<std::string_view>& metas);
   void write_new(const AddedDocument& in, std::uint32_t record, Prepared& p);
   std::optional<std::string> write_commit(const Snapshot& head, BulkAddReport& report);
   std::vector<char> resolve(const Snapshot& head, BulkAddReport& report);
@@ -210,11 +211,11 @@ void BulkAdd::add(const std::vector<AddedDocument>& batch) { state_->add(batch);
 void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   // Metadata of every document, on every core: a repeat's is compared with
   // the first's by its blob id.
-  std::vector<std::string> metas(batch.size());
+  std::vector<std::string_view> metas(batch.size());
   std::vector<git_oid> meta_ids(batch.size());
   parallel_for(batch.size(), [&](std::size_t i) {
     if (!batch[i].doc->metadata()) return;
-    metas[i] = canonical(*batch[i].doc->metadata());
+    metas[i] = batch[i].doc->metadata_canonical();
     meta_ids[i] = git::object_id(GIT_OBJECT_BLOB, metas[i]);
   });
   std::vector<std::uint32_t> fresh = take_new(batch, meta_ids, metas);
@@ -235,7 +236,7 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   for (std::size_t k = 0; k < fresh.size(); ++k) {
     DocRecord& r = docs[fresh[k]];
     const AddedDocument& in = batch[r.file];
-    prepared[k].metadata = std::move(metas[r.file]);
+    prepared[k].metadata = metas[r.file];
     prepared[k].metadata_id = meta_ids[r.file];
     write_new(in, fresh[k], prepared[k]);
   }
@@ -247,7 +248,7 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
 // `file` holds their batch position until write_new.
 std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocument>& batch,
                                                     const std::vector<git_oid>& meta_ids,
-                                                    const std::vector<std::string>& metas) {
+                                                    const std::vector<std::string_view>& metas) {
   std::vector<std::uint32_t> fresh;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const AddedDocument& in = batch[i];
