@@ -1,6 +1,7 @@
 #include "objects/bundle_line.h"
 
 #include <array>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -64,9 +65,16 @@ std::optional<std::size_t> object_end(std::string_view s, std::size_t i) {
   for (; i < s.size(); ++i) {
     char c = s[i];
     if (c == '"') {
-      for (++i; i < s.size() && s[i] != '"'; ++i)
-        if (s[i] == '\\') ++i;
-      if (i >= s.size()) return std::nullopt;
+      // To the closing quote: the next quote not escaped by an odd run of
+      // backslashes before it.
+      for (;;) {
+        const void* q = std::memchr(s.data() + i + 1, '"', s.size() - i - 1);
+        if (!q) return std::nullopt;
+        i = static_cast<std::size_t>(static_cast<const char*>(q) - s.data());
+        std::size_t backslashes = 0;
+        while (s[i - 1 - backslashes] == '\\') ++backslashes;
+        if (backslashes % 2 == 0) break;
+      }
     } else if (c == '{' || c == '[') {
       if (++depth > kMaxScanDepth) return std::nullopt;
     } else if (c == '}' || c == ']') {

@@ -347,16 +347,21 @@ namespace {
 // whose id is a prefix of it, or "" if it is free.
 std::string source_holder(const Snapshot& head, std::string_view path,
                           const std::map<std::string_view, const Digest*, std::less<>>& staged) {
+  // An empty store (the first bulk add) holds no source ids: only the input's
+  // own are looked at, without a tree read per path and per prefix.
+  const bool in_head = !head.empty();
   if (auto it = staged.find(path); it != staged.end()) return it->second->str();
-  if (auto bytes = head.read(path)) return *bytes;
-  if (head.exists(path)) return "a folder of other source ids";
+  if (in_head)
+    if (auto bytes = head.read(path)) return *bytes;
+  if (in_head && head.exists(path)) return "a folder of other source ids";
   std::string folder = std::string(path) + "/";
   auto below = staged.lower_bound(std::string_view(folder));
   if (below != staged.end() && below->first.starts_with(folder)) return "a folder of other source ids";
   for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1)) {
     std::string_view prefix = path.substr(0, slash);
     if (auto it = staged.find(prefix); it != staged.end()) return "the source id of run " + it->second->str();
-    if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
+    if (in_head)
+      if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
   }
   return "";
 }

@@ -52,6 +52,17 @@ TEST_CASE("parse_bundle_line gives the bundle that the whole parse gives, first 
   Bundle whole = Bundle::from_json(parse_json(line, "f"), Location{"f:1", ""});
   // Spaces between members, and the roles in another order, change nothing.
   std::string spaced = " " + replace(line, ",\"protocol\":", " ,\t\"protocol\" :  ") + " \r";
+  // Quotes, backslashes and brackets inside strings do not end a document's
+  // text early (metadata is outside the digest, so the run still matches).
+  std::string quoted = replace(line, "\"name\":\"liger-bench-do-bench-backward\"",
+                               R"("name":"a \"}\" and \\","note":"\\\"]}","x":"\\")");
+  Bundle whole_quoted = Bundle::from_json(parse_json(quoted, "f"), Location{"f:1", ""});
+  CHECK(whole_quoted.documents()[1].metadata_canonical() != whole.documents()[1].metadata_canonical());
+  for (const std::string& text : {quoted, quoted}) {
+    std::optional<Bundle> quick = parse_bundle_line(text);
+    REQUIRE(quick);
+    require_same(*quick, whole_quoted);
+  }
   for (const std::string& text : {line, line, spaced, spaced}) {
     std::optional<Bundle> quick = parse_bundle_line(text);
     REQUIRE(quick);
