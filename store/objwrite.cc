@@ -202,19 +202,21 @@ void PackWriter::flush() {
 }
 
 // An open-addressing set of entry numbers (+ 1; 0 is empty) keyed by the
-// entries' ids: 8 bytes an object where a node-based set took over 40.
+// entries' ids: 8 to 16 bytes an object where a node-based set took over 40.
+// At most half full: linear probing's misses (every new object is one) take
+// 2.5 probes on average there, against 8.5 at three quarters.
 bool PackWriter::has(const git_oid& id) const {
   if (slots_.empty()) return false;
   std::size_t mask = slots_.size() - 1;
   for (std::size_t i = OidHash{}(id) & mask;; i = (i + 1) & mask) {
     std::uint32_t s = slots_[i];
     if (s == 0) return false;
-    if (git_oid_equal(&entries_[s - 1].id, &id)) return true;
+    if (std::memcmp(entries_[s - 1].id.id, id.id, GIT_OID_RAWSZ) == 0) return true;
   }
 }
 
 void PackWriter::remember(std::size_t entry) {
-  if ((entries_.size() + 1) * 4 > slots_.size() * 3) {  // at most three quarters full
+  if ((entries_.size() + 1) * 2 > slots_.size()) {  // at most half full
     std::vector<std::uint32_t> old(std::max<std::size_t>(1024, slots_.size() * 2), 0);
     old.swap(slots_);
     for (std::uint32_t s : old)
