@@ -1,10 +1,22 @@
 #include "cli/input_batches.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
+#include <condition_variable>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <system_error>
+#include <thread>
+#include <utility>
 
 #include "objects/error.h"
 #include "objects/json.h"
@@ -24,10 +36,115 @@ struct Unit {
   std::optional<InputError> error;
 };
 
+// The items and errors of `units`, in order, parsed on up to `threads`
+// threads (0: every core).
+ParsedInput parse_units(std::vector<Unit>& units, unsigned threads) {
+  std::vector<ParsedInput> parts(units.size());
+  parallel_for(units.size(), [&](std::size_t i) {
+    Unit& u = units[i];
+    if (u.error) return parts[i].errors.push_back(*u.error);
+    if (u.line) return parse_input_line(u.text, u.source, u.line, parts[i]);
+    parse_input(u.text, u.source, u.format, parts[i]);
+  }, threads);
+  units.clear();
+  ParsedInput batch;
+  for (ParsedInput& p : parts) {
+    for (InputItem& item : p.items) batch.items.push_back(std::move(item));
+    for (InputError& e : p.errors) batch.errors.push_back(std::move(e));
+  }
+  return batch;
+}
+
+// A thread that parses one batch at a time beside the reader, so that
+// reading and parsing the next batch overlap with what on_batch does with
+// this one (which uses every core itself). One thread for the whole read,
+// and only one: the documents that parse_input_line keeps per thread
+// (objects/bundle_line.h) stay kept from batch to batch, and a process that
+// lives under a tight address-space limit (each thread maps a stack and a
+// malloc arena) needs no more threads than before.
+class Parser {
+ public:
+  Parser() : thread_([this] { run(); }) {}
+  ~Parser() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();  // after the batch in flight, if any
+  }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  // Starts parsing `units`; the batch before must have been taken.
+  void start(std::vector<Unit> units) {
+    {
+      std::lock_guard lock(mutex_);
+      job_ = std::move(units);
+      has_job_ = true;
+    }
+    changed_.notify_all();
+  }
+  // The batch started last, once parsed (rethrowing what its parse threw).
+  ParsedInput take() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return has_result_; });
+    has_result_ = false;
+    if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+    return std::move(result_);
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [&] { return stop_ || has_job_; });
+      if (!has_job_) return;
+      std::vector<Unit> units = std::move(job_);
+      has_job_ = false;
+      lock.unlock();
+      ParsedInput parsed;
+      std::exception_ptr failure;
+      try {
+        parsed = parse_units(units, 1);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      lock.lock();
+      result_ = std::move(parsed);
+      failure_ = failure;
+      has_result_ = true;
+      changed_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Unit> job_;
+  ParsedInput result_;
+  std::exception_ptr failure_;
+  bool has_job_ = false, has_result_ = false, stop_ = false;
+  std::thread thread_;  // last: it starts once the rest is made
+};
+
 class Batcher {
  public:
   Batcher(const std::function<void(ParsedInput&)>& on_batch, BatchLimits limits)
-      : on_batch_(on_batch), limits_(limits) {}
+      : on_batch_(on_batch), limits_(limits) {
+#ifdef __GLIBC__
+    // glibc gives each thread that allocates a malloc arena of its own, up
+    // to 8 a core, each reserving 64 MiB of address space: with the parser's
+    // thread beside on_batch's (which use every core), a process under
+    // `ulimit -v` would run out of addresses, not of memory. As many arenas
+    // as cores keep the contention low and the reservations what they were.
+    mallopt(M_ARENA_MAX, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+#endif
+    try {
+      parser_ = std::make_unique<Parser>();
+    } catch (const std::system_error&) {
+      // No thread to be had (a tight ulimit): each batch is parsed in turn.
+    }
+  }
 
   void push(Unit unit) {
     bytes_ += unit.text.size();
@@ -35,23 +152,31 @@ class Batcher {
     if (units_.size() >= limits_.units || bytes_ >= limits_.bytes) flush();
   }
 
+  // Starts parsing the units read so far, and hands the batch parsed before
+  // them to on_batch meanwhile: batches reach it in input order, one behind
+  // the reader.
   void flush() {
     if (units_.empty()) return;
-    std::vector<ParsedInput> parts(units_.size());
-    parallel_for(units_.size(), [&](std::size_t i) {
-      Unit& u = units_[i];
-      if (u.error) return parts[i].errors.push_back(*u.error);
-      if (u.line) return parse_input_line(u.text, u.source, u.line, parts[i]);
-      parse_input(u.text, u.source, u.format, parts[i]);
-    });
+    std::vector<Unit> units = std::move(units_);
     units_.clear();
     bytes_ = 0;
-    ParsedInput batch;
-    for (ParsedInput& p : parts) {
-      for (InputItem& item : p.items) batch.items.push_back(std::move(item));
-      for (InputError& e : p.errors) batch.errors.push_back(std::move(e));
+    if (!parser_) {
+      ParsedInput batch = parse_units(units, 0);
+      return on_batch_(batch);
     }
-    parts.clear();
+    std::optional<ParsedInput> previous;
+    if (in_flight_) previous = parser_->take();
+    parser_->start(std::move(units));
+    in_flight_ = true;
+    if (previous) on_batch_(*previous);
+  }
+
+  // Hands over everything still to come; call once, after the last push.
+  void finish() {
+    flush();
+    if (!in_flight_) return;
+    in_flight_ = false;
+    ParsedInput batch = parser_->take();
     on_batch_(batch);
   }
 
@@ -60,6 +185,8 @@ class Batcher {
   BatchLimits limits_;
   std::vector<Unit> units_;
   std::size_t bytes_ = 0;
+  std::unique_ptr<Parser> parser_;
+  bool in_flight_ = false;
 };
 
 struct InputFile {
@@ -178,7 +305,7 @@ void read_in_batches(const std::vector<std::string>& paths, const std::function<
   }
   Batcher batcher(on_batch, limits);
   for (const auto& [path, format] : inputs) read_one(path, format, batcher);
-  batcher.flush();
+  batcher.finish();
 }
 
 }  // namespace kistore::cli

@@ -6,8 +6,9 @@
 // parses them the same way (JSON Lines line by line; a file of one JSON text
 // whole, up to the 16 MiB a text may have), but hands the items and errors
 // over in order, a batch at a time: at most a few thousand lines or a few
-// tens of MiB of text are held at once. Lines of a batch are parsed on every
-// core.
+// tens of MiB of text are held at once. Lines of a batch are parsed on a
+// thread beside the reader while on_batch takes the batch before (so at most
+// three batches are held: one read, one parsed, one handed over).
 //
 // Thread-safety: reentrant; on_batch runs on the calling thread.
 #pragma once

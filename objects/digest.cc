@@ -16,9 +16,30 @@ int hex_value(char c) {
 
 }  // namespace
 
+namespace {
+
+// OpenSSL 3's one-shot SHA256() fetches the algorithm from its provider
+// registry (behind a lock) on every call; a bulk add hashes hundreds of
+// thousands of small documents, so the algorithm is fetched once and each
+// thread keeps its own context.
+struct Sha256Context {
+  EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  ~Sha256Context() {
+    EVP_MD_CTX_free(ctx);
+    EVP_MD_free(md);
+  }
+};
+
+}  // namespace
+
 Digest Digest::of(std::string_view bytes) {
   Digest d;
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d.bytes_.data());
+  thread_local Sha256Context c;
+  unsigned int n = 0;
+  if (!c.md || !c.ctx || !EVP_DigestInit_ex2(c.ctx, c.md, nullptr) ||
+      !EVP_DigestUpdate(c.ctx, bytes.data(), bytes.size()) || !EVP_DigestFinal_ex(c.ctx, d.bytes_.data(), &n) || n != 32)
+    SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d.bytes_.data());  // the slow, sure way
   return d;
 }
 

@@ -245,14 +245,17 @@ Document Document::from_json(Json json, const Location& where) {
 
   Document doc;
   doc.kind_ = *kind;
+  auto data = std::make_shared<Data>();
   if (Json* meta = json.find("metadata")) {
     if (!meta->is_object()) reject(where.child("metadata"), "an object", meta);
-    doc.metadata_ = std::move(*meta);
+    data->metadata = std::move(*meta);
     json.erase("metadata");
+    data->metadata_canonical = kistore::canonical(*data->metadata);
   }
-  doc.body_ = std::move(json);
-  doc.canonical_ = kistore::canonical(doc.body_);
-  doc.digest_ = Digest::of(doc.canonical_);
+  data->body = std::move(json);
+  data->canonical = kistore::canonical(data->body);
+  doc.digest_ = Digest::of(data->canonical);
+  doc.data_ = std::move(data);
   return doc;
 }
 
@@ -265,8 +268,8 @@ Document Document::from_canonical(std::string_view bytes, std::optional<Json> me
 }
 
 Json Document::with_metadata() const {
-  Json out = body_;
-  if (metadata_) out.set("metadata", *metadata_);
+  Json out = data_->body;
+  if (data_->metadata) out.set("metadata", *data_->metadata);
   return out;
 }
 
@@ -311,6 +314,27 @@ Bundle Bundle::from_json(Json json, const Location& where) {
                                        doc.digest().str() + ", run says " + recorded.str()));
     }
     bundle.documents_.push_back(std::move(doc));
+  }
+  return bundle;
+}
+
+std::optional<Bundle> Bundle::from_documents(std::array<std::optional<Document>, 5> by_role) {
+  Bundle bundle;
+  for (std::size_t i = 0; i < kBundleRoles.size(); ++i) {
+    Kind role = kBundleRoles[i];
+    std::string_view name = role_name(role);
+    std::optional<Document>& doc = by_role[i];
+    if (!doc) {
+      if (role == Kind::kRun || role == Kind::kProtocol || role == Kind::kEnvironment) return std::nullopt;
+      bundle.external_.emplace_back(name);
+      continue;
+    }
+    if (doc->kind() != role) return std::nullopt;
+    if (role != Kind::kRun) {
+      std::optional<Digest> recorded = run_reference(bundle.run(), name);
+      if (!recorded || *recorded != doc->digest()) return std::nullopt;
+    }
+    bundle.documents_.push_back(std::move(*doc));
   }
   return bundle;
 }

@@ -15,6 +15,8 @@
 // Thread-safety: plain values; functions are reentrant.
 #pragma once
 
+#include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,21 +61,29 @@ class Document {
   Kind kind() const { return kind_; }
   const Digest& digest() const { return digest_; }
   // JCS of the document without its metadata: the bytes the digest names.
-  const std::string& canonical() const { return canonical_; }
+  const std::string& canonical() const { return data_->canonical; }
   // The document without metadata.
-  const Json& body() const { return body_; }
-  const Json& spec() const { return *body_.find("spec"); }
-  const std::optional<Json>& metadata() const { return metadata_; }
+  const Json& body() const { return data_->body; }
+  const Json& spec() const { return *data_->body.find("spec"); }
+  const std::optional<Json>& metadata() const { return data_->metadata; }
+  // JCS of the metadata (the bytes of its refs/metadata entry); empty when
+  // there is none.
+  const std::string& metadata_canonical() const { return data_->metadata_canonical; }
   // The document with its metadata (for display).
   Json with_metadata() const;
 
  private:
+  // Immutable once made, and shared by copies: a document repeated across
+  // many bundles (the protocol of a thousand runs) is held once.
+  struct Data {
+    Json body;
+    std::optional<Json> metadata;
+    std::string canonical, metadata_canonical;
+  };
   Document() = default;
   Kind kind_ = Kind::kRun;
-  Json body_;
-  std::optional<Json> metadata_;
-  std::string canonical_;
   Digest digest_ = Digest::of("");
+  std::shared_ptr<const Data> data_;
 };
 
 // A run and the documents it carries. References the run makes to documents
@@ -83,6 +93,12 @@ class Bundle {
   // Validates a bundle object; throws Error(kInvalidInput) naming `where` and
   // the pointer of the offending member.
   static Bundle from_json(Json json, const Location& where);
+  // The bundle of documents already validated, indexed by role in bundle
+  // order (run, protocol, environment, workload, implementation; nullopt for
+  // a role not carried), as from_json would make it from their JSON; nullopt
+  // where from_json would throw (a required role missing, a document of the
+  // wrong kind, a carried document the run names by another digest).
+  static std::optional<Bundle> from_documents(std::array<std::optional<Document>, 5> by_role);
 
   const Document& run() const { return documents_.front(); }
   // The run first, then the carried documents in role order.

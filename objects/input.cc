@@ -1,5 +1,6 @@
 #include "objects/input.h"
 
+#include "objects/bundle_line.h"
 #include "objects/error.h"
 
 namespace kistore {
@@ -51,6 +52,12 @@ void parse_json_lines(std::string_view text, std::string_view source, ParsedInpu
 void parse_input_line(std::string_view line, std::string_view source, std::size_t line_no, ParsedInput& out) {
   if (is_blank(line)) return;
   std::string where = std::string(source) + ":" + std::to_string(line_no);
+  // Most lines are bundles that repeat earlier lines' documents; anything
+  // else, bad lines included, takes the whole parse below.
+  if (std::optional<Bundle> bundle = parse_bundle_line(line)) {
+    out.items.push_back(InputItem{Location{std::move(where), ""}, std::move(*bundle)});
+    return;
+  }
   try {
     Json value = parse_json(line, source, line_no);
     add_value(std::move(value), Location{where, ""}, out);

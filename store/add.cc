@@ -86,7 +86,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     const AddedDocument& in = *p.input;
     p.frame = encode_object(in.doc->canonical());
     p.index = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
-    if (in.doc->metadata()) p.metadata = canonical(*in.doc->metadata());
+    if (in.doc->metadata()) p.metadata = in.doc->metadata_canonical();
   });
 
   auto build = [&](const Snapshot& head) -> std::optional<ChangeSet> {

@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "objects/blob.h"
 #include "objects/error.h"
@@ -47,7 +48,8 @@ struct IndexRecord {
 
 // What one new document writes, made on every core before it is written in order.
 struct Prepared {
-  std::string frame, metadata;
+  std::string frame;
+  std::string_view metadata;  // the document's own metadata_canonical()
   git_oid frame_id{}, metadata_id{};
   std::vector<IndexEntry> entries;
   std::vector<git_oid> entry_ids;
@@ -184,7 +186,7 @@ struct BulkAdd::State {
 
   void add(const std::vector<AddedDocument>& batch);
   std::vector<std::uint32_t> take_new(const std::vector<AddedDocument>& batch, const std::vector<git_oid>& meta_ids,
-                                      const std::vector<std::string>& metas);
+                                      const std::vector<std::string_view>& metas);
   void write_new(const AddedDocument& in, std::uint32_t record, Prepared& p);
   std::optional<std::string> write_commit(const Snapshot& head, BulkAddReport& report);
   std::vector<char> resolve(const Snapshot& head, BulkAddReport& report);
@@ -210,11 +212,11 @@ void BulkAdd::add(const std::vector<AddedDocument>& batch) { state_->add(batch);
 void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   // Metadata of every document, on every core: a repeat's is compared with
   // the first's by its blob id.
-  std::vector<std::string> metas(batch.size());
+  std::vector<std::string_view> metas(batch.size());
   std::vector<git_oid> meta_ids(batch.size());
   parallel_for(batch.size(), [&](std::size_t i) {
     if (!batch[i].doc->metadata()) return;
-    metas[i] = canonical(*batch[i].doc->metadata());
+    metas[i] = batch[i].doc->metadata_canonical();
     meta_ids[i] = git::object_id(GIT_OBJECT_BLOB, metas[i]);
   });
   std::vector<std::uint32_t> fresh = take_new(batch, meta_ids, metas);
@@ -235,7 +237,7 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   for (std::size_t k = 0; k < fresh.size(); ++k) {
     DocRecord& r = docs[fresh[k]];
     const AddedDocument& in = batch[r.file];
-    prepared[k].metadata = std::move(metas[r.file]);
+    prepared[k].metadata = metas[r.file];
     prepared[k].metadata_id = meta_ids[r.file];
     write_new(in, fresh[k], prepared[k]);
   }
@@ -247,7 +249,7 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
 // `file` holds their batch position until write_new.
 std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocument>& batch,
                                                     const std::vector<git_oid>& meta_ids,
-                                                    const std::vector<std::string>& metas) {
+                                                    const std::vector<std::string_view>& metas) {
   std::vector<std::uint32_t> fresh;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const AddedDocument& in = batch[i];
@@ -341,21 +343,42 @@ std::vector<char> BulkAdd::State::resolve(const Snapshot& head, BulkAddReport& r
 
 namespace {
 
+// The source ids claimed so far in the input: each path, and every folder
+// above one (so that "is there a staged id below this path" is one lookup
+// rather than a walk of a sorted map with long shared prefixes). Views into
+// the add's literal chunks, which never move.
+struct StagedSources {
+  std::unordered_map<std::string_view, const Digest*> paths;
+  std::unordered_set<std::string_view> folders;
+
+  const Digest* find(std::string_view path) const {
+    auto it = paths.find(path);
+    return it == paths.end() ? nullptr : it->second;
+  }
+  void add(std::string_view path, const Digest* run) {
+    paths.emplace(path, run);
+    for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1))
+      folders.insert(path.substr(0, slash));
+  }
+};
+
 // Who already holds the source id `path`, as add.cc's source_holder says: the
 // run digest text at it, "a folder of other source ids", the id of a run
 // whose id is a prefix of it, or "" if it is free.
-std::string source_holder(const Snapshot& head, std::string_view path,
-                          const std::map<std::string_view, const Digest*, std::less<>>& staged) {
-  if (auto it = staged.find(path); it != staged.end()) return it->second->str();
-  if (auto bytes = head.read(path)) return *bytes;
-  if (head.exists(path)) return "a folder of other source ids";
-  std::string folder = std::string(path) + "/";
-  auto below = staged.lower_bound(std::string_view(folder));
-  if (below != staged.end() && below->first.starts_with(folder)) return "a folder of other source ids";
+std::string source_holder(const Snapshot& head, std::string_view path, const StagedSources& staged) {
+  // An empty store (the first bulk add) holds no source ids: only the input's
+  // own are looked at, without a tree read per path and per prefix.
+  const bool in_head = !head.empty();
+  if (const Digest* run = staged.find(path)) return run->str();
+  if (in_head)
+    if (auto bytes = head.read(path)) return *bytes;
+  if (in_head && head.exists(path)) return "a folder of other source ids";
+  if (staged.folders.count(path)) return "a folder of other source ids";
   for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1)) {
     std::string_view prefix = path.substr(0, slash);
-    if (auto it = staged.find(prefix); it != staged.end()) return "the source id of run " + it->second->str();
-    if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
+    if (const Digest* run = staged.find(prefix)) return "the source id of run " + run->str();
+    if (in_head)
+      if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
   }
   return "";
 }
@@ -367,7 +390,7 @@ std::string source_holder(const Snapshot& head, std::string_view path,
 std::vector<char> BulkAdd::State::claim_sources(const Snapshot& head, const std::vector<char>& added,
                                                BulkAddReport& report) {
   std::vector<char> dropped(index.size(), 0);
-  std::map<std::string_view, const Digest*, std::less<>> staged;  // into docs, which no longer grows
+  StagedSources staged;  // into docs, which no longer grows
   for (std::size_t i = 0; i < index.size(); ++i) {
     const IndexRecord& r = index[i];
     if (r.kind != EntryKind::kLiteral || !added[r.doc]) continue;
@@ -376,7 +399,7 @@ std::vector<char> BulkAdd::State::claim_sources(const Snapshot& head, const std:
     const Digest& run = docs[r.doc].digest;
     std::string holder = source_holder(head, path, staged);
     if (holder.empty()) {
-      staged.emplace(path, &run);
+      staged.add(path, &run);
       continue;
     }
     dropped[i] = 1;

@@ -202,19 +202,21 @@ void PackWriter::flush() {
 }
 
 // An open-addressing set of entry numbers (+ 1; 0 is empty) keyed by the
-// entries' ids: 8 bytes an object where a node-based set took over 40.
+// entries' ids: 8 to 16 bytes an object where a node-based set took over 40.
+// At most half full: linear probing's misses (every new object is one) take
+// 2.5 probes on average there, against 8.5 at three quarters.
 bool PackWriter::has(const git_oid& id) const {
   if (slots_.empty()) return false;
   std::size_t mask = slots_.size() - 1;
   for (std::size_t i = OidHash{}(id) & mask;; i = (i + 1) & mask) {
     std::uint32_t s = slots_[i];
     if (s == 0) return false;
-    if (git_oid_equal(&entries_[s - 1].id, &id)) return true;
+    if (std::memcmp(entries_[s - 1].id.id, id.id, GIT_OID_RAWSZ) == 0) return true;
   }
 }
 
 void PackWriter::remember(std::size_t entry) {
-  if ((entries_.size() + 1) * 4 > slots_.size() * 3) {  // at most three quarters full
+  if ((entries_.size() + 1) * 2 > slots_.size()) {  // at most half full
     std::vector<std::uint32_t> old(std::max<std::size_t>(1024, slots_.size() * 2), 0);
     old.swap(slots_);
     for (std::uint32_t s : old)
@@ -289,13 +291,32 @@ std::string PackWriter::seal() {
   return std::string(reinterpret_cast<const char*>(checksum), 20);
 }
 
+// The entries' numbers in the order of their ids: counted into buckets by
+// the ids' first two bytes (ids are uniform, so a bucket holds a handful),
+// each bucket then sorted. Sorting the deque of entries itself costs several
+// times more, through its iterators, and 4 bytes an entry is all it takes.
+std::vector<std::uint32_t> PackWriter::sorted_by_id() const {
+  auto bucket = [&](std::uint32_t k) { return std::size_t{entries_[k].id.id[0]} << 8 | entries_[k].id.id[1]; };
+  std::vector<std::uint32_t> start(65537, 0);
+  for (std::uint32_t k = 0; k < entries_.size(); ++k) ++start[bucket(k) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<std::uint32_t> order(entries_.size());
+  std::vector<std::uint32_t> at(start.begin(), start.end() - 1);
+  for (std::uint32_t k = 0; k < entries_.size(); ++k) order[at[bucket(k)]++] = k;
+  for (std::size_t b = 0; b + 1 < start.size(); ++b)
+    if (start[b + 1] - start[b] > 1)
+      std::sort(order.begin() + start[b], order.begin() + start[b + 1], [&](std::uint32_t x, std::uint32_t y) {
+        return std::memcmp(entries_[x].id.id, entries_[y].id.id, 20) < 0;
+      });
+  return order;
+}
+
 // The index, version 2: fan-out, sorted ids, CRCs, offsets (large ones in
 // a second table), the pack's checksum, its own checksum. Written to the
 // file `fd` through a small buffer, hashed as it goes: a bulk add's index
 // holds millions of entries, and need not be in memory twice.
 void PackWriter::write_index(int fd, const std::string& path, const std::string& checksum) {
-  std::sort(entries_.begin(), entries_.end(),
-            [](const Entry& a, const Entry& b) { return std::memcmp(a.id.id, b.id.id, 20) < 0; });
+  std::vector<std::uint32_t> order = sorted_by_id();
   Sha1 h;
   h.init();
   std::string out;
@@ -310,14 +331,16 @@ void PackWriter::write_index(int fd, const std::string& path, const std::string&
   std::uint32_t fan[256] = {};
   for (const Entry& e : entries_) ++fan[e.id.id[0]];
   for (std::uint32_t i = 0, sum = 0; i < 256; ++i) put32(out, sum += fan[i]);
-  for (const Entry& e : entries_) out.append(reinterpret_cast<const char*>(e.id.id), 20), drain(false);
-  for (const Entry& e : entries_) put32(out, e.crc), drain(false);
+  for (std::uint32_t k : order) out.append(reinterpret_cast<const char*>(entries_[k].id.id), 20), drain(false);
+  for (std::uint32_t k : order) put32(out, entries_[k].crc), drain(false);
   std::uint32_t large = 0;
-  for (const Entry& e : entries_) {
+  for (std::uint32_t k : order) {
+    const Entry& e = entries_[k];
     put32(out, e.offset < 0x80000000u ? static_cast<std::uint32_t>(e.offset) : 0x80000000u | large++);
     drain(false);
   }
-  for (const Entry& e : entries_) {
+  for (std::uint32_t k : order) {
+    const Entry& e = entries_[k];
     if (e.offset < 0x80000000u) continue;
     put32(out, static_cast<std::uint32_t>(e.offset >> 32));
     put32(out, static_cast<std::uint32_t>(e.offset));

@@ -103,6 +103,7 @@ class PackWriter final : public ObjectWriter {
   void put(const void* data, std::size_t n);
   void flush();
   std::string seal();
+  std::vector<std::uint32_t> sorted_by_id() const;
   void write_index(int fd, const std::string& path, const std::string& checksum);
   std::string place(const std::string& checksum);
   void remember(std::size_t entry);

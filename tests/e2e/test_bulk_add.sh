@@ -108,4 +108,25 @@ assert_eq "$base_docs 1" "$(jv '"\(.added) \(.rejected | length)"')" "--keep-goi
 assert_contains "$(jv '.rejected[0].source')" "bad.jsonl:10001" "--keep-going names the rejected line"
 pass "--keep-going adds the 10,000 good lines and lists the bad one"
 
+# ---- 3. source ids claimed within one bulk add: the first run keeps each ----------------
+# Lines 2, 3 and 5 claim an id that line 1 holds, an id below line 1's, and a
+# folder above line 4's: each of those runs is added but not indexed there.
+head -n 6 "$W/base.jsonl" | "$PY" -c '
+import json, sys
+ids = ["grp/x", "grp/x", "grp/x/sub", "grp/y/sub", "grp/y", "zz/z"]
+for line, i in zip(sys.stdin, ids):
+    b = json.loads(line)
+    b["run"]["spec"]["sourceNative"]["externalId"] = i
+    print(json.dumps(b))' >"$W/claims.jsonl"
+assert_exit 0 ks init "$W/store4"
+assert_exit 0 ks --store "$W/store4" add "$W/claims.jsonl"
+src=refs/sources/liger-kernel-bench
+assert_eq "$src/grp/x $src/grp/y/sub $src/zz/z" \
+    "$(git --git-dir="$W/store4" ls-tree -r --name-only main refs/sources | tr '\n' ' ' | sed 's/ $//')" "indexed source ids"
+assert_contains "$ERR" "claims.jsonl:2: $src/grp/x already names sha256:" "a repeated id names its holder"
+assert_contains "$ERR" "claims.jsonl:3: $src/grp/x/sub already names the source id of run sha256:" "an id below another's"
+assert_contains "$ERR" "claims.jsonl:5: $src/grp/y already names a folder of other source ids" "an id above another's"
+assert_eq 6 "$(git --git-dir="$W/store4" ls-tree -r --name-only main refs/levels | wc -l | tr -d ' ')" "all six runs added"
+pass "source ids claimed twice in one bulk add: the first claim is indexed, the others noted"
+
 summary
