@@ -126,10 +126,13 @@ std::string unborn_reason(git_repository* repo, const std::string& branch) {
 StoreShape store_shape(git_repository* repo, const std::string& branch) {
   git_reference* ref = nullptr;
   int rc = git_reference_lookup(&ref, repo, branch.c_str());
-  if (rc == GIT_ENOTFOUND) {
+  // The first commit of another writer may land between the lookup and the
+  // listing of references (which then finds main itself): look again.
+  for (int again = 0; rc == GIT_ENOTFOUND; ++again) {
     git_error_clear();
     std::string why = unborn_reason(repo, branch);
-    return {why, why};
+    if (why.empty() || again == 3) return {why, why};
+    rc = git_reference_lookup(&ref, repo, branch.c_str());
   }
   git::check(rc, "reading " + branch);
   git::Reference owned_ref(ref);
