@@ -77,4 +77,13 @@ bool is_hex_prefix(std::string_view text) {
   return true;
 }
 
+std::optional<std::string> parse_hex_ref(std::string_view ref, std::size_t min_digits) {
+  if (ref.starts_with(Digest::kPrefix)) ref.remove_prefix(Digest::kPrefix.size());
+  std::string hex(ref);
+  for (char& c : hex)
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  if (hex.size() < min_digits || !is_hex_prefix(hex)) return std::nullopt;
+  return hex;
+}
+
 }  // namespace kistore

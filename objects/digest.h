@@ -41,6 +41,11 @@ class Digest {
 // True when `text` is 1..64 lowercase hex digits (a digest prefix).
 bool is_hex_prefix(std::string_view text);
 
+// A REF as a user types it, "sha256:" optional and hex digits in either case
+// ("628643BA"), as the lowercase hex prefix digests are written in; nullopt
+// unless it is `min_digits` to 64 hex digits. Never throws.
+std::optional<std::string> parse_hex_ref(std::string_view ref, std::size_t min_digits = 8);
+
 }  // namespace kistore
 
 template <>

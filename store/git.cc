@@ -116,4 +116,23 @@ std::string blob_bytes(git_repository* repo, const git_oid& id) {
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
 }
 
+void sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from) {
+  if (git_repository_is_bare(repo)) return;
+  git_reference* head = nullptr;
+  if (git_reference_lookup(&head, repo, "HEAD") != 0) return git_error_clear();
+  bool names_it = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && git_reference_symbolic_target(head) == name;
+  git_reference_free(head);
+  if (!names_it) return;
+  git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+  opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+  git_commit* base = nullptr;
+  git_tree* base_tree = nullptr;
+  if (from && git_commit_lookup(&base, repo, from) == 0 && git_commit_tree(&base_tree, base) == 0)
+    opts.baseline = base_tree;  // only what changed since is written
+  git_checkout_head(repo, &opts);
+  git_tree_free(base_tree);
+  git_commit_free(base);
+  git_error_clear();
+}
+
 }  // namespace kistore::git

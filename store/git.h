@@ -93,6 +93,14 @@ inline int move_ref(git_repository* repo, const std::string& name, const git_oid
   return rc;
 }
 
+// After `name` moved from `from` (null: it did not exist) in a repository
+// with a work tree (a plain `git clone` of a store) whose HEAD names `name`:
+// brings its index and work tree to the new commit, changing only the paths
+// that changed (SPEC §2: `git status` stays clean). Files the user changed
+// are left as they are (git's safe checkout). A bare repository is left
+// alone. Never throws: the commit stands whatever the checkout meets.
+void sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from);
+
 // git_oid as a key of unordered containers.
 struct OidHash {
   std::size_t operator()(const git_oid& id) const noexcept {

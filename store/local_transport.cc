@@ -42,6 +42,24 @@ void refuse_checked_out(git_repository* remote, const Connection& conn, const st
                       " is checked out in its working tree (push to a bare repository)");
 }
 
+// A bare repository made by `git init --bare` has a HEAD that names
+// refs/heads/master, which a store never has, and a stock `git clone` of it
+// then checks out nothing: when what HEAD names does not exist, it names the
+// branch just pushed. A HEAD that names a branch that exists is the owner's
+// choice and stays.
+void point_head_at(git_repository* remote, const std::string& branch) {
+  git_reference* head = nullptr;
+  if (git_reference_lookup(&head, remote, "HEAD") != 0) return git_error_clear();
+  git::Reference owned(head);
+  if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC) return;
+  git_reference* target = nullptr;
+  int rc = git_reference_lookup(&target, remote, git_reference_symbolic_target(head));
+  if (rc == 0) return git_reference_free(target);
+  git_error_clear();
+  if (rc == GIT_ENOTFOUND) git_repository_set_head(remote, branch.c_str());
+  git_error_clear();
+}
+
 }  // namespace
 
 std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, const Connection& conn,
@@ -79,6 +97,7 @@ int push_local(git_repository* repo, Connection& conn, const std::string& branch
   git::Odb odb = git::open_odb(remote.get());
   git_odb_refresh(odb.get());
   int rc = git::move_ref(remote.get(), branch, local, theirs ? &*theirs : nullptr, "push from kistore");
+  if (rc == 0) point_head_at(remote.get(), branch);
   if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED) {
     git_error_clear();
     return GIT_EMODIFIED;

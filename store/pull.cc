@@ -222,6 +222,9 @@ class Pull {
         rc = git::move_ref(repo_, branch_, incoming_, &head, log);
       }
       if (rc == 0) {
+        std::optional<git_oid> before;
+        if (!now.empty()) before = git::parse_oid(now.commit_id());
+        git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
         report_.result = "fast-forward";
         report_.commit = report_.incoming;
         report_.new_documents = new_objects_;

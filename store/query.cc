@@ -131,12 +131,12 @@ std::vector<RerunInfo> reruns_of(const Snapshot& snap, const Digest& run) {
 std::vector<Digest> group_keys(const Snapshot& snap) { return digests_below(snap, kGroupsDir); }
 
 GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
-  std::string_view hex = ref;
-  if (hex.starts_with(Digest::kPrefix)) hex.remove_prefix(Digest::kPrefix.size());
-  if (!is_hex_prefix(hex) || hex.size() < 8)
+  std::optional<std::string> hex = parse_hex_ref(ref);
+  if (!hex)
     throw InvalidInput("REF \"" + std::string(ref) +
-                       "\": expected a run or group digest, or a prefix of at least 8 lowercase hex digits");
-  std::vector<Digest> keys = digests_below(snap, kGroupsDir, hex);
+                       "\": expected a run or group digest, or a prefix of at least 8 hex digits (as kistore ls "
+                       "or groups print them)");
+  std::vector<Digest> keys = digests_below(snap, kGroupsDir, *hex);
   if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
   if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
   Digest run = snap.resolve(ref);

@@ -307,11 +307,12 @@ std::vector<Digest> Snapshot::object_digests_libgit2() const {
 }
 
 Digest Snapshot::resolve(std::string_view ref) const {
-  std::string_view hex = ref;
-  if (hex.substr(0, Digest::kPrefix.size()) == Digest::kPrefix) hex.remove_prefix(Digest::kPrefix.size());
-  if (!is_hex_prefix(hex) || hex.size() < 8)
+  std::optional<std::string> parsed = parse_hex_ref(ref);
+  if (!parsed)
     throw InvalidInput("REF \"" + std::string(ref) +
-                       "\": expected a digest (sha256:<64 hex>) or a prefix of at least 8 lowercase hex digits");
+                       "\": expected a digest (sha256:<64 hex>) or a prefix of at least 8 hex digits (as kistore ls "
+                       "prints them)");
+  std::string_view hex = *parsed;
   std::string dir = "objects/sha256/" + std::string(hex.substr(0, 2)) + "/" + std::string(hex.substr(2, 2));
   std::vector<Digest> matches;
   for (const std::string& name : list(dir)) {

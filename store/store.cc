@@ -377,6 +377,7 @@ std::optional<std::string> Store::commit_written(
     if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
     int rc = git::move_ref(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
     if (rc == 0) {
+      git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr);
       git_odb* odb = nullptr;
       if (git_repository_odb(&odb, repo()) == 0) {
         git_odb_refresh(odb);  // see the pack just written

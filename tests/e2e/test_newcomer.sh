@@ -4,7 +4,8 @@
 # exit code, the message (what is wrong, what to do), and nothing written.
 # log --op with an unknown operation; log -n 0 (nothing, as git); clone and
 # pull of a git repository that is no store (saying so, not a line per file); a
-# path remote that does not exist; a Liger CSV whose header lacks a column.
+# path remote that does not exist; a Liger CSV whose header lacks a column; a
+# REF in capitals; a push to `git init --bare` that git clone then checks out.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/servers.sh
@@ -33,6 +34,19 @@ assert_exit 2 ks --store "$S" log -n -3
 assert_contains "$ERR" "-n: expected a number from 0" "log -n -3"
 assert_store_unchanged "$FP" "$S" "log"
 pass "log --op bogus and log -n -3: exit 2 saying what is expected; log -n 0 prints nothing"
+
+# ---- a REF typed in capitals, or too short -----------------------------------------
+assert_exit 0 ks --store "$S" show 334face3
+want=$OUT
+for ref in 334FACE3 sha256:334FaCe30A; do
+    assert_exit 0 ks --store "$S" show "$ref"
+    assert_eq "$want" "$OUT" "show $ref: the run 334face3 names"
+    assert_exit 0 ks --store "$S" rank "$ref"
+done
+assert_exit 2 ks --store "$S" show 334face
+assert_contains "$ERR" "at least 8 hex digits" "show 334face: says how many digits"
+assert_store_unchanged "$FP" "$S" "show and rank"
+pass "show and rank take a prefix typed in capitals; 7 digits is exit 2 saying 8 are needed"
 
 # ---- a git repository that is no store ----------------------------------------------
 ugit() { git -c user.name=u -c user.email=u@example.org -c init.defaultBranch=main "$@"; }
@@ -65,6 +79,23 @@ done
 [[ ! -e $W/no-such.git ]] || fail "push made $W/no-such.git"
 assert_store_unchanged "$FP" "$S" "a missing path remote"
 pass "pull and push of a path that does not exist: exit 4, 'no such folder', nothing written"
+
+# ---- plain git sees a normal repository ---------------------------------------------
+# A bare repository as `git init --bare` makes it names refs/heads/master in
+# HEAD; after the first push it names main, so that a stock clone checks the
+# store out. Writing into that clone keeps its index and work tree in step.
+git -c init.defaultBranch=master init -q --bare "$W/served.git"
+assert_exit 0 ks --store "$S" push "$W/served.git"
+assert_eq "refs/heads/main" "$(git --git-dir="$W/served.git" symbolic-ref HEAD)" "HEAD of the pushed-to repository"
+git clone -q "$W/served.git" "$W/checkout"
+[[ -f $W/checkout/FORMAT ]] || fail "a stock git clone of the pushed store checked out nothing"
+assert_eq "" "$(git -C "$W/checkout" status --porcelain)" "git status of a fresh clone"
+mkruns --start 7 --count 1 >one.jsonl
+assert_exit 0 ks --store "$W/checkout" add one.jsonl
+assert_eq "" "$(git -C "$W/checkout" status --porcelain)" "git status after kistore add in the clone"
+assert_exit 0 ks --store "$W/checkout" verify
+pass "push to a git init --bare repository points its HEAD at main: git clone checks out the store, git status stays clean after an add"
+FP=$(store_fingerprint "$S")  # the push recorded what it synced
 
 # ---- a CSV whose header lacks a column ----------------------------------------------
 HEADER=kernel_name,kernel_provider,kernel_operation_mode,metric_name,metric_unit,x_name,x_label,x_value,y_value_50,y_value_20,y_value_80,extra_benchmark_config_str,gpu_name,timestamp,liger_version

@@ -84,8 +84,8 @@ TEST_CASE("resolve_group_ref: malformed, unknown and non-run REFs", "[store][que
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"too short", "334face", ErrorCode::kInvalidInput, "at least 8 lowercase hex digits"},
-      {"uppercase", "334FACE30", ErrorCode::kInvalidInput, "at least 8 lowercase hex digits"},
+      {"too short", "334face", ErrorCode::kInvalidInput, "at least 8 hex digits"},
+      {"uppercase, too short", "334FACE", ErrorCode::kInvalidInput, "at least 8 hex digits"},
       {"not hex", "xyzxyzxyz", ErrorCode::kInvalidInput, "expected a run or group digest"},
       {"matches nothing", "deadbeefdeadbeef", ErrorCode::kNotFound, "no object in the store matches"},
       {"a protocol", kSeedProtocol, ErrorCode::kInvalidInput, "expected a run or a group, found a BenchmarkProtocol"},
@@ -100,6 +100,17 @@ TEST_CASE("resolve_group_ref: malformed, unknown and non-run REFs", "[store][que
       CHECK_THAT(e.what(), Catch::Matchers::Contains(c.message));
     }
   }
+}
+
+TEST_CASE("resolve_group_ref and resolve take a prefix typed in capitals, as git does", "[store][query]") {
+  SeedStore s;
+  Snapshot snap = s.store.snapshot();
+  const Digest seed = *Digest::parse(kSeedRun);
+  CHECK(snap.resolve("334FACE3") == seed);
+  CHECK(snap.resolve("sha256:334FaCe30A") == seed);
+  GroupRef g = resolve_group_ref(snap, "334FACE30ACAEE76");
+  REQUIRE(g.run);
+  CHECK(*g.run == seed);
 }
 
 TEST_CASE("runs_at_level lists the runs of one level folder", "[store][query]") {
