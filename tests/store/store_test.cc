@@ -313,6 +313,8 @@ TEST_CASE("Snapshot::resolve: full digests and unique prefixes of 8+ hex", "[sto
       {"334face30acaee76", kSeedRun},
       {run_hex.substr(0, 63), kSeedRun},
       {"080e6e66", kSeedProtocol},
+      {"334FACE3", kSeedRun},  // capitals, as git takes them
+      {"sha256:334FaCe3", kSeedRun},
   };
   for (const Ok& c : ok) {
     INFO(c.ref);
@@ -328,7 +330,8 @@ TEST_CASE("Snapshot::resolve: full digests and unique prefixes of 8+ hex", "[sto
       {"sha256:334face", ErrorCode::kInvalidInput},     // 7 hex after the prefix
       {"", ErrorCode::kInvalidInput},
       {"sha256:", ErrorCode::kInvalidInput},
-      {"334FACE3", ErrorCode::kInvalidInput},           // uppercase
+      {"334FACEG", ErrorCode::kInvalidInput},           // capitals, not hex
+      {"SHA256:334face3", ErrorCode::kInvalidInput},    // the algorithm is lowercase
       {"334face3x", ErrorCode::kInvalidInput},          // not hex
       {" 334face3", ErrorCode::kInvalidInput},
       {"sha1:334face3", ErrorCode::kInvalidInput},
