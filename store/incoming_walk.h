@@ -109,7 +109,10 @@ class ObjectReader {
   // Into `out` (replaced): a refusal when it is missing, unreadable, of
   // another type or too large; not rehashed (the caller decides).
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string& out);
-  bool has(const git_oid& id) { return git_odb_exists(odb_.get(), &id) == 1; }
+  // Without libgit2's refresh on a miss (a rescan of the pack folder, for
+  // every new object a pull brings): an object another writer packed
+  // meanwhile is then copied again, which costs a copy, never a wrong answer.
+  bool has(const git_oid& id) { return git_odb_exists_ext(odb_.get(), &id, GIT_ODB_LOOKUP_NO_REFRESH) == 1; }
 
  private:
   Odb odb_;
