@@ -186,6 +186,26 @@ void PackReader::add_packs(const std::string& dir) {
 
 PackReader::~PackReader() = default;
 
+namespace {
+
+// A pack entry's header at `at` (before `end`, which it is below): its type
+// and inflated size; `at` moves past it. False for a header that runs past
+// `end` or declares more than 64 bits of size.
+bool entry_header(const unsigned char* p, std::uint64_t end, std::uint64_t& at, int& type, std::uint64_t& size) {
+  unsigned c = p[at++];
+  type = (c >> 4) & 7;
+  size = c & 15;
+  for (int shift = 4; c & 0x80; shift += 7) {
+    if (at >= end || shift > 56) return false;
+    c = p[at++];
+    size |= std::uint64_t(c & 0x7f) << shift;
+  }
+  return true;
+}
+
+}  // namespace
+
+
 bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size) const {
   for (const auto& pack : packs_) {
     std::uint64_t at = pack->find(id);
@@ -193,15 +213,9 @@ bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, s
     const unsigned char* p = pack->pack.data;
     const std::size_t end = pack->pack.size - 20;  // the trailer
     if (at >= end) return false;
-    // Entry header: type and size.
-    unsigned c = p[at++];
-    int t = (c >> 4) & 7;
-    std::uint64_t size = c & 15;
-    for (int shift = 4; c & 0x80; shift += 7) {
-      if (at >= end || shift > 56) return false;
-      c = p[at++];
-      size |= std::uint64_t(c & 0x7f) << shift;
-    }
+    int t = 0;
+    std::uint64_t size = 0;
+    if (!entry_header(p, end, at, t, size)) return false;
     if (t < GIT_OBJECT_COMMIT || t > GIT_OBJECT_TAG) return false;  // a delta: libgit2 resolves it
     // zlib header: deflate, no preset dictionary, check bits.
     if (at + 2 > end) return false;
@@ -251,14 +265,9 @@ bool PackReader::read_entry(const Pack& pack, std::uint64_t at, unsigned depth, 
   const unsigned char* p = pack.pack.data;
   const std::uint64_t entry = at, end = pack.pack.size - 20;  // before the trailer
   if (at >= end) return false;
-  unsigned c = p[at++];
-  int t = (c >> 4) & 7;
-  std::uint64_t size = c & 15;
-  for (int shift = 4; c & 0x80; shift += 7) {
-    if (at >= end || shift > 56) return false;
-    c = p[at++];
-    size |= std::uint64_t(c & 0x7f) << shift;
-  }
+  int t = 0;
+  std::uint64_t size = 0;
+  if (!entry_header(p, end, at, t, size)) return false;
   if (t >= GIT_OBJECT_COMMIT && t <= GIT_OBJECT_TAG) {
     if (!inflate_exact(p + at, end - at, size, out)) return false;
     type = static_cast<git_object_t>(t);
@@ -269,7 +278,7 @@ bool PackReader::read_entry(const Pack& pack, std::uint64_t at, unsigned depth, 
     // The base's distance back, big-endian 7 bits a byte, plus one per
     // continuation byte (git's encoding).
     if (at >= end) return false;
-    c = p[at++];
+    unsigned c = p[at++];
     std::uint64_t back = c & 0x7f;
     while (c & 0x80) {
       if (at >= end || back >= (std::uint64_t(1) << 56)) return false;
