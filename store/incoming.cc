@@ -1,5 +1,6 @@
 #include "store/incoming.h"
 
+#include "objects/parallel.h"
 #include "refs/layout.h"
 #include "store/git.h"
 
@@ -52,6 +53,7 @@ void IncomingChecker::check_commit(const git_oid& id) {
   if (!check_format()) return;
   std::vector<Delta> deltas = trees_.diff(parent(), &tree_);
   reruns_in_tree_.reset();
+  prefetch_facts(deltas);
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     if (full()) return;
     check_delta(deltas[i]);
@@ -190,15 +192,52 @@ void IncomingChecker::check_delta(const Delta& d) {
 
 // What the blob `blob` at `path` implies, read once per blob, path and
 // format: the same bytes at another object path are another object.
-const ObjectFacts& IncomingChecker::facts_of(const git_oid& blob, const std::string& path) {
+std::string IncomingChecker::facts_key(const git_oid& blob, const std::string& path) const {
   std::string key(reinterpret_cast<const char*>(blob.id), GIT_OID_RAWSZ);
   key += static_cast<char>(format_);  // what it implies (its group path) depends on the tree's format
   key += path;
+  return key;
+}
+
+const ObjectFacts& IncomingChecker::facts_of(const git_oid& blob, const std::string& path) {
+  std::string key = facts_key(blob, path);
   auto it = facts_.find(key);
   if (it != facts_.end()) return it->second;
   ObjectFacts facts =
-      object_facts(format_, path, git::blob_bytes(repo_, blob), ObjectCheck::kDeep, dictionaries_->lookup());
+      object_facts(format_, path, trees_.blob(blob), ObjectCheck::kDeep, dictionaries_->lookup());
   return facts_.emplace(key, std::move(facts)).first->second;
+}
+
+// The deep check (object_facts) of the objects a commit of one parent adds,
+// on every core, before the checks that follow look their facts up: it is
+// most of a big commit's cost. Only objects the store's packs hold whole are
+// read here (PackReader is safe on any thread, libgit2 is not); anything
+// else, and anything that throws, is left to facts_of, in order.
+void IncomingChecker::prefetch_facts(const std::vector<Delta>& deltas) {
+  if (!others_.empty()) return;  // a merge's objects mostly come from its other parents, checked there
+  struct Job {
+    const Delta* delta;
+    std::string key;
+  };
+  std::vector<Job> jobs;
+  for (const Delta& d : deltas) {
+    if (d.status != Delta::kAdded || !d.path.starts_with("objects/") || git::mode_is_link(d.new_mode)) continue;
+    std::string key = facts_key(d.new_id, d.path);
+    if (!facts_.count(key)) jobs.push_back({&d, std::move(key)});
+  }
+  if (jobs.size() < kPrefetchAtLeast) return;
+  std::vector<std::optional<ObjectFacts>> made(jobs.size());
+  const DictionaryLookup dictionaries = dictionaries_->lookup();  // serialised by the cache
+  parallel_for(jobs.size(), [&](std::size_t i) {
+    try {
+      std::optional<std::string> bytes = trees_.stored_blob(jobs[i].delta->new_id);
+      if (bytes) made[i] = object_facts(format_, jobs[i].delta->path, *bytes, ObjectCheck::kDeep, dictionaries);
+    } catch (const Error&) {
+      // facts_of meets it again in order, and says so there
+    }
+  });
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (made[i]) facts_.emplace(std::move(jobs[i].key), std::move(*made[i]));
 }
 
 // Dictionaries are immutable, as objects are (frames name them by ID): one
@@ -279,7 +318,7 @@ const ObjectFacts* IncomingChecker::run_for(const Digest& run, const std::string
 // A new or changed entry below refs/.
 void IncomingChecker::check_entry(const Delta& d) {
   const std::string& path = d.path;
-  std::string bytes = git::blob_bytes(repo_, d.new_id);
+  std::string bytes = trees_.blob(d.new_id);
   auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected); };
   const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
   if (path.starts_with("refs/metadata/")) {

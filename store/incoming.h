@@ -94,7 +94,10 @@ class IncomingChecker {
   void check_levels(git_commit* commit);
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
                     ProblemKind mismatch);
+  std::string facts_key(const git_oid& blob, const std::string& path) const;
   const ObjectFacts& facts_of(const git_oid& blob, const std::string& path);
+  void prefetch_facts(const std::vector<git::TreeDelta>& deltas);
+  static constexpr std::size_t kPrefetchAtLeast = 64;  // fewer new objects are checked on one thread
   const ObjectFacts* object_in_tree(const Digest& d);
   const ObjectFacts* run_for(const Digest& run, const std::string& path, ProblemKind mismatch);
 

@@ -1,7 +1,10 @@
 #include "store/incoming_walk.h"
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 
 #include "objects/error.h"
 #include "store/git.h"
@@ -282,7 +285,36 @@ WalkResult check_tree_shape(ObjectSource& source, const git_oid& tree, const std
 // ---- ObjectReader ----------------------------------------------------------------
 
 ObjectReader::ObjectReader(git_repository* repo, const char* what, const PackLimits& limits)
-    : odb_(odb_of(repo, what)), packs_(git_repository_path(repo)), limits_(limits), what_(what) {}
+    : odb_(odb_of(repo, what)), gitdir_(git_repository_path(repo)), packs_(gitdir_), limits_(limits), what_(what) {}
+
+bool ObjectReader::has(const git_oid& id) {
+  if (packs_.has(id)) return true;
+  if (!loose_) list_loose();
+  return loose_->count(id) > 0;
+}
+
+// objects/<2 hex>/<38 hex> of the repository and of the object folders its
+// objects/info/alternates names (one level, as PackReader).
+void ObjectReader::list_loose() {
+  loose_.emplace();
+  std::vector<std::string> dirs{gitdir_ + "objects"};
+  std::ifstream alternates(dirs[0] + "/info/alternates");
+  for (std::string line; std::getline(alternates, line);)
+    if (!line.empty() && line[0] != '#') dirs.push_back(line[0] == '/' ? line : dirs[0] + "/" + line);
+  static const char kHex[] = "0123456789abcdef";
+  for (const std::string& dir : dirs)
+    for (int b = 0; b < 256; ++b) {
+      std::string sub = dir + "/" + kHex[b >> 4] + kHex[b & 15];
+      DIR* d = ::opendir(sub.c_str());
+      if (!d) continue;
+      while (dirent* e = ::readdir(d)) {
+        std::string hex = sub.substr(sub.size() - 2) + e->d_name;
+        git_oid id;
+        if (hex.size() == GIT_OID_HEXSZ && git_oid_fromstrn(&id, hex.data(), hex.size()) == 0) loose_->insert(id);
+      }
+      ::closedir(d);
+    }
+}
 
 std::optional<ObjectRefusal> ObjectReader::read(const git_oid& id, git_object_t type, std::string& out) {
   std::uint64_t max = max_object_bytes(limits_, type);

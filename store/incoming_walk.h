@@ -109,14 +109,19 @@ class ObjectReader {
   // Into `out` (replaced): a refusal when it is missing, unreadable, of
   // another type or too large; not rehashed (the caller decides).
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, std::string& out);
-  // Without libgit2's refresh on a miss (a rescan of the pack folder, for
-  // every new object a pull brings): an object another writer packed
-  // meanwhile is then copied again, which costs a copy, never a wrong answer.
-  bool has(const git_oid& id) { return git_odb_exists_ext(odb_.get(), &id, GIT_ODB_LOOKUP_NO_REFRESH) == 1; }
+  // Whether the repository holds `id`, as its packs' indexes and loose
+  // object folders were when first asked (one listing, no system call per
+  // object: every new object a pull brings is a miss). An object another
+  // writer added meanwhile is then copied again, which costs a copy, never
+  // a wrong answer.
+  bool has(const git_oid& id);
 
  private:
+  void list_loose();
   Odb odb_;
+  std::string gitdir_;
   PackReader packs_;
+  std::optional<std::unordered_set<git_oid, OidHash, OidEq>> loose_;  // list_loose(), on the first miss
   PackLimits limits_;
   std::string what_;  // "the remote", "the store", for messages
 };

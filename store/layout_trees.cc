@@ -1,6 +1,7 @@
 #include "store/layout_trees.h"
 
 #include "refs/layout.h"
+#include "store/objwrite.h"
 
 namespace kistore {
 namespace {
@@ -14,7 +15,24 @@ constexpr std::size_t kSourcesPrefix = 13;
 
 LayoutTrees::LayoutTrees(git_repository* repo, bool check_ids)
     : repo_(repo), odb_(git::open_odb(repo)), packs_(git_repository_path(repo)),
-      reader_(odb_.get(), {&packs_, check_ids, /*keep=*/true}) {}
+      reader_(odb_.get(), {&packs_, check_ids, /*keep=*/true}), check_ids_(check_ids) {}
+
+std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
+  std::string out;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (!packs_.read(id, type, out) || type != GIT_OBJECT_BLOB) return std::nullopt;
+  if (check_ids_) {
+    git_oid actual = git::object_id(GIT_OBJECT_BLOB, out);
+    if (!git_oid_equal(&actual, &id))
+      throw Error(ErrorCode::kCorruption, "the blob " + git::oid_str(id) + " holds content with another id");
+  }
+  return out;
+}
+
+std::string LayoutTrees::blob(const git_oid& id) const {
+  if (std::optional<std::string> stored = stored_blob(id)) return std::move(*stored);
+  return git::blob_bytes(repo_, id);
+}
 
 std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string& path) const {
   return reader_.blob_at(root, path);
@@ -23,14 +41,16 @@ std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string
 std::optional<std::string> LayoutTrees::read(const git_oid* root, const std::string& path) const {
   auto id = entry(root, path);
   if (!id) return std::nullopt;
-  return git::blob_bytes(repo_, *id);
+  return blob(*id);
 }
 
 std::optional<Format> LayoutTrees::format_of(const git_oid* root) const {
   if (!root) return kCurrentFormat;
+  if (auto it = formats_.find(*root); it != formats_.end()) return it->second;
   auto bytes = read(root, std::string(kFormatPath));
-  if (!bytes) return Format::k1;
-  return parse_format_bytes(*bytes);
+  std::optional<Format> f = bytes ? parse_format_bytes(*bytes) : Format::k1;
+  formats_.emplace(*root, f);
+  return f;
 }
 
 std::optional<LevelState> LayoutTrees::level_of(const git_oid* root, const Digest& run) const {

@@ -12,13 +12,15 @@
 // Errors: Error(kCorruption) for a tree that cannot be read, is malformed or
 // does not hash to its id; Error(kIO) for a blob libgit2 cannot read.
 //
-// Thread-safety: one thread; must not outlive the repository.
+// Thread-safety: one thread, except stored_blob; must not outlive the
+// repository.
 #pragma once
 
 #include <git2.h>
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "objects/digest.h"
@@ -52,6 +54,14 @@ class LayoutTrees {
 
   // The blob id at `path` below `root`, if any.
   std::optional<git_oid> entry(const git_oid* root, const std::string& path) const;
+  // The bytes of the blob `id`: from the store's packs where it is a whole
+  // stored object (hashed against its id with check_ids), else through
+  // libgit2. Errors: Error(kCorruption) for content with another id,
+  // Error(kIO) for a blob libgit2 cannot read.
+  std::string blob(const git_oid& id) const;
+  // As blob, from the packs alone (nullopt where blob would ask libgit2):
+  // safe to call from any thread.
+  std::optional<std::string> stored_blob(const git_oid& id) const;
   // The bytes of the blob at `path` below `root`, if any.
   std::optional<std::string> read(const git_oid* root, const std::string& path) const;
   // The format of the tree `root` (refs/layout.h): format 2 for the empty
@@ -78,6 +88,8 @@ class LayoutTrees {
   git::Odb odb_;
   git::PackReader packs_;
   git::TreeReader reader_;
+  bool check_ids_;
+  mutable std::unordered_map<git_oid, std::optional<Format>, git::OidHash, git::OidEq> formats_;  // format_of, by root
 };
 
 }  // namespace kistore

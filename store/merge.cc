@@ -64,10 +64,18 @@ class Merge {
     local_tree_ = git::commit_tree(repo_, local_);
   }
 
-  // What the remote added since the merge base, where the local side lacks it.
-  void take_incoming() {
+  // What the remote added since the merge base, where the local side lacks
+  // it. A level entry of a run no valid rerun commit is about, on either
+  // side, is the run's default on both: the remote's is taken where the
+  // local side has no level for the run at all (it lacks the run).
+  void take_incoming(const std::set<Digest>& rerun_runs) {
     for (const Delta& d : trees_.diff(base(), &in_tree_)) {
-      if (d.path.starts_with("refs/levels/")) continue;  // settled run by run below
+      if (d.path.starts_with("refs/levels/")) {
+        std::optional<LevelEntryPath> p = parse_level_path(kCurrentFormat, d.path);
+        if (d.status == Delta::kRemoved || !p || rerun_runs.count(p->run)) continue;  // settle_levels
+        if (!trees_.level_of(&local_tree_, p->run)) change_.links.emplace(d.path, git::oid_str(d.new_id));
+        continue;
+      }
       if (d.status == Delta::kRemoved) continue;  // a union: what one side dropped, the other keeps
       auto mine = trees_.entry(&local_tree_, d.path);
       if (!mine && d.path.starts_with("refs/sources/") && trees_.source_blocked(&local_tree_, d.path)) {
@@ -75,7 +83,7 @@ class Merge {
         continue;
       }
       if (!mine) {
-        change_.upserts.emplace(d.path, git::blob_bytes(repo_, d.new_id));
+        change_.links.emplace(d.path, git::oid_str(d.new_id));
         if (d.path.starts_with("objects/")) ++outcome_.new_documents;
         continue;
       }
@@ -101,31 +109,27 @@ class Merge {
       auto l = t_local.find(path), i = t_in.find(path);
       bool theirs = l != t_local.end() && i != t_in.end() && i->second < l->second;
       std::string what = path.starts_with("refs/sources/") ? "source id claim" : "metadata";
-      if (theirs) change_.upserts.emplace(path, git::blob_bytes(repo_, blob));
+      if (theirs) change_.links.emplace(path, git::oid_str(blob));
       outcome_.notes.push_back(path + ": the two sides differ; " +
                                (theirs ? "the remote's " + what + " is older and replaces the local one"
                                        : "kept the local " + what + ", which is as old or older"));
     }
   }
 
-  // Levels are what the signed history of both sides gives: for every run
-  // whose level entries differ between the sides, and every run a valid
-  // rerun commit since the merge base is about.
-  void settle_levels(LevelAudit& levels) {
+  // Levels are what the signed history of both sides gives, for every run a
+  // valid rerun commit on either side is about (take_incoming took the
+  // others' defaults).
+  void settle_levels(LevelAudit& levels, const std::set<Digest>& rerun_runs) {
     const std::string local = git::oid_str(local_), incoming = git::oid_str(incoming_);
-    std::set<Digest> runs = levels.level_changes(local, incoming);
-    runs.merge(levels.runs_rerun_since({local, incoming}, base_commit_ ? std::vector<std::string>{*base_commit_}
-                                                                        : std::vector<std::string>{}));
-    for (const Digest& run : runs) {
-      // The default level only matters when no rerun decides; then each side
-      // holds it already (both were checked), and the local side lacks an
-      // entry only for a run it does not have.
+    for (const Digest& run : rerun_runs) {
       LevelDecision d = levels.decide({local, incoming}, run, Level::kReported);
       if (d.deciding.empty()) {
+        // Not a run of either side's tree (a rerun commit's run is in its
+        // tree): take the remote's entries where the local side has none.
         if (!trees_.level_of(&local_tree_, run))
           for (Level l : kAllLevels)
             if (auto id = trees_.entry(&in_tree_, level_path(kCurrentFormat, l, run)))
-              change_.upserts.emplace(level_path(kCurrentFormat, l, run), git::blob_bytes(repo_, *id));
+              change_.links.emplace(level_path(kCurrentFormat, l, run), git::oid_str(*id));
         continue;
       }
       write_level(run, d);
@@ -140,7 +144,7 @@ class Merge {
       auto id = trees_.entry(&local_tree_, level_path(kCurrentFormat, l, run));
       if (!id) continue;
       if (l != d.entry.level) change_.removals.push_back(level_path(kCurrentFormat, l, run));
-      else if (git::blob_bytes(repo_, *id) == want) have = true;
+      else if (trees_.blob(*id) == want) have = true;
     }
     if (!have) change_.upserts[level_path(kCurrentFormat, d.entry.level, run)] = want;
     auto theirs = trees_.level_of(&in_tree_, run), mine = trees_.level_of(&local_tree_, run);
@@ -186,9 +190,12 @@ std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& level
   git_oid local = git::parse_oid(head.commit_id());
   if (git::descends_from(trees.repo(), local, incoming)) return std::nullopt;  // someone merged it already
   Merge merge(trees, local, incoming, outcome);
-  merge.take_incoming();
+  // Every run a valid rerun commit of either history is about: few (each is
+  // a controller's signed commit).
+  const std::set<Digest> rerun_runs = levels.runs_rerun_since({head.commit_id(), git::oid_str(incoming)}, {});
+  merge.take_incoming(rerun_runs);
   merge.settle_claims();
-  merge.settle_levels(levels);
+  merge.settle_levels(levels, rerun_runs);
   return merge.finish(remote);
 }
 

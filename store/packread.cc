@@ -186,6 +186,12 @@ void PackReader::add_packs(const std::string& dir) {
 
 PackReader::~PackReader() = default;
 
+bool PackReader::has(const git_oid& id) const {
+  for (const auto& p : packs_)
+    if (p->find(id)) return true;
+  return false;
+}
+
 namespace {
 
 // A pack entry's header at `at` (before `end`, which it is below): its type

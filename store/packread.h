@@ -39,6 +39,10 @@ class PackReader {
   PackReader(const PackReader&) = delete;
   PackReader& operator=(const PackReader&) = delete;
 
+  // Whether one of the packs' indexes lists `id` (what its entry holds is
+  // not checked).
+  bool has(const git_oid& id) const;
+
   // If `id` is a whole object of stored blocks in one of the packs, of at
   // most `max_size` bytes, sets `type`, replaces `out` with its content and
   // returns true. Never allocates more than the pack file holds.

@@ -84,6 +84,15 @@ void RawTree::build_index() const {
 }
 
 std::optional<RawEntry> RawTree::find(std::string_view name) const {
+  // A small tree (a fanned-out leaf folder holds a few entries) is scanned:
+  // cheaper than building its index.
+  if (!indexed_ && data_.size() <= kScanBytes) {
+    std::optional<RawEntry> found;
+    std::string_view rest = data_;
+    for (RawEntry e; next_entry(rest, e);)  // to the end: a malformed tree throws, as build_index
+      if (!found && e.name == name) found = e, found->bytes = {};
+    return found;
+  }
   if (!indexed_) build_index();
   auto it = std::lower_bound(index_.begin(), index_.end(), name, [this](const Slot& s, std::string_view n) {
     return data_.substr(s.name, s.name_size) < n;
@@ -100,7 +109,7 @@ std::optional<RawEntry> RawTree::find(std::string_view name) const {
 
 namespace {
 
-std::string where_of(const std::string& path) { return path.empty() ? std::string("the root") : path; }
+std::string where_of(std::string_view path) { return path.empty() ? std::string("the root") : std::string(path); }
 
 std::string join(const std::string& prefix, std::string_view name) {
   std::string out = prefix;
@@ -113,7 +122,7 @@ std::string join(const std::string& prefix, std::string_view name) {
 
 TreeReader::TreeReader(git_odb* odb, Options options) : odb_(odb), options_(options) {}
 
-std::shared_ptr<const RawTree> TreeReader::tree(const git_oid& id, const std::string& where) const {
+std::shared_ptr<const RawTree> TreeReader::tree(const git_oid& id, std::string_view where) const {
   if (options_.keep)
     if (auto it = kept_.find(id); it != kept_.end()) return it->second;
   std::shared_ptr<const RawTree> out;
@@ -123,8 +132,9 @@ std::shared_ptr<const RawTree> TreeReader::tree(const git_oid& id, const std::st
     out = std::make_shared<const RawTree>(std::move(stored));
   } else {
     git_odb_object* o = nullptr;
-    check(git_odb_read(&o, odb_, &id), "reading the tree " + (where.empty() ? std::string("at the root") : where),
-          ErrorCode::kCorruption);
+    if (int rc = git_odb_read(&o, odb_, &id); rc < 0)
+      check(rc, "reading the tree " + (where.empty() ? std::string("at the root") : std::string(where)),
+            ErrorCode::kCorruption);
     OdbObject owned(o);
     if (git_odb_object_type(o) != GIT_OBJECT_TREE)
       throw Error(ErrorCode::kCorruption, where_of(where) + ": " + oid_str(id) + " is not a tree");
@@ -141,7 +151,7 @@ std::optional<TreeReader::Found> TreeReader::lookup(const git_oid& root, std::st
   for (;;) {
     std::size_t slash = path.find('/', start);
     std::string_view name = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    std::shared_ptr<const RawTree> folder = tree(at, std::string(path.substr(0, start ? start - 1 : 0)));
+    std::shared_ptr<const RawTree> folder = tree(at, path.substr(0, start ? start - 1 : 0));
     std::optional<RawEntry> e = folder->find(name);  // points into `folder`
     if (!e) return std::nullopt;
     if (slash == std::string_view::npos) return Found{e->oid(), e->mode};

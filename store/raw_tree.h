@@ -80,7 +80,7 @@ bool next_entry(std::string_view& rest, RawEntry& e);
 void check_tree_id(std::string_view data, const git_oid& id, const std::string& where);
 
 // One tree object's bytes, owned, and an index of its entries by name built
-// on the first find() (8 bytes per entry).
+// on the first find() in a tree over kScanBytes (8 bytes per entry).
 class RawTree {
  public:
   RawTree(std::string stored);  // bytes read from a pack
@@ -100,6 +100,7 @@ class RawTree {
     std::uint16_t mode;
   };
   void build_index() const;
+  static constexpr std::size_t kScanBytes = 512;  // find() scans trees up to this size
 
   std::string stored_;
   OdbObject object_;
@@ -144,7 +145,7 @@ class TreeReader {
   // The tree `id`; `where` names its path in messages ("" is the root).
   // Error(kCorruption) when it cannot be read, is not a tree or (check_ids)
   // holds content with another id.
-  std::shared_ptr<const RawTree> tree(const git_oid& id, const std::string& where) const;
+  std::shared_ptr<const RawTree> tree(const git_oid& id, std::string_view where) const;
 
   // The id of the blob (neither a tree nor a submodule link) at `path`
   // ("a/b/c") below the tree `root` (null: the empty tree), if every folder

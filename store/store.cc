@@ -262,7 +262,7 @@ std::string commit_op(std::string_view message) {
 std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options) {
   // A bulk change becomes one pack; a small one, loose objects (as git
   // writes them), so that many small adds do not pile up packs.
-  bool bulk = change.upserts.size() >= kPackThreshold;
+  bool bulk = change.upserts.size() + change.links.size() >= kPackThreshold;
   std::optional<git::PackWriter> pack;
   std::optional<git::LooseWriter> loose;
   if (bulk)
@@ -297,6 +297,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
     ++done;
     if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
   }
+  for (const auto& [path, id] : change.links) changes.emplace(path, git::PathChange{git::parse_oid(id)});  // upserts win
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};
 
   git_oid tree_id = git::build_tree(repo(), base.tree_id(), changes, out);

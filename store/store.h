@@ -165,9 +165,14 @@ class Snapshot {
   mutable std::shared_ptr<DictionaryCache> dictionaries_;  // dictionaries(), once made
 };
 
-// A change to the branch tree: blobs to write at paths, paths to remove.
+// A change to the branch tree: blobs to write at paths, blobs already
+// stored to place at paths, paths to remove.
 struct ChangeSet {
   std::map<std::string, std::string> upserts;  // path -> bytes
+  // path -> the id (40 hex) of a blob the store already holds: a merge takes
+  // the other side's entries as they are rather than writing their bytes
+  // again. A path in both maps takes its bytes from upserts.
+  std::map<std::string, std::string> links;
   std::vector<std::string> removals;
   std::string op;       // the Kistore-Op trailer: add, attest, rerun, merge, import
   std::string summary;  // one line
