@@ -1,6 +1,7 @@
 #include "objects/digest.h"
 
-#include <openssl/evp.h>
+// The low-level digest functions are deprecated in OpenSSL 3.0, not removed.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
 namespace kistore {
@@ -16,30 +17,17 @@ int hex_value(char c) {
 
 }  // namespace
 
-namespace {
-
-// OpenSSL 3's one-shot SHA256() fetches the algorithm from its provider
-// registry (behind a lock) on every call; a bulk add hashes hundreds of
-// thousands of small documents, so the algorithm is fetched once and each
-// thread keeps its own context.
-struct Sha256Context {
-  EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  ~Sha256Context() {
-    EVP_MD_CTX_free(ctx);
-    EVP_MD_free(md);
-  }
-};
-
-}  // namespace
-
 Digest Digest::of(std::string_view bytes) {
+  // OpenSSL's low-level SHA-256 (deprecated in 3.0, kept for good): the same
+  // assembly as the EVP interface, without its provider machinery, whose
+  // first fetch in a process (loading the default provider, building its
+  // name map) cost a read-only command more than all its own work. SHA256()
+  // is no substitute: in OpenSSL 3 it fetches, behind a lock, on every call.
   Digest d;
-  thread_local Sha256Context c;
-  unsigned int n = 0;
-  if (!c.md || !c.ctx || !EVP_DigestInit_ex2(c.ctx, c.md, nullptr) ||
-      !EVP_DigestUpdate(c.ctx, bytes.data(), bytes.size()) || !EVP_DigestFinal_ex(c.ctx, d.bytes_.data(), &n) || n != 32)
-    SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), d.bytes_.data());  // the slow, sure way
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, bytes.data(), bytes.size());
+  SHA256_Final(d.bytes_.data(), &ctx);
   return d;
 }
 

@@ -1,28 +1,19 @@
 #include "objects/sha1.h"
 
+// The low-level digest functions are deprecated in OpenSSL 3.0, not removed.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-
-#include "objects/error.h"
+#include <openssl/sha.h>
 
 namespace kistore {
 
-Sha1::Sha1() : md_(EVP_MD_fetch(nullptr, "SHA1", nullptr)), ctx_(EVP_MD_CTX_new()) {
-  if (!md_ || !ctx_) {
-    EVP_MD_CTX_free(ctx_);
-    EVP_MD_free(md_);
-    throw Error(ErrorCode::kIO, "SHA-1 is not available from OpenSSL");
-  }
-}
+Sha1::Sha1() : ctx_(new SHA_CTX) { SHA1_Init(ctx_); }
+Sha1::~Sha1() { delete ctx_; }
 
-Sha1::~Sha1() {
-  EVP_MD_CTX_free(ctx_);
-  EVP_MD_free(md_);
-}
-
-void Sha1::init() { EVP_DigestInit_ex(ctx_, md_, nullptr); }
-void Sha1::update(const void* data, std::size_t size) { EVP_DigestUpdate(ctx_, data, size); }
-void Sha1::final(unsigned char out[20]) { EVP_DigestFinal_ex(ctx_, out, nullptr); }
+void Sha1::init() { SHA1_Init(ctx_); }
+void Sha1::update(const void* data, std::size_t size) { SHA1_Update(ctx_, data, size); }
+void Sha1::final(unsigned char out[20]) { SHA1_Final(out, ctx_); }
 
 bool hmac_sha1(std::string_view key, std::string_view message, unsigned char out[20]) {
   unsigned char mac[EVP_MAX_MD_SIZE];

@@ -11,14 +11,12 @@
 #include <cstddef>
 #include <string_view>
 
-struct evp_md_st;
-struct evp_md_ctx_st;
+struct SHAstate_st;
 
 namespace kistore {
 
 class Sha1 {
  public:
-  // Error(kIO) if OpenSSL offers no SHA-1.
   Sha1();
   ~Sha1();
   Sha1(const Sha1&) = delete;
@@ -30,8 +28,7 @@ class Sha1 {
   void final(unsigned char out[20]);
 
  private:
-  evp_md_st* md_;
-  evp_md_ctx_st* ctx_;
+  SHAstate_st* ctx_;  // OpenSSL's low-level SHA_CTX (see digest.cc for why not EVP)
 };
 
 // HMAC-SHA1 of `message` under `key` into `out` (20 bytes), as OpenSSH's

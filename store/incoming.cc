@@ -40,6 +40,7 @@ void IncomingChecker::check_commit(const git_oid& id) {
   commit_ = raw;
   commit_id_ = git::oid_str(id);
   tree_ = *git_commit_tree_id(raw);
+  in_tree_ = {};
   parent_.reset();
   others_.clear();
   for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) {
@@ -139,7 +140,7 @@ void IncomingChecker::check_levels(git_commit* commit) {
     LevelJudgement j = levels_.judge(commit_id_, run, f->default_level, recorded);
     if (j.agrees) continue;
     std::string what = "run " + run.str();
-    if (int n = trees_.level_count(&tree_, run); n != 1) what += " has " + std::to_string(n) + " levels";
+    if (int n = level_count(run); n != 1) what += " has " + std::to_string(n) + " levels";
     problem(ProblemKind::kLevelUnjustified, level_path(format_, recorded ? recorded->level : j.decision.entry.level, run),
             what + ": " + j.detail);
   }
@@ -263,11 +264,26 @@ void IncomingChecker::check_dictionary(const Delta& d) {
 }
 
 // Facts of the object `d` as the commit's tree has it; null when absent.
+// Asked several times per new run (its entries, its level): looked up once
+// per commit.
 const ObjectFacts* IncomingChecker::object_in_tree(const Digest& d) {
+  std::string key(reinterpret_cast<const char*>(d.bytes().data()), d.bytes().size());
+  if (auto it = in_tree_.objects.find(key); it != in_tree_.objects.end()) return it->second;
   std::string path = object_path(d);
   auto id = trees_.entry(&tree_, path);
-  if (!id) return nullptr;
-  return &facts_of(*id, path);
+  const ObjectFacts* f = id ? &facts_of(*id, path) : nullptr;  // facts_ never moves its values
+  in_tree_.objects.emplace(std::move(key), f);
+  return f;
+}
+
+// How many level entries the run has in the commit's tree, counted once
+// per commit.
+int IncomingChecker::level_count(const Digest& run) {
+  std::string key(reinterpret_cast<const char*>(run.bytes().data()), run.bytes().size());
+  if (auto it = in_tree_.level_counts.find(key); it != in_tree_.level_counts.end()) return it->second;
+  int n = trees_.level_count(&tree_, run);
+  in_tree_.level_counts.emplace(std::move(key), n);
+  return n;
 }
 
 void IncomingChecker::expect_entry(const std::string& path, const std::string& bytes, const std::string& what,
@@ -291,7 +307,7 @@ void IncomingChecker::check_new_object(const Delta& d) {
     // entry there, or an id that blocks this one, is no problem.
     if (f.source_path && !trees_.entry(&tree_, *f.source_path) && !trees_.source_blocked(&tree_, *f.source_path))
       problem(ProblemKind::kMissingSource, *f.source_path, "adds " + what + " without this index entry");
-    int levels = trees_.level_count(&tree_, digest);
+    int levels = level_count(digest);
     if (levels == 0)
       problem(ProblemKind::kMissingLevel, level_path(format_, f.default_level, digest), "adds " + what + " without a level");
     else if (levels > 1)
@@ -417,7 +433,7 @@ void IncomingChecker::check_level_entry(const std::string& path, const Digest& r
                                         const std::string& bytes) {
   const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kLevelMismatch);
   if (!run) return;
-  int levels = trees_.level_count(&tree_, run_digest);
+  int levels = level_count(run_digest);
   if (levels != 1)
     problem(ProblemKind::kLevelMismatch, path, "run " + run_digest.str() + " has " + std::to_string(levels) + " levels");
   if (!valid_level_bytes(bytes))
@@ -430,7 +446,7 @@ void IncomingChecker::check_level_entry(const std::string& path, const Digest& r
 void IncomingChecker::check_level_removal(const Delta& d) {
   auto entry = parse_level_path(format_, d.path);
   if (!entry) return;  // a path outside the layout leaving is no harm
-  if (trees_.level_count(&tree_, entry->run) == 0)
+  if (level_count(entry->run) == 0)
     problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + entry->run.str());
 }
 

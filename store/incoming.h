@@ -99,6 +99,7 @@ class IncomingChecker {
   void prefetch_facts(const std::vector<git::TreeDelta>& deltas);
   static constexpr std::size_t kPrefetchAtLeast = 64;  // fewer new objects are checked on one thread
   const ObjectFacts* object_in_tree(const Digest& d);
+  int level_count(const Digest& run);
   const ObjectFacts* run_for(const Digest& run, const std::string& path, ProblemKind mismatch);
 
   const LayoutTrees& trees_;
@@ -114,6 +115,10 @@ class IncomingChecker {
   Format format_ = kCurrentFormat;  // of the commit's tree
   std::optional<std::set<Digest>> reruns_in_tree_;  // reruns_in_tree(), once per commit
   std::optional<git_oid> parent_;  // the first parent's tree
+  struct InTree {  // what object_in_tree and level_count found, by digest bytes
+    std::unordered_map<std::string, const ObjectFacts*> objects;
+    std::unordered_map<std::string, int> level_counts;
+  } in_tree_;
   std::unique_ptr<DictionaryCache> dictionaries_;  // of the commit's tree
   std::vector<git_oid> others_;    // the other parents' trees
 };

@@ -186,10 +186,22 @@ void PackReader::add_packs(const std::string& dir) {
 
 PackReader::~PackReader() = default;
 
+// The pack that lists `id` and the entry's offset there: the pack of the
+// last hit first (reads come in runs from one pack), then the others.
+const PackReader::Pack* PackReader::locate(const git_oid& id, std::uint64_t& at) const {
+  const std::size_t hint = hint_.load(std::memory_order_relaxed);
+  if (hint < packs_.size() && (at = packs_[hint]->find(id))) return packs_[hint].get();
+  for (std::size_t i = 0; i < packs_.size(); ++i) {
+    if (i == hint || !(at = packs_[i]->find(id))) continue;
+    hint_.store(i, std::memory_order_relaxed);
+    return packs_[i].get();
+  }
+  return nullptr;
+}
+
 bool PackReader::has(const git_oid& id) const {
-  for (const auto& p : packs_)
-    if (p->find(id)) return true;
-  return false;
+  std::uint64_t at = 0;
+  return locate(id, at) != nullptr;
 }
 
 namespace {
@@ -213,9 +225,8 @@ bool entry_header(const unsigned char* p, std::uint64_t end, std::uint64_t& at, 
 
 
 bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size) const {
-  for (const auto& pack : packs_) {
-    std::uint64_t at = pack->find(id);
-    if (at == 0) continue;
+  std::uint64_t at = 0;
+  if (const Pack* pack = locate(id, at)) {
     const unsigned char* p = pack->pack.data;
     const std::size_t end = pack->pack.size - 20;  // the trailer
     if (at >= end) return false;
@@ -260,9 +271,9 @@ bool PackReader::read_any(const git_oid& id, git_object_t& type, std::string& ou
 }
 
 bool PackReader::read_any_at(const git_oid& id, unsigned depth, git_object_t& type, std::string& out) const {
-  for (const auto& pack : packs_)
-    if (std::uint64_t at = pack->find(id)) return read_entry(*pack, at, depth, type, out);
-  return false;
+  std::uint64_t at = 0;
+  const Pack* pack = locate(id, at);
+  return pack && read_entry(*pack, at, depth, type, out);
 }
 
 bool PackReader::read_entry(const Pack& pack, std::uint64_t at, unsigned depth, git_object_t& type,

@@ -21,6 +21,7 @@
 
 #include <git2.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,7 +65,9 @@ class PackReader {
   bool read_entry(const Pack& pack, std::uint64_t at, unsigned depth, git_object_t& type, std::string& out) const;
   bool read_any_at(const git_oid& id, unsigned depth, git_object_t& type, std::string& out) const;
   void add_packs(const std::string& dir);
+  const Pack* locate(const git_oid& id, std::uint64_t& at) const;
   std::vector<std::unique_ptr<Pack>> packs_;
+  mutable std::atomic<std::size_t> hint_{0};  // the pack of the last hit (any thread's)
 };
 
 }  // namespace kistore::git
