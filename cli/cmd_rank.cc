@@ -1,20 +1,16 @@
 #include <cstdio>
-#include <map>
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/group_json.h"
 #include "cli/terminal.h"
 #include "store/level_audit.h"
+#include "store/group_view.h"
 #include "store/query.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
-
-std::string observed_date(const Document& run) {
-  const Json* at = run.spec().find("observedAt");
-  return at && at->is_string() ? at->as_string().substr(0, 10) : "";
-}
 
 // `text` and spaces up to `width` bytes, as printf's %-Ns pads.
 std::string padded(std::string text, std::size_t width) {
@@ -54,68 +50,39 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
-    // Levels from the runs and their rerun entries (run_level): the default
-    // levels' folders hold an entry per run of the store.
-    std::vector<GroupMember> members = group_members(snap, ref.key, false);
-    if (members.empty()) throw NotFound("group " + ref.key.str() + " has no runs");
-    std::map<Digest, Document> runs;
-    for (GroupMember& m : members) {
-      Document run = snap.document(m.run, false);
-      m.level = run_level(snap, run);
-      runs.emplace(m.run, std::move(run));
-    }
-    auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
     AuditOnDemand audit(store, load_trust(store));
-    Json list = Json::array();
+    // The gathering `compare`, `export` and the site share (store/group_view.h).
+    GroupView view = group_view(snap, audit, ref.key, min_level);
+    if (g.json) {
+      print_json(group_view_json(view));
+      return kOk;
+    }
     std::string text;
     std::optional<GroupLabel> label;
-    for (const RankedMember& r : ranked) {
-      const Document& run = runs.at(r.member.run);
+    for (const GroupRow& row : view.rows) {
+      const RankedMember& r = row.ranked;
+      const Document& run = row.run;
       if (!label) label = group_label(snap, run);
-      std::string impl = implementation_name(snap, run);
-      LevelStanding standing = level_standing(snap, audit, run, r.member.level);
       const auto& p = r.member.primary;
-      const std::vector<RerunInfo> reruns = reruns_of(snap, r.member.run);
-      if (g.json) {
-        Json m = Json::object();
-        m.set("rank", r.rank ? Json(r.rank) : Json());
-        m.set("run", r.member.run.str());
-        m.set("implementation", impl);
-        m.set("value", p ? Json(p->value) : Json());
-        m.set("unit", p ? Json(p->unit) : Json());
-        set_level_json(m, standing);
-        m.set("observedAt", observed_date(run));
-        if (!r.rank) m.set("reason", r.unrankable);
-        m.set("reruns", reruns_json(reruns));
-        list.push_back(std::move(m));
-      } else {
-        std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
-        std::string spread = p ? shown(spread_text(run, p->unit)) : "";
-        std::string row = ref.run && *ref.run == r.member.run ? "*" : " ";
-        row += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(impl), 20) + " " +
-               padded(value, 12) + " " + padded(spread, 25) + " " + padded(shown(level_text(standing)), 14) +
-               " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
-        if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
-        row += "\n";
-        // Controlled reruns are evidence about the run, not competitors: beside it, unranked.
-        for (const RerunInfo& rerun : reruns) row += "      " + rerun_text(rerun) + "\n";
-        text += row;
-      }
-    }
-    if (g.json) {
-      Json out = Json::object();
-      out.set("group", ref.key.str());
-      out.set("members", std::move(list));
-      print_json(out);
-      return kOk;
+      std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
+      std::string spread = p ? shown(spread_text(run, p->unit)) : "";
+      std::string line = ref.run && *ref.run == r.member.run ? "*" : " ";
+      line += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(row.implementation), 20) + " " +
+              padded(value, 12) + " " + padded(spread, 25) + " " + padded(shown(level_text(row.standing)), 14) +
+              " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
+      if (!r.rank) line += "  unrankable: " + shown_message(r.unrankable);
+      line += "\n";
+      // Controlled reruns are evidence about the run, not competitors: beside it, unranked.
+      for (const RerunInfo& rerun : row.reruns) line += "      " + rerun_text(rerun) + "\n";
+      text += line;
     }
     std::string header = "group " + ref.key.str() + "\n";
     if (label) {
       header += "  " + shown(label->benchmark);
       if (!label->pass.empty()) header += " | " + shown(label->pass);
       if (!label->gpu.empty()) header += " | " + shown(label->gpu);
-      header += " | " + std::to_string(ranked.size()) + " runs";
-      if (std::size_t apart = ranked.size() - ranked_count(ranked))
+      header += " | " + std::to_string(view.rows.size()) + " runs";
+      if (std::size_t apart = view.rows.size() - view.ranked)
         header += " (" + std::to_string(apart) + " unrankable)";
       header += "\n";
     }

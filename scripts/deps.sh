@@ -11,6 +11,8 @@ KISTORE_PACKAGES=(
   zstd jq openssh-client openssh-server nginx-light fcgiwrap openssl curl iproute2 python3
   clang libclang-rt-14-dev
 )
+# Test only: tests/e2e/test_site.sh loads the static site in Debian's chromium, headless.
+KISTORE_PACKAGES+=(chromium)
 
 missing=()
 for p in "${KISTORE_PACKAGES[@]}"; do

@@ -1,0 +1,54 @@
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/site.h"
+#include "cli/terminal.h"
+#include "store/trust.h"
+
+namespace kistore::cli {
+namespace {
+
+bool registered = register_command([](CommandSpec& root, Globals& g) {
+  auto* app = root.add_subcommand("site", "Write the store as a static web site");
+  app->footer(
+      "Writes OUT/index.html (every comparison group, with a filter by kernel, GPU, pass and\n"
+      "implementation), a page per run (runs/), per comparison group (groups/, with a chart of each\n"
+      "member's median and p20 - p80 spread) and per benchmark definition (benchmarks/), and beside\n"
+      "each page its data as JSON: the run's canonical bundle (as `kistore show --canonical`), the\n"
+      "group's `kistore rank --json`. Open OUT/index.html straight from the folder, or serve the\n"
+      "folder from any web server: the pages make no request outside it.\n\n"
+      "Building again into the same folder rewrites only the files whose content changed, and\n"
+      "removes the pages it wrote before that are gone (OUT/site-manifest.json records what it wrote).\n"
+      "A folder that is not empty and was not made by `kistore site` is refused.\n"
+      "--base-url makes the permalinks of \"Cite this record\" absolute (where the site is published).");
+  struct Opts {
+    std::string out, base_url;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("OUT", o->out, "The folder to write (created if missing)")->required();
+  app->add_option("--base-url", o->base_url, "Where the site is published, for permalinks")->type_name("URL");
+  return Command{app, [&g, o]() -> int {
+    Store store = open_store(g);
+    SiteOptions options{o->out, o->base_url};
+    if (!options.base_url.empty() && options.base_url.back() != '/') options.base_url += '/';
+    Progress progress(g, "site");
+    SiteReport r = build_site(store, load_trust(store), options,
+                              [&](std::size_t done, std::size_t total) { progress.update(done, total); });
+    progress.finish();
+    if (g.json) {
+      Json out = Json::object();
+      out.set("out", o->out);
+      for (auto [name, n] : {std::pair{"runs", r.runs}, {"groups", r.groups}, {"benchmarks", r.benchmarks},
+                             {"files", r.files}, {"written", r.written}, {"removed", r.removed}})
+        out.set(name, static_cast<long long>(n));
+      print_json(out);
+    } else if (!g.quiet) {
+      std::printf("%zu runs, %zu groups, %zu benchmarks: %zu files, %zu written, %zu removed; open %s/index.html\n",
+                  r.runs, r.groups, r.benchmarks, r.files, r.written, r.removed, shown(o->out).c_str());
+    }
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

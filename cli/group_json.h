@@ -1,0 +1,25 @@
+// A ranked comparison group as `rank --json` prints it (SPEC §3):
+// {"group":"sha256:…","members":[{"rank","run","implementation","value",
+// "unit","level",("verified","why"),"observedAt",("reason"),"reruns"}]}.
+//
+// For `rank --json` and for the static site, which writes the same document
+// beside each group page (cli/site.h), so that the two cannot differ.
+// Pure functions of their arguments; never fail (allocation aside).
+#pragma once
+
+#include <string>
+
+#include "objects/json.h"
+#include "store/group_view.h"
+
+namespace kistore::cli {
+
+// The date part (YYYY-MM-DD) of the run's spec.observedAt, or "".
+std::string observed_date(const Document& run);
+
+// One member of the group, as above.
+Json group_row_json(const GroupRow& row);
+// The whole document.
+Json group_view_json(const GroupView& view);
+
+}  // namespace kistore::cli

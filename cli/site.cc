@@ -1,0 +1,273 @@
+#include "cli/site.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "cli/site_model.h"
+#include "objects/error.h"
+#include "objects/parallel.h"
+#include "refs/layout.h"
+#include "store/level_audit.h"
+#include "store/query.h"
+
+namespace kistore::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using site::RunFacts;
+using site::SiteData;
+using site::SiteGroup;
+
+constexpr const char* kManifest = "site-manifest.json";
+
+// Where the time goes, on stderr when KISTORE_SITE_TIMING is set (bench/site.sh).
+class PhaseTimer {
+ public:
+  PhaseTimer() : on_(std::getenv("KISTORE_SITE_TIMING") != nullptr), last_(std::chrono::steady_clock::now()) {}
+  void lap(const char* phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (on_) std::fprintf(stderr, "site: %s %.3f s\n", phase, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Documents several runs share (a protocol of a thousand runs), read once.
+class DocumentCache {
+ public:
+  explicit DocumentCache(const Snapshot& snap) : snap_(snap) {}
+  std::optional<Document> get(const std::optional<Digest>& d) {
+    if (!d) return std::nullopt;
+    auto it = docs_.find(*d);
+    if (it == docs_.end()) {
+      std::optional<Document> doc;
+      if (snap_.has_object(*d)) doc = snap_.document(*d);
+      it = docs_.emplace(*d, std::move(doc)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const Snapshot& snap_;
+  std::map<Digest, std::optional<Document>> docs_;
+};
+
+// "tiled-geglu-mlp-1a2b3c4d": a file name for a benchmark's name, whatever it holds.
+std::string benchmark_id(const std::string& name) {
+  std::string slug;
+  for (char c : name) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a'), alnum = true;
+    if (alnum) slug += c;
+    else if (!slug.empty() && slug.back() != '-') slug += '-';
+    if (slug.size() >= 48) break;
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return (slug.empty() ? "benchmark" : slug) + "-" + Digest::of(name).hex().substr(0, 8);
+}
+
+std::string workload_summary(const std::optional<Document>& workload) {
+  if (!workload) return "";
+  const Json* params = workload->spec().find("parameters");
+  if (!params || !params->is_object()) return "";
+  std::string out;
+  for (const auto& [name, value] : params->as_object()) {
+    std::string v = value.is_string() ? value.as_string() : canonical(value);
+    if (v.size() > 24) v = v.substr(0, 24) + "…";
+    out += (out.empty() ? "" : " ") + name + "=" + v;
+    if (out.size() > 120) break;
+  }
+  return out;
+}
+
+RunFacts run_facts(const Snapshot& snap, DocumentCache& docs, const RunStories& stories, const GroupRow& row) {
+  RunFacts f;
+  const Document& run = row.run;
+  f.protocol = docs.get(run_reference(run, "protocol"));
+  f.environment = docs.get(run_reference(run, "environment"));
+  f.workload = docs.get(run_reference(run, "workload"));
+  f.implementation = docs.get(run_reference(run, "implementation"));
+  for (const Digest& a : attestations_of(snap, run.digest()))
+    if (snap.has_object(a)) f.attestations.push_back(snap.document(a));
+  Level level = row.ranked.member.level;
+  if (level == Level::kReproduced || level == Level::kDisputed)
+    if (auto bytes = snap.read(level_path(snap.format(), level, run.digest())))
+      if (auto entry = parse_level_entry(*bytes)) f.level_evidence = entry->evidence;
+  if (auto it = stories.by_run.find(run.digest()); it != stories.by_run.end()) f.story = &it->second;
+  return f;
+}
+
+SiteData gather(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
+                PhaseTimer& timer) {
+  SiteData data;
+  data.base_url = options.base_url;
+  Snapshot snap = store.snapshot();
+  if (!snap.empty()) data.stories = read_run_stories(store);
+  for (const LogEntry& e : data.stories.entries) data.signatures.push_back(judge_signature(e, trust));
+  timer.lap("history");
+  AuditOnDemand audit(store, trust);
+  DocumentCache docs(snap);
+  std::map<std::string, std::size_t> benchmark_at;
+  for (const Digest& key : group_keys(snap)) {
+    SiteGroup g{group_view(snap, audit, key, std::nullopt, true), {}, "", "", {}};
+    if (g.view.rows.empty()) continue;
+    g.label = group_label(snap, g.view.rows.front().run);
+    for (const GroupRow& row : g.view.rows) g.facts.push_back(run_facts(snap, docs, data.stories, row));
+    g.workload_summary = workload_summary(g.facts.front().workload);
+    const std::string& name = !g.label.definition.empty() ? g.label.definition : g.label.benchmark;
+    auto [it, fresh] = benchmark_at.emplace(name, 0);
+    if (fresh) {
+      it->second = data.benchmarks.size();
+      data.benchmarks.push_back({name, benchmark_id(name), {}});
+    }
+    g.benchmark_id = data.benchmarks[it->second].id;
+    data.benchmarks[it->second].groups.push_back(data.groups.size());
+    for (std::size_t r = 0; r < g.view.rows.size(); ++r)
+      data.run_at.emplace(g.view.rows[r].run.digest(), std::make_pair(data.groups.size(), r));
+    data.groups.push_back(std::move(g));
+  }
+  std::sort(data.benchmarks.begin(), data.benchmarks.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  timer.lap("groups");
+  return data;
+}
+
+struct PageJob {
+  std::string path;  // relative to the site's folder
+  std::function<std::string()> render;
+};
+
+std::vector<PageJob> page_jobs(const SiteData& data) {
+  std::vector<PageJob> jobs;
+  jobs.push_back({"style.css", [] { return std::string(site::kStyleSheet); }});
+  jobs.push_back({"site.js", [] { return std::string(site::kScript); }});
+  jobs.push_back({"index.html", [&] { return site::index_page(data); }});
+  jobs.push_back({"index.json", [&] { return site::index_json(data); }});
+  for (std::size_t b = 0; b < data.benchmarks.size(); ++b) {
+    const std::string base = "benchmarks/" + data.benchmarks[b].id;
+    jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); }});
+    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); }});
+  }
+  for (std::size_t g = 0; g < data.groups.size(); ++g) {
+    const std::string base = "groups/" + data.groups[g].view.key.hex();
+    jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); }});
+    jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); }});
+    for (std::size_t r = 0; r < data.groups[g].view.rows.size(); ++r) {
+      const std::string run = "runs/" + data.groups[g].view.rows[r].run.digest().hex();
+      jobs.push_back({run + ".html", [&data, g, r] { return site::run_page(data, g, r); }});
+      jobs.push_back({run + ".json", [&data, g, r] { return site::run_json(data, g, r); }});
+    }
+  }
+  return jobs;
+}
+
+// The manifest of an earlier build: path -> sha256 hex of the bytes written.
+std::map<std::string, std::string> read_manifest(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return out;
+  if (!fs::is_directory(dir, ec)) throw InvalidInput(dir.string() + ": not a folder");
+  const fs::path file = dir / kManifest;
+  if (!fs::exists(file, ec)) {
+    if (fs::directory_iterator(dir, ec) != fs::directory_iterator())
+      throw InvalidInput(dir.string() + ": the folder is not empty and holds no " + kManifest +
+                         " (no site was built there); name an empty or new folder");
+    return out;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Json manifest = parse_json(text, file.string());
+  const Json* files = manifest.find("files");
+  if (!files || !files->is_object()) throw InvalidInput(file.string() + ": expected {\"files\":{…}}");
+  for (const auto& [path, hash] : files->as_object())
+    if (hash.is_string()) out[path] = hash.as_string();
+  return out;
+}
+
+// Writes `bytes` at `path` through a temporary file and a rename, so that a
+// reader (a web server) never sees half a page.
+void write_file(const fs::path& path, const std::string& bytes) {
+  const fs::path tmp = path.string() + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw IOError(tmp.string() + ": cannot create the file: " + std::strerror(errno));
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw IOError(path.string() + ": cannot write the file: " + std::strerror(err));
+  }
+}
+
+}  // namespace
+
+SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
+  const fs::path dir(options.out_dir);
+  std::map<std::string, std::string> before = read_manifest(dir);
+  PhaseTimer timer;
+  SiteData data = gather(store, trust, options, timer);
+  std::vector<PageJob> jobs = page_jobs(data);
+  std::error_code ec;
+  for (const char* sub : {"", "runs", "groups", "benchmarks"}) {
+    fs::create_directories(dir / sub, ec);
+    if (ec) throw IOError((dir / sub).string() + ": cannot create the folder: " + ec.message());
+  }
+  SiteReport report{jobs.size() + 1, 0, 0, 0, data.groups.size(), data.benchmarks.size()};
+  for (const auto& g : data.groups) report.runs += g.view.rows.size();
+  Json::Object files;  // in job order, each path once (Json::set would search)
+  std::set<std::string> now;
+  // Rendering is pure (the data is read-only now): every core, a block of
+  // pages at a time (so that memory holds a block, not the site); writing
+  // is left to this thread, in order.
+  constexpr std::size_t kBlock = 1024;
+  std::vector<std::string> pages(kBlock), hashes(kBlock);
+  for (std::size_t first = 0; first < jobs.size(); first += kBlock) {
+    const std::size_t n = std::min(kBlock, jobs.size() - first);
+    parallel_for(n, [&](std::size_t i) {
+      pages[i] = jobs[first + i].render();
+      hashes[i] = Digest::of(pages[i]).hex();
+    });
+    for (std::size_t i = 0; i < n; ++i) {
+      const PageJob& job = jobs[first + i];
+      const fs::path path = dir / job.path;
+      auto old = before.find(job.path);
+      if (old == before.end() || old->second != hashes[i] || !fs::exists(path, ec)) {
+        write_file(path, pages[i]);
+        ++report.written;
+      }
+      files.emplace_back(job.path, Json(hashes[i]));
+      now.insert(job.path);
+    }
+    if (progress) progress(first + n, jobs.size());
+  }
+  for (const auto& [path, hash] : before)
+    if (!now.count(path) && !path.empty() && path[0] != '/' && path.find("..") == std::string::npos &&
+        fs::remove(dir / path, ec)) ++report.removed;
+  timer.lap("pages");
+  Json manifest = Json::object();
+  manifest.set("generator", "kistore site");
+  manifest.set("files", Json(std::move(files)));
+  std::string text = canonical(manifest) + "\n";
+  std::ifstream in(dir / kManifest, std::ios::binary);
+  std::string was((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (was != text) {
+    write_file(dir / kManifest, text);
+    ++report.written;
+  }
+  return report;
+}
+
+}  // namespace kistore::cli

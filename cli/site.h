@@ -1,0 +1,55 @@
+// `kistore site OUT/`: the store as a static web site, readable offline
+// from the folder itself (file://) or from any web server, with no request
+// to anywhere else.
+//
+// What it writes: index.html (every comparison group, with a filter by
+// kernel, GPU, pass and implementation), a page per run (runs/<hex>.html),
+// per comparison group (groups/<hex>.html, with an SVG chart) and per
+// benchmark definition (benchmarks/<id>.html), style.css and site.js, and
+// beside every page its data as JSON: the run's canonical bundle (what
+// `show --canonical` prints), the group's `rank --json` document. Levels,
+// ranks and histories come from the queries `rank`, `show` and `log` use
+// (store/group_view.h, store/run_story.h); nothing here ranks or judges.
+//
+// Rebuilding into the same folder rewrites only the files whose bytes
+// changed (site-manifest.json records the sha256 of each file written) and
+// removes the files an earlier build wrote that this one does not; a page
+// names no build time, so a page changes only when its evidence does.
+//
+// Thread-safety: one call at a time per Store (it reads through one Snapshot).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "objects/ssh_signature.h"
+#include "store/store.h"
+
+namespace kistore::cli {
+
+struct SiteOptions {
+  std::string out_dir;
+  // Prefix of the permalinks in "Cite this record" ("https://example.org/evidence/");
+  // empty: links relative to the page.
+  std::string base_url;
+};
+
+struct SiteReport {
+  std::size_t files = 0;      // files the site holds
+  std::size_t written = 0;    // files written by this build (new or changed)
+  std::size_t removed = 0;    // files an earlier build wrote that this one does not
+  std::size_t runs = 0, groups = 0, benchmarks = 0;
+};
+
+// Builds the site of `store`'s head into options.out_dir (created if
+// missing), judging signatures and levels against `trust`. `progress(done,
+// total)` is called as pages are written. Error(kInvalidInput) when out_dir
+// exists, is not empty and holds no site-manifest.json (so that a typo
+// never overwrites a folder of other files), or holds a manifest that is
+// not one; Error(kIO) naming the file when a file cannot be written;
+// errors of the store's reads pass through.
+SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
+                      const std::function<void(std::size_t, std::size_t)>& progress = nullptr);
+
+}  // namespace kistore::cli

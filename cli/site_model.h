@@ -1,0 +1,95 @@
+// What the site's pages are made from (cli/site.h): the store's evidence as
+// the queries give it, gathered once, then rendered into pages by pure
+// functions (cli/site_pages.cc) that may run on several threads at once.
+//
+// For cli/site*.cc only. Thread-safety: built on one thread; read-only
+// afterwards, so rendering may read it from any thread.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/describe.h"
+#include "store/audit.h"
+#include "store/group_view.h"
+#include "store/run_story.h"
+
+namespace kistore::cli::site {
+
+// What a run page shows beyond its row of the group.
+struct RunFacts {
+  std::optional<Document> protocol, environment, workload, implementation;  // with metadata, where stored
+  std::vector<Document> attestations;
+  std::optional<Digest> level_evidence;  // the rerun the run's level entry names
+  const std::vector<StoryEvent>* story = nullptr;  // newest first; null: none recorded
+};
+
+struct SiteGroup {
+  GroupView view;                 // with each run's metadata
+  GroupLabel label;
+  std::string benchmark_id;       // the SiteBenchmark it belongs to
+  std::string workload_summary;   // "T=1024 bsz=2 …": the workload's parameters, short
+  std::vector<RunFacts> facts;    // one per view.rows entry, same order
+};
+
+// A benchmark definition: the workload's definition ("SwiGLU MLP"), or the
+// source's benchmark name where the workload is not stored.
+struct SiteBenchmark {
+  std::string name;
+  std::string id;                    // file name: a slug of the name and 8 hex of its sha256
+  std::vector<std::size_t> groups;   // indexes into SiteData::groups
+};
+
+struct SiteData {
+  std::vector<SiteGroup> groups;  // by key
+  std::vector<SiteBenchmark> benchmarks;  // by name
+  RunStories stories;
+  std::vector<SignatureStatus> signatures;  // one per stories.entries entry
+  std::string base_url;
+  std::map<Digest, std::pair<std::size_t, std::size_t>> run_at;  // run -> (group, row)
+};
+
+// The pages, each a complete file. `g` is an index into data.groups and `r`
+// into its rows.
+std::string run_page(const SiteData& data, std::size_t g, std::size_t r);
+std::string run_json(const SiteData& data, std::size_t g, std::size_t r);  // the canonical bundle
+std::string group_page(const SiteData& data, std::size_t g);
+std::string group_json(const SiteData& data, std::size_t g);  // rank --json
+std::string benchmark_page(const SiteData& data, std::size_t b);
+std::string benchmark_json(const SiteData& data, std::size_t b);
+std::string index_page(const SiteData& data);
+std::string index_json(const SiteData& data);
+extern const char* const kStyleSheet;  // style.css
+extern const char* const kScript;      // site.js
+
+// The bundle of a run as `show --canonical` prints it (describe.h's
+// stored_bundle), from documents already read.
+Json site_bundle(const GroupRow& row, const RunFacts& facts);
+
+}  // namespace kistore::cli::site
+
+namespace kistore::cli::site {
+
+// Pieces every page uses (cli/site_html.cc).
+// `depth` is how many folders below the site's root the page is (0: index).
+std::string page_start(const std::string& title, int depth);
+std::string page_end(int depth);
+// A digest shown short (12 hex digits) with the full value one click away.
+std::string digest_html(const Digest& d);
+// html_text, for brevity.
+std::string esc(std::string_view text);
+// The primary value as the terminal shows it ("2.606 ms"), or "-".
+std::string value_text(const std::optional<Measurement>& primary);
+// The page names, relative to a page `depth` folders down.
+std::string run_href(const Digest& run, int depth);
+std::string group_href(const Digest& key, int depth);
+std::string benchmark_href(const std::string& id, int depth);
+// The chart of a group: a bar per ranked member (primary value), its p20-p80
+// spread as a whisker, its level as the bar's class, its reruns as marks.
+std::string group_chart(const SiteGroup& group);
+// The label of a group in words: "tiled_geglu/backward · backward pass · RTX 4090".
+std::string group_title(const SiteGroup& group);
+
+}  // namespace kistore::cli::site
