@@ -36,7 +36,8 @@ assert s == {"driver": "580.159.04", "cuda": "13.0", "python": "3.12.3", "torch"
              "triton": "3.6.0"}, s
 PY
 assert_not_contains "$OUT" "GPU-0000" "no UUID"
-assert_not_contains "$OUT" "$(hostname)" "no host name"
+host=$(hostname)
+((${#host} < 6)) || assert_not_contains "$OUT" "$host" "no host name"  # (a short name may occur by chance)
 pass "capture: the H200 fixtures, every field"
 
 assert_exit 0 ks capture --python /usr/bin/python3
