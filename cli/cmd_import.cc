@@ -3,6 +3,7 @@
 #include "cli/common.h"
 #include "cli/report.h"
 #include "store/add.h"
+#include "store/capture.h"
 #include "store/import_liger.h"
 
 namespace kistore::cli {
@@ -17,15 +18,21 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "  the GPU's environment, the workload and the implementation. All rows are added in one\n"
       "  commit (Kistore-Op: import). Importing the same rows again changes nothing. A malformed\n"
       "  row is named by file:line and nothing is written (exit 2), unless --keep-going, which\n"
-      "  imports the good rows and lists the bad ones.");
+      "  imports the good rows and lists the bad ones.\n\n"
+      "  --environment FILE: the ExecutionEnvironment document of the machine the rows were\n"
+      "  measured on, as `kistore capture` printed it there; it becomes every run's environment\n"
+      "  (instead of one that names the GPU alone), and each row's gpu_name must be its product.");
   struct Opts {
     std::string format;
     std::vector<std::string> files;
     bool keep_going = false;
+    std::string environment;
   };
   auto o = std::make_shared<Opts>();
   app->add_option("FORMAT", o->format, "The table format: liger")->required()->choices({"liger"});
   app->add_option("CSV", o->files, "The CSV files")->required();
+  app->add_option("--environment", o->environment, "The runs' ExecutionEnvironment document (kistore capture)")
+      ->type_name("FILE");
   app->add_flag("--keep-going", o->keep_going, "Import the good rows even if some are malformed");
   app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   app->add_option("--sign", g.sign_key, "Sign the commit with this Ed25519 OpenSSH private key")->type_name("KEY");
@@ -33,17 +40,20 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     std::vector<InputError> rejected;
     std::vector<Bundle> bundles;
     std::vector<std::string> wheres;
+    std::optional<Json> environment;
+    if (!o->environment.empty()) environment = parse_environment_document(read_input_file(o->environment), o->environment);
+    const Json* env = environment ? &*environment : nullptr;
     Progress reading(g, "reading");
     for (const std::string& file : o->files) {
       std::string text = read_input_file(file);
-      LigerParse parsed = parse_liger_csv_lenient(text, file);
+      LigerParse parsed = parse_liger_csv_lenient(text, file, env);
       for (const LigerRowError& e : parsed.errors)
         rejected.push_back({file + ":" + std::to_string(e.line), e.message});
       std::size_t done = 0;
       for (const LigerRow& row : parsed.rows) {
         std::string where = file + ":" + std::to_string(row.line);
         try {
-          bundles.push_back(Bundle::from_json(liger_bundle(row), Location{where, ""}));
+          bundles.push_back(Bundle::from_json(liger_bundle(row, env), Location{where, ""}));
           wheres.push_back(where);
         } catch (const Error& e) {
           rejected.push_back({where, e.what()});

@@ -211,7 +211,17 @@ Json extra_config(const LigerRow& row, const RowError& err) {
   return config;
 }
 
-MappedRow map_row(const LigerRow& row) {
+// The product a captured environment document names (spec.hardware.product).
+std::string_view environment_product(const Json& environment) {
+  const Json* spec = environment.find("spec");
+  const Json* hardware = spec ? spec->find("hardware") : nullptr;
+  const Json* product = hardware ? hardware->find("product") : nullptr;
+  if (!product || !product->is_string())
+    throw InvalidInput("environment: /spec/hardware/product: expected the GPU's name, found none");
+  return product->as_string();
+}
+
+MappedRow map_row(const LigerRow& row, const Json* environment = nullptr) {
   RowError err(row);
   MappedRow m;
 
@@ -252,9 +262,15 @@ MappedRow map_row(const LigerRow& row) {
 
   m.config = extra_config(row, err);
 
-  for (const auto& g : kGpus)
-    if (g.name == row.gpu_name) m.gpu = &g;
-  if (!m.gpu) err.fail("gpu_name", "a known GPU (" + gpu_list() + ")", quoted_excerpt(row.gpu_name));
+  if (environment) {
+    // A captured environment says what the GPU is; the row must be of it.
+    if (std::string_view product = environment_product(*environment); row.gpu_name != product)
+      err.fail("gpu_name", "the environment's GPU " + quoted_excerpt(product), quoted_excerpt(row.gpu_name));
+  } else {
+    for (const auto& g : kGpus)
+      if (g.name == row.gpu_name) m.gpu = &g;
+    if (!m.gpu) err.fail("gpu_name", "a known GPU (" + gpu_list() + ")", quoted_excerpt(row.gpu_name));
+  }
 
   auto ts = rfc3339(row.timestamp);
   if (!ts) err.fail("timestamp", "a time \"YYYY-MM-DD HH:MM:SS\"", quoted_excerpt(row.timestamp));
@@ -504,7 +520,7 @@ void check_header(CsvReader& reader, std::string_view source) {
                      ", found " + quoted_excerpt(join(rec.fields, ","), kWhole));
 }
 
-LigerRow to_row(CsvRecord& rec, std::string_view source) {
+LigerRow to_row(CsvRecord& rec, std::string_view source, const Json* environment) {
   if (rec.fields.size() != kLigerColumns.size())
     throw InvalidInput(std::string(source) + ":" + std::to_string(rec.line) + ": expected " +
                        std::to_string(kLigerColumns.size()) + " fields, found " +
@@ -530,7 +546,7 @@ LigerRow to_row(CsvRecord& rec, std::string_view source) {
   row.liger_version = std::move(f[14]);
   // Validates: a row handed out maps without error, its workload slug
   // included (it is a segment of the run's refs/sources path).
-  const MappedRow m = map_row(row);
+  const MappedRow m = map_row(row, environment);
   if (std::string slug = workload_slug(row, m); slug.size() > kMaxSegmentBytes)
     RowError(row).fail("extra_benchmark_config_str",
                        "a config whose workload name fits a " + std::to_string(kMaxSegmentBytes) + "-byte path segment",
@@ -538,7 +554,7 @@ LigerRow to_row(CsvRecord& rec, std::string_view source) {
   return row;
 }
 
-LigerParse parse(std::string_view text, std::string_view source, bool keep_going) {
+LigerParse parse(std::string_view text, std::string_view source, bool keep_going, const Json* environment) {
   CsvReader reader(text, source);
   check_header(reader, source);
   LigerParse out;
@@ -554,7 +570,7 @@ LigerParse parse(std::string_view text, std::string_view source, bool keep_going
       continue;
     }
     try {
-      out.rows.push_back(to_row(rec, source));
+      out.rows.push_back(to_row(rec, source, environment));
     } catch (const Error& e) {
       if (!keep_going) throw;
       out.errors.push_back({rec.line, e.what()});
@@ -565,26 +581,26 @@ LigerParse parse(std::string_view text, std::string_view source, bool keep_going
 
 }  // namespace
 
-std::vector<LigerRow> parse_liger_csv(std::string_view text, std::string_view source) {
-  return parse(text, source, /*keep_going=*/false).rows;
+std::vector<LigerRow> parse_liger_csv(std::string_view text, std::string_view source, const Json* environment) {
+  return parse(text, source, /*keep_going=*/false, environment).rows;
 }
 
-LigerParse parse_liger_csv_lenient(std::string_view text, std::string_view source) {
-  return parse(text, source, /*keep_going=*/true);
+LigerParse parse_liger_csv_lenient(std::string_view text, std::string_view source, const Json* environment) {
+  return parse(text, source, /*keep_going=*/true, environment);
 }
 
 std::string liger_workload_slug(const LigerRow& row) {
   return workload_slug(row, map_row(row));
 }
 
-Json liger_bundle(const LigerRow& row) {
-  const MappedRow m = map_row(row);
+Json liger_bundle(const LigerRow& row, const Json* environment) {
+  const MappedRow m = map_row(row, environment);
   const std::string slug = workload_slug(row, m);
   const std::string gpu_slug = slugify(row.gpu_name);
   const std::string time_slug = slugify(row.timestamp);
 
   Json protocol = protocol_document(m);
-  Json environment = environment_document(m);
+  Json environment_doc = environment ? *environment : environment_document(m);
   Json workload = workload_document(row, m, slug);
   Json implementation = implementation_document(row);
 
@@ -627,7 +643,7 @@ Json liger_bundle(const LigerRow& row) {
   }
   spec.set("protocolDigest", Json(digest_of(protocol)));
   spec.set("workloadDigest", Json(digest_of(workload)));
-  spec.set("environmentDigest", Json(digest_of(environment)));
+  spec.set("environmentDigest", Json(digest_of(environment_doc)));
   spec.set("implementationDigest", Json(digest_of(implementation)));
 
   std::string definition = definition_of(row.kernel_name);
@@ -643,7 +659,7 @@ Json liger_bundle(const LigerRow& row) {
 
   return object({{"run", document("BenchmarkRun", std::move(spec), std::move(metadata))},
                  {"protocol", std::move(protocol)},
-                 {"environment", std::move(environment)},
+                 {"environment", std::move(environment_doc)},
                  {"workload", std::move(workload)},
                  {"implementation", std::move(implementation)}});
 }

@@ -71,7 +71,12 @@ struct LigerRow {
 // kLigerColumns (the message shows expected and found header), a row with the
 // wrong number of fields, malformed quoting, or a row whose values cannot map
 // onto a bundle (see liger_bundle).
-std::vector<LigerRow> parse_liger_csv(std::string_view text, std::string_view source);
+//
+// With an `environment` (an ExecutionEnvironment document, as
+// `kistore capture` makes it), a row's gpu_name must be that document's
+// spec.hardware.product instead of a GPU of the known table.
+std::vector<LigerRow> parse_liger_csv(std::string_view text, std::string_view source,
+                                      const Json* environment = nullptr);
 
 // A row that was rejected by parse_liger_csv_lenient.
 struct LigerRowError {
@@ -90,7 +95,8 @@ struct LigerParse {
 // Malformed quoting that runs to the end of the file (an unterminated quoted
 // field) is recorded as an error for the row where it starts, and ends the
 // parse.
-LigerParse parse_liger_csv_lenient(std::string_view text, std::string_view source);
+LigerParse parse_liger_csv_lenient(std::string_view text, std::string_view source,
+                                   const Json* environment = nullptr);
 
 // The bundle for one row: an object with members run, protocol, environment,
 // workload and implementation, each a full document (apiVersion, kind, spec,
@@ -120,7 +126,15 @@ LigerParse parse_liger_csv_lenient(std::string_view text, std::string_view sourc
 //    and GPU share a comparison group.
 //  - implementation: name = the provider; project and revision (the Liger
 //    release) for Liger's own providers.
-Json liger_bundle(const LigerRow& row);
+//
+// With an `environment` (a whole ExecutionEnvironment document, metadata
+// included, e.g. captured by `kistore capture` where the rows were measured),
+// that document is the bundle's environment and the run's environmentDigest;
+// the row's gpu_name must be its spec.hardware.product. Everything else
+// (protocol, workload, implementation, the run's measurements and source id)
+// is the same as without it, so a captured run and an imported one of the
+// same row differ only in their environment (and so in comparison group).
+Json liger_bundle(const LigerRow& row, const Json* environment = nullptr);
 
 // The workload slug of a row, as used in its externalId and metadata names
 // (e.g. "batch2-hidden2048-intermediate4096-seq1024-bf16"). Throws like

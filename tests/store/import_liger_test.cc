@@ -473,3 +473,64 @@ TEST_CASE("liger: the whole published corpus maps to distinct runs", "[liger][co
 }
 
 }  // namespace kistore
+
+namespace kistore {
+namespace {
+
+// A captured environment (kistore capture) for the GPU a row names.
+Json captured_environment(const std::string& product) {
+  return parse_json(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"ExecutionEnvironment",
+    "spec":{"hardware":{"vendor":"nvidia","product":")" + product + R"(","architecture":"sm_89","memoryMiB":24564},
+            "software":{"driver":"580.159.04","cuda":"13.0","torch":"2.11.0+cu130","triton":"3.6.0"}},
+    "metadata":{"name":"gpu-captured"}})", "env.json");
+}
+
+TEST_CASE("liger: with a captured environment only the environment differs", "[liger][environment]") {
+  const std::vector<LigerRow> rows = sample_rows();
+  REQUIRE(!rows.empty());
+  for (const LigerRow& row : rows) {
+    Json env = captured_environment(row.gpu_name);
+    Json plain = liger_bundle(row), captured = liger_bundle(row, &env);
+    for (const char* role : {"protocol", "workload", "implementation"})
+      CHECK(canonical(*plain.find(role)) == canonical(*captured.find(role)));
+    CHECK(*captured.find("environment") == env);
+    const Json& a = *plain.find("run")->find("spec");
+    const Json& b = *captured.find("run")->find("spec");
+    for (const auto& [name, value] : a.as_object()) {
+      INFO(name);
+      if (name == "environmentDigest") CHECK_FALSE(value == *b.find(name));
+      else CHECK(value == *b.find(name));
+    }
+    Json body = env;
+    body.erase("metadata");
+    CHECK(b.find("environmentDigest")->as_string() == Digest::of(canonical(body)).str());
+  }
+}
+
+TEST_CASE("liger: a row of another GPU than the captured environment's is refused", "[liger][environment]") {
+  Json env = captured_environment("NVIDIA H200");
+  std::string text = read_text(kSampleCsv);
+  LigerParse parsed = parse_liger_csv_lenient(text, "sample.csv", &env);
+  CHECK(parsed.rows.empty());
+  REQUIRE(!parsed.errors.empty());
+  CHECK_THAT(parsed.errors.front().message, Catch::Contains("gpu_name: expected the environment's GPU \"NVIDIA H200\""));
+  // A GPU outside kistore's table is fine when the environment names it.
+  // (the sample's rows of its first GPU, renamed)
+  const std::string gpu = sample_rows().front().gpu_name;
+  std::istringstream lines(text);
+  std::string unknown, line;
+  std::size_t kept = 0;
+  for (bool header = true; std::getline(lines, line); header = false) {
+    std::size_t pos = line.find("," + gpu + ",");
+    if (!header && pos == std::string::npos) continue;
+    if (!header) line.replace(pos + 1, gpu.size(), "NVIDIA H999"), ++kept;
+    unknown += line + "\n";
+  }
+  REQUIRE(kept > 0);
+  Json env999 = captured_environment("NVIDIA H999");
+  CHECK(parse_liger_csv(unknown, "sample.csv", &env999).size() == kept);
+  CHECK_THROWS_WITH(parse_liger_csv(unknown, "sample.csv"), Catch::Contains("expected a known GPU"));
+}
+
+}  // namespace
+}  // namespace kistore

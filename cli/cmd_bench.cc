@@ -1,0 +1,258 @@
+#include <cstdio>
+#include <memory>
+
+#include "cli/common.h"
+#include "cli/report.h"
+#include "cli/signing.h"
+#include "refs/index.h"
+#include "store/add.h"
+#include "store/bench_liger.h"
+#include "store/import_liger.h"
+#include "store/query.h"
+#include "store/rerun.h"
+#include "store/trust.h"
+
+namespace kistore::cli {
+namespace {
+
+struct Opts {
+  std::string format, liger_dir, python;
+  std::vector<std::string> scripts;
+  bool rerun = false, keep_scratch = false;
+  double tolerance = kDefaultRerunTolerance;
+  double timeout = 1200;
+};
+
+constexpr const char* kFooter =
+    "kistore bench liger --liger DIR SCRIPT... [--rerun --sign KEY]\n"
+    "  Runs Liger-Kernel's own benchmark scripts (benchmark/scripts/SCRIPT of the checkout DIR,\n"
+    "  e.g. benchmark_geglu.py) on this machine's GPU and adds what they measured. Each script\n"
+    "  runs alone, from a scratch copy of benchmark/scripts/ beside an empty data folder (DIR is\n"
+    "  never written), with DIR/src first on PYTHONPATH, within --timeout seconds; a line on\n"
+    "  stderr says when each starts and ends. The environment is captured before the first and\n"
+    "  after the last (as `kistore capture`): if the GPU, driver or software changed in between,\n"
+    "  nothing is added (exit 2). The rows become runs whose environment is the captured\n"
+    "  document, with the same protocol, workload and implementation as `kistore import liger`\n"
+    "  gives them, all in one commit.\n\n"
+    "  --rerun: a row whose comparison group (same protocol, environment, workload) holds a\n"
+    "  stored run of the same implementation becomes a controlled rerun of it (the newest such\n"
+    "  run) instead: one commit each, signed with --sign KEY (a controller of this store), which\n"
+    "  sets that run to `reproduced` (within --tolerance, default 10 %) or `disputed`. Other rows\n"
+    "  are added as runs. The summary counts both.\n\n"
+    "  A script that fails or runs past --timeout never becomes runs: its exit code and the end\n"
+    "  of its stderr are shown, the rows of the scripts that succeeded are kept (exit 1), and\n"
+    "  nothing is written when none succeeded (exit 2).";
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f %%", fraction * 100);
+  return buf;
+}
+
+// The stored run a row reruns: in its group, of its implementation, the newest.
+std::optional<Digest> stored_run_for(const Snapshot& snap, const Document& row_run) {
+  const Json* impl = row_run.spec().find("implementationDigest");
+  std::optional<Digest> best;
+  std::string best_time;
+  for (const GroupMember& m : group_members(snap, comparison_key(row_run.spec()), /*levels=*/false)) {
+    Document stored = snap.document(m.run, false);
+    const Json* stored_impl = stored.spec().find("implementationDigest");
+    if (!impl || !stored_impl || !(*impl == *stored_impl)) continue;
+    const Json* at = stored.spec().find("observedAt");
+    std::string time = at && at->is_string() ? at->as_string() : "";
+    if (!best || time > best_time || (time == best_time && m.run.str() < best->str())) {
+      best = m.run;
+      best_time = time;
+    }
+  }
+  return best;
+}
+
+void report_failures(const Globals& g, const LigerBenchResult& bench) {
+  for (const LigerScriptResult& s : bench.scripts) {
+    if (s.succeeded) continue;
+    std::fprintf(stderr, "error: %s: %s after %.1f s; no row of it is used. The end of its stderr:\n",
+                 s.script.c_str(), s.outcome.c_str(), s.seconds);
+    std::string tail = s.stderr_tail.empty() ? "(nothing)" : s.stderr_tail;
+    for (std::size_t pos = 0; pos <= tail.size();) {
+      std::size_t nl = tail.find('\n', pos);
+      if (nl == std::string::npos) nl = tail.size();
+      std::fprintf(stderr, "    | %s\n", tail.substr(pos, nl - pos).c_str());
+      pos = nl + 1;
+    }
+  }
+}
+
+struct Rows {
+  std::vector<Bundle> bundles;
+  std::vector<std::string> wheres;
+  std::vector<InputError> rejected;
+  std::size_t scripts_ok = 0;
+};
+
+Rows rows_of(const LigerBenchResult& bench) {
+  Rows out;
+  for (const LigerScriptResult& s : bench.scripts) {
+    if (!s.succeeded) continue;
+    ++out.scripts_ok;
+    LigerParse parsed = parse_liger_csv_lenient(s.csv, s.csv_name, &bench.environment_before);
+    for (const LigerRowError& e : parsed.errors) out.rejected.push_back({s.csv_name + ":" + std::to_string(e.line), e.message});
+    for (const LigerRow& row : parsed.rows) {
+      std::string where = s.csv_name + ":" + std::to_string(row.line);
+      out.bundles.push_back(Bundle::from_json(liger_bundle(row, &bench.environment_before), Location{where, ""}));
+      out.wheres.push_back(where);
+    }
+  }
+  return out;
+}
+
+Json scripts_json(const LigerBenchResult& bench) {
+  Json list = Json::array();
+  for (const LigerScriptResult& s : bench.scripts) {
+    Json item = Json::object();
+    item.set("script", s.script);
+    item.set("succeeded", s.succeeded);
+    item.set("outcome", s.outcome);
+    item.set("seconds", s.seconds);
+    if (!s.succeeded) item.set("stderrTail", s.stderr_tail);
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+void print_summary(const Globals& g, const Opts& o, const LigerBenchResult& bench, const Rows& rows,
+                   const std::optional<AddReport>& added, std::size_t rerun_count, std::size_t reproduced,
+                   std::size_t disputed, Json rerun_list) {
+  if (g.json) {
+    Json out = Json::object();
+    out.set("scripts", scripts_json(bench));
+    out.set("environment", bench.environment_before);
+    out.set("rows", Json(static_cast<long long>(rows.bundles.size())));
+    out.set("added", Json(static_cast<long long>(added ? added->added.size() : 0)));
+    out.set("present", Json(static_cast<long long>(added ? added->present.size() : 0)));
+    out.set("commit", added && added->commit ? Json(*added->commit) : Json());
+    out.set("reruns", Json(Json::Object{{"reproduced", Json(static_cast<long long>(reproduced))},
+                                        {"disputed", Json(static_cast<long long>(disputed))},
+                                        {"tolerance", Json(o.tolerance)},
+                                        {"list", std::move(rerun_list)}}));
+    print_json(out);
+  } else if (!g.quiet) {
+    std::printf("%zu rows from %zu of %zu scripts: %zu new runs", rows.bundles.size(), rows.scripts_ok,
+                bench.scripts.size(), rows.bundles.size() - rerun_count);
+    if (added && added->commit) std::printf(" (commit %s)", added->commit->substr(0, 12).c_str());
+    if (o.rerun)
+      std::printf("; %zu controlled reruns: %zu reproduced within %s, %zu disputed", rerun_count, reproduced,
+                  percent(o.tolerance).c_str(), disputed);
+    std::printf("\n");
+  }
+}
+
+// The controller's key for --rerun, checked before minutes of benchmarks, not after.
+std::shared_ptr<const SshPrivateKey> controller_key(const Store& store, const std::string& key_path) {
+  if (key_path.empty()) throw InvalidInput("bench liger --rerun: controlled reruns must be signed: pass --sign KEY");
+  auto key = std::make_shared<const SshPrivateKey>(read_private_key(key_path));
+  if (!find_signer(load_trust(store), key->public_key()))
+    throw InvalidInput(key_path + ": key " + key->public_key().fingerprint() +
+                       " is not a controller of this store; add it with `kistore trust add PRINCIPAL KEY.pub`");
+  return key;
+}
+
+int run_bench(Globals& g, const Opts& o) {
+  if (auto problem = tolerance_problem(o.tolerance)) throw InvalidInput("--tolerance: " + *problem);
+  if (!(o.timeout >= 1 && o.timeout <= 86400)) throw InvalidInput("--timeout: expected seconds from 1 to 86400");
+  Store store = open_store(g);
+  std::string key_path = g.sign_key.empty() ? store.setting("signkey").value_or("") : g.sign_key;
+  std::shared_ptr<const SshPrivateKey> key = o.rerun ? controller_key(store, key_path) : nullptr;
+  LigerBenchOptions bo;
+  bo.liger_dir = o.liger_dir;
+  bo.scripts = o.scripts;
+  if (!o.python.empty()) bo.python = o.python, bo.python_given = true;
+  bo.time_limit = std::chrono::seconds(static_cast<long long>(o.timeout));
+  bo.keep_scratch = o.keep_scratch;
+  if (!g.quiet) bo.progress = [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); };
+  LigerBenchResult bench = run_liger_benchmarks(bo);
+  for (const std::string& n : bench.notes) note(g, "warning: " + n);
+  if (o.keep_scratch) note(g, "bench: scratch folder kept: " + bench.scratch);
+  report_failures(g, bench);
+  if (!bench.environment_changes.empty()) {
+    std::string what;
+    for (const std::string& c : bench.environment_changes) what += (what.empty() ? "" : "; ") + c;
+    throw InvalidInput("bench liger: the environment changed while the benchmarks ran (" + what +
+                       "): their rows are not comparable with either; nothing was added");
+  }
+  Rows rows = rows_of(bench);
+  for (const InputError& e : rows.rejected) std::fprintf(stderr, "warning: row left out: %s\n", e.message.c_str());
+  if (rows.bundles.empty()) {
+    if (g.json) print_json(Json(Json::Object{{"scripts", scripts_json(bench)}, {"added", Json(0)}, {"commit", Json()}}));
+    throw InvalidInput(rows.scripts_ok == 0 ? "bench liger: no script succeeded; nothing was added"
+                                            : "bench liger: the scripts wrote no usable row; nothing was added");
+  }
+
+  // Which rows rerun a stored run (decided on the store as it was).
+  std::vector<std::pair<std::size_t, Digest>> reruns;
+  std::vector<AddedDocument> docs;
+  {
+    Snapshot snap = store.snapshot();
+    for (std::size_t i = 0; i < rows.bundles.size(); ++i) {
+      std::optional<Digest> target = o.rerun ? stored_run_for(snap, rows.bundles[i].run()) : std::nullopt;
+      if (target && *target != rows.bundles[i].run().digest()) {  // (the same row again: present)
+        reruns.emplace_back(i, *target);
+        continue;
+      }
+      for (const Document& d : rows.bundles[i].documents())
+        docs.push_back({&d, rows.wheres[i], "/" + std::string(role_name(d.kind()))});
+    }
+  }
+  std::optional<AddReport> added;
+  if (!docs.empty()) {
+    AddOptions opts;
+    opts.op = "import";
+    for (const LigerScriptResult& s : bench.scripts)
+      if (s.succeeded) opts.inputs.push_back(s.script);
+    opts.summary = "bench liger: " + std::to_string(rows.bundles.size() - reruns.size()) + " runs measured on " +
+                   bench.environment_before.find("spec")->find("hardware")->find("product")->as_string();
+    opts.commit.author = g.author;
+    opts.commit.time = g.commit_time;
+    opts.commit.sign = signer_for(g, &store);
+    added = add_documents(store, docs, opts);
+  }
+  std::size_t reproduced = 0, disputed = 0;
+  Json rerun_list = Json::array();
+  RerunOptions ro;
+  ro.tolerance = o.tolerance;
+  ro.key = key;
+  ro.key_source = key_path;
+  ro.author = g.author;
+  ro.time = g.commit_time;
+  for (const auto& [i, target] : reruns) {
+    InputItem item{Location{rows.wheres[i], ""}, rows.bundles[i]};
+    RerunResult r = record_rerun(store, target.str(), item, ro);
+    (r.level == Level::kReproduced ? reproduced : disputed)++;
+    rerun_list.push_back(Json(Json::Object{{"run", Json(r.run.str())}, {"rerun", Json(r.rerun.str())},
+                                           {"level", Json(std::string(level_name(r.level)))},
+                                           {"difference", Json(r.difference)}, {"where", Json(rows.wheres[i])}}));
+  }
+  print_summary(g, o, bench, rows, added, reruns.size(), reproduced, disputed, std::move(rerun_list));
+  return rows.scripts_ok == bench.scripts.size() ? kOk : kProblems;
+}
+
+bool registered = register_command([](CommandSpec& root, Globals& g) {
+  auto* app = root.add_subcommand("bench", "Run a project's own benchmarks here and add what they measured");
+  app->footer(kFooter);
+  auto o = std::make_shared<Opts>();
+  app->add_option("FORMAT", o->format, "The benchmark suite: liger")->required()->choices({"liger"});
+  app->add_option("SCRIPT", o->scripts, "Benchmark scripts of DIR/benchmark/scripts (e.g. benchmark_geglu.py)")
+      ->required();
+  app->add_option("--liger", o->liger_dir, "The Liger-Kernel checkout")->type_name("DIR")->required();
+  app->add_flag("--rerun", o->rerun, "Rows that match a stored run become signed controlled reruns of it");
+  app->add_option("--tolerance", o->tolerance, "For --rerun: largest relative difference that reproduces, in (0, 1]");
+  app->add_option("--timeout", o->timeout, "Seconds each script may run (default 1200)")->type_name("SECONDS");
+  app->add_option("--python", o->python, "The Python interpreter (default: python3 on PATH)")->type_name("PY");
+  app->add_flag("--keep-scratch", o->keep_scratch, "Leave the scratch folder (its path is shown)");
+  app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
+  app->add_option("--sign", g.sign_key, "Sign the commits with this Ed25519 OpenSSH private key")->type_name("KEY");
+  return Command{app, [&g, o]() -> int { return run_bench(g, *o); }};
+});
+
+}  // namespace
+}  // namespace kistore::cli

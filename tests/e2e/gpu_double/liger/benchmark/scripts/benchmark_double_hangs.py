@@ -1,0 +1,4 @@
+"""Test double of a benchmark script that never ends."""
+import time
+
+time.sleep(3600)
