@@ -19,8 +19,9 @@ prepare)
     rm -rf "$carry" && mkdir -p "$carry/lib" || exit 1
     git --git-dir="$git_dir" archive --prefix=Liger-Kernel/ HEAD src benchmark/scripts pyproject.toml |
         gzip -9 >"$carry/liger.tar.gz" || exit 1
-    strip -o "$carry/kistore" "$root/build/kistore" || exit 1
-    for lib in $(ldd "$root/build/kistore" | awk '$3 ~ /^\// {print $3}'); do
+    bin=${KISTORE:-$root/build/kistore}  # the binary to carry
+    strip -o "$carry/kistore" "$bin" || exit 1
+    for lib in $(ldd "$bin" | awk '$3 ~ /^\// {print $3}'); do
         case $(basename "$lib") in libc.so* | libm.so* | libstdc++* | libgcc_s* | libresolv*) ;; *) cp -L "$lib" "$carry/lib/" ;; esac
     done
     cp "$root/tests/data/keys/controller" "$root/tests/data/keys/controller.pub" "$carry/"
