@@ -137,4 +137,35 @@ assert_eq "$high" "$(zstd -l -v frame 2>&1 | awk '/DictID/ {print $2}')" "new fr
 assert_exit 0 ks --store "$A" verify
 pass "stores that trained $DA and $DB merge with both kept; their frames read and verify; later adds use the highest"
 
+# ---- a remote holding another dictionary under the store's ID: refused ------------
+# The remote (a clone of A's base) adds two bundles whose frames name A's
+# dictionary ID, made by zstd --train --dictID from other text: the merge
+# cannot keep both (an ID names one dictionary), so the pull is refused and
+# A stays as it was.
+ID_A=${DA#dictionaries/}
+R=$W/clash.git
+rm -rf "$R"; git clone -q --bare "$W/b.git" "$R"
+gd "$R" update-ref refs/heads/main "$(gd "$A" rev-list --max-parents=0 main)"
+mkruns --start 30000 --count 2 --tag x >x.jsonl
+assert_exit 0 ks --store "$R" add x.jsonl
+zstd -q --train other* --maxdict=4096 --dictID="$ID_A" -o clash.dict 2>/dev/null
+c=$(head_of "$R"); idx=$W/clash.index
+GIT_INDEX_FILE=$idx gd "$R" read-tree "$c"
+while IFS= read -r p; do
+    gd "$R" cat-file blob "$c:$p" | zstd -q -d -c >plain
+    zstd -q -f --check -D clash.dict plain -o framed
+    GIT_INDEX_FILE=$idx gd "$R" update-index --cacheinfo "100644,$(gd "$R" hash-object -w framed),$p"
+done < <(gd "$R" diff-tree -r --name-only --diff-filter=A "$c^" "$c" -- objects/)
+GIT_INDEX_FILE=$idx gd "$R" update-index --add --cacheinfo "100644,$(gd "$R" hash-object -w clash.dict),$DA"
+c=$(gd "$R" cat-file commit "$c" | sed '1,/^$/d' | gd "$R" commit-tree "$(GIT_INDEX_FILE=$idx gd "$R" write-tree)" -p "$c^")
+gd "$R" update-ref refs/heads/main "$c"
+assert_exit 0 ks --store "$R" verify
+before=$(store_fingerprint "$A")
+assert_exit 1 ks --store "$A" pull "$R"
+assert_contains "$ERR" "$DA" "a clashing dictionary: named"
+assert_contains "$ERR" "another dictionary under this ID" "a clashing dictionary: says why"
+assert_store_unchanged "$before" "$A" "a pull whose dictionary clashes with the store's"
+assert_exit 0 ks --store "$A" verify
+pass "a remote holding another dictionary under the store's ID $ID_A: pull refused (exit 1), the store as it was"
+
 summary

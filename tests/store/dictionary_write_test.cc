@@ -16,6 +16,7 @@
 #include "store/add.h"
 #include "store/bulk_add.h"
 #include "store/frame_encoder.h"
+#include "store/stats.h"
 #include "store/store.h"
 #include "store/verify.h"
 #include "tests/store/support.h"
@@ -97,22 +98,29 @@ BulkAddReport bulk_add(Store& store, const std::vector<Document>& docs) {
   return bulk.commit();
 }
 
-// The Dictionary_ID every frame below objects/ names, from the blobs git
-// holds (one `git cat-file --batch` for all: "<id> blob <size>\n<bytes>\n").
-std::multiset<std::uint32_t> frame_ids(const TestStore& t) {
-  std::multiset<std::uint32_t> ids;
-  std::string out = must(t.git() + "ls-tree -r main objects | awk '{print $3}' | " + t.git() + "cat-file --batch");
-  for (std::size_t at = 0; at < out.size();) {
-    std::size_t eol = out.find('\n', at);
+// Every blob below objects/ as git holds it (one `git cat-file --batch` for
+// all: "<id> blob <size>\n<bytes>\n").
+std::vector<std::string> frames(const TestStore& t) {
+  std::vector<std::string> out;
+  std::string batch = must(t.git() + "ls-tree -r main objects | awk '{print $3}' | " + t.git() + "cat-file --batch");
+  for (std::size_t at = 0; at < batch.size();) {
+    std::size_t eol = batch.find('\n', at);
     REQUIRE(eol != std::string::npos);
-    std::istringstream header(out.substr(at, eol - at));
+    std::istringstream header(batch.substr(at, eol - at));
     std::string id, type;
     std::size_t size = 0;
     header >> id >> type >> size;
     REQUIRE(type == "blob");
-    ids.insert(frame_dictionary_id(std::string_view(out).substr(eol + 1, size)));
+    out.push_back(batch.substr(eol + 1, size));
     at = eol + 1 + size + 1;
   }
+  return out;
+}
+
+// The Dictionary_ID every frame below objects/ names.
+std::multiset<std::uint32_t> frame_ids(const TestStore& t) {
+  std::multiset<std::uint32_t> ids;
+  for (const std::string& f : frames(t)) ids.insert(frame_dictionary_id(f));
   return ids;
 }
 
@@ -154,6 +162,26 @@ TEST_CASE("dictionary: a bulk add into an empty store trains one and every frame
   Snapshot snap = t.store.snapshot();
   for (const Document& d : docs) CHECK(snap.object_bytes(d.digest()) == d.canonical());
   check_verifies(t.store);
+
+  // stats counts what the tree holds, each git object once.
+  StoreStats stats = store_stats(t.store);
+  CHECK(stats.objects.count == 1503);
+  CHECK(stats.frames_with_dictionary == 1503);
+  std::uint64_t content = 0, frame_bytes = 0;
+  for (const Document& d : docs) content += d.canonical().size();
+  for (const std::string& f : frames(t)) frame_bytes += f.size();
+  CHECK(stats.content_bytes == content);
+  CHECK(stats.objects.bytes == frame_bytes);
+  CHECK(stats.dictionaries.count == 1);
+  CHECK(stats.dictionaries.bytes == dict.size());
+  CHECK(stats.dictionary_ids == std::vector<std::uint32_t>{*id});
+  CHECK(stats.runs == 1501);
+  CHECK(stats.commits == 1);
+  CHECK(stats.metadata.count > 0);
+  CHECK(stats.index.count > 0);
+  CHECK(stats.object_trees.count > 0);
+  CHECK(stats.index_trees.count > 0);
+  CHECK(stats.disk_bytes > stats.objects.bytes + stats.dictionaries.bytes);
 }
 
 TEST_CASE("dictionary: add_documents (import, attest) trains one from a large add, then every kind of document "
