@@ -81,18 +81,18 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     prepared.push_back(Prepared{&in, "", "", {}});
   }
   // New frames use the store's dictionary; a store without one trains one
-  // when this add brings enough new documents (store/frame_encoder.h), and
-  // the commit records it. Dictionaries are immutable, so one the base has
+  // when this add brings enough new documents, or the store holds enough
+  // (store/frame_encoder.h), and the commit records it. Dictionaries are immutable, so one the base has
   // is in any newer head too.
   const Snapshot base = store.snapshot();
   FrameEncoder encoder(base);
-  if (encoder.may_train() && prepared.size() >= kTrainingMinimumDocuments) {
+  if (encoder.may_train()) {
     std::vector<std::string_view> samples;
     for (const Prepared& p : prepared) {
       if (samples.size() >= kTrainingSampleDocuments) break;
       if (!base.has_object(p.input->doc->digest())) samples.push_back(p.input->doc->canonical());
     }
-    encoder.train(samples);
+    if (!samples.empty()) encoder.train_from(base, samples);
   }
   // Compressing, canonicalizing and indexing each document is independent
   // work: on every core.

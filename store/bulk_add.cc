@@ -272,15 +272,16 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   if (options.commit.progress) options.commit.progress(written, 0);
 }
 
-// Trains the store's dictionary on the documents held back (when there are
-// enough: FrameEncoder::train), writes it into the pack, and writes those
+// Trains the store's dictionary on the documents held back (with the
+// store's own when they are too few: FrameEncoder::train_from), writes it
+// into the pack, and writes those
 // documents with it (or without, when none was made), in input order.
 void BulkAdd::State::settle_dictionary() {
   training = false;
   std::vector<std::string_view> samples;
   samples.reserve(pending.size());
   for (const Pending& q : pending) samples.push_back(q.canonical);
-  if (encoder.train(samples)) dictionary_blob = pack->write(GIT_OBJECT_BLOB, encoder.trained()->bytes(), 0);
+  if (!pending.empty() && encoder.train_from(base, samples)) dictionary_blob = pack->write(GIT_OBJECT_BLOB, encoder.trained()->bytes(), 0);
   parallel_for(pending.size(), [&](std::size_t i) {
     Prepared& p = pending[i].prepared;
     p.frame = encoder.encode(pending[i].canonical);

@@ -46,6 +46,16 @@ class FrameEncoder {
   // samples, nothing to learn). Its ID is none that `base` holds.
   bool train(const std::vector<std::string_view>& samples);
 
+  // train() on `fresh` (the add's new documents), or, when they are fewer
+  // than kTrainingMinimumDocuments, on them and documents `base` already
+  // holds (up to kTrainingSampleDocuments in all), so that a store filled
+  // by small adds gets a dictionary too. The store's are read only when it
+  // plausibly holds enough: when every one of the 256 folders of
+  // objects/sha256/ is there (about 1,500 objects or more; one tree read
+  // tells). Objects that cannot be read are left out (verify reports them).
+  // False, training nothing, for a format-1 tree.
+  bool train_from(const Snapshot& base, const std::vector<std::string_view>& fresh);
+
   // The frame of `canonical` (objects/blob.h encode_object) with this
   // writer's dictionary, or without one.
   std::string encode(std::string_view canonical) const { return encode_object(canonical, dictionary_.get()); }

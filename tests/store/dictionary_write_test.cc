@@ -245,6 +245,38 @@ TEST_CASE("dictionary: a small add trains none; frames stored before a dictionar
   check_verifies(t.store);
 }
 
+TEST_CASE("dictionary: a store filled by small adds trains one from its own documents once it holds enough",
+          "[store][dictionary]") {
+  TestStore t;
+  std::size_t stored = 0;
+  int first = 1;
+  while (t.paths("dictionaries").empty() && stored < 4000) {
+    bulk_add(t.store, runs(first, 300));
+    first += 300, stored += 300;
+  }
+  // Not before the store could teach one (1,000 documents), and by the time
+  // every first-level folder of objects/sha256/ is there (a few thousand).
+  CHECK(stored >= kTrainingMinimumDocuments);
+  REQUIRE(t.paths("dictionaries").size() == 1);
+  const std::uint32_t id = *parse_dictionary_path(Format::k2, t.paths("dictionaries")[0]);
+  std::multiset<std::uint32_t> ids = frame_ids(t);
+  CHECK(ids.count(id) == 300);  // the frames of the add that trained it
+  CHECK(ids.count(0) == stored - 300);  // the earlier ones keep theirs
+  check_verifies(t.store);
+
+  // add_documents (import, attest, rerun) does the same.
+  TestStore u;
+  stored = 0;
+  while (u.paths("dictionaries").empty() && stored < 4000) {
+    add(u.store, runs(first, 300));
+    first += 300, stored += 300;
+  }
+  REQUIRE(u.paths("dictionaries").size() == 1);
+  const std::uint32_t uid = *parse_dictionary_path(Format::k2, u.paths("dictionaries")[0]);
+  CHECK(frame_ids(u).count(uid) == 300);
+  check_verifies(u.store);
+}
+
 TEST_CASE("dictionary: a bulk add abandoned after training leaves no dictionary and no file behind",
           "[store][dictionary]") {
   TestStore t;
