@@ -59,6 +59,20 @@ std::string source_holder(const Snapshot& head, const std::string& path,
   return "";
 }
 
+// How this add's frames are made: with the store's dictionary, or one
+// trained on the add's new documents (and the store's, when they are few).
+FrameEncoder encoder_for(const Snapshot& base, const std::vector<Prepared>& prepared) {
+  FrameEncoder encoder(base);
+  if (!encoder.may_train()) return encoder;
+  std::vector<std::string_view> samples;
+  for (const Prepared& p : prepared) {
+    if (samples.size() >= kTrainingSampleDocuments) break;
+    if (!base.has_object(p.input->doc->digest())) samples.push_back(p.input->doc->canonical());
+  }
+  if (!samples.empty()) encoder.train_from(base, samples);
+  return encoder;
+}
+
 }  // namespace
 
 AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, const AddOptions& options) {
@@ -82,18 +96,9 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
   }
   // New frames use the store's dictionary; a store without one trains one
   // when this add brings enough new documents, or the store holds enough
-  // (store/frame_encoder.h), and the commit records it. Dictionaries are immutable, so one the base has
-  // is in any newer head too.
-  const Snapshot base = store.snapshot();
-  FrameEncoder encoder(base);
-  if (encoder.may_train()) {
-    std::vector<std::string_view> samples;
-    for (const Prepared& p : prepared) {
-      if (samples.size() >= kTrainingSampleDocuments) break;
-      if (!base.has_object(p.input->doc->digest())) samples.push_back(p.input->doc->canonical());
-    }
-    if (!samples.empty()) encoder.train_from(base, samples);
-  }
+  // (store/frame_encoder.h), and the commit records it. Dictionaries are
+  // immutable, so one the base has is in any newer head too.
+  const FrameEncoder encoder = encoder_for(store.snapshot(), prepared);
   // Compressing, canonicalizing and indexing each document is independent
   // work: on every core.
   parallel_for(prepared.size(), [&](std::size_t i) {
