@@ -87,7 +87,7 @@ def fast_import(paths, out=None, docs=None, render=canonical):
 
 def store_documents(store):
     """(hex, document with its metadata) for every object of a kistore store."""
-    tree = subprocess.run(["git", "-C", store, "ls-tree", "-r", "main", "objects/", "refs/metadata/"],
+    tree = subprocess.run(["git", "-C", store, "ls-tree", "-r", "main", "objects/", "refs/metadata/", "dictionaries/"],
                           check=True, capture_output=True, text=True).stdout
     entries = []  # (path, blob id)
     for line in tree.splitlines():
@@ -101,10 +101,12 @@ def store_documents(store):
         size = int(batch[pos:header_end].split()[2])
         blobs.append(batch[header_end + 1:header_end + 1 + size])
         pos = header_end + 1 + size + 1
-    metadata, frames = {}, {}
+    metadata, frames, dictionaries = {}, {}, {}
     for (path, _), data in zip(entries, blobs):
         if path.startswith("refs/metadata/"):
             metadata[path[len("refs/metadata/"):]] = json.loads(data)
+        elif path.startswith("dictionaries/"):
+            dictionaries[int(path[len("dictionaries/"):])] = data
         else:
             frames["".join(path.split("/")[2:])] = data
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,9 +114,19 @@ def store_documents(store):
         for h in names:
             with open(os.path.join(tmp, h + ".zst"), "wb") as f:
                 f.write(frames[h])
-        for i in range(0, len(names), 1000):
-            subprocess.run(["zstd", "-d", "-q", "--rm"] + [h + ".zst" for h in names[i:i + 1000]], cwd=tmp,
-                           check=True)
+        # Frames that name a zstd dictionary decode with the store's dictionaries/<id>.
+        by_dict = {}
+        for h in names:
+            by_dict.setdefault(frame_dictionary_id(frames[h]), []).append(h)
+        for dict_id, group in by_dict.items():
+            flags = []
+            if dict_id:
+                with open(os.path.join(tmp, "dict-%d" % dict_id), "wb") as f:
+                    f.write(dictionaries[dict_id])
+                flags = ["-D", "dict-%d" % dict_id]
+            for i in range(0, len(group), 1000):
+                subprocess.run(["zstd", "-d", "-q", "--rm"] + flags + [h + ".zst" for h in group[i:i + 1000]],
+                               cwd=tmp, check=True)
         for h in names:
             with open(os.path.join(tmp, h), "rb") as f:
                 doc = json.loads(f.read())
@@ -123,6 +135,14 @@ def store_documents(store):
             if h in metadata:
                 doc["metadata"] = metadata[h]
             yield h, doc
+
+
+def frame_dictionary_id(frame):
+    """The Dictionary_ID a zstd frame header names (RFC 8878 3.1.1), 0 for none."""
+    fhd = frame[4]
+    size = (0, 1, 2, 4)[fhd & 3]
+    at = 5 + (0 if fhd & 0x20 else 1)  # a window descriptor unless Single_Segment_flag
+    return int.from_bytes(frame[at:at + size], "little") if size else 0
 
 
 def main():

@@ -198,6 +198,8 @@ sys.stdout.buffer.write(gen.canonical(json.loads(open('$single').readline())['ru
   cmdline git fast-import "<" pretty.fi "&&" git repack -a -d -f "&&" git gc "&&" du -sk objects \
     "  (pretty.fi: each document with metadata, json.dump(indent=2), same paths)"
   rm -rf "$d/store-gc" "$d/plain"
+  # Where the store's bytes go (issue 15): objects, dictionaries, metadata, index, trees.
+  if have stats; then "$KISTORE" --store "$store" stats | sed 's/^/          /'; fi
 
   # 6. push to an empty bare repository.
   if have push; then

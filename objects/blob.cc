@@ -1,9 +1,13 @@
 #include "objects/blob.h"
 
+#define ZDICT_STATIC_LINKING_ONLY  // the fastCover trainer with its parameters
+#include <zdict.h>
 #include <zstd.h>
 
+#include <cstring>
 #include <memory>
 
+#include "objects/digest.h"
 #include "objects/error.h"
 #include "objects/json.h"
 
@@ -35,10 +39,14 @@ ZSTD_DCtx* decompression_context() {
 
 }  // namespace
 
-std::string encode_object(std::string_view bytes) {
+std::string encode_object(std::string_view bytes, const Dictionary* dictionary) {
   std::string out(ZSTD_compressBound(bytes.size()), '\0');
   ZSTD_CCtx* c = compression_context();
   ZSTD_CCtx_reset(c, ZSTD_reset_session_only);
+  // A referenced dictionary stays with the context until replaced: every
+  // frame says which it wants (null: none). The level is the dictionary's
+  // tables' (made at kObjectCompressionLevel); the frame's flags stay.
+  ZSTD_CCtx_refCDict(c, dictionary ? dictionary->compression_tables() : nullptr);
   ZSTD_CCtx_setPledgedSrcSize(c, bytes.size());
   size_t n = ZSTD_compress2(c, out.data(), out.size(), bytes.data(), bytes.size());
   if (ZSTD_isError(n)) throw IOError(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
@@ -47,6 +55,11 @@ std::string encode_object(std::string_view bytes) {
 }
 
 std::string decode_object(std::string_view frame, std::string_view name) { return decode_object(frame, name, nullptr); }
+
+std::uint64_t frame_content_size(std::string_view frame) {
+  unsigned long long n = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  return n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN ? 0 : n;
+}
 
 std::uint32_t frame_dictionary_id(std::string_view frame) {
   if (frame.size() < 5) return 0;
@@ -116,10 +129,83 @@ Dictionary::Dictionary(std::string_view bytes, std::uint32_t id, std::string_vie
   if (found != id)
     throw corrupt("expected a dictionary whose Dictionary_ID is " + std::to_string(id) + " (its file name), found " +
                   std::to_string(found));
-  ddict_ = ZSTD_createDDict(bytes.data(), bytes.size());
+  bytes_.assign(bytes);
+  ddict_ = ZSTD_createDDict(bytes_.data(), bytes_.size());
   if (!ddict_) throw corrupt("zstd cannot load this dictionary's tables");
 }
 
-Dictionary::~Dictionary() { ZSTD_freeDDict(ddict_); }
+Dictionary::~Dictionary() {
+  ZSTD_freeDDict(ddict_);
+  ZSTD_freeCDict(cdict_);
+}
+
+ZSTD_CDict_s* Dictionary::compression_tables() const {
+  std::call_once(cdict_once_, [&] {
+    cdict_ = ZSTD_createCDict(bytes_.data(), bytes_.size(), kObjectCompressionLevel);
+  });
+  if (!cdict_) throw IOError("zstd cannot prepare dictionary " + std::to_string(id_) + " for compression");
+  return cdict_;
+}
+
+std::string reserved_dictionary_id_detail(std::uint32_t id) {
+  return "expected a Dictionary_ID from " + std::to_string(kFirstStoreDictionaryId) + " to " +
+         std::to_string(kLastStoreDictionaryId) + " (zstd reserves 1-32767 and 2^31 and above for a public registry), found " +
+         std::to_string(id);
+}
+
+std::uint32_t store_dictionary_id(std::string_view dictionary) {
+  std::string zeroed = with_dictionary_id(dictionary, 0);
+  const Digest digest = Digest::of(zeroed);
+  const auto& h = digest.bytes();
+  std::uint32_t n = std::uint32_t(h[0]) | std::uint32_t(h[1]) << 8 | std::uint32_t(h[2]) << 16 | std::uint32_t(h[3]) << 24;
+  return kFirstStoreDictionaryId + n % (kLastStoreDictionaryId - kFirstStoreDictionaryId + 1);
+}
+
+std::uint32_t dictionary_id(std::string_view dictionary) {
+  return static_cast<std::uint32_t>(ZSTD_getDictID_fromDict(dictionary.data(), dictionary.size()));
+}
+
+std::string with_dictionary_id(std::string_view dictionary, std::uint32_t id) {
+  std::string out(dictionary);
+  // RFC 8878 §5: the 4 bytes after the magic number, little-endian.
+  for (int i = 0; i < 4 && out.size() >= 8; ++i) out[4 + i] = static_cast<char>((id >> (8 * i)) & 0xFF);
+  return out;
+}
+
+std::optional<std::string> train_dictionary(const std::vector<std::string_view>& samples,
+                                            const std::function<bool(std::uint32_t)>& taken) {
+  if (samples.size() < kTrainingMinimumDocuments) return std::nullopt;
+  std::string joined;
+  std::vector<size_t> sizes;
+  for (std::string_view s : samples) {
+    if (sizes.size() >= kTrainingSampleDocuments || joined.size() + s.size() > kTrainingSampleBytes) break;
+    joined += s;
+    sizes.push_back(s.size());
+  }
+  if (sizes.size() < kTrainingMinimumDocuments) return std::nullopt;
+  // Fixed parameters, no search: measured on the synthetic corpus (bench/),
+  // k = 1000, d = 8, accel 5 gives frames within 1 % of the searched
+  // optimum (140 B a document against 557 B without a dictionary) in a
+  // tenth of the time (~0.08 s for 4,096 documents).
+  ZDICT_fastCover_params_t params{};
+  params.k = 1000;
+  params.d = 8;
+  params.f = 20;
+  params.accel = 5;
+  params.steps = 0;
+  params.nbThreads = 0;
+  params.splitPoint = 1.0;  // every sample trains (the default keeps a quarter out to score k, d)
+  params.zParams.compressionLevel = kObjectCompressionLevel;
+  params.zParams.notificationLevel = 0;
+  params.zParams.dictID = 1;  // replaced below; nonzero so zstd does not pick one
+  std::string dictionary(kTrainedDictionaryBytes, '\0');
+  size_t n = ZDICT_trainFromBuffer_fastCover(dictionary.data(), dictionary.size(), joined.data(), sizes.data(),
+                                             static_cast<unsigned>(sizes.size()), params);
+  if (ZDICT_isError(n) || n < 8) return std::nullopt;
+  dictionary.resize(n);
+  std::uint32_t id = store_dictionary_id(dictionary);
+  while (taken && taken(id)) id = id == kLastStoreDictionaryId ? kFirstStoreDictionaryId : id + 1;
+  return with_dictionary_id(dictionary, id);
+}
 
 }  // namespace kistore

@@ -11,6 +11,7 @@
 #include "objects/error.h"
 #include "refs/index.h"
 #include "refs/layout.h"
+#include "store/frame_encoder.h"
 
 namespace kistore {
 namespace {
@@ -58,6 +59,20 @@ std::string source_holder(const Snapshot& head, const std::string& path,
   return "";
 }
 
+// How this add's frames are made: with the store's dictionary, or one
+// trained on the add's new documents (and the store's, when they are few).
+FrameEncoder encoder_for(const Snapshot& base, const std::vector<Prepared>& prepared) {
+  FrameEncoder encoder(base);
+  if (!encoder.may_train()) return encoder;
+  std::vector<std::string_view> samples;
+  for (const Prepared& p : prepared) {
+    if (samples.size() >= kTrainingSampleDocuments) break;
+    if (!base.has_object(p.input->doc->digest())) samples.push_back(p.input->doc->canonical());
+  }
+  if (!samples.empty()) encoder.train_from(base, samples);
+  return encoder;
+}
+
 }  // namespace
 
 AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, const AddOptions& options) {
@@ -79,12 +94,17 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     }
     prepared.push_back(Prepared{&in, "", "", {}});
   }
+  // New frames use the store's dictionary; a store without one trains one
+  // when this add brings enough new documents, or the store holds enough
+  // (store/frame_encoder.h), and the commit records it. Dictionaries are
+  // immutable, so one the base has is in any newer head too.
+  const FrameEncoder encoder = encoder_for(store.snapshot(), prepared);
   // Compressing, canonicalizing and indexing each document is independent
   // work: on every core.
   parallel_for(prepared.size(), [&](std::size_t i) {
     Prepared& p = prepared[i];
     const AddedDocument& in = *p.input;
-    p.frame = encode_object(in.doc->canonical());
+    p.frame = encoder.encode(in.doc->canonical());
     p.index = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
     if (in.doc->metadata()) p.metadata = in.doc->metadata_canonical();
   });
@@ -124,7 +144,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
       // The frame moves into the change (a bulk add's frames are most of
       // its memory); when another writer wins and this runs again, it is
       // compressed again.
-      if (p.frame.empty()) p.frame = encode_object(doc.canonical());
+      if (p.frame.empty()) p.frame = encoder.encode(doc.canonical());
       change.upserts.emplace(std::move(path), std::move(p.frame));
       p.frame.clear();
       if (!p.metadata.empty()) change.upserts.emplace(metadata_path(kCurrentFormat, doc.digest()), p.metadata);
@@ -145,6 +165,10 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
       }
       report.added.push_back(doc.digest());
       added.push_back(&p);
+    }
+    if (encoder.trained() && !added.empty()) {
+      encoder.check_head(head);
+      change.upserts.emplace(encoder.trained_path(), encoder.trained()->bytes());
     }
     if (options.also) options.also(head, change);
     if (added.empty() && !options.commit_without_new_documents) return std::nullopt;

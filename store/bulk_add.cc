@@ -17,6 +17,7 @@
 #include "objects/parallel.h"
 #include "refs/index.h"
 #include "refs/layout.h"
+#include "store/frame_encoder.h"
 #include "store/objwrite.h"
 
 namespace kistore {
@@ -117,6 +118,20 @@ struct BulkAdd::State {
   Store& store;
   BulkAddOptions options;
   Snapshot base;
+  FrameEncoder encoder;  // the base's dictionary, or the one trained here
+  // While the store has no dictionary and none was trained: the new
+  // documents so far, held back (at most kTrainingSampleDocuments or
+  // kTrainingSampleBytes of them) to train on, then written with what was
+  // learnt. Everything after is written as it comes.
+  struct Pending {
+    std::uint32_t record;
+    std::string canonical, metadata;
+    Prepared prepared;  // all but the frame (and metadata, which points into `metadata` when written)
+  };
+  bool training = false;
+  std::vector<Pending> pending;
+  std::size_t pending_bytes = 0;
+  git_oid dictionary_blob{};  // of encoder.trained(), once written into the pack
   std::unique_ptr<git::PackWriter> pack;  // the blobs, then (first attempt) the trees and the commit
   // Deques: they grow without copying, so a million records never exist twice.
   std::deque<DocRecord> docs;
@@ -136,7 +151,8 @@ struct BulkAdd::State {
   std::vector<std::uint32_t> repeat_list;  // the first list_limit + 1 repeats
   std::vector<std::string> repeat_notes;
 
-  State(Store& s, BulkAddOptions o) : store(s), options(std::move(o)), base(s.snapshot()) {}
+  State(Store& s, BulkAddOptions o)
+      : store(s), options(std::move(o)), base(s.snapshot()), encoder(base), training(encoder.may_train()) {}
 
   const Digest& digest_of(std::uint32_t r) const { return docs[r].digest; }
   std::optional<std::uint32_t> find(const Digest& d) const {
@@ -187,7 +203,8 @@ struct BulkAdd::State {
   void add(const std::vector<AddedDocument>& batch);
   std::vector<std::uint32_t> take_new(const std::vector<AddedDocument>& batch, const std::vector<git_oid>& meta_ids,
                                       const std::vector<std::string_view>& metas);
-  void write_new(const AddedDocument& in, std::uint32_t record, Prepared& p);
+  void write_new(std::uint32_t record, Prepared& p);
+  void settle_dictionary();
   std::optional<std::string> write_commit(const Snapshot& head, BulkAddReport& report);
   std::vector<char> resolve(const Snapshot& head, BulkAddReport& report);
   std::vector<char> claim_sources(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report);
@@ -221,13 +238,16 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   });
   std::vector<std::uint32_t> fresh = take_new(batch, meta_ids, metas);
   // Compressing, hashing and indexing each new document, on every core;
-  // then written in input order.
+  // then written in input order (or held back to train a dictionary on).
+  const bool hold = training;
   std::vector<Prepared> prepared(fresh.size());
   parallel_for(fresh.size(), [&](std::size_t k) {
-    const AddedDocument& in = batch[docs[fresh[k]].file];  // (the batch position, until write_new)
+    const AddedDocument& in = batch[docs[fresh[k]].file];  // (the batch position, until set_where below)
     Prepared& p = prepared[k];
-    p.frame = encode_object(in.doc->canonical());
-    p.frame_id = git::object_id(GIT_OBJECT_BLOB, p.frame);
+    if (!hold) {
+      p.frame = encoder.encode(in.doc->canonical());
+      p.frame_id = git::object_id(GIT_OBJECT_BLOB, p.frame);
+    }
     p.entries = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
     for (const IndexEntry& e : p.entries) {
       p.entry_ids.push_back(git::object_id(GIT_OBJECT_BLOB, e.bytes));
@@ -236,17 +256,48 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   });
   for (std::size_t k = 0; k < fresh.size(); ++k) {
     DocRecord& r = docs[fresh[k]];
-    const AddedDocument& in = batch[r.file];
-    prepared[k].metadata = metas[r.file];
-    prepared[k].metadata_id = meta_ids[r.file];
-    write_new(in, fresh[k], prepared[k]);
+    const std::uint32_t at = r.file;
+    const AddedDocument& in = batch[at];
+    set_where(r, in.where);
+    prepared[k].metadata = metas[at];
+    prepared[k].metadata_id = meta_ids[at];
+    if (!hold) {
+      write_new(fresh[k], prepared[k]);
+      continue;
+    }
+    pending_bytes += in.doc->canonical().size();
+    pending.push_back(Pending{fresh[k], in.doc->canonical(), std::string(metas[at]), std::move(prepared[k])});
   }
+  if (hold && (pending.size() >= kTrainingSampleDocuments || pending_bytes >= kTrainingSampleBytes)) settle_dictionary();
   if (options.commit.progress) options.commit.progress(written, 0);
+}
+
+// Trains the store's dictionary on the documents held back (with the
+// store's own when they are too few: FrameEncoder::train_from), writes it
+// into the pack, and writes those
+// documents with it (or without, when none was made), in input order.
+void BulkAdd::State::settle_dictionary() {
+  training = false;
+  std::vector<std::string_view> samples;
+  samples.reserve(pending.size());
+  for (const Pending& q : pending) samples.push_back(q.canonical);
+  if (!pending.empty() && encoder.train_from(base, samples)) dictionary_blob = pack->write(GIT_OBJECT_BLOB, encoder.trained()->bytes(), 0);
+  parallel_for(pending.size(), [&](std::size_t i) {
+    Prepared& p = pending[i].prepared;
+    p.frame = encoder.encode(pending[i].canonical);
+    p.frame_id = git::object_id(GIT_OBJECT_BLOB, p.frame);
+  });
+  for (Pending& q : pending) {
+    q.prepared.metadata = q.metadata;
+    write_new(q.record, q.prepared);
+  }
+  std::vector<Pending>().swap(pending);
+  pending_bytes = 0;
 }
 
 // Records the batch's documents that are new to the input, notes repeats
 // and those the store has; returns the records still to be written, whose
-// `file` holds their batch position until write_new.
+// `file` holds their batch position until add() sets where they came from.
 std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocument>& batch,
                                                     const std::vector<git_oid>& meta_ids,
                                                     const std::vector<std::string_view>& metas) {
@@ -286,8 +337,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
   return fresh;
 }
 
-void BulkAdd::State::write_new(const AddedDocument& in, std::uint32_t record, Prepared& p) {
-  set_where(docs[record], in.where);
+void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
   pack->write(p.frame_id, GIT_OBJECT_BLOB, p.frame, 0);
   docs[record].frame = p.frame_id;
   if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, 0);
@@ -512,6 +562,9 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   // A new store's first tree says its format; "FORMAT" sorts before every
   // other path of the layout.
   if (head.empty()) tree.change(std::string(kFormatPath), git::PathChange{out.write(GIT_OBJECT_BLOB, kFormat2Bytes, 0)});
+  // The dictionary this add trained, which its frames name; "dictionaries/"
+  // sorts after FORMAT and before "objects/".
+  if (encoder.trained()) tree.change(encoder.trained_path(), git::PathChange{dictionary_blob});
   for (std::size_t done = 0; !streams.empty(); ++done) {
     auto lowest = std::min_element(streams.begin(), streams.end(),
                                    [](const PathStream* a, const PathStream* b) { return a->path < b->path; });
@@ -531,6 +584,7 @@ std::optional<std::string> BulkAdd::State::write_commit(const Snapshot& head, Bu
   check_attestations(head, added);
   std::vector<char> dropped = claim_sources(head, added, report);
   if (report.added == 0) return std::nullopt;
+  encoder.check_head(head);
   // The first attempt completes the pack that holds the blobs; a later one
   // (another writer moved the branch) writes its trees into a pack of its own.
   std::unique_ptr<git::PackWriter> trees;
@@ -561,6 +615,9 @@ BulkAddReport BulkAdd::commit() {
   // add's peak.
   malloc_trim(0);
 #endif
+  // Fewer new documents than a full training sample: train on what there is
+  // (or write them without a dictionary when too few).
+  if (s.training) s.settle_dictionary();
   BulkAddReport report;
   report.commit =
       s.store.commit_written([&](const Snapshot& head) { return s.write_commit(head, report); }, s.options.op);

@@ -256,6 +256,7 @@ void IncomingChecker::check_dictionary(const Delta& d) {
     return problem(ProblemKind::kLayout, d.path,
                    format_ == Format::k1 ? "adds a dictionary to a format-1 tree, which has none"
                                          : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>");
+  if (dictionary_id_reserved(*id)) return problem(ProblemKind::kLayout, d.path, reserved_dictionary_id_detail(*id));
   try {
     dictionaries_->find(*id);
   } catch (const Error& e) {

@@ -195,10 +195,28 @@ class Pull {
       if (options_.progress && fresh.size() > 1) options_.progress("checking", i + 1, fresh.size(), 0);
     }
     new_objects_ = checker.new_objects();
-    if (checker.problems().empty()) return false;
+    std::vector<Problem> clashes = dictionary_clashes(trees);
+    if (checker.problems().empty() && clashes.empty()) return false;
     report_.result = "refused";
     report_.problems = checker.take_problems();
+    report_.problems.insert(report_.problems.end(), clashes.begin(), clashes.end());
     return true;
+  }
+
+  // A Dictionary_ID names one dictionary: a remote whose tree holds another
+  // dictionary under an ID the store has cannot be merged in (the frames of
+  // one side do not decode with the other's). Each side was checked alone.
+  std::vector<Problem> dictionary_clashes(const LayoutTrees& trees) {
+    std::vector<Problem> out;
+    // (A fast-forward's own commits were checked for changing one.)
+    if (!local_ || git::descends_from(quarantine_.repo(), incoming_, *local_)) return out;
+    const git_oid mine = git::commit_tree(quarantine_.repo(), *local_), theirs = git::commit_tree(quarantine_.repo(), incoming_);
+    for (const git::TreeDelta& d : trees.diff(&mine, &theirs, "dictionaries"))
+      if (d.status == git::TreeDelta::kModified && d.ids_differ())
+        out.push_back({ProblemKind::kHistoryRewritten, d.path,
+                       "the remote holds another dictionary under this ID than the store does; an ID names one "
+                       "dictionary, so the two cannot be merged"});
+    return out;
   }
 
   // Moves the branch to the incoming head when it is empty or behind; true

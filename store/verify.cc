@@ -273,8 +273,9 @@ class Verifier {
                                        : " (FORMAT, objects/sha256/…, dictionaries/<id>, refs/{metadata,groups,levels,reruns,attestations,sources}/…)"));
   }
 
-  // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>.
-  // Called from the walk's threads, as visit.
+  // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>, an
+  // ID outside the ranges zstd reserves (objects/blob.h). Called from the
+  // walk's threads, as visit.
   void check_dictionary(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
     std::optional<std::uint32_t> id = parse_dictionary_path(format_, path);
     if (!id)
@@ -282,6 +283,8 @@ class Verifier {
                                      format_ == Format::k1
                                          ? "a dictionary in a format-1 store, which has none"
                                          : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>"});
+    if (dictionary_id_reserved(*id))
+      out.problems.push_back({ProblemKind::kLayout, path, reserved_dictionary_id_detail(*id)});
     try {
       Dictionary check(bytes, *id, path);
     } catch (const Error& e) {
@@ -557,12 +560,19 @@ class Verifier {
         git::Commit parent(p);
         check_format_change(c, p, trees);
         try {
-          trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), "objects", [&](const git::TreeDelta& d) {
-            if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
-            problem(ProblemKind::kHistoryRewritten, d.path,
-                    "commit " + git::oid_str(id) + " " + (d.status == git::TreeDelta::kRemoved ? "removed" : "changed") +
-                        " an object its parent " + git::oid_str(*git_commit_id(p)) + " had");
-          }, git::DiffSides::kRemovedOrChanged);
+          // Objects and dictionaries are immutable. A dictionary "changed"
+          // against a parent is also how one ID naming two dictionaries shows
+          // (a merge whose other parent had another dictionary of that ID):
+          // frames made with the other one no longer decode.
+          for (const char* dir : {"objects", "dictionaries"})
+            trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), dir, [&](const git::TreeDelta& d) {
+              if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
+              problem(ProblemKind::kHistoryRewritten, d.path,
+                      "commit " + git::oid_str(id) + " " + (d.status == git::TreeDelta::kRemoved ? "removed" : "changed") +
+                          (dir[0] == 'o' ? " an object" : " a dictionary") + " its parent " +
+                          git::oid_str(*git_commit_id(p)) + " had" +
+                          (dir[0] == 'o' ? "" : ": a Dictionary_ID names one dictionary for ever"));
+            }, git::DiffSides::kRemovedOrChanged);
         } catch (const Error& e) {
           problem(ProblemKind::kHistoryMissing, git::oid_str(id), e.what());
         }

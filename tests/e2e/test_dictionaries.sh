@@ -21,12 +21,12 @@ mkdir -p "$W/samples" "$W/other"
 cd "$W"
 gd() { git --git-dir="$1" "${@:2}"; }
 
-# Two dictionaries of ID 4242: one trained on documents like the store's, one
+# Two dictionaries of ID 424242 (a store's own range: 32768 to 2^31 - 1): one trained on documents like the store's, one
 # on other text; and the bundles: one the victim has, two a remote adds.
 for i in $(seq 1 200); do ks canon <<<"{\"kind\":\"Implementation\",\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"spec\":{\"name\":\"k$i\",\"repo\":\"https://github.com/x/y$((i * 7))\"}}" >"samples/$i.json"; done
-zstd -q --train samples/* --maxdict=2048 --dictID=4242 -o dict4242 2>/dev/null
+zstd -q --train samples/* --maxdict=2048 --dictID=424242 -o dict424242 2>/dev/null
 for i in $(seq 1 200); do printf 'zzzz qqqq %d wwww %d %.0s' "$i" $((i * 13)) {1..20} >"other/$i"; done
-zstd -q --train other/* --maxdict=2048 --dictID=4242 -o other4242 2>/dev/null
+zstd -q --train other/* --maxdict=2048 --dictID=424242 -o other424242 2>/dev/null
 mkruns --start 1 --count 1 >b1.jsonl
 mkruns --start 2 --count 2 >b2.jsonl
 
@@ -36,19 +36,19 @@ assert_exit 0 ks --store "$V" add b1.jsonl
 BASE=$(head_of "$V")
 git clone -q --bare "$V" "$W/victim0.git"  # as it was before any pull
 
-# remote NAME DICTPATH DICTFILE : a bare clone of the victim (before any pull)
+# remote NAME DICTPATH DICTFILE [FRAMEDICT] : a bare clone of the victim (before any pull)
 # with one kistore add of b2.jsonl, rewritten with git plumbing: every object
-# that add wrote re-compressed by `zstd -D dict4242`, DICTFILE at DICTPATH
+# that add wrote re-compressed by `zstd -D FRAMEDICT` (default dict424242), DICTFILE at DICTPATH
 # ("" for none). The commit keeps its parent, message and index entries.
 remote() {
-    local name=$1 dpath=$2 dfile=$3 r=$W/$1.git idx=$W/$1.index c tree p blob
+    local name=$1 dpath=$2 dfile=$3 framedict=${4:-dict424242} r=$W/$1.git idx=$W/$1.index c tree p blob
     rm -rf "$r" "$idx" && git clone -q --bare "$W/victim0.git" "$r"
     assert_exit 0 ks --store "$r" add b2.jsonl
     c=$(head_of "$r")
     GIT_INDEX_FILE=$idx gd "$r" read-tree "$c"
     while IFS= read -r p; do
         gd "$r" cat-file blob "$c:$p" | zstd -q -d -c >plain
-        zstd -q -f --check -D dict4242 plain -o framed
+        zstd -q -f --check -D "$framedict" plain -o framed
         blob=$(gd "$r" hash-object -w framed)
         GIT_INDEX_FILE=$idx gd "$r" update-index --cacheinfo "100644,$blob,$p"
     done < <(gd "$r" diff-tree -r --name-only --diff-filter=A "$c^" "$c" -- objects/)
@@ -64,18 +64,18 @@ remote() {
 }
 
 # ---- a store of dictionary frames reads, verifies and pulls ---------------------
-R=$(remote good dictionaries/4242 dict4242)
+R=$(remote good dictionaries/424242 dict424242)
 RUN=$(gd "$R" diff-tree -r --name-only --diff-filter=A "main^" main -- objects/ | head -1)
 DIGEST=sha256:$(tr -d / <<<"${RUN#objects/sha256/}")
 gd "$R" cat-file blob "main:$RUN" >frame
-[[ $(zstd -l -v frame 2>&1 | awk '/DictID/ {print $2}') == 4242 ]] || fail "the remote's frames name no dictionary"
-zstd -q -d -c -D dict4242 frame >stock.bytes
+[[ $(zstd -l -v frame 2>&1 | awk '/DictID/ {print $2}') == 424242 ]] || fail "the remote's frames name no dictionary"
+zstd -q -d -c -D dict424242 frame >stock.bytes
 assert_exit 0 ks --store "$R" cat "$DIGEST"
 assert_eq "$(cat stock.bytes)" "$OUT" "cat of a dictionary frame: the bytes zstd -D gives"
 assert_exit 0 ks --store "$R" --json verify
 assert_eq "true" "$(jv .ok)" "verify of a store with dictionary frames"
 assert_exit 0 ks --store "$R" show "$DIGEST"
-pass "a store whose objects name dictionary 4242 (made by zstd --train and zstd -D) reads and verifies"
+pass "a store whose objects name dictionary 424242 (made by zstd --train and zstd -D) reads and verifies"
 
 assert_exit 0 ks --store "$V" pull "$R"
 assert_eq "$(head_of "$R")" "$(head_of "$V")" "the pull took the remote's commit"
@@ -104,28 +104,31 @@ refused() {
     pass "$what: pull refused (exit 1, '$(IFS='|' && echo "$*")'), the store byte for byte as it was; verify reports it"
 }
 R=$(remote missing "" "")
-refused "$R" "frames naming a dictionary the remote lacks" "dictionaries/4242" "dictionary 4242"
-R=$(remote impostor dictionaries/4242 other4242)
-refused "$R" "another dictionary under ID 4242" "does not decode"
-R=$(remote misnamed dictionaries/77 dict4242)
-refused "$R" "dictionary 4242 kept as dictionaries/77" "Dictionary_ID is 77" "dictionaries/77"
-R=$(remote leading-zero dictionaries/04242 dict4242)
-refused "$R" "a dictionary named 04242" "dictionaries/04242"
+refused "$R" "frames naming a dictionary the remote lacks" "dictionaries/424242" "dictionary 424242"
+R=$(remote impostor dictionaries/424242 other424242)
+refused "$R" "another dictionary under ID 424242" "does not decode"
+R=$(remote misnamed dictionaries/77777 dict424242)
+refused "$R" "dictionary 424242 kept as dictionaries/77777" "Dictionary_ID is 77777" "dictionaries/77777"
+zstd -q --train samples/* --maxdict=2048 --dictID=4242 -o dict4242 2>/dev/null
+R=$(remote reserved dictionaries/4242 dict4242 dict4242)
+refused "$R" "a dictionary of a reserved Dictionary_ID (4242)" "dictionaries/4242" "zstd reserves"
+R=$(remote leading-zero dictionaries/0424242 dict424242)
+refused "$R" "a dictionary named 0424242" "dictionaries/0424242"
 printf 'not a dictionary' >junk
-R=$(remote junk dictionaries/4242 junk)
-refused "$R" "bytes that are no dictionary at dictionaries/4242" "magic number 0xEC30A437"
+R=$(remote junk dictionaries/424242 junk)
+refused "$R" "bytes that are no dictionary at dictionaries/424242" "magic number 0xEC30A437"
 
 # A dictionary the victim has, changed by the remote's next commit.
 R=$W/good.git
-gd "$R" cat-file blob main:dictionaries/4242 >/dev/null
+gd "$R" cat-file blob main:dictionaries/424242 >/dev/null
 idx=$W/change.index
 GIT_INDEX_FILE=$idx gd "$R" read-tree main
-GIT_INDEX_FILE=$idx gd "$R" update-index --cacheinfo "100644,$(gd "$R" hash-object -w other4242),dictionaries/4242"
+GIT_INDEX_FILE=$idx gd "$R" update-index --cacheinfo "100644,$(gd "$R" hash-object -w other424242),dictionaries/424242"
 C=$(gd "$R" commit-tree "$(GIT_INDEX_FILE=$idx gd "$R" write-tree)" -p main -m "add: a better dictionary")
 gd "$R" update-ref refs/heads/main "$C"
 before=$(store_fingerprint "$V")
 assert_exit 1 ks --store "$V" pull "$R"
-assert_contains "$ERR" "dictionaries/4242" "a changed dictionary: named"
+assert_contains "$ERR" "dictionaries/424242" "a changed dictionary: named"
 assert_contains "$ERR" "immutable" "a changed dictionary: says why"
 assert_store_unchanged "$before" "$V" "a changed dictionary"
 pass "a commit that changes a dictionary the store has is refused (exit 1, 'immutable'), the store unchanged"
