@@ -35,9 +35,11 @@ bool register_command(Registrar r) {
 }
 
 void read_environment(Globals& g) {
+  g.store_named = !g.store_dir.empty();
   if (g.store_dir.empty()) {
     const char* dir = std::getenv("KISTORE_DIR");
-    g.store_dir = dir && *dir ? dir : ".kistore";
+    g.store_named = dir && *dir;
+    g.store_dir = g.store_named ? dir : ".kistore";
   }
   if (g.author.empty())
     if (const char* author = std::getenv("KISTORE_AUTHOR")) g.author = author;
@@ -50,8 +52,21 @@ void read_environment(Globals& g) {
   }
 }
 
-Store open_store(const Globals& g) { return Store::open(g.store_dir); }
-Store open_store_for_reading(const Globals& g) { return Store::open(g.store_dir, Store::Use::kReading); }
+std::string store_folder(const Globals& g) {
+  if (g.store_named) return g.store_dir;
+  std::error_code ec;
+  if (fs::is_directory(g.store_dir, ec)) return g.store_dir;
+  fs::path here = fs::current_path(ec);
+  if (ec) return g.store_dir;
+  for (fs::path dir = here.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::path candidate = dir / g.store_dir; fs::is_directory(candidate, ec)) return candidate.string();
+    if (dir == dir.root_path()) break;
+  }
+  return g.store_dir;
+}
+
+Store open_store(const Globals& g) { return Store::open(store_folder(g)); }
+Store open_store_for_reading(const Globals& g) { return Store::open(store_folder(g), Store::Use::kReading); }
 
 std::string read_input_file(const std::string& path) {
   // One JSON text is limited to kMaxInputBytes by the parser; a JSON Lines

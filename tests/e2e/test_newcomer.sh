@@ -105,4 +105,92 @@ assert_contains "$ERR" "short.csv:1: the header lacks column gpu_name" "CSV with
 assert_store_unchanged "$FP" "$S" "import of a CSV without gpu_name"
 pass "import of a CSV whose header lacks gpu_name: exit 2 naming the column, nothing written"
 
+# ---- the store of the current folder or of the nearest parent ----------------------
+# As git finds .git: from a subfolder, kistore opens the .kistore above it;
+# --store and KISTORE_DIR name one folder and are never searched from.
+mkdir -p "$W/project-up/runs/2026/nov"
+(cd "$W/project-up" && ks init &>/dev/null && ks add "$FX" &>/dev/null) || fail "init and add in project-up"
+assert_exit 0 ks --store "$W/project-up/.kistore" ls
+top=$OUT
+cd "$W/project-up/runs/2026/nov"
+assert_exit 0 ks ls
+assert_eq "$top" "$OUT" "ls in a subfolder lists the parent's store"
+mkruns --start 20 --count 1 >one-more.jsonl
+assert_exit 0 ks add one-more.jsonl
+assert_exit 0 ks --store "$W/project-up/.kistore" log -n 1
+assert_contains "$OUT" "Op:     add" "the add from a subfolder went to the parent's store"
+[[ ! -e .kistore ]] || fail "add from a subfolder made a store there"
+FP_UP=$(store_fingerprint "$W/project-up/.kistore")
+assert_exit 3 ks --store .kistore ls
+assert_eq "error: .kistore: no store here (create one with \`kistore init\`, or name one with --store or KISTORE_DIR)" "$ERR" \
+    "--store names one folder: no search upward"
+assert_exit 3 env KISTORE_DIR=.kistore "$KISTORE" ls
+assert_contains "$ERR" ".kistore: no store here" "KISTORE_DIR names one folder: no search upward"
+cd "$W"
+assert_store_unchanged "$FP_UP" "$W/project-up/.kistore" "ls with --store or KISTORE_DIR in a subfolder"
+pass "a command in a subfolder finds the .kistore of the nearest parent, as git finds .git; --store and KISTORE_DIR are not searched from"
+
+# ---- a store that another user owns, or that cannot be written ------------------------
+# Run as root (the e2e tests' servers need it): chown and setpriv make the
+# other user. Skipped, saying so, where that cannot be done.
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && as_nobody test -x "$KISTORE" &&
+    as_nobody test -r "$FX"; then
+    cp -a "$S" "$W/theirs" && chown -R 65534:65534 "$W/theirs"
+    FP_THEIRS=$(store_fingerprint "$W/theirs")
+    owner=$(id -nu 65534 2>/dev/null || true)
+    owner=${owner:+$owner (uid 65534)}
+    assert_exit 3 ks --store "$W/theirs" ls
+    assert_eq "error: $W/theirs: a repository owned by ${owner:-uid 65534} while kistore runs as $(id -nu) (uid 0): kistore's libgit2 opens only a user's own repositories (git's safe.directory rule); if you trust it, \`git config --global --add safe.directory $(cd "$W/theirs" && pwd -P)\` lets kistore open it" \
+        "$ERR" "ls of a store that another user owns"
+    assert_exit 3 ks --store "$W/theirs" --json show 334face3
+    assert_eq 3 "$(jv .error.code)" "--json: the error document says code 3"
+    assert_contains "$(jv .error.message)" "owned by ${owner:-uid 65534}" "--json: the message says who owns it"
+    git config --global --add safe.directory "$(cd "$W/theirs" && pwd -P)"
+    assert_exit 0 ks --store "$W/theirs" show 334face3
+    git config --global --unset-all safe.directory
+    assert_store_unchanged "$FP_THEIRS" "$W/theirs" "reading a store that another user owns"
+    pass "a store that another user owns: exit 3 saying who owns it and the safe.directory line, which then opens it; nothing written"
+
+    # Their own store, made read-only: every writer says "permission denied"
+    # and the folder, before anything is written.
+    mkdir -p "$W/ro" && cp -a "$S" "$W/ro/store" && chown -R 65534:65534 "$W/ro" && chmod -R a-w "$W/ro/store"
+    FP_RO=$(store_fingerprint "$W/ro/store")
+    want="error: $W/ro/store: permission denied: kistore runs as ${owner:-uid 65534}, who may not create files in it; nothing was written (writing needs write access to the store's folders; \`kistore clone\` makes a copy to write to)"
+    mkruns --start 30 --count 2 >"$W/ro/two.jsonl"
+    assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" add "$W/ro/two.jsonl"
+    assert_eq "$want" "$ERR" "add to a read-only store"
+    assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" attest 334face3 --note "seen it"
+    assert_eq "$want" "$ERR" "attest in a read-only store"
+    assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" pull "$W/served.git"
+    assert_contains "$ERR" "$W/ro/store/objects: " "pull into a read-only store names the folder"
+    assert_contains "$ERR" "Permission denied" "pull into a read-only store says permission denied"
+    assert_exit 0 as_nobody "$KISTORE" --store "$W/ro/store" verify
+    assert_store_unchanged "$FP_RO" "$W/ro/store" "writes refused by a read-only store"
+    pass "a read-only store: add, attest and pull are exit 3 with \"permission denied\" and the folder; verify still reads it; nothing written"
+else
+    pass "skipped: another user's store and a read-only one need root and setpriv"
+fi
+
+# ---- clone of a network remote whose HEAD names a branch it lacks ------------------------
+# Over git:// no push can point HEAD (a path's can, above): kistore clone
+# says how, once, and the fix it names makes a stock clone check out.
+mkdir -p "$W/daemon"
+git -c init.defaultBranch=master init -q --bare "$W/daemon/evidence.git"
+start_git_daemon "$W/daemon"
+URL=$GIT_DAEMON_URL/evidence.git
+assert_exit 0 ks --store "$S" push "$URL"
+assert_eq "refs/heads/master" "$(git --git-dir="$W/daemon/evidence.git" symbolic-ref HEAD)" "a push over git:// leaves HEAD"
+assert_exit 0 ks clone "$URL" "$W/net-clone"
+assert_contains "$ERR" "note: $URL: its HEAD names a branch it does not have, so a stock \`git clone\` of it checks out nothing; on the server, run \`git symbolic-ref HEAD refs/heads/main\` in that repository (a push over git:// cannot change HEAD), or clone with \`git clone -b main $URL\`" \
+    "clone of a remote whose HEAD names no branch it has"
+assert_eq 1 "$(grep -c '^note:' <<<"$ERR")" "one note"
+assert_exit 0 ks --store "$W/net-clone" verify
+git -C "$W/daemon/evidence.git" symbolic-ref HEAD refs/heads/main
+git clone -q "$URL" "$W/net-checkout" 2>/dev/null
+[[ -f $W/net-checkout/FORMAT ]] || fail "after the fix the note names, a stock git clone checks nothing out"
+assert_exit 0 ks clone "$URL" "$W/net-clone2"
+assert_not_contains "$ERR" "note:" "clone of a remote whose HEAD is right: no note"
+pass "clone over git:// of a remote whose HEAD names a missing branch: one note with the command that fixes it, which does"
+
 summary
