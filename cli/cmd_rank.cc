@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/table.h"
 #include "cli/terminal.h"
 #include "store/level_audit.h"
 #include "store/query.h"
@@ -14,12 +15,6 @@ namespace {
 std::string observed_date(const Document& run) {
   const Json* at = run.spec().find("observedAt");
   return at && at->is_string() ? at->as_string().substr(0, 10) : "";
-}
-
-// `text` and spaces up to `width` bytes, as printf's %-Ns pads.
-std::string padded(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
 }
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
@@ -39,13 +34,18 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "A level the signed history does not give under the store's trust list is shown as\n"
       "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.\n"
       "A run's controlled reruns (`kistore rerun`) are listed under it, with their verdict and the\n"
-      "ratio of their median to the run's; they are evidence about the run, never ranked.");
+      "ratio of their median to the run's; they are evidence about the run, never ranked.\n"
+      "For scripts: --format tsv (a header line, then one line per run, values as numbers in\n"
+      "their unit, separated by tabs) or --json.");
   struct Opts {
     std::string ref, min_level;
   };
   auto o = std::make_shared<Opts>();
   app->add_option("REF", o->ref, "A run or a group key (digest or 8+ hex prefix)")->required();
   app->add_option("--min-level", o->min_level, "Only runs at or above this level")->type_name("LEVEL");
+  add_format_option(app, g,
+                    "rank, run, implementation, median, unit, p20, p80, level, verified, observed, reruns, "
+                    "unrankable");
   return Command{app, [&g, o]() -> int {
     std::optional<Level> min_level;
     if (!o->min_level.empty() && !(min_level = parse_level(o->min_level)))
@@ -66,8 +66,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     }
     auto ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
     AuditOnDemand audit(store, load_trust(store));
+    ListFormat format = list_format(g);
     Json list = Json::array();
-    std::string text;
+    Table table = format == ListFormat::kTsv
+                      ? Table({"rank", "run", "implementation", "median", "unit", "p20", "p80", "level", "verified",
+                               "observed", "reruns", "unrankable"})
+                      : Table({" rank", "implementation", "median", "p20 - p80", "level", "observed", "run", ""});
     std::optional<GroupLabel> label;
     for (const RankedMember& r : ranked) {
       const Document& run = runs.at(r.member.run);
@@ -76,7 +80,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       LevelStanding standing = level_standing(snap, audit, run, r.member.level);
       const auto& p = r.member.primary;
       const std::vector<RerunInfo> reruns = reruns_of(snap, r.member.run);
-      if (g.json) {
+      std::string rank = r.rank ? std::to_string(r.rank) : "-";
+      if (format == ListFormat::kJson) {
         Json m = Json::object();
         m.set("rank", r.rank ? Json(r.rank) : Json());
         m.set("run", r.member.run.str());
@@ -88,30 +93,40 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         if (!r.rank) m.set("reason", r.unrankable);
         m.set("reruns", reruns_json(reruns));
         list.push_back(std::move(m));
+      } else if (format == ListFormat::kTsv) {
+        auto spread = p ? spread_values(run, p->unit) : std::nullopt;
+        table.add({r.rank ? rank : "", r.member.run.str(), impl, p ? format_number(p->value) : "", p ? p->unit : "",
+                   spread ? format_number(spread->first) : "", spread ? format_number(spread->second) : "",
+                   std::string(level_name(r.member.level)), !standing.checked ? "" : standing.verified ? "yes" : "no",
+                   observed_date(run), std::to_string(reruns.size()), r.rank ? "" : r.unrankable});
       } else {
-        std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
-        std::string spread = p ? shown(spread_text(run, p->unit)) : "";
-        std::string row = ref.run && *ref.run == r.member.run ? "*" : " ";
-        row += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(impl), 20) + " " +
-               padded(value, 12) + " " + padded(spread, 25) + " " + padded(shown(level_text(standing)), 14) +
-               " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
-        if (!r.rank) row += "  unrankable: " + shown_message(r.unrankable);
-        row += "\n";
-        // Controlled reruns are evidence about the run, not competitors: beside it, unranked.
-        for (const RerunInfo& rerun : reruns) row += "      " + rerun_text(rerun) + "\n";
-        text += row;
+        // The run asked about is marked; controlled reruns are evidence about
+        // the run, not competitors: beside it, unranked.
+        std::vector<std::string> below;
+        for (const RerunInfo& rerun : reruns) below.push_back("  " + rerun_text(rerun));
+        table.add({(ref.run && *ref.run == r.member.run ? "*" : " ") + rank, impl,
+                   p ? human_value(p->value, p->unit) : "-", p ? spread_text(run, p->unit) : "",
+                   level_text(standing), observed_date(run), r.member.run.hex().substr(0, 12),
+                   r.rank ? "" : "unrankable: " + r.unrankable},
+                  std::move(below));
       }
     }
-    if (g.json) {
+    if (format == ListFormat::kJson) {
       Json out = Json::object();
       out.set("group", ref.key.str());
       out.set("members", std::move(list));
       print_json(out);
       return kOk;
     }
+    if (format == ListFormat::kTsv) {
+      std::string text = table.tsv();
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return kOk;
+    }
     std::string header = "group " + ref.key.str() + "\n";
     if (label) {
       header += "  " + shown(label->benchmark);
+      if (std::string params = parameters_text(label->parameters); !params.empty()) header += " | " + shown(params);
       if (!label->pass.empty()) header += " | " + shown(label->pass);
       if (!label->gpu.empty()) header += " | " + shown(label->gpu);
       header += " | " + std::to_string(ranked.size()) + " runs";
@@ -119,10 +134,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         header += " (" + std::to_string(apart) + " unrankable)";
       header += "\n";
     }
-    char cols[256];
-    std::snprintf(cols, sizeof cols, " %-4s %-20s %-12s %-25s %-14s %-10s %s\n", "rank", "implementation", "median",
-                  "p20 - p80", "level", "observed", "run");
-    text = header + cols + text;
+    std::string text = header + table.text(true);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

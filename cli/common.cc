@@ -35,6 +35,7 @@ bool register_command(Registrar r) {
 }
 
 void read_environment(Globals& g) {
+  if (g.format == "json") g.json = true;  // a listing's --format json: its errors are JSON too
   g.store_named = !g.store_dir.empty();
   if (g.store_dir.empty()) {
     const char* dir = std::getenv("KISTORE_DIR");

@@ -28,6 +28,7 @@ struct Globals {
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
+  std::string format;  // a listing command's --format: "", "text", "tsv" or "json" (cli/table.h)
   std::string author;  // --author, else $KISTORE_AUTHOR; empty: git's identity or kistore's
   std::string sign_key;
   std::optional<std::int64_t> commit_time;  // $KISTORE_DATE (seconds since 1970): fixed commit times

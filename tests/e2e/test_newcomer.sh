@@ -105,6 +105,69 @@ assert_contains "$ERR" "short.csv:1: the header lacks column gpu_name" "CSV with
 assert_store_unchanged "$FP" "$S" "import of a CSV without gpu_name"
 pass "import of a CSV whose header lacks gpu_name: exit 2 naming the column, nothing written"
 
+# ---- groups tell groups apart; every listing has a form for scripts --------------------
+# Three workloads of one benchmark (sequence lengths 16384, 1024, 2048) and two
+# that differ only in a string (model_config): five groups, each its own line,
+# sorted by benchmark then parameters (numbers as numbers).
+row() { # kernel mode x_name x_value config gpu provider median
+    printf '%s,%s,%s,speed,ms,%s,x,%s,%s,%s,%s,"%s",%s,2025-11-11 06:22:56,0.6.3\n' \
+        "$1" "$7" "$2" "$3" "$4" "$8" "$8" "$8" "$5" "$6"
+}
+geglu='{""bsz"": 2, ""hidden_size"": 2048, ""hidden_act"": ""gelu_pytorch_tanh"", ""dtype"": ""torch.bfloat16""}'
+{
+    echo "$HEADER"
+    for t in 16384 1024 2048; do
+        row tiled_geglu backward T "$t" "$geglu" "NVIDIA GeForce RTX 4090" liger "$((t / 512)).5"
+        row tiled_geglu backward T "$t" "$geglu" "NVIDIA GeForce RTX 4090" huggingface "$((t / 512)).75"
+    done
+    row cross_entropy forward model_config qwen2.5_7b '{""bsz"": 1, ""seq_len"": 2048}' "NVIDIA B200" liger 0.25
+    row cross_entropy forward model_config llama_2_7b '{""bsz"": 1, ""seq_len"": 2048}' "NVIDIA B200" liger 0.125
+} >groups.csv
+L=$W/listings
+assert_exit 0 ks init "$L"
+assert_exit 0 ks --store "$L" import liger groups.csv
+FP_L=$(store_fingerprint "$L")
+assert_exit 0 ks --store "$L" groups --format tsv
+assert_eq "group	benchmark	definition	parameters	pass	gpu	runs	best	unit" "$(head -1 <<<"$OUT")" "groups --format tsv: the header"
+assert_eq "cross_entropy/forward	bsz=1 seq=2048 model_config=llama_2_7b	Liger benchmark harness · forward pass	NVIDIA B200	1	125000	ns
+cross_entropy/forward	bsz=1 seq=2048 model_config=qwen2.5_7b	Liger benchmark harness · forward pass	NVIDIA B200	1	250000	ns
+tiled_geglu/backward	T=1024 bsz=2 hidden=2048 bf16	Liger benchmark harness · backward pass	NVIDIA GeForce RTX 4090	2	2500000	ns
+tiled_geglu/backward	T=2048 bsz=2 hidden=2048 bf16	Liger benchmark harness · backward pass	NVIDIA GeForce RTX 4090	2	4500000	ns
+tiled_geglu/backward	T=16384 bsz=2 hidden=2048 bf16	Liger benchmark harness · backward pass	NVIDIA GeForce RTX 4090	2	32500000	ns" \
+    "$(tail -n +2 <<<"$OUT" | cut -f2,4-9)" "groups --format tsv: one line per group, by benchmark then parameters"
+assert_eq "" "$(awk -F'\t' 'NF != 9 || /(^|\t) | (\t|$)/' <<<"$OUT")" "every TSV line has 9 fields, none padded with spaces"
+tsv_keys=$(tail -n +2 <<<"$OUT" | cut -f1)
+assert_exit 0 ks --store "$L" groups
+assert_eq 5 "$(wc -l <<<"$OUT")" "groups: a line per group"
+assert_eq "$(cut -c1-12 <<<"${tsv_keys//sha256:/}")" "$(cut -d' ' -f1 <<<"$OUT")" "groups: text and TSV list the same groups in the same order"
+assert_eq "tiled_geglu/backward|T=16384 bsz=2 hidden=2048 bf16|Liger benchmark harness · backward pass|NVIDIA GeForce RTX 4090|2|32.500 ms" \
+    "$(sed -n 5p <<<"$OUT" | awk -F'  +' -v OFS='|' '{print $2, $3, $4, $5, $6, $7}')" \
+    "groups: the benchmark, the parameters in short, pass, GPU, runs and best, columns two or more spaces apart"
+assert_exit 0 ks --store "$L" --json groups --benchmark tiled
+assert_eq "1024 2048 16384" "$(jv '[.groups[].parameters.T] | join(" ")')" "groups --json: the parameters as stored, in order"
+assert_eq "GeGLU MLP (tiled benchmark)" "$(jv '.groups[0].definition')" "groups --json: the definition"
+assert_exit 0 ks --store "$L" groups --format json --benchmark tiled
+assert_eq 3 "$(jv '.groups | length')" "--format json is --json"
+run=$(tail -n +2 <<<"$(ks --store "$L" rank "${tsv_keys%%$'\n'*}" --format tsv)" | cut -f2)
+for cmd in "groups" "ls" "ls --kind BenchmarkRun" "rank $run" "log" "log --run $run"; do
+    # shellcheck disable=SC2086
+    assert_exit 0 ks --store "$L" $cmd --format tsv
+    n=$(head -1 <<<"$OUT" | awk -F'\t' '{print NF}')
+    assert_eq "" "$(awk -F'\t' -v n="$n" 'NF != n' <<<"$OUT")" "$cmd --format tsv: every line has the header's $n fields"
+    (($(wc -l <<<"$OUT") >= 2)) || fail "$cmd --format tsv: a header and rows"
+done
+assert_exit 0 ks --store "$L" rank "$run" --format tsv
+assert_eq "rank	run	implementation	median	unit	p20	p80	level	verified	observed	reruns	unrankable
+1	$run	liger	125000	ns	125000	125000	source-native		2025-11-11	0	" "$OUT" "rank --format tsv: values as numbers in their unit"
+assert_exit 0 ks --store "$L" log --format tsv -n 1
+assert_eq "import" "$(tail -1 <<<"$OUT" | cut -f5)" "log --format tsv: the op in its column"
+assert_exit 2 ks --store "$L" groups --format csv
+assert_contains "$ERR" '--format: expected one of text, tsv, json; found "csv"' "groups --format csv"
+assert_exit 2 ks --store "$L" --json ls --format xml
+assert_eq 2 "$(jv .error.code)" "ls --format xml under --json: a JSON error"
+assert_store_unchanged "$FP_L" "$L" "listings"
+pass "groups: a line per group with its parameters in short, by benchmark then parameters; groups, ls, rank and log --format tsv for scripts"
+
 # ---- the store of the current folder or of the nearest parent ----------------------
 # As git finds .git: from a subfolder, kistore opens the .kistore above it;
 # --store and KISTORE_DIR name one folder and are never searched from.
