@@ -17,6 +17,21 @@ std::string observed_date(const Document& run) {
   return at && at->is_string() ? at->as_string().substr(0, 10) : "";
 }
 
+// "group sha256:…" and a line naming what the group compares: benchmark,
+// parameters, pass, GPU and how many runs (how many unrankable).
+std::string group_header(const GroupRef& ref, const std::optional<GroupLabel>& label,
+                         const std::vector<RankedMember>& ranked) {
+  std::string header = "group " + ref.key.str() + "\n";
+  if (!label) return header;
+  header += "  " + shown(label->benchmark);
+  if (std::string params = parameters_text(label->parameters); !params.empty()) header += " | " + shown(params);
+  if (!label->pass.empty()) header += " | " + shown(label->pass);
+  if (!label->gpu.empty()) header += " | " + shown(label->gpu);
+  header += " | " + std::to_string(ranked.size()) + " runs";
+  if (std::size_t apart = ranked.size() - ranked_count(ranked)) header += " (" + std::to_string(apart) + " unrankable)";
+  return header + "\n";
+}
+
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("rank", "Rank the comparison group of a run");
   app->footer(
@@ -123,18 +138,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       return kOk;
     }
-    std::string header = "group " + ref.key.str() + "\n";
-    if (label) {
-      header += "  " + shown(label->benchmark);
-      if (std::string params = parameters_text(label->parameters); !params.empty()) header += " | " + shown(params);
-      if (!label->pass.empty()) header += " | " + shown(label->pass);
-      if (!label->gpu.empty()) header += " | " + shown(label->gpu);
-      header += " | " + std::to_string(ranked.size()) + " runs";
-      if (std::size_t apart = ranked.size() - ranked_count(ranked))
-        header += " (" + std::to_string(apart) + " unrankable)";
-      header += "\n";
-    }
-    std::string text = header + table.text(true);
+    std::string text = group_header(ref, label, ranked) + table.text(true);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

@@ -9,8 +9,9 @@ namespace {
 
 std::string short_parameter_name(const std::string& name) {
   static constexpr std::pair<std::string_view, std::string_view> kShort[] = {
-      {"seq_len", "seq"},      {"sequence_length", "seq"}, {"batch_size", "bsz"}, {"hidden_size", "hidden"},
-      {"intermediate_size", "inter"}, {"vocab_size", "vocab"}, {"num_heads", "heads"},
+      {"seq_len", "seq"},        {"sequence_length", "seq"},     {"batch_size", "bsz"},
+      {"hidden_size", "hidden"}, {"intermediate_size", "inter"}, {"vocab_size", "vocab"},
+      {"num_heads", "heads"},
   };
   for (const auto& [from, to] : kShort)
     if (name == from) return std::string(to);

@@ -19,8 +19,8 @@ std::string remote_head_advice(Store& store, const std::string& remote, const st
                           ? "run `git --git-dir=" + path + " " + fix.substr(4) + "`"
                           : "on the server, run `" + fix + "` in that repository (a push over " +
                                 url.substr(0, url.find(':')) + ":// cannot change HEAD)";
-  return url + ": its HEAD names a branch it does not have, so a stock `git clone` of it checks out nothing; " +
-         where + ", or clone with `git clone -b " + short_name + " " + url + "`";
+  return url + ": its HEAD names a branch it does not have, so a stock `git clone` of it checks out nothing; " + where +
+         ", or clone with `git clone -b " + short_name + " " + url + "`";
 }
 
 }  // namespace kistore

@@ -58,7 +58,7 @@ std::string not_opened_message(const std::string& dir) {
   }
   if (!S_ISDIR(st.st_mode)) return dir + kNoStore;
   std::string gitdir = dir;
-  if (struct stat dot {}; ::stat((dir + "/.git").c_str(), &dot) == 0 && S_ISDIR(dot.st_mode)) gitdir = dir + "/.git";
+  if (struct stat dot{}; ::stat((dir + "/.git").c_str(), &dot) == 0 && S_ISDIR(dot.st_mode)) gitdir = dir + "/.git";
   if (::faccessat(AT_FDCWD, gitdir.c_str(), R_OK | X_OK, AT_EACCESS) != 0 && errno == EACCES)
     return gitdir + ": permission denied: kistore runs as " + user_text(::geteuid()) +
            ", who may not read it; ask its owner, " + user_text(st.st_uid) + ", for read access";
@@ -70,7 +70,8 @@ std::string not_opened_message(const std::string& dir) {
   if (owner == me) return dir + kNoStore;
   return dir + ": a repository owned by " + user_text(owner) + " while kistore runs as " + user_text(me) +
          ": kistore's libgit2 opens only a user's own repositories (git's safe.directory rule); "
-         "if you trust it, `git config --global --add safe.directory " + absolute(dir) + "` lets kistore open it";
+         "if you trust it, `git config --global --add safe.directory " +
+         absolute(dir) + "` lets kistore open it";
 }
 
 void check_write_access(const std::string& gitdir) {
