@@ -5,7 +5,10 @@
 # log --op with an unknown operation; log -n 0 (nothing, as git); clone and
 # pull of a git repository that is no store (saying so, not a line per file); a
 # path remote that does not exist; a Liger CSV whose header lacks a column; a
-# REF in capitals; a push to `git init --bare` that git clone then checks out.
+# REF in capitals; a push to `git init --bare` that git clone then checks out;
+# groups that tell groups apart and --format tsv on every listing; the store
+# of the nearest parent folder; a store another user owns; a read-only store;
+# a clone over git:// of a remote whose HEAD names a branch it lacks.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib/servers.sh
@@ -226,8 +229,7 @@ if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && as_nobody test -x "$K
     assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" attest 334face3 --note "seen it"
     assert_eq "$want" "$ERR" "attest in a read-only store"
     assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" pull "$W/served.git"
-    assert_contains "$ERR" "$W/ro/store/objects: " "pull into a read-only store names the folder"
-    assert_contains "$ERR" "Permission denied" "pull into a read-only store says permission denied"
+    assert_eq "$want" "$ERR" "pull into a read-only store"
     assert_exit 0 as_nobody "$KISTORE" --store "$W/ro/store" verify
     assert_store_unchanged "$FP_RO" "$W/ro/store" "writes refused by a read-only store"
     pass "a read-only store: add, attest and pull are exit 3 with \"permission denied\" and the folder; verify still reads it; nothing written"
