@@ -66,8 +66,22 @@ std::string store_folder(const Globals& g) {
   return g.store_dir;
 }
 
-Store open_store(const Globals& g) { return Store::open(store_folder(g)); }
-Store open_store_for_reading(const Globals& g) { return Store::open(store_folder(g), Store::Use::kReading); }
+namespace {
+
+Store open_found(const Globals& g, Store::Use use) {
+  std::string dir = store_folder(g);
+  std::error_code ec;
+  // Looked for here and in every parent, found nowhere: say so.
+  if (!g.store_named && dir == g.store_dir && !fs::exists(dir, ec))
+    throw IOError(dir + ": no store here or in any parent folder (create one with `kistore init`, or name one "
+                        "with --store or KISTORE_DIR)");
+  return Store::open(dir, use);
+}
+
+}  // namespace
+
+Store open_store(const Globals& g) { return open_found(g, Store::Use::kAnything); }
+Store open_store_for_reading(const Globals& g) { return open_found(g, Store::Use::kReading); }
 
 std::string read_input_file(const std::string& path) {
   // One JSON text is limited to kMaxInputBytes by the parser; a JSON Lines

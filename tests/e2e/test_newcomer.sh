@@ -192,6 +192,14 @@ assert_eq "error: .kistore: no store here (create one with \`kistore init\`, or 
     "--store names one folder: no search upward"
 assert_exit 3 env KISTORE_DIR=.kistore "$KISTORE" ls
 assert_contains "$ERR" ".kistore: no store here" "KISTORE_DIR names one folder: no search upward"
+up=$(cd "$W" && pwd -P)
+while [[ $up != / && ! -d $up/.kistore ]]; do up=$(dirname "$up"); done
+if [[ ! -d $up/.kistore ]]; then # no store in any folder above this machine's test folder
+    mkdir -p "$W/nowhere/deep" && cd "$W/nowhere/deep"
+    assert_exit 3 ks ls
+    assert_eq "error: .kistore: no store here or in any parent folder (create one with \`kistore init\`, or name one with --store or KISTORE_DIR)" \
+        "$ERR" "ls where no folder up to / holds a store"
+fi
 cd "$W"
 assert_store_unchanged "$FP_UP" "$W/project-up/.kistore" "ls with --store or KISTORE_DIR in a subfolder"
 pass "a command in a subfolder finds the .kistore of the nearest parent, as git finds .git; --store and KISTORE_DIR are not searched from"
