@@ -23,7 +23,7 @@ bool contains_ci(const std::string& hay, const std::string& needle) {
 }
 
 // One group as listed.
-struct GroupRow {
+struct ListedGroup {
   Digest key;
   GroupLabel label;
   std::string parameters;  // parameters_text(label.parameters)
@@ -34,7 +34,7 @@ struct GroupRow {
 // By benchmark, then workload (numbers in parameters compared as numbers),
 // then pass, GPU and key: the groups of one benchmark sit together, in
 // order of size.
-bool listed_before(const GroupRow& a, const GroupRow& b) {
+bool listed_before(const ListedGroup& a, const ListedGroup& b) {
   if (a.label.benchmark != b.label.benchmark) return a.label.benchmark < b.label.benchmark;
   if (a.parameters != b.parameters) return natural_less(a.parameters, b.parameters);
   return std::tie(a.label.pass, a.label.gpu, a.key) < std::tie(b.label.pass, b.label.gpu, b.key);
@@ -43,10 +43,10 @@ bool listed_before(const GroupRow& a, const GroupRow& b) {
 // For each benchmark, the names of the string and boolean parameters whose
 // values differ between its listed groups (a name some lack counts): those
 // parameters_text shows.
-std::map<std::string, std::set<std::string>> varying_parameters(const std::vector<GroupRow>& rows) {
+std::map<std::string, std::set<std::string>> varying_parameters(const std::vector<ListedGroup>& rows) {
   std::map<std::string, std::map<std::string, std::set<std::string>>> values;  // benchmark -> name -> values
   std::map<std::string, std::size_t> groups;                                  // benchmark -> groups listed
-  for (const GroupRow& r : rows) {
+  for (const ListedGroup& r : rows) {
     ++groups[r.label.benchmark];
     if (!r.label.parameters.is_object()) continue;
     for (const auto& [name, value] : r.label.parameters.as_object())
@@ -56,14 +56,14 @@ std::map<std::string, std::set<std::string>> varying_parameters(const std::vecto
   for (const auto& [benchmark, names] : values)
     for (const auto& [name, seen] : names) {
       std::size_t with = 0;
-      for (const GroupRow& r : rows)
+      for (const ListedGroup& r : rows)
         if (r.label.benchmark == benchmark && r.label.parameters.is_object() && r.label.parameters.find(name)) ++with;
       if (seen.size() > 1 || with != groups[benchmark]) out[benchmark].insert(name);
     }
   return out;
 }
 
-Json group_json(const GroupRow& r) {
+Json group_json(const ListedGroup& r) {
   Json j = Json::object();
   j.set("group", r.key.str());
   j.set("benchmark", r.label.benchmark);
@@ -99,11 +99,11 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   return Command{app, [&g, o]() -> int {
     Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
-    std::vector<GroupRow> rows;
+    std::vector<ListedGroup> rows;
     for (const Digest& key : group_keys(snap)) {
       std::vector<RankedMember> ranked = rank_group(group_members(snap, key));
       if (ranked.empty()) continue;
-      GroupRow row{key, group_label(snap, snap.document(ranked.front().member.run)), "", ranked.size(), std::nullopt};
+      ListedGroup row{key, group_label(snap, snap.document(ranked.front().member.run)), "", ranked.size(), std::nullopt};
       if (!o->benchmark.empty() && !contains_ci(row.label.benchmark, o->benchmark)) continue;
       if (!o->gpu.empty() && !contains_ci(row.label.gpu, o->gpu)) continue;
       // Only a ranked run is the group's best: an unrankable one is listed last.
@@ -111,12 +111,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       rows.push_back(std::move(row));
     }
     std::map<std::string, std::set<std::string>> varying = varying_parameters(rows);
-    for (GroupRow& r : rows) r.parameters = parameters_text(r.label.parameters, varying[r.label.benchmark]);
+    for (ListedGroup& r : rows) r.parameters = parameters_text(r.label.parameters, varying[r.label.benchmark]);
     std::sort(rows.begin(), rows.end(), listed_before);
     ListFormat format = list_format(g);
     if (format == ListFormat::kJson) {
       Json list = Json::array();
-      for (const GroupRow& r : rows) list.push_back(group_json(r));
+      for (const ListedGroup& r : rows) list.push_back(group_json(r));
       Json out = Json::object();
       out.set("groups", std::move(list));
       print_json(out);
@@ -125,7 +125,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Table table = format == ListFormat::kTsv
                       ? Table({"group", "benchmark", "definition", "parameters", "pass", "gpu", "runs", "best", "unit"})
                       : Table({"group", "benchmark", "parameters", "pass", "gpu", "runs", "best"}, {"runs"});
-    for (const GroupRow& r : rows) {
+    for (const ListedGroup& r : rows) {
       std::string runs = std::to_string(r.members);
       if (format == ListFormat::kTsv)
         table.add({r.key.str(), r.label.benchmark, r.label.definition, r.parameters, r.label.pass, r.label.gpu, runs,

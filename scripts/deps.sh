@@ -19,14 +19,16 @@ KISTORE_DEMO_PACKAGES=(
   libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2
   openssh-client python3
 )
-KISTORE_TEST_PACKAGES=(
+# Everything the tests need: the demo's packages and theirs.
+KISTORE_PACKAGES=(
+  "${KISTORE_DEMO_PACKAGES[@]}"
   zstd jq openssh-server nginx-light fcgiwrap openssl curl iproute2
   clang libclang-rt-14-dev
 )
 
 case "${1:-test}" in
   demo) wanted=("${KISTORE_DEMO_PACKAGES[@]}") ;;
-  test) wanted=("${KISTORE_DEMO_PACKAGES[@]}" "${KISTORE_TEST_PACKAGES[@]}") ;;
+  test) wanted=("${KISTORE_PACKAGES[@]}") ;;
   *) echo "usage: deps.sh demo|test" >&2; exit 2 ;;
 esac
 
