@@ -3,11 +3,23 @@
 #include "cli/common.h"
 #include "cli/sync_output.h"
 #include "cli/terminal.h"
+#include "store/remote_head.h"
 #include "store/sync.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
 namespace {
+
+// What remote_head_advice says of the new store's origin; "" also when the
+// remote cannot be reached a second time (the clone itself is done).
+std::string head_advice(const std::string& target, const SyncOptions& options) {
+  try {
+    Store store = Store::open(target);
+    return remote_head_advice(store, "origin", store.branch(), options);
+  } catch (const Error&) {
+    return "";
+  }
+}
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("clone", "Copy a store from a remote: init + remote add origin + pull");
@@ -62,6 +74,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       return kProblems;
     }
     if (!o->allowed_signers.empty()) save_trust(Store::open(target), options.trust);
+    if (std::string advice = head_advice(target, options); !advice.empty()) report.notes.push_back(advice);
     if (!url_password(o->url).empty())
       note(g, "note: the password in the URL was used for this clone, not saved; give it as KISTORE_TOKEN when you "
               "push or pull");

@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/signing.h"
+#include "cli/table.h"
 #include "cli/terminal.h"
 #include "refs/layout.h"
 #include "store/history.h"
@@ -47,7 +48,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Every change to a store is one commit. For each: the commit id, time, author, operation\n"
       "(add, import, attest, rerun, merge, upgrade), who signed it and whether that signer is\n"
       "trusted, and its summary. --run REF tells one run's whole story: when and by whom it was\n"
-      "added, every level change, every attestation and rerun, each with its commit id.");
+      "added, every level change, every attestation and rerun, each with its commit id.\n"
+      "For scripts: --format tsv (a header line, then one line per commit, its fields separated\n"
+      "by tabs) or --json.");
   struct Opts {
     std::string run, op;
     int n = -1;  // -1: no -n, every entry
@@ -57,6 +60,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("--op", o->op, "Only commits of this operation")
       ->choices({"add", "import", "attest", "rerun", "merge", "upgrade", "compact"});
   app->add_option("-n", o->n, "At most N entries (as git log -n: 0 shows none)")->type_name("N")->range(0, 1e9);
+  add_format_option(app, g, "commit, parents, time, author, op, signed, summary, changes (with --run)");
   return Command{app, [&g, o]() -> int {
     Store store = open_store(g);
     LogQuery q;
@@ -70,7 +74,21 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     }
     std::vector<LogEntry> entries = o->n == 0 ? std::vector<LogEntry>() : read_history(store, q);
     SignatureJudge judge = signature_judge(load_trust(store));
-    if (g.json) {
+    ListFormat format = list_format(g);
+    if (format == ListFormat::kTsv) {
+      Table table({"commit", "parents", "time", "author", "op", "signed", "summary", "changes"});
+      for (const LogEntry& e : entries) {
+        std::string parents, changes;
+        for (const auto& p : e.parents) parents += (parents.empty() ? "" : " ") + p;
+        for (const PathChange& c : e.changes) changes += (changes.empty() ? "" : "; ") + describe_change(c);
+        table.add({e.id, parents, iso_time(e.time, e.offset_minutes), e.author, e.op, judge(e).text(), e.summary,
+                   changes});
+      }
+      std::string text = table.tsv();
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return kOk;
+    }
+    if (format == ListFormat::kJson) {
       Json list = Json::array();
       for (const LogEntry& e : entries) {
         Json j = Json::object();

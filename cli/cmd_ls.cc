@@ -2,6 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/table.h"
 #include "cli/terminal.h"
 #include "refs/level.h"
 #include "store/level_audit.h"
@@ -26,13 +27,16 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "(BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation,\n"
       "Attestation); --level keeps runs at exactly that evidence level (disputed, reported,\n"
       "source-native, reproduced). A level the signed history does not give under the store's\n"
-      "trust list is marked on its line: [reproduced (unverified: signer not trusted)].");
+      "trust list is marked on its line: [reproduced (unverified: signer not trusted)].\n"
+      "For scripts: --format tsv (a header line, then digest, kind, title and level separated by tabs)\n"
+      "or --json.");
   struct Opts {
     std::string kind, level;
   };
   auto o = std::make_shared<Opts>();
   app->add_option("--kind", o->kind, "Only documents of this kind")->type_name("KIND");
   app->add_option("--level", o->level, "Only runs at this evidence level")->type_name("LEVEL");
+  add_format_option(app, g, "digest, kind, title, level (with --level)");
   return Command{app, [&g, o]() -> int {
     std::optional<Kind> kind;
     if (!o->kind.empty() && !(kind = parse_kind(o->kind)))
@@ -46,15 +50,19 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Snapshot snap = store.snapshot();
     std::vector<Digest> digests = level ? runs_at_level(snap, *level) : snap.object_digests();
     AuditOnDemand audit(store, load_trust(store));
+    ListFormat format = list_format(g);
     Json list = Json::array();
     std::string text;
+    Table tsv({"digest", "kind", "title", "level"});
     for (const Digest& d : digests) {
       Document doc = snap.document(d);
       if (kind && doc.kind() != *kind) continue;
       // Listed by level: a level no valid rerun commit gives is marked so.
       std::optional<LevelStanding> standing;
       if (level && doc.kind() == Kind::kRun) standing = level_standing(snap, audit, doc, *level);
-      if (g.json) {
+      if (format == ListFormat::kTsv) {
+        tsv.add({d.str(), std::string(kind_name(doc.kind())), title_of(doc), standing ? level_text(*standing) : ""});
+      } else if (format == ListFormat::kJson) {
         Json item = Json::object();
         item.set("digest", d.str());
         item.set("kind", std::string(kind_name(doc.kind())));
@@ -67,7 +75,15 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         text += "\n";
       }
     }
-    return print_listing(g, "documents", std::move(list), text);
+    if (format == ListFormat::kTsv) text = tsv.tsv();
+    if (format == ListFormat::kJson) {
+      Json out = Json::object();
+      out.set("documents", std::move(list));
+      print_json(out);
+      return kOk;
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
   }};
 });
 

@@ -2,6 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
+#include "cli/table.h"
 #include "cli/group_json.h"
 #include "cli/terminal.h"
 #include "store/level_audit.h"
@@ -12,10 +13,18 @@
 namespace kistore::cli {
 namespace {
 
-// `text` and spaces up to `width` bytes, as printf's %-Ns pads.
-std::string padded(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
+// "group sha256:…" and a line naming what the group compares: benchmark,
+// parameters, pass, GPU and how many runs (how many unrankable).
+std::string group_header(const GroupRef& ref, const std::optional<GroupLabel>& label, const GroupView& view) {
+  std::string header = "group " + ref.key.str() + "\n";
+  if (!label) return header;
+  header += "  " + shown(label->benchmark);
+  if (std::string params = parameters_text(label->parameters); !params.empty()) header += " | " + shown(params);
+  if (!label->pass.empty()) header += " | " + shown(label->pass);
+  if (!label->gpu.empty()) header += " | " + shown(label->gpu);
+  header += " | " + std::to_string(view.rows.size()) + " runs";
+  if (std::size_t apart = view.rows.size() - view.ranked) header += " (" + std::to_string(apart) + " unrankable)";
+  return header + "\n";
 }
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
@@ -35,13 +44,18 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "A level the signed history does not give under the store's trust list is shown as\n"
       "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.\n"
       "A run's controlled reruns (`kistore rerun`) are listed under it, with their verdict and the\n"
-      "ratio of their median to the run's; they are evidence about the run, never ranked.");
+      "ratio of their median to the run's; they are evidence about the run, never ranked.\n"
+      "For scripts: --format tsv (a header line, then one line per run, values as numbers in\n"
+      "their unit, separated by tabs) or --json.");
   struct Opts {
     std::string ref, min_level;
   };
   auto o = std::make_shared<Opts>();
   app->add_option("REF", o->ref, "A run or a group key (digest or 8+ hex prefix)")->required();
   app->add_option("--min-level", o->min_level, "Only runs at or above this level")->type_name("LEVEL");
+  add_format_option(app, g,
+                    "rank, run, implementation, median, unit, p20, p80, level, verified, observed, reruns, "
+                    "unrankable");
   return Command{app, [&g, o]() -> int {
     std::optional<Level> min_level;
     if (!o->min_level.empty() && !(min_level = parse_level(o->min_level)))
@@ -53,43 +67,42 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     AuditOnDemand audit(store, load_trust(store));
     // The gathering `compare`, `export` and the site share (store/group_view.h).
     GroupView view = group_view(snap, audit, ref.key, min_level);
-    if (g.json) {
+    ListFormat format = list_format(g);
+    if (format == ListFormat::kJson) {
       print_json(group_view_json(view));
       return kOk;
     }
-    std::string text;
+    Table table = format == ListFormat::kTsv
+                      ? Table({"rank", "run", "implementation", "median", "unit", "p20", "p80", "level", "verified",
+                               "observed", "reruns", "unrankable"})
+                      : Table({" rank", "implementation", "median", "p20 - p80", "level", "observed", "run", ""});
     std::optional<GroupLabel> label;
     for (const GroupRow& row : view.rows) {
       const RankedMember& r = row.ranked;
       const Document& run = row.run;
       if (!label) label = group_label(snap, run);
       const auto& p = r.member.primary;
-      std::string value = p ? shown(human_value(p->value, p->unit)) : "-";
-      std::string spread = p ? shown(spread_text(run, p->unit)) : "";
-      std::string line = ref.run && *ref.run == r.member.run ? "*" : " ";
-      line += padded(r.rank ? std::to_string(r.rank) : "-", 4) + " " + padded(shown(row.implementation), 20) + " " +
-              padded(value, 12) + " " + padded(spread, 25) + " " + padded(shown(level_text(row.standing)), 14) +
-              " " + padded(shown(observed_date(run)), 10) + " " + r.member.run.hex().substr(0, 12);
-      if (!r.rank) line += "  unrankable: " + shown_message(r.unrankable);
-      line += "\n";
-      // Controlled reruns are evidence about the run, not competitors: beside it, unranked.
-      for (const RerunInfo& rerun : row.reruns) line += "      " + rerun_text(rerun) + "\n";
-      text += line;
+      std::string rank = r.rank ? std::to_string(r.rank) : "-";
+      if (format == ListFormat::kTsv) {
+        auto spread = p ? spread_values(run, p->unit) : std::nullopt;
+        table.add({r.rank ? rank : "", r.member.run.str(), row.implementation, p ? format_number(p->value) : "",
+                   p ? p->unit : "", spread ? format_number(spread->first) : "",
+                   spread ? format_number(spread->second) : "", std::string(level_name(r.member.level)),
+                   !row.standing.checked ? "" : row.standing.verified ? "yes" : "no", observed_date(run),
+                   std::to_string(row.reruns.size()), r.rank ? "" : r.unrankable});
+        continue;
+      }
+      // The run asked about is marked; controlled reruns are evidence about
+      // the run, not competitors: beside it, unranked.
+      std::vector<std::string> below;
+      for (const RerunInfo& rerun : row.reruns) below.push_back("  " + rerun_text(rerun));
+      table.add({(ref.run && *ref.run == r.member.run ? "*" : " ") + rank, row.implementation,
+                 p ? human_value(p->value, p->unit) : "-", p ? spread_text(run, p->unit) : "",
+                 level_text(row.standing), observed_date(run), r.member.run.hex().substr(0, 12),
+                 r.rank ? "" : "unrankable: " + r.unrankable},
+                std::move(below));
     }
-    std::string header = "group " + ref.key.str() + "\n";
-    if (label) {
-      header += "  " + shown(label->benchmark);
-      if (!label->pass.empty()) header += " | " + shown(label->pass);
-      if (!label->gpu.empty()) header += " | " + shown(label->gpu);
-      header += " | " + std::to_string(view.rows.size()) + " runs";
-      if (std::size_t apart = view.rows.size() - view.ranked)
-        header += " (" + std::to_string(apart) + " unrankable)";
-      header += "\n";
-    }
-    char cols[256];
-    std::snprintf(cols, sizeof cols, " %-4s %-20s %-12s %-25s %-14s %-10s %s\n", "rank", "implementation", "median",
-                  "p20 - p80", "level", "observed", "run");
-    text = header + cols + text;
+    std::string text = format == ListFormat::kTsv ? table.tsv() : group_header(ref, label, view) + table.text(true);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

@@ -139,6 +139,7 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
       }
       const CommandSpec* level = chain.back();
       if (level->subcommands().empty()) break;  // the command's own arguments begin
+      if (level == &root && arg == "help" && rewritten) break;  // `help help`: help's own --help
       if (level == &root && arg == "help" && !rewritten) {
         // The words after help, then --help; options given before help stay.
         std::vector<std::string> words(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());

@@ -35,9 +35,12 @@ bool register_command(Registrar r) {
 }
 
 void read_environment(Globals& g) {
+  if (g.format == "json") g.json = true;  // a listing's --format json: its errors are JSON too
+  g.store_named = !g.store_dir.empty();
   if (g.store_dir.empty()) {
     const char* dir = std::getenv("KISTORE_DIR");
-    g.store_dir = dir && *dir ? dir : ".kistore";
+    g.store_named = dir && *dir;
+    g.store_dir = g.store_named ? dir : ".kistore";
   }
   if (g.author.empty())
     if (const char* author = std::getenv("KISTORE_AUTHOR")) g.author = author;
@@ -50,8 +53,35 @@ void read_environment(Globals& g) {
   }
 }
 
-Store open_store(const Globals& g) { return Store::open(g.store_dir); }
-Store open_store_for_reading(const Globals& g) { return Store::open(g.store_dir, Store::Use::kReading); }
+std::string store_folder(const Globals& g) {
+  if (g.store_named) return g.store_dir;
+  std::error_code ec;
+  if (fs::is_directory(g.store_dir, ec)) return g.store_dir;
+  fs::path here = fs::current_path(ec);
+  if (ec) return g.store_dir;
+  for (fs::path dir = here.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::path candidate = dir / g.store_dir; fs::is_directory(candidate, ec)) return candidate.string();
+    if (dir == dir.root_path()) break;
+  }
+  return g.store_dir;
+}
+
+namespace {
+
+Store open_found(const Globals& g, Store::Use use) {
+  std::string dir = store_folder(g);
+  std::error_code ec;
+  // Looked for here and in every parent, found nowhere: say so.
+  if (!g.store_named && dir == g.store_dir && !fs::exists(dir, ec))
+    throw IOError(dir + ": no store here or in any parent folder (create one with `kistore init`, or name one "
+                        "with --store or KISTORE_DIR)");
+  return Store::open(dir, use);
+}
+
+}  // namespace
+
+Store open_store(const Globals& g) { return open_found(g, Store::Use::kAnything); }
+Store open_store_for_reading(const Globals& g) { return open_found(g, Store::Use::kReading); }
 
 std::string read_input_file(const std::string& path) {
   // One JSON text is limited to kMaxInputBytes by the parser; a JSON Lines

@@ -24,16 +24,19 @@ namespace kistore::cli {
 // comes from here.
 struct Globals {
   std::string store_dir;  // --store, else $KISTORE_DIR, else ".kistore"
+  bool store_named = false;  // by --store or $KISTORE_DIR: open_store then looks nowhere else
   bool json = false;
   bool quiet = false;
   bool no_progress = false;
+  std::string format;  // a listing command's --format: "", "text", "tsv" or "json" (cli/table.h)
   std::string author;  // --author, else $KISTORE_AUTHOR; empty: git's identity or kistore's
   std::string sign_key;
   std::optional<std::int64_t> commit_time;  // $KISTORE_DATE (seconds since 1970): fixed commit times
 };
 
 // Completes `g` from the environment after the command line was parsed:
-// KISTORE_DIR when --store was not given (else ".kistore"), KISTORE_AUTHOR
+// KISTORE_DIR when --store was not given (else ".kistore", where init and
+// clone make a store; the others look upward, see open_store), KISTORE_AUTHOR
 // when --author was not, KISTORE_DATE. Error(kInvalidInput) naming the
 // variable when KISTORE_DATE is not a whole number of seconds.
 void read_environment(Globals& g);
@@ -53,7 +56,9 @@ using Registrar = std::function<Command(CommandSpec& root, Globals& globals)>;
 bool register_command(Registrar r);
 std::vector<Registrar>& registrars();
 
-// The store named by --store / KISTORE_DIR / .kistore (g.store_dir).
+// The store named by --store / KISTORE_DIR; when neither names one, the
+// .kistore folder of the current directory or of its nearest parent that
+// has one, as git finds .git (store_folder). Error(kIO) as Store::open.
 Store open_store(const Globals& g);
 // The same for commands that only read (rank, show, cat, ls, groups):
 // libgit2 is started only if something needs it (Store::Use::kReading).
@@ -63,6 +68,11 @@ Store open_store_for_reading(const Globals& g);
 // cannot be read. The 16 MiB limit applies to each JSON text (the parser's),
 // so a JSON Lines file may be larger than one document may be.
 std::string read_input_file(const std::string& path);
+
+// The folder open_store opens: g.store_dir when named; else ".kistore" when
+// the current directory holds one, else the absolute path of the nearest
+// parent's .kistore, else ".kistore" (and Store::open says there is none).
+std::string store_folder(const Globals& g);
 
 // Expands PATH... (files, folders read recursively for *.json and *.jsonl in
 // sorted order, "-" for stdin) and parses each into `out`, all at once (for

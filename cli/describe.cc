@@ -1,6 +1,10 @@
 #include "cli/describe.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "refs/index.h"
 #include "store/level_audit.h"
@@ -120,9 +124,9 @@ std::string human_value(double value, const std::string& unit) {
   return buf;
 }
 
-std::string spread_text(const Document& run, const std::string& unit) {
+std::optional<std::pair<double, double>> spread_values(const Document& run, const std::string& unit) {
   const Json* list = run.spec().find("measurements");
-  if (!list || !list->is_array()) return "";
+  if (!list || !list->is_array()) return std::nullopt;
   std::optional<double> p20, p80;
   for (const Json& m : list->as_array()) {
     auto parsed = Measurement::from_json(m);
@@ -130,8 +134,13 @@ std::string spread_text(const Document& run, const std::string& unit) {
     if (parsed->statistic == "p20") p20 = parsed->value;
     if (parsed->statistic == "p80") p80 = parsed->value;
   }
-  if (!p20 || !p80) return "";
-  return human_value(*p20, unit) + " - " + human_value(*p80, unit);
+  if (!p20 || !p80) return std::nullopt;
+  return std::make_pair(*p20, *p80);
+}
+
+std::string spread_text(const Document& run, const std::string& unit) {
+  auto spread = spread_values(run, unit);
+  return spread ? human_value(spread->first, unit) + " - " + human_value(spread->second, unit) : "";
 }
 
 GroupLabel group_label(const Snapshot& snap, const Document& run) {
@@ -144,8 +153,10 @@ GroupLabel group_label(const Snapshot& snap, const Document& run) {
   };
   if (const Json* native = run.spec().find("sourceNative"))
     if (const Json* b = native->find("benchmark"); b && b->is_string()) label.benchmark = b->as_string();
-  if (auto w = load("workload"))
+  if (auto w = load("workload")) {
     if (const Json* def = w->spec().find("definition"); def && def->is_string()) label.definition = def->as_string();
+    if (const Json* params = w->spec().find("parameters"); params && params->is_object()) label.parameters = *params;
+  }
   if (label.benchmark.empty()) label.benchmark = label.definition;
   if (auto e = load("environment"))
     if (const Json* hw = e->spec().find("hardware"))

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "cli/common.h"
+#include "cli/workload_text.h"
 #include "store/query.h"
 
 namespace kistore {
@@ -50,11 +51,14 @@ std::string human_value(double value, const std::string& unit);
 
 // The run's p20-p80 spread of its primary metric, as "a–b", or "".
 std::string spread_text(const Document& run, const std::string& unit);
+// The same as numbers in `unit` (p20, p80); nullopt when the run lacks either.
+std::optional<std::pair<double, double>> spread_values(const Document& run, const std::string& unit);
 
-// What a group compares, from one of its runs: definition, pass, GPU.
+// What a group compares, from one of its runs: definition, workload, pass, GPU.
 struct GroupLabel {
   std::string benchmark;   // sourceNative.benchmark or the workload's definition
   std::string definition;  // the workload's definition, if stored
+  Json parameters;         // the workload's parameters as stored, or null
   std::string gpu;         // the environment's hardware.product, if stored
   std::string pass;        // the protocol's metadata title or name, if stored
 };

@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
       "The options below work before or after the command.");
   root.require_subcommand(1);
   Globals g;
-  root.add_option("--store", g.store_dir, "The store's folder (default: $KISTORE_DIR, else .kistore)")
+  root.add_option("--store", g.store_dir,
+                  "The store's folder (default: $KISTORE_DIR, else the .kistore of this folder or of the nearest "
+                  "parent that has one)")
       ->type_name("DIR");
   root.add_flag("--json", g.json, "Print one JSON document on stdout, for machines");
   root.add_flag("--quiet,-q", g.quiet, "Print only errors");
@@ -58,7 +60,7 @@ int main(int argc, char** argv) {
   if (auto done = parse_command_line(root, "kistore 0.1.0", argc, argv, usage_error)) return *done;
   for (Command& c : commands) {
     if (!c.app->parsed()) continue;
-    const bool json_errors = json || g.json;
+    const bool json_errors = json || g.json || g.format == "json";
     try {
       read_environment(g);
       int rc = c.run();

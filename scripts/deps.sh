@@ -1,27 +1,51 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, the Debian 12 packages kistore needs to build and test
-# that are not already installed. Sourced by demo.sh and test.sh. clang and
-# its runtime (libFuzzer, a Recommends that --no-install-recommends skips) build
-# the fuzz targets that test.sh runs.
+# Installs, with apt-get, the Debian 12 packages that are not already installed:
+#   deps.sh demo   what building and running kistore needs (demo.sh): the
+#                  compiler, CMake and Ninja, the libraries, Catch2 (the build
+#                  configures the unit tests too), git, ssh-keygen (the demo
+#                  signs a rerun) and python3 (the demo writes one)
+#   deps.sh test   that, and what the tests need (test.sh): the servers they
+#                  start on loopback (openssh-server, nginx-light, fcgiwrap),
+#                  their tools (zstd, jq, openssl, curl, iproute2), and clang
+#                  with its runtime (libFuzzer, a Recommends that
+#                  --no-install-recommends skips) for the fuzz targets
+# apt-get's output goes to $KISTORE_APT_LOG (default: a new file in $TMPDIR
+# or /tmp, named on the one line this prints); on a failure its last lines
+# are shown.
 set -euo pipefail
 
-KISTORE_PACKAGES=(
+KISTORE_DEMO_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2
-  zstd jq openssh-client openssh-server nginx-light fcgiwrap openssl curl iproute2 python3
+  openssh-client python3
+)
+# Everything the tests need: the demo's packages and theirs.
+KISTORE_PACKAGES=(
+  "${KISTORE_DEMO_PACKAGES[@]}"
+  zstd jq openssh-server nginx-light fcgiwrap openssl curl iproute2
   clang libclang-rt-14-dev
 )
 # Test only: tests/e2e/test_site.sh loads the static site in Debian's chromium, headless.
 KISTORE_PACKAGES+=(chromium)
 
+case "${1:-test}" in
+  demo) wanted=("${KISTORE_DEMO_PACKAGES[@]}") ;;
+  test) wanted=("${KISTORE_PACKAGES[@]}") ;;
+  *) echo "usage: deps.sh demo|test" >&2; exit 2 ;;
+esac
+
 missing=()
-for p in "${KISTORE_PACKAGES[@]}"; do
+for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
-  echo "installing: ${missing[*]}" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+((${#missing[@]})) || exit 0
+log="${KISTORE_APT_LOG:-$(mktemp "${TMPDIR:-/tmp}/kistore-apt-XXXXXX")}"
+echo "installing ${#missing[@]} Debian packages (${missing[*]}); apt-get's output goes to $log" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ! { $SUDO apt-get update -qq &&
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  echo "apt-get failed; the end of $log:" >&2
+  tail -n 20 "$log" >&2
+  exit 1
 fi

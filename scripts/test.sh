@@ -24,7 +24,7 @@
 #        KISTORE_FUZZ=0              skip the fuzz run
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/deps.sh"
+bash "$root/scripts/deps.sh" test
 build="${KISTORE_BUILD_DIR:-$root/build}"
 # The tests that run in the plain tree when the sanitized one runs the rest.
 plain_only='^(layering|e2e_test_bulk_add|e2e_test_core)$'

@@ -17,6 +17,7 @@
 #include "objects/error.h"
 #include "store/git.h"
 #include "store/objwrite.h"
+#include "store/store_access.h"
 
 namespace kistore::git {
 namespace fs = std::filesystem;
@@ -234,6 +235,7 @@ void free_receiver(git_odb_backend* backend) {
 
 Quarantine::Quarantine(git_repository* store) : store_(store) {
   ensure_init();
+  check_write_access(git_repository_path(store));  // "permission denied" and the folder, as every writer says
   std::string objects = objects_dir_of(store);
   remove_stale(git_repository_path(store));
   std::string tmpl = objects + "/" + std::string(kPrefix) + std::to_string(::getpid()) + "-XXXXXX";

@@ -51,7 +51,8 @@ class Quarantine {
  public:
   // A new, empty quarantine in the store whose repository is `store` (it must
   // outlive the quarantine). Removes stale quarantines first. Error(kIO)
-  // naming the folder when it cannot be made.
+  // naming the folder when it cannot be made ("permission denied" when this
+  // process may not write the store: store/store_access.h).
   explicit Quarantine(git_repository* store);
   // Removes the quarantine's folder and everything in it that migrate() did
   // not move (errors are ignored: nothing in it is part of the store).

@@ -1,6 +1,7 @@
 #include "store/repo_objects.h"
 
 #include "store/git.h"
+#include "store/store_access.h"
 
 namespace kistore::git {
 
@@ -20,8 +21,7 @@ git_repository* RepoObjects::repo() {
   if (repo_) return repo_;
   ensure_init();
   int rc = git_repository_open_ext(&repo_, dir_.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
-  if (rc == GIT_ENOTFOUND)
-    throw IOError(dir_ + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
+  if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir_));
   check(rc, dir_ + ": opening the store");
   return repo_;
 }

@@ -26,6 +26,7 @@
 #include "store/objwrite.h"
 #include "store/packread.h"
 #include "store/raw_tree.h"
+#include "store/store_access.h"
 #include "store/store_shape.h"
 #include "store/tempfiles.h"
 
@@ -137,8 +138,7 @@ Store Store::open(const std::string& dir, Use use) {
   git::ensure_init();
   git_repository* repo = nullptr;
   int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
-  if (rc == GIT_ENOTFOUND)
-    throw IOError(dir + ": no store here (create one with `kistore init`, or name one with --store or KISTORE_DIR)");
+  if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir));
   git::check(rc, dir + ": opening the store");
   Store store(repo, dir);
   if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
@@ -337,6 +337,7 @@ void Store::sweep_temp_files() const {
 }
 
 void Store::check_writable() const {
+  check_write_access(objects_->gitdir());
   if (std::string why = store_shape(repo(), branch_).refuse_write; !why.empty())
     throw IOError(dir_ + ": not a kistore store: " + why +
                   "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");

@@ -268,7 +268,9 @@ class Store {
   // Removes what crashed writers left in the object folders (store/tempfiles.h).
   void sweep_temp_files() const;
   // Error(kIO) naming the store, before anything is written, when its
-  // branch's tree holds anything that is not kistore's (store/store_shape.h).
+  // branch's tree holds anything that is not kistore's (store/store_shape.h),
+  // or naming the folder when this process may not write to it
+  // (store/store_access.h: "permission denied").
   void check_writable() const;
 
  private:

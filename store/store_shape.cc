@@ -138,7 +138,20 @@ StoreShape store_shape(git_repository* repo, const std::string& branch) {
   git::Reference owned_ref(ref);
   const std::string name = short_branch(branch);
   git_commit* commit = nullptr;
-  if (git_commit_lookup(&commit, repo, git_reference_target(ref)) != 0) {
+  int found = git_commit_lookup(&commit, repo, git_reference_target(ref));
+  if (found != 0) {
+    // Another writer's commit, in a pack it wrote just before moving the
+    // branch: an object database that listed the pack folder in the same
+    // second may not see that pack yet. Look once more after a refresh.
+    git_error_clear();
+    git_odb* odb = nullptr;
+    if (git_repository_odb(&odb, repo) == 0) {
+      git_odb_refresh(odb);
+      git_odb_free(odb);
+      found = git_commit_lookup(&commit, repo, git_reference_target(ref));
+    }
+  }
+  if (found != 0) {
     git_error_clear();
     std::string why = "its branch " + name + " does not name a commit";
     return {why, why};

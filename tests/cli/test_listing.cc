@@ -1,0 +1,101 @@
+// cli::Table, tsv_field, parameters_text and natural_less: the text and TSV
+// forms of the listing commands, and the short line that tells groups apart.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "cli/table.h"
+#include "cli/workload_text.h"
+#include "objects/json.h"
+
+using kistore::Json;
+using kistore::parse_json;
+using namespace kistore::cli;
+
+TEST_CASE("tsv_field keeps a field on one line and in one column", "[cli][listing]") {
+  using namespace std::string_literals;
+  struct Case {
+    const char* name;
+    std::string input, expected;
+  };
+  const Case cases[] = {
+      {"plain", "NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090"},
+      {"empty", "", ""},
+      {"tab", "a\tb", "a\\tb"},
+      {"newline and carriage return", "a\nb\rc", "a\\nb\\rc"},
+      {"backslash doubled, so escapes read back", "C:\\t", "C:\\\\t"},
+      {"ESC", "\x1b[2J", "\\x1b[2J"},
+      {"NUL", "a\0b"s, "a\\x00b"},
+      {"UTF-8 kept", "harness · pass", "harness · pass"},
+      {"invalid UTF-8", "\xff", "\\xff"},
+      {"not cut at 200 characters", std::string(300, 'x'), std::string(300, 'x')},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    CHECK(tsv_field(c.input) == c.expected);
+  }
+}
+
+TEST_CASE("Table: TSV has a header and exact fields; text aligns by characters", "[cli][listing]") {
+  Table t({"group", "gpu", "runs"}, {"runs"});
+  t.add({"aa", "NVIDIA · B200", "5"});
+  t.add({"b", "H100\tPCIe", "12"}, {"rerun reproduced"});
+  t.add({"c"});  // missing cells are empty
+  CHECK(t.tsv() == "group\tgpu\truns\naa\tNVIDIA · B200\t5\nb\tH100\\tPCIe\t12\nc\t\t\n");
+  // "·" is one character: the columns line up on a terminal, not by bytes.
+  CHECK(t.text() ==
+        "aa  NVIDIA · B200   5\n"
+        "b   H100\\tPCIe     12\n"
+        "    rerun reproduced\n"
+        "c\n");
+  CHECK(t.text(true) ==
+        "group  gpu            runs\n"
+        "aa     NVIDIA · B200     5\n"
+        "b      H100\\tPCIe       12\n"
+        "    rerun reproduced\n"
+        "c\n");
+}
+
+TEST_CASE("parameters_text: numbers, the strings that vary, the dtype last", "[cli][listing]") {
+  struct Case {
+    const char* name;
+    const char* parameters;
+    std::set<std::string> varying;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"Liger's tiled GeGLU",
+       R"({"T":1024,"activation_type":"geglu","bsz":2,"dtype":"torch.bfloat16","hidden_size":2048,"intermediate_size":4096})",
+       {},
+       "T=1024 bsz=2 hidden=2048 inter=4096 bf16"},
+      {"a string that tells groups apart",
+       R"({"bsz":1,"model_config":"llama_2_7b","seq_len":2048})",
+       {"model_config"},
+       "bsz=1 seq=2048 model_config=llama_2_7b"},
+      {"booleans that vary", R"({"bias":false,"H":4096})", {"bias"}, "H=4096 bias=false"},
+      {"fractions and negative numbers as JSON writes them",
+       R"({"eps":0.000001,"shift":-3})",
+       {},
+       "eps=0.000001 shift=-3"},
+      {"fp32 and an unknown dtype", R"({"dtype":"torch.float32","acc":"torch.int8"})", {}, "acc=int8 fp32"},
+      {"arrays and objects left out", R"({"dims":[1,2],"cfg":{"a":1},"M":4})", {"dims", "cfg"}, "M=4"},
+      {"nothing to say", R"({})", {}, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    CHECK(parameters_text(parse_json(c.parameters, "test"), c.varying) == c.expected);
+  }
+  CHECK(parameters_text(Json()) == "");
+}
+
+TEST_CASE("natural_less compares runs of digits as numbers", "[cli][listing]") {
+  CHECK(natural_less("T=1024 bsz=2", "T=2048 bsz=2"));
+  CHECK(natural_less("T=2048", "T=16384"));
+  CHECK_FALSE(natural_less("T=16384", "T=2048"));
+  CHECK(natural_less("x9", "x10"));
+  CHECK(natural_less("x007", "x8"));
+  CHECK(natural_less("qwen2.5_7b", "qwen2.5_14b"));
+  CHECK(natural_less("a", "ab"));
+  CHECK_FALSE(natural_less("same", "same"));
+  CHECK(natural_less("", "a"));
+}
