@@ -8,7 +8,8 @@
 #                  start on loopback (openssh-server, nginx-light, fcgiwrap),
 #                  their tools (zstd, jq, openssl, curl, iproute2), and clang
 #                  with its runtime (libFuzzer, a Recommends that
-#                  --no-install-recommends skips) for the fuzz targets
+#                  --no-install-recommends skips) for the fuzz targets, and
+#                  chromium (test_site loads the static site in it, headless)
 # apt-get's output goes to $KISTORE_APT_LOG (default: a new file in $TMPDIR
 # or /tmp, named on the one line this prints); on a failure its last lines
 # are shown.
@@ -23,10 +24,8 @@ KISTORE_DEMO_PACKAGES=(
 KISTORE_PACKAGES=(
   "${KISTORE_DEMO_PACKAGES[@]}"
   zstd jq openssh-server nginx-light fcgiwrap openssl curl iproute2
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev chromium
 )
-# Test only: tests/e2e/test_site.sh loads the static site in Debian's chromium, headless.
-KISTORE_PACKAGES+=(chromium)
 
 case "${1:-test}" in
   demo) wanted=("${KISTORE_DEMO_PACKAGES[@]}") ;;
