@@ -71,6 +71,22 @@ assert_contains "$ERR$OUT" "gpu_name: expected the environment's GPU \"NVIDIA H2
 assert_eq 0 "$(ks ls --kind BenchmarkRun | wc -l)" "nothing imported"
 pass "import liger --environment: rows of another GPU are refused, nothing written"
 
+# The same row imported plain and with the captured environment: two runs that differ in their
+# environment alone, which compare says (issue 18: comparability is honest).
+{ head -1 "$data/liger/sample.csv"; sed -n 2p "$data/liger/sample.csv" | sed 's/NVIDIA GeForce RTX 4090/NVIDIA H200/'; } > h200-row.csv
+assert_exit 0 ks --store cmp init
+assert_exit 0 ks --store cmp import liger h200-row.csv
+assert_exit 0 ks --store cmp --json ls --kind BenchmarkRun
+plain=$(jq -r '.documents[0].digest' <<<"$OUT")
+assert_exit 0 ks --store cmp import liger h200-row.csv --environment h200.json
+assert_exit 0 ks --store cmp --json ls --kind BenchmarkRun
+captured=$(jq -r --arg p "$plain" '[.documents[].digest | select(. != $p)][0]' <<<"$OUT")
+assert_exit 0 ks --store cmp --json compare "$plain" "$captured"
+assert_eq '["environment"]' "$(jq -c .differs <<<"$OUT")" "the captured and the imported run differ in their environment alone"
+assert_exit 0 ks --store cmp compare "$plain" "$captured"
+assert_contains "$OUT" "different comparison groups: environment differs" "compare says so"
+pass "compare: a captured run and the imported one differ only in environment, and compare says so"
+
 # --- bench liger -----------------------------------------------------------------
 checkout="$double/liger"
 cp "$data/keys/controller" "$data/keys/controller.pub" .
