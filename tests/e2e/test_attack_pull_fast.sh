@@ -28,7 +28,9 @@
 #       the local side lacks with a forged level (unsigned, two levels, a
 #       rerun signed by a key the victim does not trust): refused; a local
 #       signed rerun and the remote's, merged: each verdict stays;
-#   (f) the same refusals and merges over git:// (a network pack).
+#   (f) the same refusals and merges over git:// (a network pack); a remote
+#       holding documents the store has under other frames (plain zstd where
+#       the store has dictionary frames), which no merge can keep: refused.
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs with stdin
 # closed, as root or not; everything lives in a temp dir it removes.
@@ -406,6 +408,27 @@ assert_exit 0 ks --store "$W/vn" --json pull "$GIT_DAEMON_URL/good-bulk.git"
 assert_eq "merge" "$(jv .result)" "(a) over git://: the big commit of dictionary frames merged"
 assert_exit 0 ks --store "$W/vn" --json verify
 assert_eq "true" "$(jv .ok)" "over git://: verify after the merge"
+# The honest remote holds the same $BULK documents in plain frames: no merge
+# can keep both blobs at one path (verify checks a merge against each parent).
+refused "$W/vn" "$GIT_DAEMON_URL/honest.git" "(f) over git://: the same documents in other frames, to merge" \
+    history-rewritten "another frame of the same bytes"
+refused "$W/vn" "$E" "(f) over a path: the same documents in other frames, to merge" \
+    history-rewritten "another frame of the same bytes"
+assert_exit 0 ks --store "$W/vn" verify
+# A merge commit made with stock git that does what such a merge would:
+# parents the dictionary frames' commit and the plain frames' one, the
+# first's tree. Refused for its second parent, as verify would report it.
+R=$BASE/crafted-merge.git
+rm -rf "$R" && git clone -q --bare "$BASE/good-bulk.git" "$R"
+PLAIN=$(gd "$BASE/framed-bulk.jsonl.git" rev-parse main)
+gd "$R" fetch -q "$BASE/framed-bulk.jsonl.git" "main:refs/plain"
+X=$(printf 'merge: both\n\nKistore-Op: merge\n' | gd "$R" commit-tree "main^{tree}" -p main -p "$PLAIN")
+gd "$R" update-ref refs/heads/main "$X"
+fresh_victim "$W/vp"
+refused "$W/vp" "$GIT_DAEMON_URL/crafted-merge.git" "(f) over git://: a merge commit that changes its second parent's objects" \
+    history-rewritten "commit ${X:0:12}"
+refused "$W/vp" "$R" "(f) over a path: a merge commit that changes its second parent's objects" \
+    history-rewritten "commit ${X:0:12}"
 fresh_victim "$W/vo"
 assert_exit 0 ks --store "$W/vo" add v50.jsonl
 assert_exit 0 ks --store "$W/vo" --json pull "$GIT_DAEMON_URL/honest.git"
@@ -413,7 +436,7 @@ assert_eq "merge" "$(jv .result)" "(e) over git://: the honest remote merged"
 assert_eq "$WANT" "$(level_of "$W/vo" "$RX")" "(e) over git://: the remote's rerun verdict"
 assert_exit 0 ks --store "$W/vo" --json verify
 assert_eq "true" "$(jv .ok)" "over git://: verify after the merge of a signed rerun"
-pass "over git://: the same refusals, the good commits merged (dictionary frames, a signed rerun), verify clean"
+pass "over git://: the same refusals, the good commits merged (dictionary frames, a signed rerun), verify clean; the same documents in other frames on the two sides: refused, never a merge verify reports"
 
 elapsed=$((SECONDS - T0))
 limit=${KISTORE_E2E_TIME_LIMIT:-120}  # scripts/test.sh's sanitized run is several times slower
