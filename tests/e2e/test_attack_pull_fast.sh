@@ -22,7 +22,8 @@
 #   (c) one blob under two document paths in one big commit, one of them the
 #       wrong digest; the seed's frame under a new digest in a big commit;
 #   (d) the store holding an empty loose file under the id of a blob the
-#       remote brings;
+#       remote brings; the store's own tree named as a document, and its
+#       blob as a folder (ids the store has, of another type);
 #   (e) merges: the remote adds many runs and a run with a signed rerun
 #       (taken, verified, levels as the history gives); the remote's run
 #       the local side lacks with a forged level (unsigned, two levels, a
@@ -292,6 +293,27 @@ assert_contains "$ERR" "reading blob $V5_BLOB" "(d) names the blob the store can
 assert_store_unchanged "$before" "$W/vd" "(d) a pull over an empty loose file"
 assert_exit 0 ks --store "$W/vd" verify
 pass "(d) an empty loose file in the store under an incoming blob's id: a store error (exit 3) naming it, the store unchanged"
+
+# ---- (d) the store's objects named as another type ----------------------------
+# A new document path naming the store's head tree as a blob, and a new
+# folder naming the seed's frame (a blob the store has) as a tree: the store
+# holds both ids, so nothing is read from the remote; each is still refused
+# as remote data (exit 1), not taken for trusted nor a store error. (Over a
+# path only: git daemon's pack-objects cannot pack either; a network pack's
+# objects go through the same walk.)
+SEED_FRAME=$(gd "$V" rev-parse "main:$(objpath sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0)")
+R=$BASE/tree-as-blob.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+X=$(commit_with "$R" "add: a tree as a document" "100644,$HEAD_TREE,$V5_PATH")
+fresh_victim "$W/vt"
+refused "$W/vt" "$R" "(d) the store's tree named as a blob" "is a tree, where its referrer says blob" "${X:0:12}"
+R=$BASE/blob-as-tree.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+ROOT=$("${CRAFT[@]}" tree-plus "$R" "$HEAD_TREE" zz 40000 "$SEED_FRAME")
+X=$("${CRAFT[@]}" commit "$R" "$ROOT" --parent "$H" --message "add: a blob as a folder")
+gd "$R" update-ref refs/heads/main "$X"
+refused "$W/vt" "$R" "(d) the store's blob named as a folder" "is a blob, where its referrer says tree" "${X:0:12}"
+pass "(d) the store's own tree named as a document, and its blob as a folder: refused as remote data, the store unchanged"
 
 # ---- (e) merges ----------------------------------------------------------------
 # level_of STORE RUN-DIGEST : "level evidence" of the run's level entries in main
