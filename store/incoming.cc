@@ -27,6 +27,8 @@ constexpr char kOutsideLayout[] =
     "adds a path outside the store layout (FORMAT, objects/sha256/…, dictionaries/<id>, "
     "refs/{metadata,groups,levels,reruns,attestations,sources}/…)";
 constexpr char kObjectRemoved[] = "removes an object its parent has; objects are never removed";
+constexpr char kObjectChangedInMerge[] =
+    "holds another blob (another frame of the document) than its parent beyond the first has; objects are immutable";
 
 }  // namespace
 
@@ -60,10 +62,14 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
-  // A merge must keep every object of every parent, not only the first's.
+  // A merge must keep every object of every parent, not only the first's,
+  // each as its blob (verify checks every parent): one document under two
+  // frames on the two sides cannot be merged.
   for (const git_oid& other : others_)
     for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
       if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
+      else if (d.status == Delta::kModified && d.ids_differ())
+        problem(ProblemKind::kHistoryRewritten, d.path, kObjectChangedInMerge);
   check_levels(raw);
 }
 

@@ -145,8 +145,13 @@ class Walker {
     while (!todo.empty() && !full()) {
       git_oid id = todo.back();
       todo.pop_back();
-      if (!seen.insert(id).second || source_.in_store(id)) continue;
+      if (!seen.insert(id).second) continue;
       commit_ = short_hex(id);
+      if (source_.in_store(id)) {
+        if (auto refused = source_.stored_as(id, GIT_OBJECT_COMMIT))
+          problem(ProblemKind::kHistoryMissing, oid_str(id), refused->detail);
+        continue;
+      }
       if (auto refused = source_.read(id, GIT_OBJECT_COMMIT, &text)) {
         problem(ProblemKind::kHistoryMissing, oid_str(id), refused->detail);
         continue;
@@ -180,7 +185,10 @@ class Walker {
   // in one merge walk over both trees' bytes.
   void walk_tree(const git_oid* from, const git_oid& to, const std::string& dir, unsigned depth) {
     if (full() || (from && git_oid_equal(from, &to))) return;
-    if (source_.in_store(to)) return;  // the store's trees are trusted
+    if (source_.in_store(to)) {  // the store's trees are trusted, once they are trees
+      if (auto refused = source_.stored_as(to, GIT_OBJECT_TREE)) problem(refused->kind, dir, refused->detail);
+      return;
+    }
     auto [walked, fresh] = walked_.emplace(to, depth);
     if (!fresh) {
       if (walked->second >= depth) return;  // checked as deep already, and deeper is stricter
@@ -316,6 +324,17 @@ void ObjectReader::list_loose() {
     }
 }
 
+std::optional<ObjectRefusal> ObjectReader::check_type(const git_oid& id, git_object_t type) {
+  std::size_t size = 0;
+  git_object_t found = GIT_OBJECT_INVALID;
+  if (git_odb_read_header(&size, &found, odb_.get(), &id) < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  if (found != type) return wrong_type(id, type, found);
+  return std::nullopt;
+}
+
 std::optional<ObjectRefusal> ObjectReader::read(const git_oid& id, git_object_t type, std::string& out) {
   std::uint64_t max = max_object_bytes(limits_, type);
   git_object_t found = GIT_OBJECT_INVALID;
@@ -410,7 +429,7 @@ std::optional<ObjectRefusal> CopyingSource::read(const git_oid& id, git_object_t
     return std::nullopt;
   }
   if (out_.has(id) && !out) return std::nullopt;  // a blob copied already
-  if (store_.has(id)) return out ? read_shared(store_, id, type, out, true) : std::nullopt;
+  if (store_.has(id)) return out ? read_shared(store_, id, type, out, true) : store_.check_type(id, type);
   ObjectBytes bytes;
   if (auto refused = read_shared(remote_, id, type, &bytes, false)) return refused;
   copied_bytes_ += bytes->size();

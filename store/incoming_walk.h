@@ -75,6 +75,10 @@ class ObjectSource {
   virtual std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) = 0;
   // Whether the store has `id` (its objects are trusted: the walk stops there).
   virtual bool in_store(const git_oid& id) = 0;
+  // For an `id` in_store: a refusal when the store's object is not a `type`
+  // (a remote's tree may name the store's tree as a blob, or its blob as a
+  // folder), else nullopt.
+  virtual std::optional<ObjectRefusal> stored_as(const git_oid& id, git_object_t type) = 0;
 };
 
 // What the walk found: problems name the store path (or the commit id, for
@@ -115,6 +119,9 @@ class ObjectReader {
   // writer added meanwhile is then copied again, which costs a copy, never
   // a wrong answer.
   bool has(const git_oid& id);
+  // A refusal when the object `id` it holds is not a `type` (its header
+  // only; an object it cannot read is left to read, nullopt here).
+  std::optional<ObjectRefusal> check_type(const git_oid& id, git_object_t type);
 
  private:
   void list_loose();
@@ -133,6 +140,7 @@ class StoreTreeSource final : public ObjectSource {
   explicit StoreTreeSource(git_repository* store, const PackLimits& limits = {});
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
   bool in_store(const git_oid&) override { return false; }
+  std::optional<ObjectRefusal> stored_as(const git_oid&, git_object_t) override { return std::nullopt; }
 
  private:
   ObjectReader store_;
@@ -145,6 +153,9 @@ class QuarantineSource final : public ObjectSource {
   QuarantineSource(git_repository* quarantine, git_repository* store, const PackLimits& limits = {});
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
   bool in_store(const git_oid& id) override { return store_.has(id); }
+  std::optional<ObjectRefusal> stored_as(const git_oid& id, git_object_t type) override {
+    return store_.check_type(id, type);
+  }
 
  private:
   ObjectReader store_, quarantine_;
@@ -160,6 +171,9 @@ class CopyingSource final : public ObjectSource {
   CopyingSource(git_repository* remote, git_repository* store, PackWriter& out, const PackLimits& limits = {});
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
   bool in_store(const git_oid& id) override { return store_.has(id); }
+  std::optional<ObjectRefusal> stored_as(const git_oid& id, git_object_t type) override {
+    return store_.check_type(id, type);
+  }
 
  private:
   ObjectReader remote_, store_;

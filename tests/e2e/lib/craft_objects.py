@@ -28,6 +28,10 @@ describes them).
   craft_objects.py pack-idx-huge GITDIR ID
       a pack and its index in GITDIR/objects/pack whose only entry is the
       blob ID, declaring 1 TiB.
+  craft_objects.py pack-idx-as GITDIR TYPE ID < BYTES
+      a pack and its index in GITDIR/objects/pack whose only entry holds
+      BYTES as a TYPE, listed in the index under the id ID whatever BYTES
+      hash to (an index that lies).
 """
 import argparse
 import hashlib
@@ -164,6 +168,7 @@ def main():
     p = sub.add_parser("pack-deep"); p.add_argument("out"); p.add_argument("depth", type=int); p.add_argument("--parent")
     p = sub.add_parser("pack-huge"); p.add_argument("out")
     p = sub.add_parser("pack-idx-huge"); p.add_argument("gitdir"); p.add_argument("id")
+    p = sub.add_parser("pack-idx-as"); p.add_argument("gitdir"); p.add_argument("type"); p.add_argument("id")
     a = parser.parse_args()
 
     if a.cmd == "loose":
@@ -192,6 +197,8 @@ def main():
         print(hashlib.sha1(b"an id no object has").hexdigest())
     elif a.cmd == "pack-idx-huge":
         write_pack_and_index(a.gitdir, [(a.id, ("blob", 1 << 40, zlib.compress(b"not 1 TiB\n")))])
+    elif a.cmd == "pack-idx-as":
+        write_pack_and_index(a.gitdir, [(a.id, whole(a.type, sys.stdin.buffer.read()))])
 
 
 if __name__ == "__main__":

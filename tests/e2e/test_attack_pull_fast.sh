@@ -1,0 +1,467 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR disable=SC2153,SC2016
+# Attacks on the fast pull path: whether the store holds an object is answered
+# from its mapped pack indexes and one listing of its loose folders
+# (incoming_walk.h ObjectReader::has), blobs are read through the pack reader
+# without a rehash in the quarantine (layout_trees.h), a commit of 64 new
+# objects or more has its objects checked on several threads before the
+# in-order checks (IncomingChecker::prefetch_facts), and a merge places the
+# remote's entries by blob id and takes a run's level entry from the remote
+# where the local side lacks the run (merge.cc). Each hostile history is made
+# with stock git or a few lines of Python; each refused pull must exit 1, say
+# what it refused, and leave the store byte for byte as it was
+# (lib/fingerprint.sh); each legitimate one must end in a store that
+# `kistore verify` accepts:
+#   (a) dictionary frames in a commit big enough for the threaded check: a
+#       good one, with its dictionary in the same commit, is taken (fast-forward
+#       and merge); a missing, impostor, junk or misnamed dictionary is refused
+#       with the same problems as the same attack in a commit of two runs;
+#   (b) a remote pack index that lists an id at an entry holding other bytes:
+#       for an object the store lacks (refused), and for the store's own head
+#       tree (the store's copy is used, the pull is taken);
+#   (c) one blob under two document paths in one big commit, one of them the
+#       wrong digest; the seed's frame under a new digest in a big commit;
+#   (d) the store holding an empty loose file under the id of a blob the
+#       remote brings; the store's own tree named as a document, and its
+#       blob as a folder (ids the store has, of another type);
+#   (e) merges: the remote adds many runs and a run with a signed rerun
+#       (taken, verified, levels as the history gives); the remote's run
+#       the local side lacks with a forged level (unsigned, two levels, a
+#       rerun signed by a key the victim does not trust): refused; a local
+#       signed rerun and the remote's, merged: each verdict stays;
+#   (f) the same refusals and merges over git:// (a network pack); a remote
+#       holding documents the store has under other frames (plain zstd where
+#       the store has dictionary frames), which no merge can keep: refused.
+#
+# Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs with stdin
+# closed, as root or not; everything lives in a temp dir it removes.
+# E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/servers.sh
+. "$here/lib/servers.sh"
+servers_init
+# shellcheck source=lib/common.sh
+. "$here/lib/common.sh"
+# shellcheck source=lib/fingerprint.sh
+. "$here/lib/fingerprint.sh"
+
+T0=$SECONDS
+CRAFT=("$PY" "$here/lib/craft_objects.py")
+W=$SERVERS_DIR/w
+BASE=$SERVERS_DIR/repos
+mkdir -p "$W" "$BASE" "$W/samples" "$W/other"
+cd "$W"
+ks() { timeout -k 2 60 "$KISTORE" --no-progress "$@" </dev/null; }
+gd() { git --git-dir="$1" "${@:2}"; }
+objpath() { local h=${1#sha256:}; printf 'objects/sha256/%s' "$(fan "$h")"; }
+BULK=80  # new runs in a big commit: more than IncomingChecker::kPrefetchAtLeast (64) new objects
+
+cp "$SRC/tests/data/keys/controller" "$SRC/tests/data/keys/controller.pub" \
+   "$SRC/tests/data/keys/outsider" "$SRC/tests/data/keys/outsider.pub" .
+chmod 600 controller outsider
+printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
+
+# The victim V: the seed run and one more; V0 a bare copy of it as it was.
+V=$W/victim
+assert_exit 0 ks init "$V"
+assert_exit 0 ks --store "$V" add "$FX"
+mkruns --start 1 --count 1 >v1.jsonl
+assert_exit 0 ks --store "$V" add v1.jsonl
+assert_exit 0 ks --store "$V" trust add controller@example.org controller.pub
+H=$(head_of "$V")
+git clone -q --bare "$V" "$BASE/v0.git"
+mkruns --start 100 --count "$BULK" --tag bulk >bulk.jsonl
+mkruns --start 2 --count 2 >small.jsonl
+pass "setup: the victim (two runs, trusts the controller) and a bare copy of it"
+
+# fresh_victim DIR : a kistore copy of the victim as it was (cp -a of V at H).
+fresh_victim() { rm -rf "$1" && cp -a "$V" "$1"; }
+
+# refused STORE SOURCE WHAT NEEDLE... : STORE pulls SOURCE: exit 1, "refused"
+# and every NEEDLE on stderr, the store byte for byte as it was; the same with
+# --json (result refused, error code 1). Leaves in
+# $W/problems its distinct problem lines, commit ids and object paths left out.
+refused() {
+    local store=$1 src=$2 what=$3 before n
+    shift 3
+    before=$(store_fingerprint "$store")
+    assert_exit 1 ks --store "$store" pull "$src"
+    assert_contains "$ERR" "refused" "$what: says refused"
+    for n in "$@"; do assert_contains "$ERR" "$n" "$what: names $n"; done
+    assert_store_unchanged "$before" "$store" "$what"
+    assert_exit 1 ks --store "$store" --json pull "$src"
+    assert_eq "refused 1" "$(jv '"\(.result) \(.error.code)"')" "$what: --json says refused, code 1"
+    printf '%s\n' "$ERR" | grep '^refused: ' | sed -E 's/commit [0-9a-f]{12}/commit C/g; s|objects/sha256/[0-9a-f/]+|OBJ|g' |
+        LC_ALL=C sort -u >"$W/problems"
+    assert_store_unchanged "$before" "$store" "$what (--json)"
+}
+
+# ---- (a) dictionary frames through the threaded check -----------------------
+for i in $(seq 1 200); do "$KISTORE" canon <<<"{\"kind\":\"Implementation\",\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"spec\":{\"name\":\"k$i\",\"repo\":\"https://github.com/x/y$((i * 7))\"}}" >"samples/$i.json"; done
+zstd -q --train samples/* --maxdict=2048 --dictID=4242 -o dict4242 2>/dev/null
+for i in $(seq 1 200); do printf 'zzzz qqqq %d wwww %d %.0s' "$i" $((i * 13)) {1..20} >"other/$i"; done
+zstd -q --train other/* --maxdict=2048 --dictID=4242 -o other4242 2>/dev/null
+printf 'not a dictionary' >junk
+
+# framed RUNS : once per RUNS, a bare copy of the victim with one kistore add
+# of RUNS, every object that add wrote re-compressed by `zstd -D dict4242` and
+# written with git plumbing; $W/RUNS.info lists them (update-index --index-info).
+framed() {
+    local r=$BASE/framed-$1.git c p blob
+    [[ -e $r ]] && return 0
+    git clone -q --bare "$BASE/v0.git" "$r"
+    assert_exit 0 ks --store "$r" add "$1"
+    c=$(head_of "$r")
+    while IFS= read -r p; do
+        gd "$r" cat-file blob "$c:$p" | zstd -q -d -c >plain
+        zstd -q -f --check -D dict4242 plain -o framed
+        blob=$(gd "$r" hash-object -w framed)
+        printf '100644 %s\t%s\n' "$blob" "$p"
+    done < <(gd "$r" diff-tree -r --name-only --diff-filter=A "$c^" "$c" -- objects/) >"$W/$1.info"
+}
+# dict_remote NAME RUNS DICTPATH DICTFILE : a copy of framed RUNS whose main is
+# that add's commit (same parent and message) with the re-compressed frames,
+# and DICTFILE at DICTPATH ("" for none) in the same commit. Prints its path.
+dict_remote() {
+    local name=$1 runs=$2 dpath=$3 dfile=$4 r=$BASE/$1.git idx=$W/$1.index c tree blob
+    framed "$runs"
+    rm -rf "$r" "$idx" && git clone -q --bare "$BASE/framed-$runs.git" "$r"
+    c=$(head_of "$r")
+    GIT_INDEX_FILE=$idx gd "$r" read-tree "$c"
+    GIT_INDEX_FILE=$idx gd "$r" update-index --index-info <"$W/$runs.info"
+    if [[ -n $dpath ]]; then
+        blob=$(gd "$r" hash-object -w "$dfile")
+        GIT_INDEX_FILE=$idx gd "$r" update-index --add --cacheinfo "100644,$blob,$dpath"
+    fi
+    tree=$(GIT_INDEX_FILE=$idx gd "$r" write-tree)
+    c=$(gd "$r" cat-file commit "$c" | sed '1,/^$/d' | gd "$r" commit-tree "$tree" -p "$H")
+    gd "$r" update-ref refs/heads/main "$c"
+    rm -f "$idx"
+    printf '%s\n' "$r"
+}
+
+R=$(dict_remote good-bulk bulk.jsonl dictionaries/4242 dict4242)
+n=$(gd "$R" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ | wc -l)
+((n >= 64)) || fail "(a) the big commit adds only $n objects"
+ONE=$(gd "$R" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ | sed -n 1p)
+ONE_DIGEST=sha256:$(tr -d / <<<"${ONE#objects/sha256/}")
+gd "$R" cat-file blob "main:$ONE" | zstd -q -d -c -D dict4242 >one.bytes
+fresh_victim "$W/va"
+assert_exit 0 ks --store "$W/va" --json pull "$R"
+assert_eq "fast-forward" "$(jv .result)" "(a) the big commit of dictionary frames: taken"
+assert_exit 0 ks --store "$W/va" cat "$ONE_DIGEST"
+assert_eq "$(cat one.bytes)" "$OUT" "(a) a pulled frame reads as zstd -D reads it"
+assert_exit 0 ks --store "$W/va" --json verify
+assert_eq "true" "$(jv .ok)" "(a) verify after the pull of $n dictionary frames"
+# The same commit merged into a victim that moved on.
+fresh_victim "$W/vm"
+mkruns --start 50 --count 1 >v50.jsonl
+assert_exit 0 ks --store "$W/vm" add v50.jsonl
+assert_exit 0 ks --store "$W/vm" --json pull "$R"
+assert_eq "merge" "$(jv .result)" "(a) the big commit of dictionary frames merged"
+assert_exit 0 ks --store "$W/vm" cat "$ONE_DIGEST"
+assert_eq "$(cat one.bytes)" "$OUT" "(a) a merged frame reads as zstd -D reads it"
+assert_exit 0 ks --store "$W/vm" --json verify
+assert_eq "true" "$(jv .ok)" "(a) verify after the merge of $n dictionary frames"
+pass "(a) $n dictionary frames and their dictionary in one commit: taken by fast-forward and by merge, verified"
+
+# Every wrong dictionary, in a commit of two runs and in a big one: refused
+# alike, the store unchanged.
+wrong_dictionary() {
+    local name=$1 what=$2 dpath=$3 dfile=$4 small_problems
+    shift 4
+    fresh_victim "$W/vd"
+    refused "$W/vd" "$(dict_remote "small-$name" small.jsonl "$dpath" "$dfile")" "$what (2 runs)" "$@"
+    small_problems=$(cat "$W/problems")
+    refused "$W/vd" "$(dict_remote "bulk-$name" bulk.jsonl "$dpath" "$dfile")" "$what ($BULK runs)" "$@"
+    [[ -n $small_problems ]] || fail "$what: no problem lines in the refusal"
+    assert_eq "$small_problems" "$(cat "$W/problems")" "$what: the big commit's problems are the small one's"
+    pass "(a) $what: refused in a commit of 2 runs and of $BULK, the same problems, the store unchanged"
+}
+wrong_dictionary missing "frames naming a dictionary the remote lacks" "" "" "dictionary 4242"
+wrong_dictionary impostor "another dictionary under ID 4242" dictionaries/4242 other4242 "does not decode"
+wrong_dictionary junk "bytes that are no dictionary at dictionaries/4242" dictionaries/4242 junk "magic number 0xEC30A437"
+wrong_dictionary misnamed "dictionary 4242 kept as dictionaries/77" dictionaries/77 dict4242 "Dictionary_ID is 77"
+
+# ---- (b) a remote pack index that lies ----------------------------------------
+# commit_with REPO MSG MODE,BLOB,PATH... : on REPO's main, a commit whose tree
+# is main's with these entries added (a scratch index); moves main.
+commit_with() {
+    local repo=$1 msg=$2 idx=$W/scratch.index tree commit e
+    shift 2
+    rm -f "$idx"
+    GIT_INDEX_FILE=$idx gd "$repo" read-tree main
+    for e in "$@"; do GIT_INDEX_FILE=$idx gd "$repo" update-index --add --cacheinfo "$e"; done
+    tree=$(GIT_INDEX_FILE=$idx gd "$repo" write-tree)
+    commit=$(gd "$repo" commit-tree "$tree" -p main -m "$msg")
+    gd "$repo" update-ref refs/heads/main "$commit"
+    rm -f "$idx"
+    printf '%s\n' "$commit"
+}
+# explode REPO : every object of REPO's packs as a loose object, no pack left.
+explode() {
+    local p
+    mkdir -p "$W/packs" && mv "$1"/objects/pack/* "$W/packs/"
+    for p in "$W"/packs/*.pack; do gd "$1" unpack-objects -q <"$p"; done
+    rm -rf "$W/packs"
+}
+# A document the victim lacks, its frame and blob id, from a scratch store.
+mkruns --start 5 --count 1 >v5.jsonl
+V5_PATH=$(objpath "$(mkruns --start 5 --count 1 --digests)")
+assert_exit 0 ks init "$W/scratch"
+assert_exit 0 ks --store "$W/scratch" add v5.jsonl
+V5_BLOB=$(gd "$W/scratch" rev-parse "main:$V5_PATH")
+gd "$W/scratch" cat-file blob "$V5_BLOB" >v5.frame
+HEAD_TREE=$(gd "$V" rev-parse 'main^{tree}')
+
+# The index lists the new document's blob at an entry holding other bytes.
+R=$BASE/idx-lies.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+printf 'not the frame its id names' | "${CRAFT[@]}" pack-idx-as "$R" blob "$V5_BLOB"
+X=$(commit_with "$R" "add: forged index" "100644,$V5_BLOB,$V5_PATH")
+fresh_victim "$W/vb"
+refused "$W/vb" "$R" "(b) an index listing a blob at other bytes" "holds bytes whose id is" "$V5_PATH" "${X:0:12}"
+pass "(b) a remote index listing a new blob's id at other bytes: refused, the store unchanged"
+
+# The remote's only copy of the victim's head tree is an index entry holding
+# the tree before it; a good new commit on top. The store's own copy is the
+# one read: the pull is taken and the tree is the victim's.
+R=$BASE/idx-head-tree.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+assert_exit 0 ks --store "$R" add v5.jsonl
+X=$(head_of "$R")
+explode "$R"
+rm -f "$R/objects/${HEAD_TREE:0:2}/${HEAD_TREE:2}"
+gd "$V" cat-file tree 'main~1^{tree}' | "${CRAFT[@]}" pack-idx-as "$R" tree "$HEAD_TREE"
+[[ $(gd "$R" cat-file tree "$HEAD_TREE" | sha1sum) != $(gd "$V" cat-file tree "$HEAD_TREE" | sha1sum) ]] ||
+    fail "(b): the remote's head tree is not forged"
+fresh_victim "$W/vb"
+assert_exit 0 ks --store "$W/vb" --json pull "$R"
+assert_eq "fast-forward $X" "$(jv '"\(.result) \(.commit)"')" "(b) the good commit over a forged copy of the store's tree"
+assert_eq "$(gd "$V" cat-file tree "$HEAD_TREE" | sha1sum)" "$(gd "$W/vb" cat-file tree "$HEAD_TREE" | sha1sum)" \
+    "(b) the store's head tree keeps its bytes"
+assert_exit 0 ks --store "$W/vb" --json verify
+assert_eq "true" "$(jv .ok)" "(b) verify after the pull"
+gd "$W/vb" fsck --strict --no-progress >/dev/null 2>&1 || fail "(b) git fsck after the pull"
+pass "(b) a remote index listing the store's head tree at other bytes: the store's copy is used, the pull verifies"
+
+# ---- (c) one blob under two paths, and a frame under another digest, in a big commit
+# amend REPO MODE,BLOB,PATH... : main replaced by a commit with main's parent
+# and message whose tree is main's with these entries added. Prints it.
+amend() {
+    local repo=$1 idx=$W/amend.index tree c e
+    shift
+    rm -f "$idx"
+    GIT_INDEX_FILE=$idx gd "$repo" read-tree main
+    for e in "$@"; do GIT_INDEX_FILE=$idx gd "$repo" update-index --add --cacheinfo "$e"; done
+    tree=$(GIT_INDEX_FILE=$idx gd "$repo" write-tree)
+    c=$(gd "$repo" cat-file commit main | sed '1,/^$/d' | gd "$repo" commit-tree "$tree" -p main^)
+    gd "$repo" update-ref refs/heads/main "$c"
+    rm -f "$idx"
+    printf '%s\n' "$c"
+}
+R=$BASE/two-paths.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+cat bulk.jsonl v5.jsonl >bulk5.jsonl
+assert_exit 0 ks --store "$R" add bulk5.jsonl
+P2=$(objpath "$(mkruns --start 6 --count 1 --digests)")
+X=$(amend "$R" "100644,$V5_BLOB,$P2")
+fresh_victim "$W/vc"
+refused "$W/vc" "$R" "(c) one blob at its path and at another digest's" object-hash-mismatch "$P2" "${X:0:12}"
+[[ $(wc -l <"$W/problems") == 1 ]] || fail "(c) more than the second path refused: $(cat "$W/problems")"
+R=$BASE/seed-frame.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+assert_exit 0 ks --store "$R" add bulk.jsonl
+SEED_BLOB=$(gd "$R" rev-parse "main:$(objpath sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0)")
+X=$(amend "$R" "100644,$SEED_BLOB,$V5_PATH")
+refused "$W/vc" "$R" "(c) the seed's frame under a new digest" object-hash-mismatch "$V5_PATH" "${X:0:12}"
+pass "(c) one blob under two document paths, and the seed's frame under a new digest, in big commits: refused"
+
+# ---- (d) an empty loose file in the store under the id of a blob that comes in
+R=$BASE/v5.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+assert_exit 0 ks --store "$R" add v5.jsonl
+[[ $(gd "$R" rev-parse "main:$V5_PATH") == "$V5_BLOB" ]] || fail "(d) the remote's frame is not the scratch store's"
+fresh_victim "$W/vd"
+mkdir -p "$W/vd/objects/${V5_BLOB:0:2}"
+: >"$W/vd/objects/${V5_BLOB:0:2}/${V5_BLOB:2}"
+before=$(store_fingerprint "$W/vd")
+assert_exit 3 ks --store "$W/vd" pull "$R"
+assert_contains "$ERR" "reading blob $V5_BLOB" "(d) names the blob the store cannot read"
+assert_store_unchanged "$before" "$W/vd" "(d) a pull over an empty loose file"
+assert_exit 0 ks --store "$W/vd" verify
+pass "(d) an empty loose file in the store under an incoming blob's id: a store error (exit 3) naming it, the store unchanged"
+
+# ---- (d) the store's objects named as another type ----------------------------
+# A new document path naming the store's head tree as a blob, and a new
+# folder naming the seed's frame (a blob the store has) as a tree: the store
+# holds both ids, so nothing is read from the remote; each is still refused
+# as remote data (exit 1), not taken for trusted nor a store error. (Over a
+# path only: git daemon's pack-objects cannot pack either; a network pack's
+# objects go through the same walk.)
+SEED_FRAME=$(gd "$V" rev-parse "main:$(objpath sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0)")
+R=$BASE/tree-as-blob.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+X=$(commit_with "$R" "add: a tree as a document" "100644,$HEAD_TREE,$V5_PATH")
+fresh_victim "$W/vt"
+refused "$W/vt" "$R" "(d) the store's tree named as a blob" "is a tree, where its referrer says blob" "${X:0:12}"
+R=$BASE/blob-as-tree.git
+rm -rf "$R" && git clone -q --bare "$BASE/v0.git" "$R"
+ROOT=$("${CRAFT[@]}" tree-plus "$R" "$HEAD_TREE" zz 40000 "$SEED_FRAME")
+X=$("${CRAFT[@]}" commit "$R" "$ROOT" --parent "$H" --message "add: a blob as a folder")
+gd "$R" update-ref refs/heads/main "$X"
+refused "$W/vt" "$R" "(d) the store's blob named as a folder" "is a blob, where its referrer says tree" "${X:0:12}"
+pass "(d) the store's own tree named as a document, and its blob as a folder: refused as remote data, the store unchanged"
+
+# ---- (e) merges ----------------------------------------------------------------
+# level_of STORE RUN-DIGEST : "level evidence" of the run's level entries in main
+level_of() {
+    local h=${2#sha256:} l out=""
+    for l in reported source-native reproduced disputed; do
+        if gd "$1" cat-file -e "main:refs/levels/$l/$(fan "$h")" 2>/dev/null; then
+            out+="$l $(gd "$1" cat-file blob "main:refs/levels/$l/$(fan "$h")" | jq -r .evidence) "
+        fi
+    done
+    printf '%s\n' "${out% }"
+}
+# rerun_of STORE RUN-DIGEST OUT : a rerun bundle of the run, its median +1 %
+rerun_of() {
+    ks --store "$1" show "$2" --canonical >"$W/rerun-base.json"
+    "$PY" - "$W/rerun-base.json" >"$3" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+r = b["run"]["spec"]
+r["timing"]["latencyNs"]["median"] = int(r["timing"]["latencyNs"]["median"] * 1.01)
+r["observedAt"] = "2026-11-30T09:00:00.000Z"
+del r["sourceNative"]
+print(json.dumps(b))
+PY
+}
+# The remote: many new runs, then a run the victim lacks, then a signed
+# rerun of it (reproduced); the victim moved on meanwhile: a merge.
+mkruns --start 60 --count 1 >v60.jsonl
+RX=$(mkruns --start 60 --count 1 --digests)
+E=$BASE/honest.git
+rm -rf "$E" "$W/honest"
+assert_exit 0 ks clone --allowed-signers signers "$BASE/v0.git" "$W/honest"
+assert_exit 0 ks --store "$W/honest" add bulk.jsonl
+assert_exit 0 ks --store "$W/honest" add v60.jsonl
+rerun_of "$W/honest" "$RX" rx-rerun.json
+assert_exit 0 ks --store "$W/honest" rerun "$RX" rx-rerun.json --sign controller
+WANT=$(level_of "$W/honest" "$RX")
+[[ $WANT == "reproduced sha256:"* ]] || fail "(e) the honest remote's rerun: $WANT"
+git clone -q --bare "$W/honest" "$E"
+fresh_victim "$W/ve"
+assert_exit 0 ks --store "$W/ve" add v50.jsonl
+assert_exit 0 ks --store "$W/ve" --json pull "$E"
+assert_eq "merge" "$(jv .result)" "(e) the honest remote is merged"
+assert_eq "$WANT" "$(level_of "$W/ve" "$RX")" "(e) the remote's rerun run keeps its signed level"
+assert_eq "source-native null" "$(level_of "$W/ve" "$(mkruns --start 100 --count 1 --tag bulk --digests)")" \
+    "(e) a remote run no rerun is about: its default level, once"
+assert_exit 0 ks --store "$W/ve" --json verify
+assert_eq "true" "$(jv .ok)" "(e) verify after the merge"
+assert_exit 0 ks --store "$W/ve" --json rank "$RX"
+assert_eq "reproduced true" "$(jv --arg r "$RX" '.members[] | select(.run == $r) | "\(.level) \(.verified)"')" \
+    "(e) rank shows the merged rerun as verified"
+pass "(e) a merge of $BULK remote runs and a remote run with a signed rerun: levels as the history gives, verify clean"
+
+# forged NAME EDIT... : a copy of the honest remote before its rerun (main at
+# the add of RX), one unsigned commit on top with EDITs ("path=blob" or
+# "path=DELETE") made with stock git. Prints the remote's path.
+forged() {
+    local name=$1 r=$BASE/$1.git idx=$W/forged.index e tree c
+    shift
+    rm -rf "$r" && git clone -q --bare "$E" "$r"
+    gd "$r" update-ref refs/heads/main main^
+    GIT_INDEX_FILE=$idx gd "$r" read-tree main
+    for e in "$@"; do
+        if [[ ${e#*=} == DELETE ]]; then printf '0 %040d\t%s\n' 0 "${e%%=*}"
+        else printf '100644 %s\t%s\n' "${e#*=}" "${e%%=*}"; fi | GIT_INDEX_FILE=$idx gd "$r" update-index --index-info
+    done
+    tree=$(GIT_INDEX_FILE=$idx gd "$r" write-tree)
+    c=$(printf 'rerun: promote\n\nKistore-Op: rerun\n' | gd "$r" commit-tree "$tree" -p main)
+    gd "$r" update-ref refs/heads/main "$c"
+    rm -f "$idx"
+    printf '%s\n' "$r"
+}
+RXH=${RX#sha256:}
+NULL_ENTRY=$(printf '{"evidence":null}' | gd "$E" hash-object -w --stdin)
+R=$(forged unsigned-level "refs/levels/source-native/$(fan "$RXH")=DELETE" "refs/levels/reproduced/$(fan "$RXH")=$NULL_ENTRY")
+fresh_victim "$W/vf" && assert_exit 0 ks --store "$W/vf" add v50.jsonl
+refused "$W/vf" "$R" "(e) a remote-only run made reproduced unsigned" level-unjustified "$RXH"
+R=$(forged two-levels "refs/levels/reported/$(fan "$RXH")=$NULL_ENTRY")
+refused "$W/vf" "$R" "(e) a remote-only run with two levels" level-unjustified "$RXH" "2 levels"
+# A rerun signed by a key the remote trusts and the victim does not.
+rm -rf "$W/outsider-store"
+cp signers signers-outsider
+printf 'second@example.org %s\n' "$(cut -d' ' -f1,2 outsider.pub)" >>signers-outsider
+assert_exit 0 ks clone --allowed-signers signers-outsider "$E" "$W/outsider-store"
+git --git-dir="$W/outsider-store" update-ref refs/heads/main main^
+git --git-dir="$W/outsider-store" update-ref -d refs/remotes/origin/main 2>/dev/null || true
+assert_exit 0 ks --store "$W/outsider-store" rerun "$RX" rx-rerun.json --sign outsider
+refused "$W/vf" "$W/outsider-store" "(e) a remote-only run's rerun signed by a key the victim does not trust" \
+    level-unjustified "$RXH"
+pass "(e) a remote-only run's forged level (unsigned, two levels, an untrusted signer), merged into a moved store: refused"
+
+# The victim's own signed rerun of its seed run, then a merge of the honest
+# remote (which has none about it): the victim's verdict stays.
+SEED=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
+fresh_victim "$W/vg"
+rerun_of "$W/vg" "$SEED" seed-rerun.json
+assert_exit 0 ks --store "$W/vg" rerun "$SEED" seed-rerun.json --sign controller
+MINE=$(level_of "$W/vg" "$SEED")
+assert_exit 0 ks --store "$W/vg" --json pull "$E"
+assert_eq "merge" "$(jv .result)" "(e) the honest remote merged into a store with its own rerun"
+assert_eq "$MINE" "$(level_of "$W/vg" "$SEED")" "(e) the local rerun's verdict stays"
+assert_eq "$WANT" "$(level_of "$W/vg" "$RX")" "(e) and the remote's too"
+assert_exit 0 ks --store "$W/vg" --json verify
+assert_eq "true" "$(jv .ok)" "(e) verify after the merge of two sides' reruns"
+pass "(e) a local signed rerun and the remote's, merged: each run keeps its verdict, verify clean"
+
+# ---- over git:// (a network pack, checked in the quarantine) -------------------
+start_git_daemon "$BASE"
+fresh_victim "$W/vn"
+refused "$W/vn" "$GIT_DAEMON_URL/bulk-missing.git" "(a) over git://: frames naming a missing dictionary" "dictionary 4242"
+refused "$W/vn" "$GIT_DAEMON_URL/two-paths.git" "(c) over git://: one blob under two paths" object-hash-mismatch "$P2"
+assert_exit 0 ks --store "$W/vn" add v50.jsonl
+assert_exit 0 ks --store "$W/vn" --json pull "$GIT_DAEMON_URL/good-bulk.git"
+assert_eq "merge" "$(jv .result)" "(a) over git://: the big commit of dictionary frames merged"
+assert_exit 0 ks --store "$W/vn" --json verify
+assert_eq "true" "$(jv .ok)" "over git://: verify after the merge"
+# The honest remote holds the same $BULK documents in plain frames: no merge
+# can keep both blobs at one path (verify checks a merge against each parent).
+refused "$W/vn" "$GIT_DAEMON_URL/honest.git" "(f) over git://: the same documents in other frames, to merge" \
+    history-rewritten "another frame of the same bytes"
+refused "$W/vn" "$E" "(f) over a path: the same documents in other frames, to merge" \
+    history-rewritten "another frame of the same bytes"
+assert_exit 0 ks --store "$W/vn" verify
+# A merge commit made with stock git that does what such a merge would:
+# parents the dictionary frames' commit and the plain frames' one, the
+# first's tree. Refused for its second parent, as verify would report it.
+R=$BASE/crafted-merge.git
+rm -rf "$R" && git clone -q --bare "$BASE/good-bulk.git" "$R"
+PLAIN=$(gd "$BASE/framed-bulk.jsonl.git" rev-parse main)
+gd "$R" fetch -q "$BASE/framed-bulk.jsonl.git" "main:refs/plain"
+X=$(printf 'merge: both\n\nKistore-Op: merge\n' | gd "$R" commit-tree "main^{tree}" -p main -p "$PLAIN")
+gd "$R" update-ref refs/heads/main "$X"
+fresh_victim "$W/vp"
+refused "$W/vp" "$GIT_DAEMON_URL/crafted-merge.git" "(f) over git://: a merge commit that changes its second parent's objects" \
+    history-rewritten "commit ${X:0:12}"
+refused "$W/vp" "$R" "(f) over a path: a merge commit that changes its second parent's objects" \
+    history-rewritten "commit ${X:0:12}"
+fresh_victim "$W/vo"
+assert_exit 0 ks --store "$W/vo" add v50.jsonl
+assert_exit 0 ks --store "$W/vo" --json pull "$GIT_DAEMON_URL/honest.git"
+assert_eq "merge" "$(jv .result)" "(e) over git://: the honest remote merged"
+assert_eq "$WANT" "$(level_of "$W/vo" "$RX")" "(e) over git://: the remote's rerun verdict"
+assert_exit 0 ks --store "$W/vo" --json verify
+assert_eq "true" "$(jv .ok)" "over git://: verify after the merge of a signed rerun"
+pass "over git://: the same refusals, the good commits merged (dictionary frames, a signed rerun), verify clean; the same documents in other frames on the two sides: refused, never a merge verify reports"
+
+elapsed=$((SECONDS - T0))
+limit=${KISTORE_E2E_TIME_LIMIT:-120}  # scripts/test.sh's sanitized run is several times slower
+((elapsed < limit)) || fail "test_attack_pull_fast took ${elapsed}s (limit ${limit}s)"
+pass "finished in ${elapsed}s"
+summary
