@@ -100,13 +100,13 @@ refused() {
 
 # ---- (a) dictionary frames through the threaded check -----------------------
 for i in $(seq 1 200); do "$KISTORE" canon <<<"{\"kind\":\"Implementation\",\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"spec\":{\"name\":\"k$i\",\"repo\":\"https://github.com/x/y$((i * 7))\"}}" >"samples/$i.json"; done
-zstd -q --train samples/* --maxdict=2048 --dictID=4242 -o dict4242 2>/dev/null
+zstd -q --train samples/* --maxdict=2048 --dictID=424242 -o dict424242 2>/dev/null
 for i in $(seq 1 200); do printf 'zzzz qqqq %d wwww %d %.0s' "$i" $((i * 13)) {1..20} >"other/$i"; done
-zstd -q --train other/* --maxdict=2048 --dictID=4242 -o other4242 2>/dev/null
+zstd -q --train other/* --maxdict=2048 --dictID=424242 -o other424242 2>/dev/null
 printf 'not a dictionary' >junk
 
 # framed RUNS : once per RUNS, a bare copy of the victim with one kistore add
-# of RUNS, every object that add wrote re-compressed by `zstd -D dict4242` and
+# of RUNS, every object that add wrote re-compressed by `zstd -D dict424242` and
 # written with git plumbing; $W/RUNS.info lists them (update-index --index-info).
 framed() {
     local r=$BASE/framed-$1.git c p blob
@@ -116,7 +116,7 @@ framed() {
     c=$(head_of "$r")
     while IFS= read -r p; do
         gd "$r" cat-file blob "$c:$p" | zstd -q -d -c >plain
-        zstd -q -f --check -D dict4242 plain -o framed
+        zstd -q -f --check -D dict424242 plain -o framed
         blob=$(gd "$r" hash-object -w framed)
         printf '100644 %s\t%s\n' "$blob" "$p"
     done < <(gd "$r" diff-tree -r --name-only --diff-filter=A "$c^" "$c" -- objects/) >"$W/$1.info"
@@ -142,12 +142,12 @@ dict_remote() {
     printf '%s\n' "$r"
 }
 
-R=$(dict_remote good-bulk bulk.jsonl dictionaries/4242 dict4242)
+R=$(dict_remote good-bulk bulk.jsonl dictionaries/424242 dict424242)
 n=$(gd "$R" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ | wc -l)
 ((n >= 64)) || fail "(a) the big commit adds only $n objects"
 ONE=$(gd "$R" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ | sed -n 1p)
 ONE_DIGEST=sha256:$(tr -d / <<<"${ONE#objects/sha256/}")
-gd "$R" cat-file blob "main:$ONE" | zstd -q -d -c -D dict4242 >one.bytes
+gd "$R" cat-file blob "main:$ONE" | zstd -q -d -c -D dict424242 >one.bytes
 fresh_victim "$W/va"
 assert_exit 0 ks --store "$W/va" --json pull "$R"
 assert_eq "fast-forward" "$(jv .result)" "(a) the big commit of dictionary frames: taken"
@@ -180,10 +180,10 @@ wrong_dictionary() {
     assert_eq "$small_problems" "$(cat "$W/problems")" "$what: the big commit's problems are the small one's"
     pass "(a) $what: refused in a commit of 2 runs and of $BULK, the same problems, the store unchanged"
 }
-wrong_dictionary missing "frames naming a dictionary the remote lacks" "" "" "dictionary 4242"
-wrong_dictionary impostor "another dictionary under ID 4242" dictionaries/4242 other4242 "does not decode"
-wrong_dictionary junk "bytes that are no dictionary at dictionaries/4242" dictionaries/4242 junk "magic number 0xEC30A437"
-wrong_dictionary misnamed "dictionary 4242 kept as dictionaries/77" dictionaries/77 dict4242 "Dictionary_ID is 77"
+wrong_dictionary missing "frames naming a dictionary the remote lacks" "" "" "dictionary 424242"
+wrong_dictionary impostor "another dictionary under ID 424242" dictionaries/424242 other424242 "does not decode"
+wrong_dictionary junk "bytes that are no dictionary at dictionaries/424242" dictionaries/424242 junk "magic number 0xEC30A437"
+wrong_dictionary misnamed "dictionary 424242 kept as dictionaries/77777" dictionaries/77777 dict424242 "Dictionary_ID is 77777"
 
 # ---- (b) a remote pack index that lies ----------------------------------------
 # commit_with REPO MSG MODE,BLOB,PATH... : on REPO's main, a commit whose tree
@@ -423,7 +423,7 @@ pass "(e) a local signed rerun and the remote's, merged: each run keeps its verd
 # ---- over git:// (a network pack, checked in the quarantine) -------------------
 start_git_daemon "$BASE"
 fresh_victim "$W/vn"
-refused "$W/vn" "$GIT_DAEMON_URL/bulk-missing.git" "(a) over git://: frames naming a missing dictionary" "dictionary 4242"
+refused "$W/vn" "$GIT_DAEMON_URL/bulk-missing.git" "(a) over git://: frames naming a missing dictionary" "dictionary 424242"
 refused "$W/vn" "$GIT_DAEMON_URL/two-paths.git" "(c) over git://: one blob under two paths" object-hash-mismatch "$P2"
 assert_exit 0 ks --store "$W/vn" add v50.jsonl
 assert_exit 0 ks --store "$W/vn" --json pull "$GIT_DAEMON_URL/good-bulk.git"
