@@ -64,6 +64,14 @@ std::string index_json(const SiteData& data);
 extern const char* const kStyleSheet;  // style.css
 extern const char* const kScript;      // site.js
 
+// The keys of the pages (cli/site_keys.cc): a digest of everything the
+// page is rendered from, as hex. Equal keys: equal pages, so a rebuild
+// skips rendering a page whose key the manifest recorded. `what` names the
+// group's file ("group.html", "group.json"). Never fail.
+std::string run_page_key(const SiteData& data, std::size_t g, std::size_t r);
+std::string run_json_key(const SiteData& data, std::size_t g, std::size_t r);
+std::string group_key(const SiteData& data, std::size_t g, std::string_view what);
+
 // The bundle of a run as `show --canonical` prints it (describe.h's
 // stored_bundle), from documents already read.
 Json site_bundle(const GroupRow& row, const RunFacts& facts);
