@@ -151,23 +151,29 @@ struct PageJob {
   std::function<std::string()> key = nullptr;
 };
 
-std::vector<PageJob> page_jobs(const SiteData& data) {
+// `group_keys`: site::group_key of each group.
+std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::string>& group_keys) {
+  const auto& gk = group_keys;
   std::vector<PageJob> jobs;
   jobs.push_back({"style.css", [] { return std::string(site::kStyleSheet); }});
   jobs.push_back({"site.js", [] { return std::string(site::kScript); }});
-  jobs.push_back({"index.html", [&] { return site::index_page(data); }});
-  jobs.push_back({"index.json", [&] { return site::index_json(data); }});
+  jobs.push_back({"index.html", [&] { return site::index_page(data); },
+                  [&] { return site::index_key(data, gk, "index.html"); }});
+  jobs.push_back({"index.json", [&] { return site::index_json(data); },
+                  [&] { return site::index_key(data, gk, "index.json"); }});
   for (std::size_t b = 0; b < data.benchmarks.size(); ++b) {
     const std::string base = "benchmarks/" + data.benchmarks[b].id;
-    jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); }});
-    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); }});
+    jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); },
+                    [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.html"); }});
+    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); },
+                    [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.json"); }});
   }
   for (std::size_t g = 0; g < data.groups.size(); ++g) {
     const std::string base = "groups/" + data.groups[g].view.key.hex();
     jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); },
-                    [&data, g] { return site::group_key(data, g, "group.html"); }});
+                    [&gk, g] { return site::derived_key("group.html", gk[g]); }});
     jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); },
-                    [&data, g] { return site::group_key(data, g, "group.json"); }});
+                    [&gk, g] { return site::derived_key("group.json", gk[g]); }});
     for (std::size_t r = 0; r < data.groups[g].view.rows.size(); ++r) {
       const std::string run = "runs/" + data.groups[g].view.rows[r].run.digest().hex();
       jobs.push_back({run + ".html", [&data, g, r] { return site::run_page(data, g, r); },
@@ -177,6 +183,17 @@ std::vector<PageJob> page_jobs(const SiteData& data) {
     }
   }
   return jobs;
+}
+
+// The bytes of `file`, read in one go (a manifest of a big site is megabytes);
+// empty when it cannot be read.
+std::string read_whole(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  std::string text(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  return in ? text : std::string();
 }
 
 // The manifest of an earlier build: path -> sha256 hex of the bytes written,
@@ -197,9 +214,7 @@ Manifest read_manifest(const fs::path& dir) {
                          " (no site was built there); name an empty or new folder");
     return out;
   }
-  std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Json manifest = parse_json(text, file.string());
+  Json manifest = parse_json(read_whole(file), file.string());
   const Json* files = manifest.find("files");
   if (!files || !files->is_object()) throw InvalidInput(file.string() + ": expected {\"files\":{…}}");
   for (const auto& [path, hash] : files->as_object())
@@ -247,7 +262,9 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
   const Manifest before = read_manifest(dir);
   timer.lap("manifest read");
   SiteData data = gather(store, trust, options, timer);
-  std::vector<PageJob> jobs = page_jobs(data);
+  std::vector<std::string> group_keys(data.groups.size());
+  parallel_for(group_keys.size(), [&](std::size_t g) { group_keys[g] = site::group_key(data, g); });
+  std::vector<PageJob> jobs = page_jobs(data, group_keys);
   std::error_code ec;
   for (const char* sub : {"", "runs", "groups", "benchmarks"}) {
     fs::create_directories(dir / sub, ec);
@@ -300,9 +317,7 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
   manifest.set("files", Json(std::move(files)));
   manifest.set("keys", Json(std::move(keys)));
   std::string text = canonical(manifest) + "\n";
-  std::ifstream in(dir / kManifest, std::ios::binary);
-  std::string was((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (was != text) {
+  if (read_whole(dir / kManifest) != text) {
     write_file(dir / kManifest, text);
     ++report.written;
   }

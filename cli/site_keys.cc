@@ -34,6 +34,8 @@ class KeyText {
     std::snprintf(buf, sizeof buf, "%.17g", v);
     return add(std::string_view(buf));
   }
+  KeyText& add(const std::string& s) { return add(std::string_view(s)); }
+  KeyText& add(const char* s) { return add(std::string_view(s)); }
   KeyText& add(const Digest& d) { return add(d.str()); }
   KeyText& add(const std::optional<Document>& doc) {
     if (!doc) return add("-");
@@ -111,12 +113,34 @@ std::string run_json_key(const SiteData& data, std::size_t gi, std::size_t ri) {
   return k.key();
 }
 
-std::string group_key(const SiteData& data, std::size_t gi, std::string_view what) {
+std::string group_key(const SiteData& data, std::size_t gi) {
   const SiteGroup& g = data.groups[gi];
   KeyText k;
-  k.add(kPageFormat).add(what);
+  k.add(kPageFormat).add("group");
   add_group(k, g);
   for (const GroupRow& row : g.view.rows) add_row(k, row);
+  return k.key();
+}
+
+std::string derived_key(std::string_view what, const std::string& group_key) {
+  return KeyText().add(kPageFormat).add(what).add(group_key).key();
+}
+
+std::string benchmark_key(const SiteData& data, std::size_t bi, const std::vector<std::string>& group_keys,
+                          std::string_view what) {
+  const SiteBenchmark& b = data.benchmarks[bi];
+  KeyText k;
+  k.add(kPageFormat).add(what).add(b.name).add(b.id).add(static_cast<long long>(b.groups.size()));
+  for (std::size_t gi : b.groups) k.add(group_keys[gi]);
+  return k.key();
+}
+
+std::string index_key(const SiteData& data, const std::vector<std::string>& group_keys, std::string_view what) {
+  KeyText k;
+  k.add(kPageFormat).add(what).add(static_cast<long long>(data.benchmarks.size()));
+  for (const SiteBenchmark& b : data.benchmarks) k.add(b.name).add(b.id).add(static_cast<long long>(b.groups.size()));
+  k.add(static_cast<long long>(group_keys.size()));
+  for (const std::string& key : group_keys) k.add(key);
   return k.key();
 }
 
