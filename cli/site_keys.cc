@@ -6,6 +6,8 @@
 // Conservative by construction: each key takes in every field of the model
 // that its page's renderer reads (and some it may not), and kPageFormat,
 // which changes whenever a renderer does.
+//
+// Thread-safety: pure functions of the read-only model; any thread.
 #include <cstdio>
 
 #include "cli/site_model.h"
