@@ -147,35 +147,63 @@ SiteData gather(const Store& store, const std::vector<AllowedSigner>& trust, con
 struct PageJob {
   std::string path;  // relative to the site's folder
   std::function<std::string()> render;
+  // The page's inputs as a digest (site_keys.cc); none: rendered on every build.
+  std::function<std::string()> key = nullptr;
 };
 
-std::vector<PageJob> page_jobs(const SiteData& data) {
+// `group_keys`: site::group_key of each group.
+std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::string>& group_keys) {
+  const auto& gk = group_keys;
   std::vector<PageJob> jobs;
   jobs.push_back({"style.css", [] { return std::string(site::kStyleSheet); }});
   jobs.push_back({"site.js", [] { return std::string(site::kScript); }});
-  jobs.push_back({"index.html", [&] { return site::index_page(data); }});
-  jobs.push_back({"index.json", [&] { return site::index_json(data); }});
+  jobs.push_back({"index.html", [&] { return site::index_page(data); },
+                  [&] { return site::index_key(data, gk, "index.html"); }});
+  jobs.push_back({"index.json", [&] { return site::index_json(data); },
+                  [&] { return site::index_key(data, gk, "index.json"); }});
   for (std::size_t b = 0; b < data.benchmarks.size(); ++b) {
     const std::string base = "benchmarks/" + data.benchmarks[b].id;
-    jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); }});
-    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); }});
+    jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); },
+                    [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.html"); }});
+    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); },
+                    [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.json"); }});
   }
   for (std::size_t g = 0; g < data.groups.size(); ++g) {
     const std::string base = "groups/" + data.groups[g].view.key.hex();
-    jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); }});
-    jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); }});
+    jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); },
+                    [&gk, g] { return site::derived_key("group.html", gk[g]); }});
+    jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); },
+                    [&gk, g] { return site::derived_key("group.json", gk[g]); }});
     for (std::size_t r = 0; r < data.groups[g].view.rows.size(); ++r) {
       const std::string run = "runs/" + data.groups[g].view.rows[r].run.digest().hex();
-      jobs.push_back({run + ".html", [&data, g, r] { return site::run_page(data, g, r); }});
-      jobs.push_back({run + ".json", [&data, g, r] { return site::run_json(data, g, r); }});
+      jobs.push_back({run + ".html", [&data, g, r] { return site::run_page(data, g, r); },
+                      [&data, g, r] { return site::run_page_key(data, g, r); }});
+      jobs.push_back({run + ".json", [&data, g, r] { return site::run_json(data, g, r); },
+                      [&data, g, r] { return site::run_json_key(data, g, r); }});
     }
   }
   return jobs;
 }
 
-// The manifest of an earlier build: path -> sha256 hex of the bytes written.
-std::map<std::string, std::string> read_manifest(const fs::path& dir) {
-  std::map<std::string, std::string> out;
+// The bytes of `file`, read in one go (a manifest of a big site is megabytes);
+// empty when it cannot be read.
+std::string read_whole(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  std::string text(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  return in ? text : std::string();
+}
+
+// The manifest of an earlier build: path -> sha256 hex of the bytes written,
+// and path -> the key of the page's inputs (site_keys.cc) where it had one.
+struct Manifest {
+  std::map<std::string, std::string> files, keys;
+};
+
+Manifest read_manifest(const fs::path& dir) {
+  Manifest out;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return out;
   if (!fs::is_directory(dir, ec)) throw InvalidInput(dir.string() + ": not a folder");
@@ -186,14 +214,28 @@ std::map<std::string, std::string> read_manifest(const fs::path& dir) {
                          " (no site was built there); name an empty or new folder");
     return out;
   }
-  std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Json manifest = parse_json(text, file.string());
+  Json manifest = parse_json(read_whole(file), file.string());
   const Json* files = manifest.find("files");
   if (!files || !files->is_object()) throw InvalidInput(file.string() + ": expected {\"files\":{…}}");
   for (const auto& [path, hash] : files->as_object())
-    if (hash.is_string()) out[path] = hash.as_string();
+    if (hash.is_string()) out.files[path] = hash.as_string();
+  // A manifest without keys (an older build's) makes every page render.
+  if (const Json* keys = manifest.find("keys"); keys && keys->is_object())
+    for (const auto& [path, key] : keys->as_object())
+      if (key.is_string()) out.keys[path] = key.as_string();
   return out;
+}
+
+// The hash of the page an earlier build wrote at `path` when its key is
+// `key` and the file is still there; empty when the page must be rendered.
+std::string unchanged_hash(const Manifest& before, const fs::path& dir, const std::string& path,
+                           const std::string& key) {
+  auto k = before.keys.find(path);
+  if (k == before.keys.end() || k->second != key) return "";
+  auto f = before.files.find(path);
+  std::error_code ec;
+  if (f == before.files.end() || f->second.empty() || !fs::is_regular_file(dir / path, ec)) return "";
+  return f->second;
 }
 
 // Writes `bytes` at `path` through a temporary file and a rename, so that a
@@ -216,10 +258,13 @@ void write_file(const fs::path& path, const std::string& bytes) {
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   const fs::path dir(options.out_dir);
-  std::map<std::string, std::string> before = read_manifest(dir);
   PhaseTimer timer;
+  const Manifest before = read_manifest(dir);
+  timer.lap("manifest read");
   SiteData data = gather(store, trust, options, timer);
-  std::vector<PageJob> jobs = page_jobs(data);
+  std::vector<std::string> group_keys(data.groups.size());
+  parallel_for(group_keys.size(), [&](std::size_t g) { group_keys[g] = site::group_key(data, g); });
+  std::vector<PageJob> jobs = page_jobs(data, group_keys);
   std::error_code ec;
   for (const char* sub : {"", "runs", "groups", "benchmarks"}) {
     fs::create_directories(dir / sub, ec);
@@ -227,46 +272,56 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
   }
   SiteReport report{jobs.size() + 1, 0, 0, 0, data.groups.size(), data.benchmarks.size()};
   for (const auto& g : data.groups) report.runs += g.view.rows.size();
-  Json::Object files;  // in job order, each path once (Json::set would search)
+  Json::Object files, keys;  // in job order, each path once (Json::set would search)
   std::set<std::string> now;
   // Rendering is pure (the data is read-only now): every core, a block of
   // pages at a time (so that memory holds a block, not the site); writing
   // is left to this thread, in order.
   constexpr std::size_t kBlock = 1024;
-  std::vector<std::string> pages(kBlock), hashes(kBlock);
+  // A page whose key the manifest recorded, with its file in place, is not
+  // rendered again (rendered[i] false): its recorded hash stands.
+  std::vector<std::string> pages(kBlock), hashes(kBlock), page_keys(kBlock);
+  std::vector<char> rendered(kBlock);
   for (std::size_t first = 0; first < jobs.size(); first += kBlock) {
     const std::size_t n = std::min(kBlock, jobs.size() - first);
     parallel_for(n, [&](std::size_t i) {
-      pages[i] = jobs[first + i].render();
+      const PageJob& job = jobs[first + i];
+      page_keys[i] = job.key ? job.key() : "";
+      hashes[i] = page_keys[i].empty() ? "" : unchanged_hash(before, dir, job.path, page_keys[i]);
+      rendered[i] = hashes[i].empty();
+      if (!rendered[i]) return;
+      pages[i] = job.render();
       hashes[i] = Digest::of(pages[i]).hex();
     });
     for (std::size_t i = 0; i < n; ++i) {
       const PageJob& job = jobs[first + i];
       const fs::path path = dir / job.path;
-      auto old = before.find(job.path);
-      if (old == before.end() || old->second != hashes[i] || !fs::exists(path, ec)) {
+      auto old = before.files.find(job.path);
+      if (rendered[i] && (old == before.files.end() || old->second != hashes[i] || !fs::exists(path, ec))) {
         write_file(path, pages[i]);
         ++report.written;
       }
+      pages[i].clear();
       files.emplace_back(job.path, Json(hashes[i]));
+      if (!page_keys[i].empty()) keys.emplace_back(job.path, Json(page_keys[i]));
       now.insert(job.path);
     }
     if (progress) progress(first + n, jobs.size());
   }
-  for (const auto& [path, hash] : before)
+  for (const auto& [path, hash] : before.files)
     if (!now.count(path) && !path.empty() && path[0] != '/' && path.find("..") == std::string::npos &&
         fs::remove(dir / path, ec)) ++report.removed;
   timer.lap("pages");
   Json manifest = Json::object();
   manifest.set("generator", "kistore site");
   manifest.set("files", Json(std::move(files)));
+  manifest.set("keys", Json(std::move(keys)));
   std::string text = canonical(manifest) + "\n";
-  std::ifstream in(dir / kManifest, std::ios::binary);
-  std::string was((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (was != text) {
+  if (read_whole(dir / kManifest) != text) {
     write_file(dir / kManifest, text);
     ++report.written;
   }
+  timer.lap("manifest written");
   return report;
 }
 

@@ -14,7 +14,11 @@
 // Rebuilding into the same folder rewrites only the files whose bytes
 // changed (site-manifest.json records the sha256 of each file written) and
 // removes the files an earlier build wrote that this one does not; a page
-// names no build time, so a page changes only when its evidence does.
+// names no build time, so a page changes only when its evidence does. The
+// manifest also records each page's key (a digest of what the page is
+// rendered from, cli/site_keys.cc): a rebuild does not render a page whose
+// key is unchanged and whose file is in place, so that a rebuild after one
+// add costs the gathering of the evidence and the pages that changed.
 //
 // Thread-safety: one call at a time per Store (it reads through one Snapshot).
 #pragma once

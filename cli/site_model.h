@@ -64,6 +64,20 @@ std::string index_json(const SiteData& data);
 extern const char* const kStyleSheet;  // style.css
 extern const char* const kScript;      // site.js
 
+// The keys of the pages (cli/site_keys.cc): a digest of everything the
+// page is rendered from, as hex. Equal keys: equal pages, so a rebuild
+// skips rendering a page whose key the manifest recorded. group_key is the
+// digest of a group and all its rows; the pages made of groups take theirs
+// in, one per data.groups entry (`group_keys`), and `what` names the file
+// ("group.html", "index.json"). Never fail.
+std::string run_page_key(const SiteData& data, std::size_t g, std::size_t r);
+std::string run_json_key(const SiteData& data, std::size_t g, std::size_t r);
+std::string group_key(const SiteData& data, std::size_t g);
+std::string derived_key(std::string_view what, const std::string& group_key);
+std::string benchmark_key(const SiteData& data, std::size_t b, const std::vector<std::string>& group_keys,
+                          std::string_view what);
+std::string index_key(const SiteData& data, const std::vector<std::string>& group_keys, std::string_view what);
+
 // The bundle of a run as `show --canonical` prints it (describe.h's
 // stored_bundle), from documents already read.
 Json site_bundle(const GroupRow& row, const RunFacts& facts);

@@ -102,6 +102,34 @@ assert_eq "runs/$run.html" "$changed" "the page that changed is the attested run
 assert_eq 2000 "$(date -r "$O/runs/$other.html" +%Y)" "another group's run page is untouched"
 pass "rebuild rewrites only the pages whose evidence changed"
 
+# A rebuild skips rendering the pages whose inputs (their keys in the manifest) did not change;
+# what it leaves must be what a build from scratch writes, byte for byte, and it must write
+# exactly the files whose bytes changed. After the attestation above, then after the trust list
+# loses the controller (every level it justified and every commit it signed reads differently).
+# site_fresh WHAT: builds from scratch into $W/fresh and compares it with $O; checks each file of
+# $O against the sha256 the manifest records.
+site_fresh() {
+  rm -rf "$W/fresh"
+  assert_exit 0 ks site "$W/fresh"
+  diff -r "$O" "$W/fresh" >"$W/fresh.diff" || fail "$1: the rebuilt site differs from a fresh build: $(head -c 600 "$W/fresh.diff")"
+  (cd "$O" && jq -r '.files | to_entries[] | "\(.value)  \(.key)"' site-manifest.json | sha256sum --quiet -c -) ||
+    fail "$1: a file's bytes are not the sha256 the manifest records"
+}
+site_fresh "after an attestation"
+cp "$O/site-manifest.json" "$W/manifest.before"
+assert_exit 0 ks trust remove controller@example.org
+assert_exit 0 ks --json site "$O"
+changed=$(jq -rn --slurpfile a "$W/manifest.before" --slurpfile b "$O/site-manifest.json" \
+  '[$b[0].files | to_entries[] | select($a[0].files[.key] != .value)] | length')
+[[ $changed -ge 2 ]] || fail "an untrusted controller changes the run's page and its group's page (changed: $changed)"
+assert_eq $((changed + 1)) "$(jv .written)" "the rebuild writes exactly the files whose bytes changed (and the manifest)"
+assert_contains "$(cat "$O/runs/$run.html")" "unverified" "the run's level now reads unverified"
+site_fresh "after the trust list changed"
+assert_exit 0 ks trust add controller@example.org "$W/controller.pub"
+assert_exit 0 ks --json site "$O"
+site_fresh "after the controller is trusted again"
+pass "a rebuild that skips unchanged pages equals a fresh build (attestation, trust removed, trust restored)"
+
 # In a real browser, from file://.
 if ! command -v chromium >/dev/null; then
   echo "SKIP: chromium is not installed (apt-get install chromium; scripts/deps.sh installs it for tests):" \
