@@ -14,6 +14,7 @@
 
 #include "cli/site_model.h"
 #include "objects/error.h"
+#include "objects/json_large.h"
 #include "objects/parallel.h"
 #include "refs/layout.h"
 #include "store/level_audit.h"
@@ -28,6 +29,7 @@ using site::SiteData;
 using site::SiteGroup;
 
 constexpr const char* kManifest = "site-manifest.json";
+constexpr std::size_t kMaxManifestBytes = std::size_t{1} << 30;  // 1 GiB: a site of millions of runs
 
 // Where the time goes, on stderr when KISTORE_SITE_TIMING is set (bench/site.sh).
 class PhaseTimer {
@@ -214,7 +216,12 @@ Manifest read_manifest(const fs::path& dir) {
                          " (no site was built there); name an empty or new folder");
     return out;
   }
-  Json manifest = parse_json(read_whole(file), file.string());
+  // A site's manifest names every file it wrote (a store of 100,000 runs:
+  // 227,000 files, 33 MB): over parse_json's 16 MiB, bounded by its own limit.
+  if (std::uintmax_t size = fs::file_size(file, ec); !ec && size > kMaxManifestBytes)
+    throw InvalidInput(file.string() + ": expected at most " + std::to_string(kMaxManifestBytes) +
+                       " bytes of manifest, found " + std::to_string(size));
+  Json manifest = parse_json_up_to(read_whole(file), file.string(), kMaxManifestBytes);
   const Json* files = manifest.find("files");
   if (!files || !files->is_object()) throw InvalidInput(file.string() + ": expected {\"files\":{…}}");
   for (const auto& [path, hash] : files->as_object())

@@ -2,6 +2,7 @@
 // RFC 8785: UTF-8 validated, duplicate names and lone surrogates refused,
 // numbers as doubles, positions named by line and column.
 #include "objects/json.h"
+#include "objects/json_large.h"
 
 #include <rapidjson/error/error.h>
 #include <rapidjson/reader.h>
@@ -515,13 +516,11 @@ SyntaxError explain(rapidjson::ParseErrorCode code, std::string_view text, std::
 
 }  // namespace
 
-Json parse_json(std::string_view text, std::string_view source, std::size_t first_line) {
+namespace {
+
+// parse_json without its size bound: the callers below bound it.
+Json parse_bounded(std::string_view text, std::string_view source, std::size_t first_line) {
   const Locator where(text, source, first_line);
-  if (text.size() > kMaxInputBytes) {
-    throw InvalidInput(where.at(0) + "expected at most " + std::to_string(kMaxInputBytes) +
-                       " bytes (16 MiB) of JSON text, found " + std::to_string(text.size()) +
-                       " bytes");
-  }
   // Numbers come as text and are converted by std::from_chars: RapidJSON
   // 1.1.0's own conversion, even with kParseFullPrecisionFlag, gets the edges
   // wrong ("10e308" gives -3.09e-308, "1.8e308" NaN, 2.4703282292062327e-324
@@ -543,6 +542,24 @@ Json parse_json(std::string_view text, std::string_view source, std::size_t firs
                        describe(text, in.Tell()));
   }
   return builder.take_root();
+}
+
+}  // namespace
+
+Json parse_json(std::string_view text, std::string_view source, std::size_t first_line) {
+  if (text.size() > kMaxInputBytes) {
+    throw InvalidInput(Locator(text, source, first_line).at(0) + "expected at most " + std::to_string(kMaxInputBytes) +
+                       " bytes (16 MiB) of JSON text, found " + std::to_string(text.size()) + " bytes");
+  }
+  return parse_bounded(text, source, first_line);
+}
+
+Json parse_json_up_to(std::string_view text, std::string_view source, std::size_t max_bytes) {
+  if (text.size() > max_bytes) {
+    throw InvalidInput(Locator(text, source, 1).at(0) + "expected at most " + std::to_string(max_bytes) +
+                       " bytes of JSON text, found " + std::to_string(text.size()) + " bytes");
+  }
+  return parse_bounded(text, source, 1);
 }
 
 }  // namespace kistore

@@ -1,4 +1,5 @@
 #include "objects/json.h"
+#include "objects/json_large.h"
 
 #include <bit>
 #include <catch2/catch.hpp>
@@ -392,6 +393,24 @@ TEST_CASE("input size: 16 MiB accepted, one byte more rejected", "[json][errors]
   text.insert(1, "a");
   CHECK(parse_error(text) ==
         "in.json:1:1: expected at most 16777216 bytes (16 MiB) of JSON text, found 16777217 bytes");
+}
+
+TEST_CASE("parse_json_up_to: a text kistore wrote, past 16 MiB, under its own bound", "[json][errors]") {
+  std::string text(kMaxInputBytes + 2, 'a');  // one string of 16 MiB: over parse_json's bound
+  text.front() = '"';
+  text.back() = '"';
+  CHECK_THROWS_AS(parse_json(text, "manifest.json"), Error);
+  CHECK(parse_json_up_to(text, "manifest.json", text.size()).as_string().size() == kMaxInputBytes);
+  try {
+    parse_json_up_to(text, "manifest.json", kMaxInputBytes + 1);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    CHECK(std::string(e.what()) ==
+          "manifest.json:1:1: expected at most 16777217 bytes of JSON text, found 16777218 bytes");
+  }
+  // Its errors are parse_json's, with the source and position.
+  CHECK_THROWS_WITH(parse_json_up_to("{\"a\":}", "m.json", 100), Catch::Contains("m.json:1:6"));
 }
 
 TEST_CASE("the first of several duplicates in a large object is reported", "[json][errors]") {
