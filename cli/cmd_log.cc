@@ -5,9 +5,9 @@
 #include "cli/signing.h"
 #include "cli/table.h"
 #include "cli/terminal.h"
-#include "refs/layout.h"
 #include "store/history.h"
 #include "store/query.h"
+#include "store/run_story.h"
 #include "store/trust.h"
 
 namespace kistore::cli {
@@ -24,22 +24,6 @@ std::string iso_time(std::int64_t t, int offset_minutes) {
   int a = offset_minutes < 0 ? -offset_minutes : offset_minutes;
   std::snprintf(zone, sizeof zone, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', a / 60, a % 60);
   return std::string(buf) + zone;
-}
-
-// What a change below refs/ or objects/ means, in words, for one run's story
-// (paths of either format: a story may cross an upgrade).
-std::string describe_change(const PathChange& c) {
-  if (auto d = parse_object_path(c.path))
-    return std::string(c.status == 'A' ? "added " : c.status == 'D' ? "removed " : "changed ") + d->str();
-  for (Format f : {Format::k2, Format::k1}) {
-    if (auto entry = parse_level_path(f, c.path))
-      return std::string(c.status == 'D' ? "left level " : "entered level ") + std::string(level_name(entry->level));
-    if (auto entry = parse_attestation_path(f, c.path))
-      return std::string(c.status == 'D' ? "attestation removed " : "attested by ") + entry->attestation.str();
-    if (auto entry = parse_rerun_path(f, c.path))
-      return std::string(c.status == 'D' ? "rerun removed " : "rerun recorded ") + entry->rerun.str();
-  }
-  return std::string(1, c.status) + " " + c.path;  // shown by the caller
 }
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
@@ -80,7 +64,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       for (const LogEntry& e : entries) {
         std::string parents, changes;
         for (const auto& p : e.parents) parents += (parents.empty() ? "" : " ") + p;
-        for (const PathChange& c : e.changes) changes += (changes.empty() ? "" : "; ") + describe_change(c);
+        for (const PathChange& c : e.changes) changes += (changes.empty() ? "" : "; ") + story_change_text(c);
         table.add({e.id, parents, iso_time(e.time, e.offset_minutes), e.author, e.op, judge(e).text(), e.summary,
                    changes});
       }
@@ -103,7 +87,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         j.set("signature", judge(e).to_json());
         if (run) {
           Json changes = Json::array();
-          for (const PathChange& c : e.changes) changes.push_back(describe_change(c));
+          for (const PathChange& c : e.changes) changes.push_back(story_change_text(c));
           j.set("changes", std::move(changes));
         }
         list.push_back(std::move(j));
@@ -121,7 +105,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       text += "Op:     " + (e.op.empty() ? std::string("(none)") : shown(e.op)) + "\n";
       text += "Signed: " + shown_message(judge(e).text()) + "\n";
       text += "\n    " + shown(e.summary) + "\n";
-      for (const PathChange& c : e.changes) text += "    " + shown(describe_change(c)) + "\n";
+      for (const PathChange& c : e.changes) text += "    " + shown(story_change_text(c)) + "\n";
       text += "\n";
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
