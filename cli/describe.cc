@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "refs/compare.h"
 #include "refs/index.h"
 #include "store/level_audit.h"
 #include "store/query.h"
@@ -125,17 +126,9 @@ std::string human_value(double value, const std::string& unit) {
 }
 
 std::optional<std::pair<double, double>> spread_values(const Document& run, const std::string& unit) {
-  const Json* list = run.spec().find("measurements");
-  if (!list || !list->is_array()) return std::nullopt;
-  std::optional<double> p20, p80;
-  for (const Json& m : list->as_array()) {
-    auto parsed = Measurement::from_json(m);
-    if (!parsed || parsed->unit != unit) continue;
-    if (parsed->statistic == "p20") p20 = parsed->value;
-    if (parsed->statistic == "p80") p80 = parsed->value;
-  }
-  if (!p20 || !p80) return std::nullopt;
-  return std::make_pair(*p20, *p80);
+  std::optional<Spread> s = primary_spread(run.spec(), unit);
+  if (!s) return std::nullopt;
+  return std::make_pair(s->low, s->high);
 }
 
 std::string spread_text(const Document& run, const std::string& unit) {
