@@ -28,7 +28,7 @@ constexpr char kOutsideLayout[] =
     "refs/{metadata,groups,levels,reruns,attestations,sources}/…)";
 constexpr char kObjectRemoved[] = "removes an object its parent has; objects are never removed";
 constexpr char kObjectChangedInMerge[] =
-    "holds another blob (another frame of the document) than its parent beyond the first has; objects are immutable";
+    "holds a blob that none of the merge's parents has at this path; objects are immutable";
 
 }  // namespace
 
@@ -62,13 +62,14 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
-  // A merge must keep every object of every parent, not only the first's,
-  // each as its blob (verify checks every parent): one document under two
-  // frames on the two sides cannot be merged.
+  // A merge must keep every object of every parent, not only the first's.
+  // Where the parents hold one document under different frames (other
+  // dictionaries), it keeps one of those blobs: each decodes to the same
+  // bytes, checked on its own side; a blob no parent has is refused.
   for (const git_oid& other : others_)
     for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
       if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
-      else if (d.status == Delta::kModified && d.ids_differ())
+      else if (d.status == Delta::kModified && d.ids_differ() && !from_a_parent(d))
         problem(ProblemKind::kHistoryRewritten, d.path, kObjectChangedInMerge);
   check_levels(raw);
 }
@@ -165,6 +166,14 @@ bool IncomingChecker::inherited(const Delta& d) const {
     if (d.status == Delta::kRemoved ? !id : id && git_oid_equal(&*id, &d.new_id)) return true;
   }
   return false;
+}
+
+// Whether the merge's blob at d.path (d.new_id) is one of its parents' blobs
+// there (the first's or another's).
+bool IncomingChecker::from_a_parent(const Delta& d) const {
+  if (parent_)
+    if (auto id = trees_.entry(&*parent_, d.path); id && git_oid_equal(&*id, &d.new_id)) return true;
+  return inherited(d);
 }
 
 void IncomingChecker::check_delta(const Delta& d) {

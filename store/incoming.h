@@ -76,6 +76,7 @@ class IncomingChecker {
  private:
   void problem(ProblemKind kind, std::string path, const std::string& detail);
   bool inherited(const git::TreeDelta& d) const;
+  bool from_a_parent(const git::TreeDelta& d) const;
   const git_oid* parent() const { return parent_ ? &*parent_ : nullptr; }
   void check_delta(const git::TreeDelta& d);
   void check_new_object(const git::TreeDelta& d);

@@ -198,7 +198,6 @@ class Pull {
     std::vector<Problem> problems = checker.take_problems();
     std::vector<Problem> clashes = dictionary_clashes(trees);
     problems.insert(problems.end(), clashes.begin(), clashes.end());
-    if (problems.empty()) problems = other_frames(trees);
     if (problems.empty()) return false;
     report_.result = "refused";
     report_.problems = std::move(problems);
@@ -219,26 +218,6 @@ class Pull {
                        "the remote holds another dictionary under this ID than the store does; an ID names one "
                        "dictionary, so the two cannot be merged"});
     return out;
-  }
-
-  // A merge keeps every object of both parents at its path, and a path's
-  // blob never changes from a parent to its child (verify checks every
-  // parent): when the two sides hold one document under different frames
-  // (another compression, a dictionary), no merge can keep both. Refused
-  // before anything moves in, rather than a merge that verify reports.
-  std::vector<Problem> other_frames(const LayoutTrees& trees) {
-    std::vector<Problem> problems;
-    git_repository* q = quarantine_.repo();
-    if (!local_ || git::descends_from(q, incoming_, *local_) || git::descends_from(q, *local_, incoming_)) return problems;
-    git_oid mine = git::commit_tree(q, *local_), theirs = git::commit_tree(q, incoming_);
-    for (const git::TreeDelta& d : trees.diff(&mine, &theirs, "objects")) {
-      if (d.status != git::TreeDelta::kModified || !d.ids_differ()) continue;
-      if (problems.size() >= IncomingChecker::kMaxProblems) break;
-      problems.push_back({ProblemKind::kHistoryRewritten, d.path,
-                          "the remote holds this document as blob " + git::oid_str(d.new_id) + ", the store as " +
-                              git::oid_str(d.old_id) + " (another frame of the same bytes): a merge cannot keep both"});
-    }
-    return problems;
   }
 
   // Moves the branch to the incoming head when it is empty or behind; true

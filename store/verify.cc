@@ -567,6 +567,7 @@ class Verifier {
           for (const char* dir : {"objects", "dictionaries"})
             trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), dir, [&](const git::TreeDelta& d) {
               if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
+              if (dir[0] == 'o' && d.status == git::TreeDelta::kModified && frame_of_another_parent(c, i, d, trees)) return;
               problem(ProblemKind::kHistoryRewritten, d.path,
                       "commit " + git::oid_str(id) + " " + (d.status == git::TreeDelta::kRemoved ? "removed" : "changed") +
                           (dir[0] == 'o' ? " an object" : " a dictionary") + " its parent " +
@@ -578,6 +579,21 @@ class Verifier {
         }
       }
     }
+  }
+  // Where a merge's parents hold one document under different frames (other
+  // dictionaries), the merge keeps one of them: its blob at d.path is the one
+  // parent `skip` lacks but another parent has. Each decodes to the same bytes.
+  static bool frame_of_another_parent(git_commit* merge, unsigned skip, const git::TreeDelta& d,
+                                      const git::TreeReader& trees) {
+    for (unsigned k = 0; k < git_commit_parentcount(merge); ++k) {
+      if (k == skip) continue;
+      git_commit* q = nullptr;
+      if (git_commit_parent(&q, merge, k) < 0) continue;  // reported as a missing parent
+      git::Commit other(q);
+      std::optional<git_oid> id = trees.blob_at(git_commit_tree_id(q), d.path);
+      if (id && git_oid_equal(&*id, &d.new_id)) return true;
+    }
+    return false;
   }
   // A store's format only moves forward, by an upgrade commit (Kistore-Op:
   // upgrade, format 1 to format 2, one parent): a commit that drops FORMAT

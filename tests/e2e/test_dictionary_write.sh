@@ -119,13 +119,25 @@ assert_exit 0 ks --store "$B" add b.jsonl
 DA=$(gd "$A" ls-tree --name-only main dictionaries/)
 DB=$(gd "$B" ls-tree --name-only main dictionaries/)
 [[ -n $DA && -n $DB && $DA != "$DB" ]] || fail "expected two different dictionaries, found '$DA' and '$DB'"
+# Both then add the same runs: one document, a frame of each dictionary.
+mkruns --start 15000 --count 20 --tag s >shared.jsonl
+assert_exit 0 ks --store "$A" add shared.jsonl
+assert_exit 0 ks --store "$B" add shared.jsonl
+sobj=$(gd "$A" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ | sed -n 1p)
+SA=$(gd "$A" rev-parse "main:$sobj") SB=$(gd "$B" rev-parse "main:$sobj")
+[[ $SA != "$SB" ]] || fail "expected the shared document under two frames"
 assert_exit 0 ks --store "$A" pull "$B"
+assert_eq "$SA" "$(gd "$A" rev-parse "main:$sobj")" "a document both hold keeps the store's frame"
 assert_eq "$(printf '%s\n%s\n' "$DA" "$DB" | sort)" "$(gd "$A" ls-tree --name-only main dictionaries/)" \
     "the merge keeps both dictionaries"
 assert_exit 0 ks --store "$A" --json verify
 assert_eq true "$(jv .ok)" "verify after the merge"
 bobj=$(gd "$B" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ | sed -n 1p)
 assert_exit 0 ks --store "$A" cat "sha256:$(tr -d / <<<"${bobj#objects/sha256/}")"
+# B takes the merge (a fast-forward to the frames A kept) and verifies.
+assert_exit 0 ks --store "$B" --json pull "$A"
+assert_eq fast-forward "$(jv .result)" "B takes A's merge"
+assert_exit 0 ks --store "$B" verify
 # The next writes use one of them (the highest ID) and train no third.
 mkruns --start 20000 --count 1100 --tag c >c.jsonl
 assert_exit 0 ks --store "$A" add c.jsonl
@@ -135,7 +147,7 @@ cobj=$(gd "$A" diff-tree -r --name-only --diff-filter=A main^ main -- objects/ |
 gd "$A" cat-file blob "main:$cobj" >frame
 assert_eq "$high" "$(zstd -l -v frame 2>&1 | awk '/DictID/ {print $2}')" "new frames use the highest ID"
 assert_exit 0 ks --store "$A" verify
-pass "stores that trained $DA and $DB merge with both kept; their frames read and verify; later adds use the highest"
+pass "stores that trained $DA and $DB merge with both kept, a document both hold under its store's frame; their frames read and verify on both sides; later adds use the highest"
 
 # ---- a remote holding another dictionary under the store's ID: refused ------------
 # The remote (a clone of A's base) adds two bundles whose frames name A's
