@@ -558,7 +558,7 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
     total += s->items.size();
     if (s->next()) streams.push_back(s);
   }
-  git::TreeStream tree(store.repo(), head.tree_id(), out);
+  git::TreeStream tree(store.repo(), head.tree_id(), out, total <= git::kSmallTreeChange);
   // A new store's first tree says its format; "FORMAT" sorts before every
   // other path of the layout.
   if (head.empty()) tree.change(std::string(kFormatPath), git::PathChange{out.write(GIT_OBJECT_BLOB, kFormat2Bytes, 0)});

@@ -198,10 +198,14 @@ struct PathChange {
 // whatever its kind. Error(kIO) when a path comes out of order, is empty or
 // has an empty segment, or names as a folder what a change just made a
 // blob; Error(kCorruption) when a base tree cannot be read.
+// A change of at most this many paths is small: TreeStream deflates its trees.
+constexpr std::size_t kSmallTreeChange = 1024;
+
 class TreeStream {
  public:
-  // `repo` reads the base trees; `out` must outlive the stream.
-  TreeStream(git_repository* repo, const git_oid* base, ObjectWriter& out);
+  // `repo` reads the base trees; `out` must outlive the stream. `small`: a
+  // change of a few paths, whose trees are deflated (else stored).
+  TreeStream(git_repository* repo, const git_oid* base, ObjectWriter& out, bool small = false);
   ~TreeStream();
   TreeStream(const TreeStream&) = delete;
   TreeStream& operator=(const TreeStream&) = delete;
@@ -219,7 +223,8 @@ class TreeStream {
 // Builds the tree that `base` (null: the empty tree) becomes with `changes`
 // (full paths, '/'-separated) applied, writing every new tree to `out`.
 // Folders left empty disappear. Returns the new root tree's id (the empty
-// tree's id when nothing is left). `repo` reads the base trees.
+// tree's id when nothing is left). `repo` reads the base trees. The trees of
+// a change of up to 1,024 paths are deflated, those of a bigger one stored.
 git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
                    ObjectWriter& out);
 

@@ -23,9 +23,12 @@ namespace kistore::git {
 
 namespace {
 
-// Trees are stored, not deflated: every query reads them whole, and their
-// hex names and ids barely deflate.
-constexpr int kTreeLevel = 0;
+// A big change's trees are stored, not deflated: reading them back (verify,
+// a merge) then costs no inflate, and their hex names and ids deflate by
+// a fifth at best. A small change's few trees (one add rewrites a dozen
+// folders of up to 256 entries each) are deflated: a fifth of an add's bytes.
+constexpr int kBigChangeTreeLevel = 0;
+constexpr int kSmallChangeTreeLevel = 6;
 
 void append_entry(std::string& text, const char* mode, std::string_view name, const unsigned char* id) {
   text += mode;
@@ -51,8 +54,9 @@ struct TreeStream::Impl {
     bool last_blob = false;
   };
 
-  Impl(git_repository* repo, const git_oid* base, ObjectWriter& out)
-      : odb(open_odb(repo)), out(out), packs(git_repository_path(repo)), trees(odb.get(), {&packs}) {
+  Impl(git_repository* repo, const git_oid* base, ObjectWriter& out, int tree_level)
+      : odb(open_odb(repo)), out(out), tree_level(tree_level), packs(git_repository_path(repo)),
+        trees(odb.get(), {&packs}) {
     Folder root;
     if (base) open_base(root, *base, "");
     stack.push_back(std::move(root));
@@ -103,7 +107,7 @@ struct TreeStream::Impl {
     stack.pop_back();
     copy_rest(f);
     if (f.text.empty()) return;
-    git_oid id = out.write(GIT_OBJECT_TREE, f.text, kTreeLevel);
+    git_oid id = out.write(GIT_OBJECT_TREE, f.text, tree_level);
     std::string_view name = std::string_view(f.dir).substr(stack.back().dir.size());
     name.remove_suffix(1);
     append_entry(stack.back().text, "40000", name, id.id);
@@ -151,19 +155,20 @@ struct TreeStream::Impl {
     while (stack.size() > 1) close_top();
     Folder& root = stack.back();
     copy_rest(root);
-    return out.write(GIT_OBJECT_TREE, root.text, kTreeLevel);
+    return out.write(GIT_OBJECT_TREE, root.text, tree_level);
   }
 
   Odb odb;
   ObjectWriter& out;
+  int tree_level;
   PackReader packs;
   TreeReader trees;
   std::vector<Folder> stack;
   std::string last_path;
 };
 
-TreeStream::TreeStream(git_repository* repo, const git_oid* base, ObjectWriter& out)
-    : impl_(std::make_unique<Impl>(repo, base, out)) {}
+TreeStream::TreeStream(git_repository* repo, const git_oid* base, ObjectWriter& out, bool small)
+    : impl_(std::make_unique<Impl>(repo, base, out, small ? kSmallChangeTreeLevel : kBigChangeTreeLevel)) {}
 
 TreeStream::~TreeStream() = default;
 
@@ -173,7 +178,7 @@ git_oid TreeStream::finish() { return impl_->finish(); }
 
 git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
                    ObjectWriter& out) {
-  TreeStream stream(repo, base, out);
+  TreeStream stream(repo, base, out, changes.size() <= kSmallTreeChange);
   for (const auto& [path, change] : changes) stream.change(path, change);
   return stream.finish();
 }
