@@ -238,6 +238,15 @@ bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, s
     if (at + 2 > end) return false;
     unsigned cmf = p[at], flg = p[at + 1];
     if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0) return false;
+    if (size > max_size) return false;
+    if (at + 2 < end && (p[at + 2] & ~1u)) {
+      // Compressed blocks (the trees of a small change, a commit, a store
+      // after `git gc`): inflated to exactly the declared size, zlib
+      // checking the Adler-32.
+      if (!inflate_exact(p + at, end - at, size, out)) return false;
+      type = static_cast<git_object_t>(t);
+      return true;
+    }
     at += 2;
     out.clear();
     // Stored blocks hold their bytes: an entry cannot have more than the
@@ -249,7 +258,7 @@ bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, s
       // A stored block starts on a byte: BFINAL, BTYPE 00, zero padding.
       if (at + 5 > end) return false;
       unsigned h = p[at];
-      if (h & ~1u) return false;  // compressed, or not byte-aligned: libgit2 inflates it
+      if (h & ~1u) return false;  // a stored block, then a compressed one: libgit2 reads it
       last = h & 1;
       unsigned len = p[at + 1] | p[at + 2] << 8, nlen = p[at + 3] | p[at + 4] << 8;
       if ((len ^ 0xffffu) != nlen) return false;

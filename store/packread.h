@@ -8,10 +8,12 @@
 // so verify (and lookups in the index's big trees) read this way first.
 //
 // PackReader only answers for what it can check completely: an object in a
-// version-2 index whose pack entry is a whole (not delta) object of stored
-// blocks, with lengths, sizes and Adler-32 consistent. For anything else
-// (loose objects, deltas after `git gc`, deflated data, damage) it answers
-// "not here" and the caller reads through libgit2, which reports damage.
+// version-2 index whose pack entry is a whole (not delta) object, of stored
+// blocks with lengths, sizes and Adler-32 consistent, or deflated (the trees
+// of a small change, commits) to exactly its declared size with a sound
+// Adler-32. For anything else (loose objects, deltas after `git gc`, damage)
+// it answers "not here" and the caller reads through libgit2, which reports
+// damage.
 // read_any() also inflates deflated entries and rebuilds deltas (a store
 // after `git gc`), for the read-only commands' own reader (native_objects.h).
 //

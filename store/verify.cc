@@ -1,6 +1,7 @@
 #include "store/verify.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "objects/blob.h"
+#include "objects/parallel.h"
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
@@ -47,7 +49,7 @@ struct IndexEntries {
   std::vector<MetadataEntry> metadata;
   std::vector<PairEntry> groups, attestations, reruns;
   std::vector<LevelEntry> levels;
-  std::map<std::string, SourceBytes> sources;
+  std::vector<std::pair<std::string, SourceBytes>> sources;  // in tree order
 };
 
 // What one part of the walk found, in tree order: its problems, its
@@ -57,6 +59,22 @@ struct WalkPartResult {
   std::vector<std::pair<Digest, ObjectFacts>> objects;
   IndexEntries index;
 };
+
+// An object's facts and what check_index counted of it: its group and level
+// entries (atomic: entries are checked on every core).
+struct StoredObject {
+  ObjectFacts facts;
+  std::atomic<int> groups{0}, levels{0};
+};
+
+// Problems and warnings found by one block of a parallel check, appended to
+// the report in block order, so the report is the same whatever the thread
+// count.
+struct Findings {
+  std::vector<Problem> problems, warnings;
+};
+// The block of the calling thread, or null: findings go to the report.
+thread_local Findings* t_findings = nullptr;
 
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>& from) {
@@ -112,6 +130,7 @@ class Verifier {
     }
     append(report_.problems, links);
     merge(parts);
+    index_sources();
     check_index();
     check_history();
     report_.objects = objects_.size();
@@ -164,14 +183,14 @@ class Verifier {
     objects_.reserve(objects);
     for (WalkPartResult& part : parts) {
       append(report_.problems, part.problems);
-      for (auto& [digest, facts] : part.objects) objects_[digest] = std::move(facts);
+      for (auto& [digest, facts] : part.objects) objects_.try_emplace(digest).first->second.facts = std::move(facts);
       std::vector<std::pair<Digest, ObjectFacts>>().swap(part.objects);
       append(index_.metadata, part.index.metadata);
       append(index_.groups, part.index.groups);
       append(index_.attestations, part.index.attestations);
       append(index_.reruns, part.index.reruns);
       append(index_.levels, part.index.levels);
-      index_.sources.merge(part.index.sources);
+      append(index_.sources, part.index.sources);
       part = WalkPartResult();
     }
     std::vector<WalkPartResult>().swap(parts);
@@ -212,10 +231,28 @@ class Verifier {
   }
 
   void problem(ProblemKind kind, std::string path, std::string detail) {
-    report_.problems.push_back({std::move(kind), std::move(path), std::move(detail)});
+    (t_findings ? t_findings->problems : report_.problems).push_back({std::move(kind), std::move(path), std::move(detail)});
   }
   void warning(ProblemKind kind, std::string path, std::string detail) {
-    report_.warnings.push_back({std::move(kind), std::move(path), std::move(detail)});
+    (t_findings ? t_findings->warnings : report_.warnings).push_back({std::move(kind), std::move(path), std::move(detail)});
+  }
+
+  // fn(i) for every i < n, on every core, in fixed blocks whose findings are
+  // appended in block order: the same report as one loop. fn may only read
+  // the verifier's state, count through StoredObject's atomics and report.
+  template <typename F>
+  void check_in_parallel(std::size_t n, F&& fn) {
+    const std::size_t blocks = std::min<std::size_t>(n, 256);
+    std::vector<Findings> found(blocks);
+    parallel_for(blocks, [&](std::size_t b) {
+      t_findings = &found[b];
+      for (std::size_t i = n * b / blocks; i < n * (b + 1) / blocks; ++i) fn(i);
+      t_findings = nullptr;
+    });
+    for (Findings& f : found) {
+      append(report_.problems, f.problems);
+      append(report_.warnings, f.warnings);
+    }
   }
 
   // One index entry (or FORMAT), placed by the layout of the store's format,
@@ -264,7 +301,7 @@ class Verifier {
       value.digest = Digest::parse(bytes);
       if (value.digest && value.digest->str() != bytes) value.digest.reset();
       if (!value.digest) value.other = std::string(bytes);
-      index.sources.emplace(path, std::move(value));
+      index.sources.emplace_back(path, std::move(value));
       return;
     }
     problem(ProblemKind::kLayout, path,
@@ -294,12 +331,32 @@ class Verifier {
 
   // The entry that keeps a source id from being a path of its own (a
   // shorter id that is a prefix of it, or longer ids below it), or "".
+  // Called from check_run_indexed's threads.
   std::string source_holder(const std::string& path) const {
     for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
-      if (auto it = index_.sources.find(path.substr(0, slash)); it != index_.sources.end()) return it->first;
-    auto below = index_.sources.lower_bound(path + "/");
-    if (below != index_.sources.end() && below->first.starts_with(path + "/")) return below->first;
+      if (auto held = source_at(std::string_view(path).substr(0, slash))) return index_.sources[*held].first;
+    std::call_once(sources_sorted_once_, [&] {
+      for (const auto& [p, value] : index_.sources) sources_sorted_.push_back(p);
+      std::sort(sources_sorted_.begin(), sources_sorted_.end());
+    });
+    const std::string folder = path + "/";
+    auto below = std::lower_bound(sources_sorted_.begin(), sources_sorted_.end(), std::string_view(folder));
+    if (below != sources_sorted_.end() && below->starts_with(folder)) return std::string(*below);
     return "";
+  }
+
+  // Where in index_.sources the entry at `path` is (the first, should a tree
+  // list one twice), or nullopt.
+  std::optional<std::size_t> source_at(std::string_view path) const {
+    auto it = source_index_.find(path);
+    if (it == source_index_.end()) return std::nullopt;
+    return it->second;
+  }
+  void index_sources() {
+    source_index_.reserve(index_.sources.size());
+    source_checked_.assign(index_.sources.size(), 0);
+    for (std::size_t i = 0; i < index_.sources.size(); ++i)
+      if (!source_index_.try_emplace(index_.sources[i].first, i).second) source_checked_[i] = 1;  // a second entry: the tree's problem
   }
 
   // Where a valid run's group entry must be (kept out of objects_ to save memory).
@@ -308,6 +365,10 @@ class Verifier {
   }
 
   const ObjectFacts* object(const Digest& d) const {
+    auto it = objects_.find(d);
+    return it == objects_.end() ? nullptr : &it->second.facts;
+  }
+  StoredObject* stored(const Digest& d) {
     auto it = objects_.find(d);
     return it == objects_.end() ? nullptr : &it->second;
   }
@@ -328,14 +389,19 @@ class Verifier {
     check_groups();
     check_levels();
     check_attestations();
-    for (const auto& [digest, facts] : objects_) {
-      if (!facts.valid()) continue;
+    std::vector<const std::pair<const Digest, StoredObject>*> all;
+    all.reserve(objects_.size());
+    for (const auto& entry : objects_) all.push_back(&entry);
+    check_in_parallel(all.size(), [&](std::size_t i) {
+      const auto& [digest, stored] = *all[i];
+      const ObjectFacts& facts = stored.facts;
+      if (!facts.valid()) return;
       if (facts.kind == Kind::kRun) {
-        check_run_indexed(digest, facts);
+        check_run_indexed(digest, stored);
       } else if (facts.kind == Kind::kAttestation && !attested_.count(digest)) {
         problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
       }
-    }
+    });
     check_sources();
   }
 
@@ -387,27 +453,28 @@ class Verifier {
   }
 
   void check_groups() {
-    for (const auto& g : index_.groups) {
+    check_in_parallel(index_.groups.size(), [&](std::size_t i) {
+      const PairEntry& g = index_.groups[i];
       // A valid run in its place with its bytes (most entries) needs no path spelled out.
-      const ObjectFacts* found = object(g.second);
-      if (found && found->valid() && found->kind == Kind::kRun && found->key == g.first &&
-          g.bytes == found->group_bytes && !reruns_indexed_.count(g.second)) {
-        ++group_count_[g.second];
-        continue;
+      StoredObject* found = stored(g.second);
+      if (found && found->facts.valid() && found->facts.kind == Kind::kRun && found->facts.key == g.first &&
+          g.bytes == found->facts.group_bytes && !reruns_indexed_.count(g.second)) {
+        ++found->groups;
+        return;
       }
       const std::string path = group_path(format_, g.first, g.second);
       const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
-      if (!run) continue;
-      ++group_count_[g.second];
+      if (!run) return;
+      ++found->groups;
       if (reruns_indexed_.count(g.second)) {
         problem(ProblemKind::kGroupMismatch, path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
-        continue;
+        return;
       }
       if (run->key != g.first)  // the path and the run's own group path name the same run
         problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + group_path_of(g.second, *run));
       else if (g.bytes != run->group_bytes)
         problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
-    }
+    });
     std::vector<PairEntry>().swap(index_.groups);
   }
 
@@ -424,7 +491,7 @@ class Verifier {
         run_named(l.run, path(), ProblemKind::kLevelMismatch);
         continue;
       }
-      ++level_count_[l.run];
+      ++stored(l.run)->levels;
       if (l.level == run->default_level && bytes != null_entry_) {
         problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
         continue;
@@ -484,29 +551,34 @@ class Verifier {
   // A run has one group entry, one level, its source entry (or a warning
   // when an earlier claim holds the id), and what it names is in the store
   // (else a warning: an external reference).
-  void check_run_indexed(const Digest& digest, const ObjectFacts& facts) {
+  void check_run_indexed(const Digest& digest, const StoredObject& stored) {
+    const ObjectFacts& facts = stored.facts;
+    const int groups = stored.groups, levels = stored.levels;
     // A controlled rerun is indexed under its run (check_reruns), not in a group.
     const bool rerun = reruns_indexed_.count(digest) > 0;
-    if (!rerun && !group_count_.count(digest))
+    if (!rerun && groups == 0)
       problem(ProblemKind::kMissingGroup, group_path_of(digest, facts), "run " + digest.str() + " is missing from its group");
-    else if (!rerun && group_count_[digest] > 1)
-      problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(group_count_[digest]) + " groups");
-    if (!level_count_.count(digest))
+    else if (!rerun && groups > 1)
+      problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(groups) + " groups");
+    if (levels == 0)
       problem(ProblemKind::kMissingLevel, level_path(format_, facts.default_level, digest), "run " + digest.str() + " has no level");
-    else if (level_count_[digest] > 1)
-      problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(level_count_[digest]) + " levels");
+    else if (levels > 1)
+      problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(levels) + " levels");
     if (facts.source_path) {
-      auto it = index_.sources.find(*facts.source_path);
-      if (it == index_.sources.end()) {
+      std::optional<std::size_t> at = source_at(*facts.source_path);
+      const SourceBytes* entry = at ? &index_.sources[*at].second : nullptr;
+      if (!entry) {
         std::string holder = source_holder(*facts.source_path);
         if (holder.empty())
           problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
         else
           warning(ProblemKind::kSourceClaimed, *facts.source_path,
                   "run " + digest.str() + " claims this source id, which is blocked by " + holder);
-      } else if (it->second.digest != digest) {
+      } else if (entry->digest == digest) {
+        source_checked_[*at] = 1;  // names this valid run, whose source id it is (only this run's thread writes it)
+      } else {
         warning(ProblemKind::kSourceClaimed, *facts.source_path,
-                "run " + digest.str() + " claims this source id, which names " + it->second.str() + " (the first claim)");
+                "run " + digest.str() + " claims this source id, which names " + entry->str() + " (the first claim)");
       }
     }
     for (const auto& [role, ref] : facts.references)
@@ -515,15 +587,22 @@ class Verifier {
   }
 
   void check_sources() {
-    for (const auto& [path, value] : index_.sources) {
+    std::optional<std::unordered_map<std::string_view, const Digest*>> claimed;  // source path -> a run claiming it
+    for (std::size_t i = 0; i < index_.sources.size(); ++i) {
+      if (source_checked_[i]) continue;  // a run's own entry (check_run_indexed), or a second entry of its path
+      const auto& [path, value] = index_.sources[i];
       const std::string bytes = value.str();
       const ObjectFacts* run = value.digest ? object(*value.digest) : nullptr;
       if (!run || !run->valid() || run->kind != Kind::kRun)
         problem(ProblemKind::kSourceMismatch, path, "names " + bytes + ", which is not a run in the store");
       else if (run->source_path != path) {
-        std::string claimant;
-        for (const auto& [digest, facts] : objects_)
-          if (facts.valid() && facts.source_path == path) claimant = "; run " + digest.str() + " does";
+        if (!claimed) {
+          claimed.emplace();
+          for (const auto& [digest, stored] : objects_)
+            if (stored.facts.valid() && stored.facts.source_path) (*claimed)[*stored.facts.source_path] = &digest;
+        }
+        auto it = claimed->find(path);
+        std::string claimant = it == claimed->end() ? "" : "; run " + it->second->str() + " does";
         problem(ProblemKind::kSourceMismatch, path, "the run " + bytes + " does not have this source id" + claimant);
       }
     }
@@ -620,12 +699,15 @@ class Verifier {
   LevelAudit audit_;  // the signed history, judged against options_.trust
   VerifyReport report_;
   const std::string null_entry_ = level_entry(std::nullopt);  // a default level's entry
-  std::unordered_map<Digest, ObjectFacts> objects_;  // group_path left empty: group_path_of
+  std::unordered_map<Digest, StoredObject> objects_;  // group_path left empty: group_path_of
   IndexEntries index_;
   std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
-  // What check_index counted: each run's group and level entries, the attestations indexed.
-  std::unordered_map<Digest, int> group_count_, level_count_;
+  // The attestations check_index found indexed.
   std::set<Digest> attested_;
+  std::unordered_map<std::string_view, std::size_t> source_index_;  // path -> its first entry in index_.sources
+  std::vector<char> source_checked_;  // per index_.sources entry: nothing more to check
+  mutable std::once_flag sources_sorted_once_;
+  mutable std::vector<std::string_view> sources_sorted_;  // every source path, sorted (source_holder)
 };
 
 }  // namespace

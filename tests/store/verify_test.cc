@@ -453,6 +453,37 @@ TEST_CASE("verify: the level-unjustified detail says why", "[store][verify][tamp
   }
 }
 
+TEST_CASE("verify: source entries say which run claims a source id, and what blocks one", "[store][verify][tamper]") {
+  BaseStore s;
+  const std::string other_source = "refs/sources/liger-kernel-bench/tiled_geglu/backward/other/run";
+  SECTION("an entry naming another run names the run whose source id it is") {
+    s.tamper({{kSeedSource, s.run2.str()}});
+    VerifyReport r = verify(s.dir);
+    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"source-mismatch " + std::string(kSeedSource)});
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("the run " + s.run2.str() + " does not have this source id"));
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("; run " + s.run.str() + " does"));
+    // run2's own entry still names it: nothing about it; the seed run's id now names another run.
+    REQUIRE(r.warnings.size() >= 1);
+    bool named = false;
+    for (const Problem& w : r.warnings)
+      named |= w.kind == ProblemKind::kSourceClaimed && w.path == kSeedSource &&
+               w.detail.find("which names " + s.run2.str() + " (the first claim)") != std::string::npos;
+    CHECK(named);
+  }
+  SECTION("an entry below a run's source id blocks it: a warning naming the blocker") {
+    const std::string below = std::string(kSeedSource) + "/later";
+    s.tamper({{kSeedSource, std::nullopt}, {below, s.run2.str()}});
+    VerifyReport r = verify(s.dir);
+    CHECK(kinds_and_paths(r.problems) == std::multiset<std::string>{"source-mismatch " + below});
+    bool named = false;
+    for (const Problem& w : r.warnings)
+      named |= w.kind == ProblemKind::kSourceClaimed && w.path == kSeedSource &&
+               w.detail.find("which is blocked by " + below) != std::string::npos;
+    CHECK(named);
+    CHECK_THAT(describe(r.problems), !Catch::Matchers::Contains(other_source));  // run2's own entry holds
+  }
+}
+
 // Replaces the loose object `id` of the store at `dir` with a well-formed
 // loose object of `type` holding `content`: its file name no longer matches
 // its content, as a disk error or a hand editing objects/ would leave it.
