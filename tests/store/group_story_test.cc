@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "objects/error.h"
 #include "objects/json.h"
 #include "refs/index.h"
 #include "store/add.h"
@@ -163,6 +164,27 @@ TEST_CASE("group story: runs added, ranks moved, an attestation and a signed rer
   CHECK(group_story_texts(rerun) ==
         std::vector<std::string>{seed + " liger_tiled: level source-native → reproduced (rerun " + evidence + ")",
                                  seed + " liger_tiled: rerun " + evidence + " recorded (reproduced, ratio 1.017)"});
+}
+
+TEST_CASE("Store::snapshot_at reads the tree of an older commit; a bad id is kIO naming it", "[store][snapshot]") {
+  StoryStore s;
+  std::vector<GroupStoryEntry> story = read_group_story(s.store, s.key(), {});
+  REQUIRE(story.size() == 4);
+  Snapshot before_rerun = s.store.snapshot_at(story[0].commit.parents.at(0));
+  CHECK(before_rerun.commit_id() == story[0].commit.parents[0]);
+  CHECK(recorded_level(before_rerun, kSeedRun) == Level::kSourceNative);
+  CHECK(recorded_level(s.store.snapshot_at(story[0].commit.id), kSeedRun) == Level::kReproduced);
+  CHECK_FALSE(s.store.snapshot_at(story[3].commit.id).has_object(run_of(s.fast).digest()));
+  for (const std::string& bad : {std::string("nope"), std::string(40, '0')}) {
+    INFO(bad);
+    try {
+      s.store.snapshot_at(bad);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kIO);
+      CHECK_THAT(e.what(), Catch::Contains(bad));
+    }
+  }
 }
 
 TEST_CASE("group story: the limit and the op filter, and an unknown key", "[store][group_story]") {
