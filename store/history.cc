@@ -45,6 +45,10 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
     std::string message = git_commit_message(c) ? git_commit_message(c) : "";
     std::string op = commit_op(message);
     if (!query.op.empty() && op != query.op) continue;
+    std::vector<std::string> parents;
+    for (unsigned i = 0; i < git_commit_parentcount(c); ++i)
+      parents.push_back(git::oid_str(*git_commit_parent_id(c, i)));
+    if (query.keep && !query.keep(git::oid_str(id), parents)) continue;
     std::vector<PathChange> changes;
     if (!query.paths.empty() || query.with_changes) {
       git_tree* tree = nullptr;
@@ -64,7 +68,7 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
     }
     LogEntry e;
     e.id = git::oid_str(id);
-    for (unsigned i = 0; i < git_commit_parentcount(c); ++i) e.parents.push_back(git::oid_str(*git_commit_parent_id(c, i)));
+    e.parents = std::move(parents);
     const git_signature* author = git_commit_author(c);
     e.time = author->when.time;
     e.offset_minutes = author->when.offset;

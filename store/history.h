@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct LogQuery {
   std::string op;                // keep only this Kistore-Op
   std::vector<std::string> paths;  // keep only commits changing these (git pathspecs)
   bool with_changes = false;     // fill LogEntry::changes (against the first parent)
+  // Keep only commits for which this says true, given the commit's id and its
+  // parents' (after `op`, before `paths`): for readers that judge a commit by
+  // its trees themselves (store/group_story.h). Its errors pass through.
+  std::function<bool(const std::string& commit, const std::vector<std::string>& parents)> keep;
 };
 
 std::vector<LogEntry> read_history(const Store& store, const LogQuery& query);

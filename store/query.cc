@@ -138,7 +138,14 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
                        "or groups print them)");
   std::vector<Digest> keys = digests_below(snap, kGroupsDir, *hex);
   if (keys.size() == 1) return GroupRef{keys.front(), std::nullopt};
-  if (keys.size() > 1) throw InvalidInput("REF \"" + std::string(ref) + "\" matches several groups");
+  if (keys.size() > 1) {
+    constexpr std::size_t kNamed = 5;  // one line: a message is printed on one
+    std::string names;
+    for (std::size_t i = 0; i < keys.size() && i < kNamed; ++i) names += (i ? ", " : "") + keys[i].str();
+    if (keys.size() > kNamed) names += ", …";
+    throw InvalidInput("REF \"" + std::string(ref) + "\" is ambiguous: it matches " + std::to_string(keys.size()) +
+                       " groups (" + names + "); give more of the key's hex digits");
+  }
   Digest run = snap.resolve(ref);
   Document doc = snap.document(run, false);
   if (doc.kind() != Kind::kRun)

@@ -109,8 +109,8 @@ struct GroupRef {
 };
 // REF: a group key or a run, each as a full digest or a unique prefix of 8+
 // hex digits (with or without "sha256:"); group keys are tried first.
-// Error(kInvalidInput) when REF is malformed, matches several groups, is an
-// ambiguous run prefix, or names a document that is not a run;
+// Error(kInvalidInput) when REF is malformed, matches several groups (naming
+// up to 5), is an ambiguous run prefix, or names a document that is not a run;
 // Error(kNotFound) when it matches nothing.
 GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref);
 

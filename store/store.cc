@@ -222,6 +222,20 @@ Snapshot Store::snapshot() const {
   return Snapshot(objects_, git_commit_tree_id(commit), git::oid_str(*git_commit_id(commit)));
 }
 
+Snapshot Store::snapshot_at(const std::string& commit_id) const {
+  git_oid id, tree_id;
+  if (commit_id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, commit_id.c_str()) != 0)
+    throw IOError(dir_ + ": reading commit \"" + commit_id + "\": not a commit id");
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string commit;
+  if (objects_->read_native(id, type, commit) && type == GIT_OBJECT_COMMIT && git::commit_tree_id(commit, tree_id))
+    return Snapshot(objects_, &tree_id, commit_id);
+  git_commit* raw = nullptr;
+  git::check(git_commit_lookup(&raw, repo(), &id), dir_ + ": reading commit " + commit_id);
+  git::Commit owned(raw);
+  return Snapshot(objects_, git_commit_tree_id(raw), commit_id);
+}
+
 std::optional<Snapshot> Store::snapshot_native() const {
   git_oid commit_id, tree_id;
   switch (git::read_ref(objects_->gitdir(), branch_, commit_id)) {

@@ -230,6 +230,11 @@ class Store {
   void set_setting(const std::string& key, const std::string& value);
 
   Snapshot snapshot() const;
+  // The tree of the commit `commit_id` (40 hex digits), as snapshot() shows
+  // the head's: for readers of the history (store/group_story.h) that look
+  // at the index as an older commit had it. Error(kIO) naming the commit when
+  // it cannot be read or is not a commit.
+  Snapshot snapshot_at(const std::string& commit_id) const;
 
   // The author a commit would get: `option` ("Name <email>") if given, else
   // git's user.name/user.email, else "kistore <kistore@localhost>".
