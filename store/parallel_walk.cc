@@ -153,6 +153,10 @@ void read_walk_blob(WalkSlot& slot, const git::PackReader& packs, std::size_t pa
       return fn(part, path, nullptr, why);
     }
     owned.reset(o);
+    if (git_odb_object_type(o) != GIT_OBJECT_BLOB)
+      return fn(part, path, nullptr,
+                "its git object " + git::oid_str(id) + " is a " + git_object_type2string(git_odb_object_type(o)) +
+                    ", where a file (blob) belongs");
     bytes = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
   }
   if (!self_checked) {

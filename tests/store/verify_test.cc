@@ -522,6 +522,21 @@ TEST_CASE("verify: a git object whose content does not match its id is reported"
     VerifyReport r = verify(s.dir);
     REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-hash-mismatch " + path});
   }
+  SECTION("a tree where a file belongs (a tree entry of mode 100644 naming a tree)") {
+    const std::string path = level_path(kCurrentFormat, Level::kSourceNative, s.run2);
+    const std::string tree = trim(must(s.git() + "rev-parse main:refs/groups"));
+    const std::string index = s.tmp.path + "/tree-as-file.index";
+    const std::string with = "GIT_INDEX_FILE=" + quote(index) + " " + s.git();
+    must(with + "read-tree main && " + with + "update-index --cacheinfo " + quote("100644," + tree + "," + path));
+    const std::string commit = trim(must("GIT_AUTHOR_NAME=M GIT_AUTHOR_EMAIL=m@example.com GIT_COMMITTER_NAME=M "
+                                         "GIT_COMMITTER_EMAIL=m@example.com " + s.git() + "commit-tree -p main -m tamper \"$(" +
+                                         with + "write-tree)\""));
+    must(s.git() + "update-ref refs/heads/main " + commit);
+    VerifyReport r = verify(s.dir);
+    INFO(describe(r.problems));
+    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-corrupt " + path, "missing-level " + path});
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("its git object " + tree + " is a tree, where a file (blob) belongs"));
+  }
   SECTION("a tree") {
     const std::string id = trim(must(s.git() + "rev-parse main:refs/levels"));
     swap_loose_object(s.dir, id, "tree", must(s.git() + "cat-file tree main:refs/groups"));
