@@ -2,6 +2,7 @@
 #include <ctime>
 
 #include "cli/common.h"
+#include "cli/describe.h"
 #include "cli/signing.h"
 #include "cli/table.h"
 #include "cli/terminal.h"
@@ -120,7 +121,7 @@ GroupRef resolve_group_option(const Snapshot& snap, const std::string& ref) {
 std::vector<Shown> group_log(const Store& store, const GroupRef& group, const LogQuery& q) {
   std::vector<Shown> out;
   for (GroupStoryEntry& e : read_group_story(store, group.key, GroupStoryQuery{q.limit, q.op})) {
-    std::vector<std::string> changes = group_story_texts(e);
+    std::vector<std::string> changes = group_story_texts(e, human_value);
     Json detail = group_detail(e);
     out.push_back(Shown{std::move(e.commit), std::move(changes), std::move(detail)});
   }

@@ -282,11 +282,12 @@ std::vector<GroupStoryEntry> read_group_story(const Store& store, const Digest& 
   return out;
 }
 
-std::vector<std::string> group_story_texts(const GroupStoryEntry& e) {
+std::vector<std::string> group_story_texts(const GroupStoryEntry& e,
+                                           const std::function<std::string(double, const std::string&)>& value_text) {
   std::vector<std::string> out;
   for (const GroupRunChange& a : e.added) {
     std::string line = run_text(a.run, a.implementation) + "added";
-    if (a.primary) line += ", " + format_number(a.primary->value) + " " + a.primary->unit;
+    if (a.primary) line += ", " + value_text(a.primary->value, a.primary->unit);
     line += ", " + level_text(a.level) + ", " + rank_text(a.rank);
     if (a.rank) line += " of " + std::to_string(e.ranked);
     out.push_back(std::move(line));

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,14 +105,17 @@ std::vector<GroupStoryEntry> read_group_story(const Store& store, const Digest& 
 // What an entry changed, one line each, in the words `log --group` uses; a
 // run is named by the first 12 hex digits of its digest and its
 // implementation, as `rank` prints them (the structs above hold the digests):
-//   "c887b4dc6eb6 fastest: added, 1000000 ns, source-native, rank 1 of 5"
+//   "c887b4dc6eb6 fastest: added, 1.000 ms, source-native, rank 1 of 5"
 //   "fe4cf9df9ebc liger: removed, was rank 2"
 //   "73b4fa90990f huggingface: rank 2 → 3"
 //   "628643ba9218 liger_tiled: level source-native → reproduced (rerun 588a4b483894)"
 //   "628643ba9218 liger_tiled: attested by e98b06ea8c3b"
 //   "628643ba9218 liger_tiled: rerun 588a4b483894 recorded (reproduced, ratio 1.017)"
 // An entry that changed none of these (an upgrade renames the group's paths)
-// gives "no change to the group's runs, ranks or levels". Never fails.
-std::vector<std::string> group_story_texts(const GroupStoryEntry& entry);
+// gives "no change to the group's runs, ranks or levels". `value_text` writes
+// a primary value in its unit as the terminal shows it (cli's human_value:
+// "1.000 ms" for 1000000 ns). Never fails.
+std::vector<std::string> group_story_texts(const GroupStoryEntry& entry,
+                                           const std::function<std::string(double, const std::string&)>& value_text);
 
 }  // namespace kistore

@@ -84,13 +84,13 @@ assert_eq "group $group" "$(head -1 <<<"$text")" "the text names the group first
 assert_eq "rerun attest add import" "$(awk '/^Op:/ {printf "%s%s", sep, $2; sep=" "}' <<<"$text")" \
     "four commits, newest first; the other group's attestation is not one of them"
 for line in \
-    "    $(short "$fastest") fastest: added, 1000000 ns, source-native, rank 1 of 5" \
+    "    $(short "$fastest") fastest: added, 1.000 ms, source-native, rank 1 of 5" \
     "    $(short "${members[0]}") liger: rank 1 → 2" \
     "    $(short "${members[1]}") huggingface: rank 2 → 3" \
     "    $(short $tiled) liger_tiled: rank 3 → 4" \
     "    $(short "${members[3]}") deepspeed_tiled: rank 4 → 5" \
-    "    $(short "${members[0]}") liger: added, 1491968 ns, source-native, rank 1 of 4" \
-    "    $(short "${members[3]}") deepspeed_tiled: added, 2675712 ns, source-native, rank 4 of 4" \
+    "    $(short "${members[0]}") liger: added, 1.492 ms, source-native, rank 1 of 4" \
+    "    $(short "${members[3]}") deepspeed_tiled: added, 2.676 ms, source-native, rank 4 of 4" \
     "    $(short $tiled) liger_tiled: attested by $(short "$attestation")" \
     "    $(short $tiled) liger_tiled: level source-native → reproduced (rerun $(short "$rerun"))" \
     "    $(short $tiled) liger_tiled: rerun $(short "$rerun") recorded (reproduced, ratio 1.017)"; do

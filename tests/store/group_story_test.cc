@@ -157,11 +157,12 @@ TEST_CASE("group story: runs added, ranks moved, an attestation and a signed rer
   CHECK(rerun.members == 3);  // the rerun is evidence, not a member
 
   const std::string seed = kSeedRun.hex().substr(0, 12), evidence = s.rerun.hex().substr(0, 12);
-  CHECK(group_story_texts(second) ==
+  auto as_given = [](double v, const std::string& unit) { return format_number(v) + " " + unit; };
+  CHECK(group_story_texts(second, as_given) ==
         std::vector<std::string>{fast.hex().substr(0, 12) + " fast: added, 1000000 ns, source-native, rank 1 of 3",
                                  slow.hex().substr(0, 12) + " slow: added, 9000000 ns, source-native, rank 3 of 3",
                                  seed + " liger_tiled: rank 1 → 2"});
-  CHECK(group_story_texts(rerun) ==
+  CHECK(group_story_texts(rerun, as_given) ==
         std::vector<std::string>{seed + " liger_tiled: level source-native → reproduced (rerun " + evidence + ")",
                                  seed + " liger_tiled: rerun " + evidence + " recorded (reproduced, ratio 1.017)"});
 }
