@@ -42,6 +42,18 @@ struct SiteBenchmark {
   std::vector<std::size_t> groups;   // indexes into SiteData::groups
 };
 
+// The roles of the documents a run names, in RunFacts' order.
+enum class Role { kProtocol, kEnvironment, kWorkload, kImplementation };
+
+// What the run pages and the run JSON show of one document: the same for
+// every run that names it (the protocol of a thousand runs), so made once
+// per role and document (make_document_texts) and copied into each page.
+struct DocumentTexts {
+  std::string section;        // its section of the run page; empty for an implementation
+  std::string bundle_member;  // its member of the page's canonical manifest: `  "role": {…}`, as HTML
+  std::string json_member;    // its member of the run's JSON: `"role":{…}`
+};
+
 struct SiteData {
   std::vector<SiteGroup> groups;  // by key
   std::vector<SiteBenchmark> benchmarks;  // by name
@@ -49,7 +61,13 @@ struct SiteData {
   std::vector<SignatureStatus> signatures;  // one per stories.entries entry
   std::string base_url;
   std::map<Digest, std::pair<std::size_t, std::size_t>> run_at;  // run -> (group, row)
+  // By role and digest, for every document of every RunFacts (make_document_texts).
+  std::map<std::pair<Role, Digest>, DocumentTexts> document_texts;
 };
+
+// Fills data.document_texts for every document the runs name, on every core.
+// Never fails (allocation aside).
+void make_document_texts(SiteData& data);
 
 // The pages, each a complete file. `g` is an index into data.groups and `r`
 // into its rows.
@@ -77,10 +95,6 @@ std::string derived_key(std::string_view what, const std::string& group_key);
 std::string benchmark_key(const SiteData& data, std::size_t b, const std::vector<std::string>& group_keys,
                           std::string_view what);
 std::string index_key(const SiteData& data, const std::vector<std::string>& group_keys, std::string_view what);
-
-// The bundle of a run as `show --canonical` prints it (describe.h's
-// stored_bundle), from documents already read.
-Json site_bundle(const GroupRow& row, const RunFacts& facts);
 
 }  // namespace kistore::cli::site
 
