@@ -104,7 +104,8 @@ namespace kistore::cli::site {
 // `depth` is how many folders below the site's root the page is (0: index).
 std::string page_start(const std::string& title, int depth);
 std::string page_end(int depth);
-// A digest shown short (12 hex digits) with the full value one click away.
+// A digest shown short (12 hex digits) with the full value one click away:
+// a <details>, which HTML allows where a <div> goes, never inside a <p>.
 std::string digest_html(const Digest& d);
 // html_text, for brevity.
 std::string esc(std::string_view text);

@@ -131,7 +131,7 @@ std::string document_section(const char* title, const char* role, const std::opt
   std::string out = std::string("<h2>") + title + "</h2>\n";
   if (!doc) return out + "<p class=\"muted\">The store does not hold this run's " + role + " document.</p>\n";
   if (std::string t = meta_string(doc, "title"); !t.empty()) out += "<p>" + esc(t) + "</p>\n";
-  out += "<p class=\"muted\">" + std::string(role) + " " + digest_html(doc->digest()) + "</p>\n";
+  out += "<div class=\"muted para\">" + std::string(role) + " " + digest_html(doc->digest()) + "</div>\n";
   return out + "<pre>" + esc(pretty(doc->spec())) + "</pre>\n";
 }
 
@@ -159,7 +159,7 @@ std::string level_section(const SiteData& data, const GroupRow& row, const RunFa
       break;
     }
   }
-  if (!why.empty()) out += "<p id=\"justification\">" + why + ".</p>\n";
+  if (!why.empty()) out += "<div class=\"para\" id=\"justification\">" + why + ".</div>\n";
   return out;
 }
 
