@@ -393,6 +393,31 @@ std::string manifest_text(const std::vector<ManifestEntry>& entries) {
   return out + "}}\n";
 }
 
+// A page of this build: what the manifest records of it, and its bytes
+// when they must be written (new or changed, or its file gone).
+struct RenderedPage {
+  ManifestEntry entry;
+  std::optional<std::string> bytes;
+};
+
+// `job`'s page, rendered unless its key and file say that the page written
+// before stands (then its recorded hash stands too).
+RenderedPage render_page(const PageJob& job, const Manifest& before, const fs::path& dir) {
+  RenderedPage out;
+  ManifestEntry& e = out.entry;
+  e.path = job.path;
+  e.key = job.key ? job.key() : "";
+  e.hash = e.key.empty() ? "" : unchanged_hash(before, dir, job.path, e.key);
+  if (!e.hash.empty()) return out;
+  std::string page = job.render();
+  e.hash = Digest::of(page).hex();
+  auto old = before.files.find(job.path);
+  std::error_code ec;
+  if (old == before.files.end() || old->second != e.hash || !fs::exists(dir / job.path, ec))
+    out.bytes = std::move(page);
+  return out;
+}
+
 }  // namespace
 
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
@@ -414,41 +439,36 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
   for (const auto& g : data.groups) report.runs += g.view.rows.size();
   std::vector<ManifestEntry> entries;
   entries.reserve(jobs.size());
-  // Rendering is pure (the data is read-only now) and each page is a file of
-  // its own: every core renders and writes, a block of pages at a time (so
-  // that progress is reported from this thread). A page whose key the
-  // manifest recorded, with its file in place, is not rendered again: its
-  // recorded hash stands.
-  constexpr std::size_t kBlock = 4096;
-  std::vector<ManifestEntry> block(kBlock);
-  std::vector<char> written(kBlock);
-  for (std::size_t first = 0; first < jobs.size(); first += kBlock) {
-    const std::size_t n = std::min(kBlock, jobs.size() - first);
-    parallel_for(n, [&](std::size_t i) {
-      const PageJob& job = jobs[first + i];
-      ManifestEntry& e = block[i];
-      e.path = job.path;
-      e.key = job.key ? job.key() : "";
-      e.hash = e.key.empty() ? "" : unchanged_hash(before, dir, job.path, e.key);
-      written[i] = false;
-      if (!e.hash.empty()) return;
-      const std::string page = job.render();
-      e.hash = Digest::of(page).hex();
-      const fs::path path = dir / job.path;
-      std::error_code exists_ec;
-      auto old = before.files.find(job.path);
-      if (old != before.files.end() && old->second == e.hash && fs::exists(path, exists_ec)) return;
-      // A first build creates its files in place: the folder holds no site
-      // yet (the manifest, written last, makes it one), so no reader can
-      // see a page change under it.
-      if (before.found || !create_file(path, page)) replace_file(path, page);
-      written[i] = true;
+  // Rendering is pure (the data is read-only now): every core renders a
+  // block of pages while one thread writes the block before it. One writer:
+  // files made at once in one folder (runs/ holds nearly all) wait for each
+  // other in the kernel, and two threads creating them there spend twice the
+  // system time of one, for no gain.
+  constexpr std::size_t kBlock = 2048;
+  std::vector<RenderedPage> rendering, writing;
+  for (std::size_t first = 0; first < jobs.size() || !writing.empty(); first += kBlock) {
+    const std::size_t n = first < jobs.size() ? std::min(kBlock, jobs.size() - first) : 0;
+    rendering.resize(n);
+    parallel_for(n + 1, [&](std::size_t item) {
+      if (item > 0) {
+        rendering[item - 1] = render_page(jobs[first + item - 1], before, dir);
+        return;
+      }
+      for (RenderedPage& page : writing) {
+        if (!page.bytes) continue;
+        // A first build creates its files in place: the folder holds no site
+        // yet (the manifest, written last, makes it one), so no reader can
+        // see a page change under it.
+        const fs::path path = dir / page.entry.path;
+        if (before.found || !create_file(path, *page.bytes)) replace_file(path, *page.bytes);
+      }
     });
-    for (std::size_t i = 0; i < n; ++i) {
-      report.written += written[i] ? 1 : 0;
-      entries.push_back(std::move(block[i]));
+    for (RenderedPage& page : writing) {
+      report.written += page.bytes ? 1 : 0;
+      entries.push_back(std::move(page.entry));
     }
-    if (progress) progress(first + n, jobs.size());
+    if (progress && !writing.empty()) progress(entries.size(), jobs.size());
+    writing.swap(rendering);
   }
   std::sort(entries.begin(), entries.end(),
             [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
