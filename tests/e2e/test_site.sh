@@ -119,7 +119,9 @@ cmp -s <(ks show "$run" --canonical) "$O/runs/$run.json" || fail "run JSON diffe
 for key in $(jq -r '.groups[].group' "$O/index.json" | cut -d: -f2); do
   cmp -s <(ks --json rank "$key") "$O/groups/$key.json" || fail "groups/$key.json differs from rank --json"
 done
-pass "run JSON = show --canonical, every group's JSON = rank --json"
+cmp -s <(ks canon "$O/site-manifest.json"; echo) "$O/site-manifest.json" ||
+  fail "site-manifest.json is not canonical JSON (RFC 8785) and a newline"
+pass "run JSON = show --canonical, every group's JSON = rank --json, the manifest is canonical JSON"
 
 page=$O/runs/$run.html
 assert_contains "$(cat "$page")" '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "the note is escaped"
