@@ -5,9 +5,15 @@
 #
 #   bench/site.sh [N]     e.g. bench/site.sh 100000
 #
-# Each figure is the median of REPS (3) runs: wall-clock seconds and user+sys CPU seconds (the
-# machine is shared: CPU time is the steadier figure), and the files the build wrote.
-# Env: KISTORE (default build/kistore), BENCH_WORK (default /tmp/site-bench), LIGER_DIR.
+# Each figure is the median of REPS (3) runs (a full build: one run): wall-clock seconds, CPU
+# seconds as user + system (the machine is shared: CPU time is the steadier figure), the files
+# the build wrote, and the load average when it started. Then the phases of one more rebuild
+# (KISTORE_SITE_TIMING) and the site's size.
+#
+# A folder left by an earlier run is removed first, then the script waits a minute: ext4
+# without a journal (this machine's disk) skips inodes freed in the last minute when it makes a
+# file, so files made just after deleting a big site cost several times the system time.
+# Env: KISTORE (default build/kistore), BENCH_WORK (default /tmp/site-bench), LIGER_DIR, REPS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -16,41 +22,41 @@ WORK=${BENCH_WORK:-/tmp/site-bench}
 REPS=${REPS:-3}
 LIGER_DIR=${LIGER_DIR:-/work/shared/data/liger}
 export KISTORE_AUTHOR="Bench <bench@example.org>" HOME=$WORK/home GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
-rm -rf "$WORK" && mkdir -p "$WORK/home"
+if [[ -e $WORK ]]; then
+  echo "removing $WORK (an earlier run's), then waiting 60 s for ext4 to reuse its inodes" >&2
+  rm -rf "$WORK" && sync && sleep 60
+fi
+mkdir -p "$WORK/home"
 
-# timed LABEL CMD...: runs CMD REPS times; prints the median wall and CPU seconds and what it wrote.
+median() { sort -n | sed -n "$(( (REPS + 1) / 2 ))p"; }
+
+# timed LABEL BEFORE CMD...: runs BEFORE (untimed) then CMD, REPS times; prints the median wall
+# time, the median CPU time with its user and system parts, what the build wrote, and the load.
 timed() {
-  local label=$1; shift
-  local walls=() cpus=() out w u sy
+  local label=$1 before=$2; shift 2
+  local runs=() load t_wall t_user t_sys
+  load=$(cut -d' ' -f1 /proc/loadavg)
   for _ in $(seq "$REPS"); do
-    out=$( { /usr/bin/time -f '%e %U %S' "$@" >"$WORK/last.json"; } 2>&1 | tail -1)
-    read -r w u sy <<<"$out"
-    walls+=("$w"); cpus+=("$(echo "$u + $sy" | bc)")
+    $before
+    read -r t_wall t_user t_sys < <({ /usr/bin/time -f '%e %U %S' "$@" >"$WORK/last.json"; } 2>&1 | tail -1)
+    runs+=("$(echo "$t_user + $t_sys" | bc) $t_wall $t_user $t_sys")
   done
-  local mw mc
-  mw=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
-  mc=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
-  printf '%-44s wall %6.2f s  cpu %6.2f s  written %s\n' "$label" "$mw" "$mc" "$(jq -r .written "$WORK/last.json")"
+  local mw cpu
+  mw=$(printf '%s\n' "${runs[@]}" | cut -d' ' -f2 | median)
+  read -r cpu _ t_user t_sys < <(printf '%s\n' "${runs[@]}" | median)
+  printf '%-44s wall %6.2f s  cpu %6.2f s (user %.2f + sys %.2f)  written %s  load %s\n' "$label" "$mw" "$cpu" \
+    "$t_user" "$t_sys" "$(jq -r .written "$WORK/last.json")" "$load"
 }
 
 bench_store() {  # bench_store NAME STORE
-  local name=$1 s=$2 site=$WORK/site-$1
-  rm -rf "$site"
-  REPS=1 timed "$name: full site (into a fresh folder)" "$K" --no-progress --json --store "$s" site "$site"
-  timed "$name: rebuild, nothing new" "$K" --no-progress --json --store "$s" site "$site"
-  local run
-  run=$("$K" --store "$s" ls --kind BenchmarkRun | head -1 | cut -d' ' -f1)
-  # The add is not timed: one attestation, then the rebuild.
-  local walls=() cpus=()
-  for _ in $(seq "$REPS"); do
-    "$K" --no-progress --store "$s" attest "$run" --note "bench $RANDOM $RANDOM" >/dev/null
-    out=$( { /usr/bin/time -f '%e %U %S' "$K" --no-progress --json --store "$s" site "$site" >"$WORK/last.json"; } 2>&1 | tail -1)
-    read -r w u s2 <<<"$out"; walls+=("$w"); cpus+=("$(echo "$u + $s2" | bc)")
-  done
-  printf '%-44s wall %6.2f s  cpu %6.2f s  written %s\n' "$name: rebuild after one add (attestation)" \
-    "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")" \
-    "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")" "$(jq -r .written "$WORK/last.json")"
-  KISTORE_SITE_TIMING=1 "$K" --no-progress --store "$s" site "$site" 2>&1 >/dev/null | tr '\n' ' '; echo
+  local name=$1 store=$2 site=$WORK/site-$1
+  local site_cmd=("$K" --no-progress --json --store "$store" site "$site")
+  REPS=1 timed "$name: full site (into a fresh folder)" : "${site_cmd[@]}"
+  timed "$name: rebuild, nothing new" : "${site_cmd[@]}"
+  attested=$("$K" --store "$store" ls --kind BenchmarkRun | head -1 | cut -d' ' -f1)
+  attest_once() { "$K" --no-progress --store "$store" attest "$attested" --note "bench $RANDOM $RANDOM" >/dev/null; }
+  timed "$name: rebuild after one add (attestation)" attest_once "${site_cmd[@]}"
+  KISTORE_SITE_TIMING=1 "$K" --no-progress --store "$store" site "$site" 2>&1 >/dev/null | tr '\n' ' '; echo
   echo "$name: $(du -sh "$site" | cut -f1) in $(find "$site" -type f | wc -l) files"
 }
 
@@ -61,5 +67,5 @@ if [[ -n ${1:-} ]]; then
   python3 "$here/gen.py" "$1" --out "$WORK/data$1/" >/dev/null
   "$K" --no-progress init "$WORK/s$1" >/dev/null
   "$K" --no-progress --store "$WORK/s$1" add "$WORK/data$1/" >/dev/null
-  REPS=1 bench_store "$1" "$WORK/s$1"
+  bench_store "$1" "$WORK/s$1"
 fi

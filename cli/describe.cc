@@ -137,24 +137,29 @@ std::string spread_text(const Document& run, const std::string& unit) {
 }
 
 GroupLabel group_label(const Snapshot& snap, const Document& run) {
-  GroupLabel label;
   // Only the protocol's metadata is used (its title names the timed pass).
   auto load = [&](const char* role) -> std::optional<Document> {
     auto d = run_reference(run, role);
     if (!d || !snap.has_object(*d)) return std::nullopt;
     return snap.document(*d, std::string_view(role) == "protocol");
   };
+  return group_label(run, load("workload"), load("environment"), load("protocol"));
+}
+
+GroupLabel group_label(const Document& run, const std::optional<Document>& workload,
+                       const std::optional<Document>& environment, const std::optional<Document>& protocol) {
+  GroupLabel label;
   if (const Json* native = run.spec().find("sourceNative"))
     if (const Json* b = native->find("benchmark"); b && b->is_string()) label.benchmark = b->as_string();
-  if (auto w = load("workload")) {
+  if (const auto& w = workload) {
     if (const Json* def = w->spec().find("definition"); def && def->is_string()) label.definition = def->as_string();
     if (const Json* params = w->spec().find("parameters"); params && params->is_object()) label.parameters = *params;
   }
   if (label.benchmark.empty()) label.benchmark = label.definition;
-  if (auto e = load("environment"))
+  if (const auto& e = environment)
     if (const Json* hw = e->spec().find("hardware"))
       if (const Json* p = hw->find("product"); p && p->is_string()) label.gpu = p->as_string();
-  if (auto p = load("protocol"); p && p->metadata())
+  if (const auto& p = protocol; p && p->metadata())
     for (const char* k : {"title", "name"})
       if (const Json* v = p->metadata()->find(k); v && v->is_string()) {
         label.pass = v->as_string();

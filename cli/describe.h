@@ -63,5 +63,9 @@ struct GroupLabel {
   std::string pass;        // the protocol's metadata title or name, if stored
 };
 GroupLabel group_label(const Snapshot& snap, const Document& run);
+// The same from the run's documents already read (nullopt where the store
+// holds none); of the protocol only the metadata is used. Never fails.
+GroupLabel group_label(const Document& run, const std::optional<Document>& workload,
+                       const std::optional<Document>& environment, const std::optional<Document>& protocol);
 
 }  // namespace kistore::cli

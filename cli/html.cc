@@ -29,12 +29,24 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, std::uint32_t& cp) 
   return n;
 }
 
+// Printable ASCII that is no markup character: copied as it is, a run at a time.
+constexpr bool plain(unsigned char c) {
+  return c >= 0x20 && c < 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
 }  // namespace
 
 void append_html_text(std::string& out, std::string_view text) {
   out.reserve(out.size() + text.size());
   for (std::size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
+    if (plain(c)) {
+      std::size_t end = i + 1;
+      while (end < text.size() && plain(static_cast<unsigned char>(text[end]))) ++end;
+      out.append(text.data() + i, end - i);
+      i = end;
+      continue;
+    }
     if (c < 0x80) {
       switch (c) {
         case '&': out += "&amp;"; break;

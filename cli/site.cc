@@ -1,7 +1,10 @@
 #include "cli/site.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -10,7 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
+#include <thread>
 
 #include "cli/site_model.h"
 #include "objects/error.h"
@@ -94,7 +97,9 @@ std::string workload_summary(const std::optional<Document>& workload) {
   return out;
 }
 
-RunFacts run_facts(const Snapshot& snap, DocumentCache& docs, const RunStories& stories, const GroupRow& row) {
+// What a run page shows of `row` beyond the group's view; its story is set
+// by the caller (the history is read beside the groups).
+RunFacts run_facts(const Snapshot& snap, DocumentCache& docs, const GroupRow& row) {
   RunFacts f;
   const Document& run = row.run;
   f.protocol = docs.get(run_reference(run, "protocol"));
@@ -107,42 +112,92 @@ RunFacts run_facts(const Snapshot& snap, DocumentCache& docs, const RunStories& 
   if (level == Level::kReproduced || level == Level::kDisputed)
     if (auto bytes = snap.read(level_path(snap.format(), level, run.digest())))
       if (auto entry = parse_level_entry(*bytes)) f.level_evidence = entry->evidence;
-  if (auto it = stories.by_run.find(run.digest()); it != stories.by_run.end()) f.story = &it->second;
   return f;
 }
+
+// The groups `keys` as the site shows them (those with runs), read through
+// `snap`, a snapshot of `store`; benchmark_id is left to the caller.
+std::vector<SiteGroup> gather_groups(const Store& store, const Snapshot& snap, const std::vector<AllowedSigner>& trust,
+                                     const Digest* keys, std::size_t count) {
+  AuditOnDemand audit(store, trust);
+  DocumentCache docs(snap);
+  std::vector<SiteGroup> out;
+  for (const Digest* key = keys; key != keys + count; ++key) {
+    SiteGroup g{group_view(snap, audit, *key, std::nullopt, true), {}, "", "", {}};
+    if (g.view.rows.empty()) continue;
+    for (const GroupRow& row : g.view.rows) g.facts.push_back(run_facts(snap, docs, row));
+    const RunFacts& front = g.facts.front();  // the documents group_label(snap, run) would read again
+    g.label = group_label(g.view.rows.front().run, front.workload, front.environment, front.protocol);
+    g.workload_summary = workload_summary(front.workload);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+// Reading the groups is most of a build's reading (every run, its
+// documents, levels, reruns, attestations): it is split into parts, each
+// read through a Store of its own (a Store belongs to one thread) at the
+// same commit, beside the history, on every core. Stores of fewer groups
+// than this are read on one thread.
+constexpr std::size_t kGroupsPerPart = 256;
 
 SiteData gather(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                 PhaseTimer& timer) {
   SiteData data;
   data.base_url = options.base_url;
   Snapshot snap = store.snapshot();
-  if (!snap.empty()) data.stories = read_run_stories(store);
-  for (const LogEntry& e : data.stories.entries) data.signatures.push_back(judge_signature(e, trust));
-  timer.lap("history");
-  AuditOnDemand audit(store, trust);
-  DocumentCache docs(snap);
-  std::map<std::string, std::size_t> benchmark_at;
-  for (const Digest& key : group_keys(snap)) {
-    SiteGroup g{group_view(snap, audit, key, std::nullopt, true), {}, "", "", {}};
-    if (g.view.rows.empty()) continue;
-    g.label = group_label(snap, g.view.rows.front().run);
-    for (const GroupRow& row : g.view.rows) g.facts.push_back(run_facts(snap, docs, data.stories, row));
-    g.workload_summary = workload_summary(g.facts.front().workload);
-    const std::string& name = !g.label.definition.empty() ? g.label.definition : g.label.benchmark;
-    auto [it, fresh] = benchmark_at.emplace(name, 0);
-    if (fresh) {
-      it->second = data.benchmarks.size();
-      data.benchmarks.push_back({name, benchmark_id(name), {}});
+  const std::vector<Digest> keys = snap.empty() ? std::vector<Digest>() : group_keys(snap);
+  const unsigned cores = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  std::size_t parts = std::clamp<std::size_t>(keys.size() / kGroupsPerPart, 1, 4 * cores);
+  // With more than one part, each reads through a Store of its own and
+  // `store` reads the history; with one, `store` reads everything on this thread.
+  std::vector<Store> stores;
+  std::vector<Snapshot> snaps;
+  stores.reserve(parts), snaps.reserve(parts);  // a Snapshot's Store stays where it is
+  for (std::size_t p = 0; parts > 1 && p < parts; ++p) {
+    stores.push_back(Store::open(store.dir(), Store::Use::kReading));
+    snaps.push_back(stores.back().snapshot());
+    if (snaps.back().commit_id() != snap.commit_id()) {  // a writer moved the branch: read `snap` only
+      stores.clear(), snaps.clear();
+      parts = 1;
     }
-    g.benchmark_id = data.benchmarks[it->second].id;
-    data.benchmarks[it->second].groups.push_back(data.groups.size());
-    for (std::size_t r = 0; r < g.view.rows.size(); ++r)
-      data.run_at.emplace(g.view.rows[r].run.digest(), std::make_pair(data.groups.size(), r));
-    data.groups.push_back(std::move(g));
   }
+  std::vector<std::vector<SiteGroup>> gathered(parts);
+  // Item 0 is the history; item 1 + p is part p.
+  parallel_for(parts + 1, [&](std::size_t item) {
+    if (item == 0) {
+      if (!snap.empty()) data.stories = read_run_stories(store);
+      return;
+    }
+    const std::size_t p = item - 1, begin = keys.size() * p / parts, end = keys.size() * (p + 1) / parts;
+    gathered[p] = snaps.empty() ? gather_groups(store, snap, trust, keys.data() + begin, end - begin)
+                                : gather_groups(stores[p], snaps[p], trust, keys.data() + begin, end - begin);
+  }, parts == 1 ? 1 : 0);
+  for (const LogEntry& e : data.stories.entries) data.signatures.push_back(judge_signature(e, trust));
+  timer.lap("history and groups");
+  std::map<std::string, std::size_t> benchmark_at;
+  for (std::vector<SiteGroup>& part : gathered)
+    for (SiteGroup& g : part) {
+      const std::string& name = !g.label.definition.empty() ? g.label.definition : g.label.benchmark;
+      auto [it, fresh] = benchmark_at.emplace(name, 0);
+      if (fresh) {
+        it->second = data.benchmarks.size();
+        data.benchmarks.push_back({name, benchmark_id(name), {}});
+      }
+      g.benchmark_id = data.benchmarks[it->second].id;
+      data.benchmarks[it->second].groups.push_back(data.groups.size());
+      for (std::size_t r = 0; r < g.view.rows.size(); ++r) {
+        const Digest& run = g.view.rows[r].run.digest();
+        if (auto story = data.stories.by_run.find(run); story != data.stories.by_run.end())
+          g.facts[r].story = &story->second;
+        data.run_at.emplace(run, std::make_pair(data.groups.size(), r));
+      }
+      data.groups.push_back(std::move(g));
+    }
   std::sort(data.benchmarks.begin(), data.benchmarks.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
-  timer.lap("groups");
+  site::make_document_texts(data);
+  timer.lap("merged, document texts");
   return data;
 }
 
@@ -201,6 +256,8 @@ std::string read_whole(const fs::path& file) {
 // The manifest of an earlier build: path -> sha256 hex of the bytes written,
 // and path -> the key of the page's inputs (site_keys.cc) where it had one.
 struct Manifest {
+  bool found = false;  // false: no site was built in the folder yet
+  std::string text;    // the manifest's bytes
   std::map<std::string, std::string> files, keys;
 };
 
@@ -221,7 +278,9 @@ Manifest read_manifest(const fs::path& dir) {
   if (std::uintmax_t size = fs::file_size(file, ec); !ec && size > kMaxManifestBytes)
     throw InvalidInput(file.string() + ": expected at most " + std::to_string(kMaxManifestBytes) +
                        " bytes of manifest, found " + std::to_string(size));
-  Json manifest = parse_json_up_to(read_whole(file), file.string(), kMaxManifestBytes);
+  out.found = true;
+  out.text = read_whole(file);
+  Json manifest = parse_json_up_to(out.text, file.string(), kMaxManifestBytes);
   const Json* files = manifest.find("files");
   if (!files || !files->is_object()) throw InvalidInput(file.string() + ": expected {\"files\":{…}}");
   for (const auto& [path, hash] : files->as_object())
@@ -245,19 +304,118 @@ std::string unchanged_hash(const Manifest& before, const fs::path& dir, const st
   return f->second;
 }
 
-// Writes `bytes` at `path` through a temporary file and a rename, so that a
-// reader (a web server) never sees half a page.
-void write_file(const fs::path& path, const std::string& bytes) {
-  const fs::path tmp = path.string() + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw IOError(tmp.string() + ": cannot create the file: " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Writes `bytes` into `path` (a temporary file or a file of a first build),
+// which must not exist yet: false, writing nothing, when it does.
+// Error(kIO) naming the file when it cannot be created or written (and then
+// the file is removed).
+bool create_file(const fs::path& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    throw IOError(path.string() + ": cannot create the file: " + std::strerror(errno));
+  }
+  bool ok = write_all(fd, bytes);
+  int err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
+  if (!ok) {
+    ::unlink(path.c_str());
     throw IOError(path.string() + ": cannot write the file: " + std::strerror(err));
   }
+  return true;
+}
+
+// Writes `bytes` at `path` through a temporary file and a rename, so that a
+// reader (a web server) never sees half of a page it could read before.
+// Error(kIO) naming the file.
+void replace_file(const fs::path& path, std::string_view bytes) {
+  const fs::path tmp = path.string() + ".tmp";
+  if (!create_file(tmp, bytes)) {  // left by a build that was killed
+    ::unlink(tmp.c_str());
+    if (!create_file(tmp, bytes)) throw IOError(tmp.string() + ": cannot create the file: it exists");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw IOError(path.string() + ": cannot write the file: " + std::strerror(err));
+  }
+}
+
+// The pages' files, hashes and keys (empty: none) as the manifest records them.
+struct ManifestEntry {
+  std::string path, hash, key;
+};
+
+// The manifest of `entries` (sorted by path, each path once): canonical
+// JSON (RFC 8785) of {"files": {path: sha256 hex}, "generator", "keys":
+// {path: key}}. Written here, not through a Json value: a big site's is
+// tens of megabytes. The site's paths are ASCII (hex digests, slugs, fixed
+// names), whose byte order is canonical JSON's UTF-16 order; a path that is
+// not falls back to canonical().
+std::string manifest_text(const std::vector<ManifestEntry>& entries) {
+  bool ascii = true;
+  for (const ManifestEntry& e : entries)
+    for (char c : e.path) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  if (!ascii) {
+    Json::Object files, keys;
+    for (const ManifestEntry& e : entries) {
+      files.emplace_back(e.path, Json(e.hash));
+      if (!e.key.empty()) keys.emplace_back(e.path, Json(e.key));
+    }
+    Json manifest = Json::object();
+    manifest.set("generator", "kistore site");
+    manifest.set("files", Json(std::move(files)));
+    manifest.set("keys", Json(std::move(keys)));
+    return canonical(manifest) + "\n";
+  }
+  std::string out = "{\"files\":{";
+  out.reserve(entries.size() * 180);
+  auto member = [&out](const std::string& name, const std::string& value, bool first) {
+    if (!first) out += ',';
+    write_json_string(name, out);
+    out += ':';
+    write_json_string(value, out);
+  };
+  for (std::size_t i = 0; i < entries.size(); ++i) member(entries[i].path, entries[i].hash, i == 0);
+  out += "},\"generator\":\"kistore site\",\"keys\":{";
+  bool first = true;
+  for (const ManifestEntry& e : entries)
+    if (!e.key.empty()) member(e.path, e.key, first), first = false;
+  return out + "}}\n";
+}
+
+// A page of this build: what the manifest records of it, and its bytes
+// when they must be written (new or changed, or its file gone).
+struct RenderedPage {
+  ManifestEntry entry;
+  std::optional<std::string> bytes;
+};
+
+// `job`'s page, rendered unless its key and file say that the page written
+// before stands (then its recorded hash stands too).
+RenderedPage render_page(const PageJob& job, const Manifest& before, const fs::path& dir) {
+  RenderedPage out;
+  ManifestEntry& e = out.entry;
+  e.path = job.path;
+  e.key = job.key ? job.key() : "";
+  e.hash = e.key.empty() ? "" : unchanged_hash(before, dir, job.path, e.key);
+  if (!e.hash.empty()) return out;
+  std::string page = job.render();
+  e.hash = Digest::of(page).hex();
+  auto old = before.files.find(job.path);
+  std::error_code ec;
+  if (old == before.files.end() || old->second != e.hash || !fs::exists(dir / job.path, ec))
+    out.bytes = std::move(page);
+  return out;
 }
 
 }  // namespace
@@ -279,53 +437,53 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
   }
   SiteReport report{jobs.size() + 1, 0, 0, 0, data.groups.size(), data.benchmarks.size()};
   for (const auto& g : data.groups) report.runs += g.view.rows.size();
-  Json::Object files, keys;  // in job order, each path once (Json::set would search)
-  std::set<std::string> now;
-  // Rendering is pure (the data is read-only now): every core, a block of
-  // pages at a time (so that memory holds a block, not the site); writing
-  // is left to this thread, in order.
-  constexpr std::size_t kBlock = 1024;
-  // A page whose key the manifest recorded, with its file in place, is not
-  // rendered again (rendered[i] false): its recorded hash stands.
-  std::vector<std::string> pages(kBlock), hashes(kBlock), page_keys(kBlock);
-  std::vector<char> rendered(kBlock);
-  for (std::size_t first = 0; first < jobs.size(); first += kBlock) {
-    const std::size_t n = std::min(kBlock, jobs.size() - first);
-    parallel_for(n, [&](std::size_t i) {
-      const PageJob& job = jobs[first + i];
-      page_keys[i] = job.key ? job.key() : "";
-      hashes[i] = page_keys[i].empty() ? "" : unchanged_hash(before, dir, job.path, page_keys[i]);
-      rendered[i] = hashes[i].empty();
-      if (!rendered[i]) return;
-      pages[i] = job.render();
-      hashes[i] = Digest::of(pages[i]).hex();
-    });
-    for (std::size_t i = 0; i < n; ++i) {
-      const PageJob& job = jobs[first + i];
-      const fs::path path = dir / job.path;
-      auto old = before.files.find(job.path);
-      if (rendered[i] && (old == before.files.end() || old->second != hashes[i] || !fs::exists(path, ec))) {
-        write_file(path, pages[i]);
-        ++report.written;
+  std::vector<ManifestEntry> entries;
+  entries.reserve(jobs.size());
+  // Rendering is pure (the data is read-only now): every core renders a
+  // block of pages while one thread writes the block before it. One writer:
+  // files made at once in one folder (runs/ holds nearly all) wait for each
+  // other in the kernel, and two threads creating them there spend twice the
+  // system time of one, for no gain.
+  constexpr std::size_t kBlock = 2048;
+  std::vector<RenderedPage> rendering, writing;
+  for (std::size_t first = 0; first < jobs.size() || !writing.empty(); first += kBlock) {
+    const std::size_t n = first < jobs.size() ? std::min(kBlock, jobs.size() - first) : 0;
+    rendering.resize(n);
+    parallel_for(n + 1, [&](std::size_t item) {
+      if (item > 0) {
+        rendering[item - 1] = render_page(jobs[first + item - 1], before, dir);
+        return;
       }
-      pages[i].clear();
-      files.emplace_back(job.path, Json(hashes[i]));
-      if (!page_keys[i].empty()) keys.emplace_back(job.path, Json(page_keys[i]));
-      now.insert(job.path);
+      for (RenderedPage& page : writing) {
+        if (!page.bytes) continue;
+        // A first build creates its files in place: the folder holds no site
+        // yet (the manifest, written last, makes it one), so no reader can
+        // see a page change under it.
+        const fs::path path = dir / page.entry.path;
+        if (before.found || !create_file(path, *page.bytes)) replace_file(path, *page.bytes);
+      }
+    });
+    for (RenderedPage& page : writing) {
+      report.written += page.bytes ? 1 : 0;
+      entries.push_back(std::move(page.entry));
     }
-    if (progress) progress(first + n, jobs.size());
+    if (progress && !writing.empty()) progress(entries.size(), jobs.size());
+    writing.swap(rendering);
   }
+  std::sort(entries.begin(), entries.end(),
+            [](const ManifestEntry& a, const ManifestEntry& b) { return a.path < b.path; });
+  auto in_site = [&entries](const std::string& path) {
+    auto it = std::lower_bound(entries.begin(), entries.end(), path,
+                               [](const ManifestEntry& e, const std::string& p) { return e.path < p; });
+    return it != entries.end() && it->path == path;
+  };
   for (const auto& [path, hash] : before.files)
-    if (!now.count(path) && !path.empty() && path[0] != '/' && path.find("..") == std::string::npos &&
+    if (!in_site(path) && !path.empty() && path[0] != '/' && path.find("..") == std::string::npos &&
         fs::remove(dir / path, ec)) ++report.removed;
   timer.lap("pages");
-  Json manifest = Json::object();
-  manifest.set("generator", "kistore site");
-  manifest.set("files", Json(std::move(files)));
-  manifest.set("keys", Json(std::move(keys)));
-  std::string text = canonical(manifest) + "\n";
-  if (read_whole(dir / kManifest) != text) {
-    write_file(dir / kManifest, text);
+  const std::string text = manifest_text(entries);
+  if (before.text != text) {
+    replace_file(dir / kManifest, text);
     ++report.written;
   }
   timer.lap("manifest written");

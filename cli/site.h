@@ -20,7 +20,9 @@
 // key is unchanged and whose file is in place, so that a rebuild after one
 // add costs the gathering of the evidence and the pages that changed.
 //
-// Thread-safety: one call at a time per Store (it reads through one Snapshot).
+// Thread-safety: one call at a time per Store. It reads one commit of the
+// store, on every core (objects/parallel.h): its other threads read through
+// Stores of their own, opened on store.dir().
 #pragma once
 
 #include <cstddef>

@@ -161,6 +161,7 @@ ol.timeline{list-style:none;padding-left:0;border-left:2px solid var(--line);mar
 ol.timeline li{padding:.2rem 0 .6rem 1rem;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-.4rem;top:.55rem;width:.6rem;height:.6rem;border-radius:50%;background:var(--accent)}
 .muted{color:var(--muted)}
+.para{margin:1em 0}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;margin:.6rem 0}
 .filters input,.filters select{font:inherit;padding:.3rem;border:1px solid var(--line);border-radius:.3rem}
 svg.chart{width:100%;height:auto;max-width:820px;font-size:12px}

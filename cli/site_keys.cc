@@ -18,7 +18,7 @@ namespace {
 // Bump whenever what a page shows or how changes (any edit to
 // cli/site_pages.cc, cli/site_run_page.cc or cli/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
-constexpr const char* kPageFormat = "kistore-site-pages/1";
+constexpr const char* kPageFormat = "kistore-site-pages/2";
 
 // Fields, each length-prefixed, so that no two sequences of fields give the
 // same text.

@@ -42,6 +42,18 @@ struct SiteBenchmark {
   std::vector<std::size_t> groups;   // indexes into SiteData::groups
 };
 
+// The roles of the documents a run names, in RunFacts' order.
+enum class Role { kProtocol, kEnvironment, kWorkload, kImplementation };
+
+// What the run pages and the run JSON show of one document: the same for
+// every run that names it (the protocol of a thousand runs), so made once
+// per role and document (make_document_texts) and copied into each page.
+struct DocumentTexts {
+  std::string section;        // its section of the run page; empty for an implementation
+  std::string bundle_member;  // its member of the page's canonical manifest: `  "role": {…}`, as HTML
+  std::string json_member;    // its member of the run's JSON: `"role":{…}`
+};
+
 struct SiteData {
   std::vector<SiteGroup> groups;  // by key
   std::vector<SiteBenchmark> benchmarks;  // by name
@@ -49,7 +61,13 @@ struct SiteData {
   std::vector<SignatureStatus> signatures;  // one per stories.entries entry
   std::string base_url;
   std::map<Digest, std::pair<std::size_t, std::size_t>> run_at;  // run -> (group, row)
+  // By role and digest, for every document of every RunFacts (make_document_texts).
+  std::map<std::pair<Role, Digest>, DocumentTexts> document_texts;
 };
+
+// Fills data.document_texts for every document the runs name, on every core.
+// Never fails (allocation aside).
+void make_document_texts(SiteData& data);
 
 // The pages, each a complete file. `g` is an index into data.groups and `r`
 // into its rows.
@@ -78,10 +96,6 @@ std::string benchmark_key(const SiteData& data, std::size_t b, const std::vector
                           std::string_view what);
 std::string index_key(const SiteData& data, const std::vector<std::string>& group_keys, std::string_view what);
 
-// The bundle of a run as `show --canonical` prints it (describe.h's
-// stored_bundle), from documents already read.
-Json site_bundle(const GroupRow& row, const RunFacts& facts);
-
 }  // namespace kistore::cli::site
 
 namespace kistore::cli::site {
@@ -90,7 +104,8 @@ namespace kistore::cli::site {
 // `depth` is how many folders below the site's root the page is (0: index).
 std::string page_start(const std::string& title, int depth);
 std::string page_end(int depth);
-// A digest shown short (12 hex digits) with the full value one click away.
+// A digest shown short (12 hex digits) with the full value one click away:
+// a <details>, which HTML allows where a <div> goes, never inside a <p>.
 std::string digest_html(const Digest& d);
 // html_text, for brevity.
 std::string esc(std::string_view text);

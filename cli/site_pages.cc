@@ -81,7 +81,7 @@ std::string group_page(const SiteData& data, std::size_t gi) {
          "workload, timed pass and GPU. Lower is better; ties share a rank.</p>\n";
   out += "<h2>Primary value of each member</h2>\n" + group_chart(g) + legend();
   out += "<h2>Ranking</h2>\n" + members_table(g);
-  out += "<p class=\"muted\">Comparison key " + digest_html(g.view.key) + "</p>\n";
+  out += "<div class=\"muted para\">Comparison key " + digest_html(g.view.key) + "</div>\n";
   return out + page_end(1);
 }
 

@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "cli/site_model.h"
+#include "objects/parallel.h"
 #include "refs/compare.h"
 
 namespace kistore::cli::site {
@@ -91,17 +92,17 @@ std::string identity(const SiteGroup& g, const GroupRow& row, const RunFacts& f)
   return out + "</dl>\n";
 }
 
-std::string workload_section(const RunFacts& f) {
+std::string workload_section(const std::optional<Document>& workload) {
   std::string out = "<h2>Workload parameters</h2>\n";
-  if (!f.workload) return out + "<p class=\"muted\">The store does not hold this run's workload document.</p>\n";
-  const Json* params = f.workload->spec().find("parameters");
+  if (!workload) return out + "<p class=\"muted\">The store does not hold this run's workload document.</p>\n";
+  const Json* params = workload->spec().find("parameters");
   if (params && params->is_object() && !params->as_object().empty()) {
     out += "<table><thead><tr><th>parameter</th><th>value</th></tr></thead><tbody>\n";
     for (const auto& [name, value] : params->as_object())
       out += "<tr><td>" + esc(name) + "</td><td><code>" + esc(scalar_text(value)) + "</code></td></tr>\n";
     out += "</tbody></table>\n";
   }
-  if (const Json* tensors = f.workload->spec().find("tensors"))
+  if (const Json* tensors = workload->spec().find("tensors"))
     out += "<h3>Tensors</h3>\n<pre>" + esc(pretty(*tensors)) + "</pre>\n";
   return out;
 }
@@ -130,7 +131,7 @@ std::string document_section(const char* title, const char* role, const std::opt
   std::string out = std::string("<h2>") + title + "</h2>\n";
   if (!doc) return out + "<p class=\"muted\">The store does not hold this run's " + role + " document.</p>\n";
   if (std::string t = meta_string(doc, "title"); !t.empty()) out += "<p>" + esc(t) + "</p>\n";
-  out += "<p class=\"muted\">" + std::string(role) + " " + digest_html(doc->digest()) + "</p>\n";
+  out += "<div class=\"muted para\">" + std::string(role) + " " + digest_html(doc->digest()) + "</div>\n";
   return out + "<pre>" + esc(pretty(doc->spec())) + "</pre>\n";
 }
 
@@ -158,7 +159,7 @@ std::string level_section(const SiteData& data, const GroupRow& row, const RunFa
       break;
     }
   }
-  if (!why.empty()) out += "<p id=\"justification\">" + why + ".</p>\n";
+  if (!why.empty()) out += "<div class=\"para\" id=\"justification\">" + why + ".</div>\n";
   return out;
 }
 
@@ -243,20 +244,119 @@ std::string history_section(const SiteData& data, const RunFacts& f) {
 }  // namespace kistore::cli::site
 
 namespace kistore::cli::site {
+namespace {
 
-Json site_bundle(const GroupRow& row, const RunFacts& f) {
-  Json out = Json::object();
-  out.set("run", row.run.with_metadata());
-  const std::pair<const char*, const std::optional<Document>*> roles[] = {
-      {"protocol", &f.protocol}, {"environment", &f.environment}, {"workload", &f.workload},
-      {"implementation", &f.implementation}};
-  for (const auto& [role, doc] : roles)
-    if (*doc) out.set(role, (*doc)->with_metadata());
+constexpr const char* kRoleNames[] = {"protocol", "environment", "workload", "implementation"};
+
+// `text`, pretty-printed JSON, as it reads indented by two spaces more (as a
+// member of an object): pretty() writes no newline inside a string.
+std::string indented(const std::string& text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
   return out;
 }
 
+// `  "name": <pretty value>` as HTML, and `"name":<canonical value>`: one
+// member of the bundle, as pretty() and canonical() write an object's.
+std::string bundle_member_html(const char* name, const Json& value) {
+  std::string member = "  ";
+  write_json_string(name, member);
+  return esc(member + ": " + indented(pretty(value)));
+}
+std::string json_member(const char* name, const Json& value) {
+  std::string member;
+  write_json_string(name, member);
+  member += ':';
+  write_canonical(value, member);
+  return member;
+}
+
+DocumentTexts texts_of(Role role, const Document& doc) {
+  DocumentTexts t;
+  switch (role) {
+    case Role::kProtocol: t.section = document_section("Protocol", "protocol", doc); break;
+    case Role::kEnvironment: t.section = document_section("Environment", "environment", doc); break;
+    case Role::kWorkload: t.section = workload_section(doc); break;
+    case Role::kImplementation: break;
+  }
+  const Json with_metadata = doc.with_metadata();
+  const char* name = kRoleNames[static_cast<int>(role)];
+  t.bundle_member = bundle_member_html(name, with_metadata);
+  t.json_member = json_member(name, with_metadata);
+  return t;
+}
+
+// The texts of the document `doc` plays `role` in: made once (make_document_texts),
+// or here for a document that was not.
+const DocumentTexts& texts(const SiteData& data, Role role, const Document& doc, DocumentTexts& scratch) {
+  auto it = data.document_texts.find({role, doc.digest()});
+  if (it != data.document_texts.end()) return it->second;
+  return scratch = texts_of(role, doc);
+}
+
+// The documents of a run's bundle with their roles, in the order of their
+// names (canonical and pretty JSON sort members): environment,
+// implementation, protocol, (run,) workload.
+std::vector<std::pair<Role, const Document*>> bundle_documents(const RunFacts& f) {
+  std::vector<std::pair<Role, const Document*>> out;
+  for (auto [role, doc] : {std::pair{Role::kEnvironment, &f.environment}, {Role::kImplementation, &f.implementation},
+                           {Role::kProtocol, &f.protocol}, {Role::kWorkload, &f.workload}})
+    if (*doc) out.emplace_back(role, &**doc);
+  return out;
+}
+
+// The run's bundle as `show --canonical` prints it (describe.h's
+// stored_bundle), pretty-printed as HTML (`pretty`) or canonical.
+std::string bundle_text(const SiteData& data, const GroupRow& row, const RunFacts& f, bool pretty_html) {
+  const Json run = row.run.with_metadata();
+  const std::string run_member = pretty_html ? bundle_member_html("run", run) : json_member("run", run);
+  std::string out = pretty_html ? "{\n" : "{";
+  const char* comma = pretty_html ? ",\n" : ",";
+  bool first = true;
+  DocumentTexts scratch;
+  for (auto [role, doc] : bundle_documents(f)) {
+    if (role == Role::kWorkload) out += (first ? "" : comma) + run_member, first = false;
+    const DocumentTexts& t = texts(data, role, *doc, scratch);
+    out += (first ? "" : comma) + (pretty_html ? t.bundle_member : t.json_member);
+    first = false;
+  }
+  if (!f.workload) out += (first ? "" : comma) + run_member;
+  return out + (pretty_html ? "\n}" : "}");
+}
+
+std::string document_part(const SiteData& data, Role role, const std::optional<Document>& doc) {
+  if (!doc) {
+    switch (role) {
+      case Role::kProtocol: return document_section("Protocol", "protocol", std::nullopt);
+      case Role::kEnvironment: return document_section("Environment", "environment", std::nullopt);
+      default: return workload_section(std::nullopt);
+    }
+  }
+  DocumentTexts scratch;
+  return texts(data, role, *doc, scratch).section;
+}
+
+}  // namespace
+
+void make_document_texts(SiteData& data) {
+  std::vector<std::pair<std::pair<Role, Digest>, const Document*>> wanted;
+  for (const SiteGroup& g : data.groups)
+    for (const RunFacts& f : g.facts)
+      for (auto [role, doc] : bundle_documents(f))
+        if (data.document_texts.try_emplace({role, doc->digest()}).second)
+          wanted.emplace_back(std::pair{role, doc->digest()}, doc);
+  // Each thread fills entries of its own: the map itself does not change.
+  parallel_for(wanted.size(), [&](std::size_t i) {
+    data.document_texts.at(wanted[i].first) = texts_of(wanted[i].first.first, *wanted[i].second);
+  });
+}
+
 std::string run_json(const SiteData& data, std::size_t g, std::size_t r) {
-  return canonical(site_bundle(data.groups[g].view.rows[r], data.groups[g].facts[r]));
+  return bundle_text(data, data.groups[g].view.rows[r], data.groups[g].facts[r], false);
 }
 
 std::string run_page(const SiteData& data, std::size_t gi, std::size_t ri) {
@@ -265,18 +365,19 @@ std::string run_page(const SiteData& data, std::size_t gi, std::size_t ri) {
   const RunFacts& f = g.facts[ri];
   std::string title = meta_string(row.run, "title");
   std::string out = page_start((title.empty() ? row.implementation : title) + " · kistore", kDepth);
+  out.reserve(32768);
   out += heading(g, row);
   out += identity(g, row, f);
-  out += workload_section(f);
+  out += document_part(data, Role::kWorkload, f.workload);
   out += measurements_section(row);
-  out += document_section("Protocol", "protocol", f.protocol);
-  out += document_section("Environment", "environment", f.environment);
+  out += document_part(data, Role::kProtocol, f.protocol);
+  out += document_part(data, Role::kEnvironment, f.environment);
   out += level_section(data, row, f);
   out += replications(row, f);
   out += compare_section(g, row);
   out += "<h2 id=\"manifest\">Canonical manifest</h2>\n<p class=\"muted\">The bundle as <code>kistore show "
          "--canonical</code> prints it: <a href=\"" + row.run.digest().hex() + ".json\">" + row.run.digest().hex() +
-         ".json</a>.</p>\n<pre>" + esc(pretty(site_bundle(row, f))) + "</pre>\n";
+         ".json</a>.</p>\n<pre>" + bundle_text(data, row, f, true) + "</pre>\n";
   out += cite_section(data, row);
   out += history_section(data, f);
   return out + page_end(kDepth);

@@ -10,6 +10,7 @@
 #                  with its runtime (libFuzzer, a Recommends that
 #                  --no-install-recommends skips) for the fuzz targets, and
 #                  chromium (test_site loads the static site in it, headless)
+#                  and tidy (test_site validates every page of the site with it)
 # apt-get's output goes to $KISTORE_APT_LOG (default: a new file in $TMPDIR
 # or /tmp, named on the one line this prints); on a failure its last lines
 # are shown.
@@ -24,7 +25,7 @@ KISTORE_DEMO_PACKAGES=(
 KISTORE_PACKAGES=(
   "${KISTORE_DEMO_PACKAGES[@]}"
   zstd jq openssh-server nginx-light fcgiwrap openssl curl iproute2
-  clang libclang-rt-14-dev chromium
+  clang libclang-rt-14-dev chromium tidy
 )
 
 case "${1:-test}" in

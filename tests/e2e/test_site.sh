@@ -4,7 +4,8 @@
 # rerun (reproduced) and hostile attestations (a <script> note, an attribute
 # break-out with an onerror handler, a bidi override in the author's name).
 # Checks that every link and resource resolves inside the folder and nothing
-# leaves it (lib/site_check.py), that the JSON beside each page is exactly what
+# leaves it, that every page is well formed and valid to HTML Tidy (lib/site_check.py;
+# a spoiled copy of the site proves each check fails when it should), that the JSON beside each page is exactly what
 # `show --canonical` and `rank --json` print (one implementation of ranking and
 # levels), that a rebuild writes only what changed, that a folder of other files
 # is refused, and, in a real browser (Debian's chromium, headless, file://), the
@@ -72,14 +73,55 @@ files=$(jv .files)
 assert_eq "$files" "$(jv .written)" "a first build writes every file"
 assert_eq "$files" "$(find "$O" -type f | wc -l)" "the files it counts are the files there"
 assert_exit 0 $CHECK links "$O"
-pass "site: every link and resource resolves inside the folder; no script but site.js; JSON beside each page"
+assert_contains "$OUT" "$(find "$O" -name '*.html' | wc -l) pages" "every page of the site is checked"
+pass "site: every link and resource resolves inside the folder; no script but site.js; JSON beside each page; every page well formed"
+
+# Every page is valid HTML5 to a validator: HTML Tidy (Debian's tidy), with no error and no warning.
+if command -v tidy >/dev/null; then
+  assert_exit 0 $CHECK tidy "$O"
+  assert_contains "$OUT" "$(find "$O" -name '*.html' | wc -l) pages read by tidy" "tidy reads every page"
+  pass "site: HTML Tidy reads every page with no error and no warning"
+else
+  echo "SKIP: tidy is not installed (apt-get install tidy; scripts/deps.sh installs it for tests): the pages were" \
+       "not validated (site_check.py links still checks that each is well formed)"
+fi
+
+# The checks find what they look for: each case spoils one file of a copy of the site (a sed
+# expression, or "delete") and names what the checker (links or tidy) must report about it.
+spoiled() {  # spoiled MODE FILE EDIT EXPECTED
+  rm -rf "$W/spoiled" && cp -r "$O" "$W/spoiled"
+  if [[ $3 == delete ]]; then rm "$W/spoiled/$2"; else sed -i -E "$3" "$W/spoiled/$2"; fi
+  cmp -s "$O/$2" "$W/spoiled/$2" && fail "spoiled $1 $2: the edit changed nothing"
+  [[ $1 == tidy ]] && ! command -v tidy >/dev/null && return
+  assert_exit 1 $CHECK "$1" "$W/spoiled"
+  assert_contains "$OUT" "$4" "site_check.py $1 on $2 edited with $3"
+}
+r=runs/$run.html
+spoiled links "$r" "s|href=\"../groups/$group.html\"|href=\"../groups/gone.html\"|" "$r: ../groups/gone.html: no such file"
+spoiled links style.css delete "index.html: style.css: no such file"
+spoiled links "$r" 's|</main>|<a href="https://example.org/">x</a></main>|' "$r: https://example.org/ leaves the site"
+spoiled links "$r" 's|</main>|<a href="//example.org/x">x</a></main>|' "$r: //example.org/x leaves the site"
+spoiled links "$r" 's|</main>|<a href="../../outside.html">x</a></main>|' "$r: ../../outside.html points outside the site"
+spoiled links style.css '$ s|$|body{background:url(https://example.org/b.png)}|' "style.css: https://example.org/b.png leaves the site"
+spoiled links "$r" 's|href="#compare"|href="#nowhere"|' "$r: #nowhere: no id 'nowhere' there"
+spoiled links "$r" '0,/<\/h1>/s|</h1>||' "closes <h1>"
+spoiled links "$r" 's|id="history"|id="cite"|' "id 'cite' twice"
+spoiled links "$r" 's|<main>|<main class=wide>|' "<main> class=wide: not in double quotes"
+spoiled links "$r" 's|<p class="rankline" id="rank">|&<div>x</div>|' "<div> inside <p> (it ends the <p> there)"
+spoiled tidy "$r" '0,/<\/h1>/s|</h1>||' "Warning: missing </h1> before <p>"
+spoiled tidy "$r" 's|id="history"|id="cite"|' 'anchor "cite" already defined'
+spoiled tidy "$r" 's|<p class="rankline" id="rank">|&<div>x</div>|' "Warning: inserting implicit <p>"
+pass "the checkers report a broken link, a missing style sheet, URLs that leave the site, a missing #anchor, an" \
+     "unclosed element, an id twice, an unquoted attribute and a <div> inside a <p>"
 
 # The JSON beside the pages is what show --canonical and rank --json print.
 cmp -s <(ks show "$run" --canonical) "$O/runs/$run.json" || fail "run JSON differs from show --canonical"
 for key in $(jq -r '.groups[].group' "$O/index.json" | cut -d: -f2); do
   cmp -s <(ks --json rank "$key") "$O/groups/$key.json" || fail "groups/$key.json differs from rank --json"
 done
-pass "run JSON = show --canonical, every group's JSON = rank --json"
+cmp -s <(ks canon "$O/site-manifest.json"; echo) "$O/site-manifest.json" ||
+  fail "site-manifest.json is not canonical JSON (RFC 8785) and a newline"
+pass "run JSON = show --canonical, every group's JSON = rank --json, the manifest is canonical JSON"
 
 page=$O/runs/$run.html
 assert_contains "$(cat "$page")" '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "the note is escaped"
