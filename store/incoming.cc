@@ -62,16 +62,36 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
-  // A merge must keep every object of every parent, not only the first's.
-  // Where the parents hold one document under different frames (other
-  // dictionaries), it keeps one of those blobs: each decodes to the same
-  // bytes, checked on its own side; a blob no parent has is refused.
-  for (const git_oid& other : others_)
-    for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
-      if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
-      else if (d.status == Delta::kModified && d.ids_differ() && !from_a_parent(d))
-        problem(ProblemKind::kHistoryRewritten, d.path, kObjectChangedInMerge);
+  for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
   check_levels(raw);
+}
+
+// A merge against a parent beyond the first (the first is check_delta's):
+// what it takes from that parent was checked in that parent's tree, so it
+// holds there only if the merge keeps what it rests on: the parent's format,
+// every object (one of the parents' frames where they differ: each decodes
+// to the same bytes), every dictionary as it is (the frames name them), and
+// every index entry, but a level (check_levels judges it) and a source id
+// that an earlier claim in the merge's tree blocks (merge.cc leaves it out).
+void IncomingChecker::check_other_parent(std::size_t n, const git_oid& other) {
+  const std::string which = "the merge's parent " + std::to_string(n + 1);
+  if (std::optional<Format> theirs = trees_.format_of(&other); theirs && *theirs != format_)
+    return problem(ProblemKind::kLayout, std::string(kFormatPath),
+                   "joins " + which + ", a " + format_name(*theirs) + " tree, into a " + format_name(format_) +
+                       " one; only an upgrade commit of one parent turns format 1 into format 2");
+  for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
+    if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
+    else if (d.status == Delta::kModified && d.ids_differ() && !from_a_parent(d))
+      problem(ProblemKind::kHistoryRewritten, d.path, kObjectChangedInMerge);
+  for (const Delta& d : trees_.diff(&other, &tree_, "dictionaries"))
+    if (d.status == Delta::kRemoved || (d.status == Delta::kModified && d.ids_differ()))
+      problem(ProblemKind::kHistoryRewritten, d.path,
+              (d.status == Delta::kRemoved ? "drops a dictionary " : "holds another dictionary under this ID than ") +
+                  which + " has; a Dictionary_ID names one dictionary for ever, and that parent's frames need it");
+  for (const Delta& d : trees_.diff(&other, &tree_, "refs"))
+    if (d.status == Delta::kRemoved && !d.path.starts_with("refs/levels/") &&
+        !(d.path.starts_with("refs/sources/") && trees_.source_blocked(&tree_, d.path)))
+      problem(ProblemKind::kIndexRemoved, d.path, "drops an index entry " + which + " has; entries are only added");
 }
 
 // The commit's format (refs/layout.h): one kistore reads, and its first
@@ -262,10 +282,11 @@ void IncomingChecker::prefetch_facts(const std::vector<Delta>& deltas) {
 void IncomingChecker::check_dictionary(const Delta& d) {
   if (d.status == Delta::kRemoved)
     return problem(ProblemKind::kHistoryRewritten, d.path, "removes a dictionary its parent has; dictionaries are never removed");
-  if (inherited(d)) return;
+  // Not even to another parent's: the first parent's frames need its own.
   if (d.status == Delta::kModified)
     return problem(ProblemKind::kHistoryRewritten, d.path,
                    "changes a dictionary its parent has; dictionaries are immutable");
+  if (inherited(d)) return;
   std::optional<std::uint32_t> id = parse_dictionary_path(format_, d.path);
   if (!id)
     return problem(ProblemKind::kLayout, d.path,

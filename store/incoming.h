@@ -23,7 +23,9 @@
 //     level, and a rerun commit that changes two runs' levels sets neither;
 //   - a merge commit keeps every object of every parent, and what it takes
 //     from a parent other than the first is that parent's (checked on its
-//     own side).
+//     own side); against each such parent too, it drops or changes no
+//     dictionary, drops no index entry (but a level that moves, and a source
+//     id an earlier claim blocks) and keeps its format.
 //
 // Every problem is collected (up to kMaxProblems), each naming the commit;
 // the problem kinds are those of verify (refs/problem.h). A check that
@@ -77,6 +79,7 @@ class IncomingChecker {
   void problem(ProblemKind kind, std::string path, const std::string& detail);
   bool inherited(const git::TreeDelta& d) const;
   bool from_a_parent(const git::TreeDelta& d) const;
+  void check_other_parent(std::size_t n, const git_oid& other);
   const git_oid* parent() const { return parent_ ? &*parent_ : nullptr; }
   void check_delta(const git::TreeDelta& d);
   void check_new_object(const git::TreeDelta& d);

@@ -52,24 +52,36 @@ std::uint64_t inflate_bound(std::size_t compressed) {
 }
 
 // Replaces `out` with the zlib stream at p[0..avail) inflated, which must be
-// exactly `size` bytes and end the stream.
+// exactly `size` bytes and end the stream. `out` grows with what the stream
+// yields (doubling, from 64 KiB), never at once to what the entry's header
+// claims: a header that declares gigabytes over a short stream costs what
+// the stream holds.
 bool inflate_exact(const unsigned char* p, std::size_t avail, std::uint64_t size, std::string& out) {
   if (size > inflate_bound(avail)) return false;
-  out.assign(size, '\0');
+  constexpr std::size_t kFirstChunk = std::size_t(64) << 10, kMaxChunk = std::size_t(1) << 30;
+  out.clear();
   z_stream z{};
   if (inflateInit(&z) != Z_OK) return false;
   z.next_in = const_cast<unsigned char*>(p);
   z.avail_in = static_cast<uInt>(std::min<std::size_t>(avail, UINT32_MAX));
-  z.next_out = reinterpret_cast<unsigned char*>(out.data());
-  z.avail_out = static_cast<uInt>(size);
-  unsigned char spare;  // a stream longer than declared shows as output here
-  int rc = inflate(&z, Z_FINISH);
-  if (rc == Z_OK || rc == Z_BUF_ERROR) {
-    if (z.avail_out == 0) {
-      z.next_out = &spare;
-      z.avail_out = 1;
-      rc = inflate(&z, Z_FINISH);
-    }
+  int rc = Z_OK;
+  while (rc == Z_OK && out.size() < size) {
+    const std::size_t have = out.size();
+    const std::size_t room = static_cast<std::size_t>(
+        std::min<std::uint64_t>(size - have, std::min(std::max(have, kFirstChunk), kMaxChunk)));
+    out.resize(have + room);
+    z.next_out = reinterpret_cast<unsigned char*>(out.data() + have);
+    z.avail_out = static_cast<uInt>(room);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(have + room - z.avail_out);
+  }
+  // All `size` bytes came out: the stream must end here. One that is longer
+  // than declared shows as output in `spare`.
+  if (rc == Z_OK) {
+    unsigned char spare;
+    z.next_out = &spare;
+    z.avail_out = 1;
+    rc = inflate(&z, Z_FINISH);
   }
   bool ok = rc == Z_STREAM_END && z.total_out == size;
   inflateEnd(&z);

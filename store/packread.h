@@ -46,9 +46,11 @@ class PackReader {
   // not checked).
   bool has(const git_oid& id) const;
 
-  // If `id` is a whole object of stored blocks in one of the packs, of at
-  // most `max_size` bytes, sets `type`, replaces `out` with its content and
-  // returns true. Never allocates more than the pack file holds.
+  // If `id` is a whole object in one of the packs (stored blocks, or deflated
+  // to exactly its declared size), of at most `max_size` bytes, sets `type`,
+  // replaces `out` with its content and returns true. Never allocates more
+  // than the pack file holds (stored blocks) or twice what the stream
+  // inflates to (deflated), whatever size the entry's header declares.
   bool read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size = UINT64_MAX) const;
 
   // As read, for every kind of entry: whole objects stored or deflated, and

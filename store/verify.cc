@@ -197,10 +197,10 @@ class Verifier {
   }
 
   // The head tree's shape (incoming_walk.h): every mode 100644 or 040000, no
-  // path more than 16 folders deep, sound names. False when a path is too
-  // deep to walk. Trees that cannot be read, and submodule links, the walk
-  // reports itself, naming the path. Runs on a thread of its own, through a
-  // repository handle of its own.
+  // path more than 16 folders deep, sound names, entries in git's order and
+  // none twice. False when a path is too deep to walk. Trees that cannot be
+  // read, and submodule links, the walk reports itself, naming the path.
+  // Runs on a thread of its own, through a repository handle of its own.
   struct Shape {
     std::vector<Problem> problems;  // to report
     bool too_deep = false;
@@ -224,7 +224,12 @@ class Verifier {
     out.hashed = shape.problems.empty() && !shape.too_deep;
     out.too_deep = shape.too_deep;
     for (Problem& p : shape.problems) {
-      if (p.kind != ProblemKind::kLayout || p.detail.find("mode 160000") != std::string::npos) continue;
+      // A tree whose entries are out of order or listed twice is reported
+      // here: the walk takes entries as they come and sees neither (an index
+      // entry listed twice would then count once).
+      const bool order =
+          p.kind == ProblemKind::kObjectCorrupt && p.detail.find("out of order or twice") != std::string::npos;
+      if ((p.kind != ProblemKind::kLayout && !order) || p.detail.find("mode 160000") != std::string::npos) continue;
       out.problems.push_back(std::move(p));
     }
     return out;

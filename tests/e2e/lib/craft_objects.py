@@ -32,6 +32,13 @@ describes them).
       a pack and its index in GITDIR/objects/pack whose only entry holds
       BYTES as a TYPE, listed in the index under the id ID whatever BYTES
       hash to (an index that lies).
+  craft_objects.py pack-idx-deflated GITDIR TYPE ID [--declare N] [--flip K]
+                   [--filler MIB] < BYTES
+      a pack and its index in GITDIR/objects/pack whose entry ID holds
+      BYTES as a TYPE in deflate's fixed-Huffman blocks (never stored ones),
+      declaring N bytes (default: their size), the stream's byte K (counted
+      from its end) flipped; with --filler, MIB MiB of random bytes follow as
+      a second entry, so that the pack is big enough for what N claims.
 """
 import argparse
 import hashlib
@@ -152,6 +159,16 @@ def write_pack_and_index(gitdir, objects):
     open(base + ".idx", "wb").write(idx)
 
 
+def fixed_huffman(data):
+    """zlib's stream of DATA in compressed blocks (zlib keeps a stored block
+    only where it is smaller: DATA must compress)."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_FIXED)
+    out = z.compress(data) + z.flush()
+    if out[2] & 6 != 2:
+        sys.exit("craft_objects.py: the bytes do not compress; zlib stored them")
+    return out
+
+
 def whole(kind, data):
     return (kind, len(data), zlib.compress(data))
 
@@ -169,6 +186,8 @@ def main():
     p = sub.add_parser("pack-huge"); p.add_argument("out")
     p = sub.add_parser("pack-idx-huge"); p.add_argument("gitdir"); p.add_argument("id")
     p = sub.add_parser("pack-idx-as"); p.add_argument("gitdir"); p.add_argument("type"); p.add_argument("id")
+    p = sub.add_parser("pack-idx-deflated"); p.add_argument("gitdir"); p.add_argument("type"); p.add_argument("id")
+    p.add_argument("--declare", type=int); p.add_argument("--flip", type=int); p.add_argument("--filler", type=int, default=0)
     a = parser.parse_args()
 
     if a.cmd == "loose":
@@ -199,6 +218,16 @@ def main():
         write_pack_and_index(a.gitdir, [(a.id, ("blob", 1 << 40, zlib.compress(b"not 1 TiB\n")))])
     elif a.cmd == "pack-idx-as":
         write_pack_and_index(a.gitdir, [(a.id, whole(a.type, sys.stdin.buffer.read()))])
+    elif a.cmd == "pack-idx-deflated":
+        data = sys.stdin.buffer.read()
+        stream = bytearray(fixed_huffman(data))
+        if a.flip:
+            stream[-a.flip] ^= 0x55
+        objects = [(a.id, (a.type, len(data) if a.declare is None else a.declare, bytes(stream)))]
+        if a.filler:
+            filler = os.urandom(a.filler << 20)
+            objects.append((object_id("blob", filler), ("blob", len(filler), zlib.compress(filler, 1))))
+        write_pack_and_index(a.gitdir, objects)
 
 
 if __name__ == "__main__":
