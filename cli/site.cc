@@ -19,6 +19,7 @@
 #include "objects/error.h"
 #include "objects/json_large.h"
 #include "objects/parallel.h"
+#include "objects/phase_timer.h"
 #include "refs/layout.h"
 #include "store/level_audit.h"
 #include "store/query.h"
@@ -33,21 +34,6 @@ using site::SiteGroup;
 
 constexpr const char* kManifest = "site-manifest.json";
 constexpr std::size_t kMaxManifestBytes = std::size_t{1} << 30;  // 1 GiB: a site of millions of runs
-
-// Where the time goes, on stderr when KISTORE_SITE_TIMING is set (bench/site.sh).
-class PhaseTimer {
- public:
-  PhaseTimer() : on_(std::getenv("KISTORE_SITE_TIMING") != nullptr), last_(std::chrono::steady_clock::now()) {}
-  void lap(const char* phase) {
-    auto now = std::chrono::steady_clock::now();
-    if (on_) std::fprintf(stderr, "site: %s %.3f s\n", phase, std::chrono::duration<double>(now - last_).count());
-    last_ = now;
-  }
-
- private:
-  bool on_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 // Documents several runs share (a protocol of a thousand runs), read once.
 class DocumentCache {
@@ -423,7 +409,7 @@ RenderedPage render_page(const PageJob& job, const Manifest& before, const fs::p
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   const fs::path dir(options.out_dir);
-  PhaseTimer timer;
+  PhaseTimer timer("KISTORE_SITE_TIMING", "site");
   const Manifest before = read_manifest(dir);
   timer.lap("manifest read");
   SiteData data = gather(store, trust, options, timer);

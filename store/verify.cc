@@ -1,5 +1,6 @@
 #include "store/verify.h"
 
+#include <array>
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -11,6 +12,7 @@
 
 #include "objects/blob.h"
 #include "objects/parallel.h"
+#include "objects/phase_timer.h"
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git.h"
@@ -56,7 +58,6 @@ struct IndexEntries {
 // objects' facts and its index entries; merged in part order.
 struct WalkPartResult {
   std::vector<Problem> problems;
-  std::vector<std::pair<Digest, ObjectFacts>> objects;
   IndexEntries index;
 };
 
@@ -114,7 +115,9 @@ class Verifier {
     } catch (...) {
       walk_error = std::current_exception();
     }
+    timer_.lap("walk");
     shape_thread.join();
+    timer_.lap("shape check (after the walk)");
     if (shape_error) std::rethrow_exception(shape_error);
     append(report_.problems, shape.problems);
     if (shape.too_deep) {
@@ -124,16 +127,19 @@ class Verifier {
     }
     if (!shape.hashed) {
       parts.clear(), links.clear();
+      for (ObjectShard& shard : objects_) shard.map.clear();
       walk(parts, links, false);
     } else if (walk_error) {
       std::rethrow_exception(walk_error);
     }
     append(report_.problems, links);
     merge(parts);
-    index_sources();
+    timer_.lap("merge");
     check_index();
+    timer_.lap("index");
     check_history();
-    report_.objects = objects_.size();
+    timer_.lap("history");
+    report_.objects = object_count();
     return std::move(report_);
   }
 
@@ -157,7 +163,13 @@ class Verifier {
                                              options_.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow, dictionaries);
             if (facts.problem) out.problems.push_back(std::move(*facts.problem));  // facts.problem stays set: invalid
             std::string().swap(facts.group_path);  // group_path_of gives it again
-            if (facts.digest) out.objects.emplace_back(*facts.digest, std::move(facts));
+            if (facts.digest) {
+              // Into its shard here, on every core; a part holds one shard's objects (objects/sha256/<first byte>),
+              // in tree order, so the last of a digest listed twice stays, as in one map filled in tree order.
+              ObjectShard& shard = objects_[facts.digest->bytes()[0]];
+              std::lock_guard lock(shard.mutex);
+              shard.map.try_emplace(*facts.digest).first->second.facts = std::move(facts);
+            }
           } else {
             // Metadata documents are checked here, on every core: a parse per document.
             if (parse_metadata_path(format_, path))
@@ -176,15 +188,11 @@ class Verifier {
         trees_checked);
   }
 
-  // The parts' findings, in part order (tree order), into the report, objects_ and index_.
+  // The parts' findings, in part order (tree order), into the report and
+  // index_ (the objects went into objects_ during the walk).
   void merge(std::vector<WalkPartResult>& parts) {
-    std::size_t objects = 0;
-    for (const WalkPartResult& part : parts) objects += part.objects.size();
-    objects_.reserve(objects);
     for (WalkPartResult& part : parts) {
       append(report_.problems, part.problems);
-      for (auto& [digest, facts] : part.objects) objects_.try_emplace(digest).first->second.facts = std::move(facts);
-      std::vector<std::pair<Digest, ObjectFacts>>().swap(part.objects);
       append(index_.metadata, part.index.metadata);
       append(index_.groups, part.index.groups);
       append(index_.attestations, part.index.attestations);
@@ -370,16 +378,33 @@ class Verifier {
   }
 
   const ObjectFacts* object(const Digest& d) const {
-    auto it = objects_.find(d);
-    return it == objects_.end() ? nullptr : &it->second.facts;
+    const auto& map = objects_[d.bytes()[0]].map;
+    auto it = map.find(d);
+    return it == map.end() ? nullptr : &it->second.facts;
   }
   StoredObject* stored(const Digest& d) {
-    auto it = objects_.find(d);
-    return it == objects_.end() ? nullptr : &it->second;
+    auto& map = objects_[d.bytes()[0]].map;
+    auto it = map.find(d);
+    return it == map.end() ? nullptr : &it->second;
+  }
+  std::size_t object_count() const {
+    std::size_t n = 0;
+    for (const ObjectShard& shard : objects_) n += shard.map.size();
+    return n;
   }
 
   // Every index entry against the objects, then every object against the index.
   void check_index() {
+    // The source entries' index is built beside the checks that do not use
+    // it (metadata, reruns, groups, levels), on a thread of its own.
+    std::exception_ptr sources_error;
+    std::jthread sources([&] {
+      try {
+        index_sources();
+      } catch (...) {
+        sources_error = std::current_exception();
+      }
+    });
     // By digest, the first entry (in tree order) of each.
     std::stable_sort(index_.metadata.begin(), index_.metadata.end(),
                      [](const MetadataEntry& a, const MetadataEntry& b) { return a.digest < b.digest; });
@@ -390,13 +415,22 @@ class Verifier {
         problem(ProblemKind::kDanglingRef, metadata_path(format_, m.digest), "names " + m.digest.str() + ", which is not in the store");
     }
     std::vector<MetadataEntry>().swap(index_.metadata);
+    timer_.lap("index: metadata");
     check_reruns();
+    timer_.lap("index: reruns");
     check_groups();
+    timer_.lap("index: groups");
     check_levels();
+    timer_.lap("index: levels");
     check_attestations();
+    timer_.lap("index: attestations");
+    sources.join();
+    if (sources_error) std::rethrow_exception(sources_error);
+    timer_.lap("index: sources");
     std::vector<const std::pair<const Digest, StoredObject>*> all;
-    all.reserve(objects_.size());
-    for (const auto& entry : objects_) all.push_back(&entry);
+    all.reserve(object_count());
+    for (const ObjectShard& shard : objects_)
+      for (const auto& entry : shard.map) all.push_back(&entry);
     check_in_parallel(all.size(), [&](std::size_t i) {
       const auto& [digest, stored] = *all[i];
       const ObjectFacts& facts = stored.facts;
@@ -407,6 +441,7 @@ class Verifier {
         problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
       }
     });
+    timer_.lap("index: objects");
     check_sources();
   }
 
@@ -603,8 +638,9 @@ class Verifier {
       else if (run->source_path != path) {
         if (!claimed) {
           claimed.emplace();
-          for (const auto& [digest, stored] : objects_)
-            if (stored.facts.valid() && stored.facts.source_path) (*claimed)[*stored.facts.source_path] = &digest;
+          for (const ObjectShard& shard : objects_)
+            for (const auto& [digest, stored] : shard.map)
+              if (stored.facts.valid() && stored.facts.source_path) (*claimed)[*stored.facts.source_path] = &digest;
         }
         auto it = claimed->find(path);
         std::string claimant = it == claimed->end() ? "" : "; run " + it->second->str() + " does";
@@ -703,8 +739,15 @@ class Verifier {
   Format format_;
   LevelAudit audit_;  // the signed history, judged against options_.trust
   VerifyReport report_;
+  PhaseTimer timer_{"KISTORE_VERIFY_TIMING", "verify"};  // bench/: where the time goes
   const std::string null_entry_ = level_entry(std::nullopt);  // a default level's entry
-  std::unordered_map<Digest, StoredObject> objects_;  // group_path left empty: group_path_of
+  // Every object's facts (group_path left empty: group_path_of), by the first
+  // byte of its digest, each shard filled by the walk's parts under its lock.
+  struct ObjectShard {
+    std::mutex mutex;
+    std::unordered_map<Digest, StoredObject> map;
+  };
+  std::array<ObjectShard, 256> objects_;
   IndexEntries index_;
   std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
   // The attestations check_index found indexed.
@@ -719,7 +762,15 @@ class Verifier {
 
 VerifyReport verify_store(const Store& store, const VerifyOptions& options) {
   git::HashCheck hashes(true);  // every commit and tree of the history is checked against its id
-  return Verifier(store, options).run();
+  VerifyReport report;
+  PhaseTimer timer("KISTORE_VERIFY_TIMING", "verify");
+  {
+    Verifier verifier(store, options);
+    report = verifier.run();
+    timer.lap("all but freeing");
+  }
+  timer.lap("freeing");
+  return report;
 }
 
 }  // namespace kistore
