@@ -1,5 +1,5 @@
 // read_history along a run's story paths (store/history.h, what `log --run`
-// shows), against git's own diff.
+// shows) and along a group's (store/group_story.h), against git's own diff.
 // read_history compares raw trees along the paths only; before, it asked
 // libgit2 for a tree diff with the same paths as pathspecs. Here, for every
 // commit of histories with a bulk add, attestations, a signed rerun (a level
@@ -16,6 +16,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/add.h"
+#include "store/group_story.h"
 #include "store/history.h"
 #include "store/query.h"
 #include "store/rerun.h"
@@ -196,6 +197,33 @@ TEST_CASE("log --run's paths: a bulk add, attestations, a signed rerun and a mer
   CHECK(lines_of(story[4].changes) ==
         std::vector<std::string>{"A " + object_path(kSeedRun), "A " + level_path(Format::k2, Level::kSourceNative, kSeedRun)});
 
+  // The group's story follows the members' paths only: every commit but
+  // none (all seven touch a member), each with what it changed.
+  const Digest key = comparison_key(store.snapshot().document(kSeedRun, false).spec());
+  std::vector<GroupStoryEntry> group = read_group_story(store, key, {});
+  REQUIRE(group.size() == all.size());
+  CHECK(group.front().commit.op == "merge");
+  REQUIRE(group.front().attestations.size() == 1);
+  CHECK(group.front().attestations[0].attestation == from_other);
+  CHECK(group.front().added.empty());  // "meanwhile" is the first parent's
+  CHECK(group.front().members == 43);
+  std::size_t attested = 0, reran = 0;
+  for (const GroupStoryEntry& e : group) {
+    attested += e.attestations.size();
+    if (e.commit.op != "rerun") continue;
+    ++reran;
+    REQUIRE(e.levels.size() == 1);
+    CHECK(e.levels[0].run == kSeedRun);
+    CHECK(e.levels[0].from == Level::kSourceNative);
+    CHECK(e.levels[0].to == Level::kReproduced);
+    CHECK(e.levels[0].evidence == rerun);
+    REQUIRE(e.reruns.size() == 1);
+    CHECK(e.reruns[0].rerun.rerun == rerun);
+    CHECK(e.added.empty());
+  }
+  CHECK(attested == 3);
+  CHECK(reran == 1);
+  CHECK(group.back().added.size() == 41);
 }
 
 TEST_CASE("log --run's paths across an upgrade from format 1, as git diff finds them",
