@@ -16,16 +16,22 @@
 namespace kistore {
 namespace {
 
-// The group's folder in both formats (a story may cross an upgrade).
+// The group's folder in both formats (a story may cross an upgrade), as
+// patterns for TreeReader::diff.
 std::vector<std::string> group_dirs(const Digest& key) {
-  return {group_dir(Format::k2, key), group_dir(Format::k1, key)};
+  return {group_dir(Format::k2, key) + "/", group_dir(Format::k1, key) + "/"};
 }
 
-// The folders where a member's level entries, attestations and reruns sit,
-// in either format.
-const std::vector<std::string>& member_dirs() {
-  static const std::vector<std::string> dirs = {"refs/levels", "refs/attestations", std::string(kRerunsDir)};
-  return dirs;
+// The paths of the members' level entries, attestations and reruns, in
+// either format (run_story_paths less the objects): only these are compared,
+// not the whole index folders, whose entries grow with the store (a bulk
+// add of 100,000 runs adds 100,000 level entries).
+std::vector<std::string> member_paths(const std::set<Digest>& members) {
+  std::vector<std::string> out;
+  for (const Digest& run : members)
+    for (std::string& p : run_story_paths(run))
+      if (!parse_object_path(p)) out.push_back(std::move(p));
+  return out;
 }
 
 // The run whose entry in the group `key` a change is about, in either format.
@@ -35,24 +41,23 @@ std::optional<Digest> group_run_of(const PathChange& c, const Digest& key) {
   return std::nullopt;
 }
 
-// What commits changed below chosen folders, against their first parent:
-// raw trees compared by id (store/raw_tree.h), so a folder the commit left
-// alone costs one lookup, and a change costs what it changed, not the size
-// of the tree.
+// What commits changed along chosen paths, against their first parent: raw
+// trees compared by id (store/raw_tree.h), so a folder the commit left alone
+// costs one lookup, and a change costs what it changed, not the size of the
+// tree.
 class ChangeReader {
  public:
   explicit ChangeReader(const Store& store)
       : repo_(store.repo()), odb_(git::open_odb(repo_)), trees_(odb_.get(), git::TreeReader::Options{}) {}
 
   std::vector<PathChange> changes(const std::string& commit, const std::vector<std::string>& parents,
-                                  const std::vector<std::string>& dirs) {
+                                  const git::PathPatterns& paths) {
     git_oid to = tree_of(commit), from{};
     if (!parents.empty()) from = tree_of(parents.front());
     std::vector<PathChange> out;
-    for (const std::string& dir : dirs)
-      trees_.diff(parents.empty() ? nullptr : &from, &to, dir, [&](const git::TreeDelta& d) {
-        out.push_back(PathChange{static_cast<char>(d.status), d.path});
-      });
+    trees_.diff(parents.empty() ? nullptr : &from, &to, paths, [&](const git::TreeDelta& d) {
+      out.push_back(PathChange{static_cast<char>(d.status), d.path});
+    });
     return out;
   }
 
@@ -74,9 +79,10 @@ class ChangeReader {
 // Every run the group's folder ever named: one look at that folder per commit.
 std::set<Digest> runs_ever_in(const Store& store, ChangeReader& reader, const Digest& key) {
   std::set<Digest> runs;
+  const git::PathPatterns dirs(group_dirs(key));
   LogQuery q;
   q.keep = [&](const std::string& commit, const std::vector<std::string>& parents) {
-    for (const PathChange& c : reader.changes(commit, parents, group_dirs(key)))
+    for (const PathChange& c : reader.changes(commit, parents, dirs))
       if (auto run = group_run_of(c, key)) runs.insert(*run);
     return false;  // no entry needed
   };
@@ -262,14 +268,15 @@ std::vector<GroupStoryEntry> read_group_story(const Store& store, const Digest& 
   ChangeReader changes(store);
   const std::set<Digest> members = runs_ever_in(store, changes, key);
   if (members.empty()) return out;
-  std::vector<std::string> dirs = group_dirs(key);
-  dirs.insert(dirs.end(), member_dirs().begin(), member_dirs().end());
+  std::vector<std::string> story = group_dirs(key), of_members = member_paths(members);
+  story.insert(story.end(), of_members.begin(), of_members.end());
+  const git::PathPatterns paths(story);
   std::map<std::string, Touched> touched;  // by commit: what the commits kept touched
   LogQuery q;
   q.op = query.op;
   q.limit = query.limit;
   q.keep = [&](const std::string& commit, const std::vector<std::string>& parents) {
-    std::optional<Touched> t = touched_by(changes.changes(commit, parents, dirs), key, members);
+    std::optional<Touched> t = touched_by(changes.changes(commit, parents, paths), key, members);
     if (t) touched.emplace(commit, std::move(*t));
     return t.has_value();
   };

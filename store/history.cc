@@ -1,25 +1,19 @@
 #include "store/history.h"
 
 #include "store/git.h"
+#include "store/raw_tree.h"
 
 namespace kistore {
 namespace {
 
-std::vector<PathChange> changes_between(git_repository* repo, git_tree* from, git_tree* to,
-                                        const std::vector<std::string>& paths) {
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  std::vector<char*> specs;
-  for (const std::string& p : paths) specs.push_back(const_cast<char*>(p.c_str()));
-  opts.pathspec = {specs.data(), specs.size()};
-  git_diff* raw = nullptr;
-  git::check(git_diff_tree_to_tree(&raw, repo, from, to, &opts), "comparing trees");
-  git::Diff diff(raw);
+// What a commit changed below `paths`, against its first parent: raw trees
+// compared along the paths only (store/raw_tree.h), so a commit costs a few
+// lookups per path, not a walk of the whole tree, and a run's story costs
+// the length of the history, not the size of the store.
+std::vector<PathChange> changes_between(const git::TreeReader& trees, const git_oid* from, const git_oid& to,
+                                        const git::PathPatterns& paths) {
   std::vector<PathChange> out;
-  for (std::size_t i = 0, n = git_diff_num_deltas(raw); i < n; ++i) {
-    const git_diff_delta* d = git_diff_get_delta(raw, i);
-    char status = d->status == GIT_DELTA_ADDED ? 'A' : d->status == GIT_DELTA_DELETED ? 'D' : 'M';
-    out.push_back({status, status == 'D' ? d->old_file.path : d->new_file.path});
-  }
+  trees.diff(from, &to, paths, [&](const git::TreeDelta& d) { out.push_back({static_cast<char>(d.status), d.path}); });
   return out;
 }
 
@@ -37,6 +31,9 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
   git_oid head;
   git_oid_fromstr(&head, snap.commit_id().c_str());
   git::check(git_revwalk_push(raw, &head), "walking history");
+  const git::PathPatterns paths(query.paths.empty() ? std::vector<std::string>{"refs/", "objects/"} : query.paths);
+  git::Odb odb = git::open_odb(repo);
+  const git::TreeReader trees(odb.get(), git::TreeReader::Options{});
   git_oid id;
   while (git_revwalk_next(&id, raw) == 0) {
     git_commit* c = nullptr;
@@ -51,19 +48,14 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
     if (query.keep && !query.keep(git::oid_str(id), parents)) continue;
     std::vector<PathChange> changes;
     if (!query.paths.empty() || query.with_changes) {
-      git_tree* tree = nullptr;
-      git::check(git_commit_tree(&tree, c), "reading tree");
-      git::Tree owned_tree(tree);
-      git::Tree parent_tree;
+      std::optional<git_oid> parent_tree;
       if (git_commit_parentcount(c) > 0) {
         git_commit* p = nullptr;
         git::check(git_commit_parent(&p, c, 0), "reading parent");
         git::Commit parent(p);
-        git_tree* pt = nullptr;
-        git::check(git_commit_tree(&pt, p), "reading parent tree");
-        parent_tree.reset(pt);
+        parent_tree = *git_commit_tree_id(p);
       }
-      changes = changes_between(repo, parent_tree.get(), tree, query.paths.empty() ? std::vector<std::string>{"refs/", "objects/"} : query.paths);
+      changes = changes_between(trees, parent_tree ? &*parent_tree : nullptr, *git_commit_tree_id(c), paths);
       if (!query.paths.empty() && changes.empty()) continue;
     }
     LogEntry e;

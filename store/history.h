@@ -40,7 +40,11 @@ struct LogEntry {
 struct LogQuery {
   std::size_t limit = 0;         // 0: all
   std::string op;                // keep only this Kistore-Op
-  std::vector<std::string> paths;  // keep only commits changing these (git pathspecs)
+  // Keep only commits changing these, against their first parent: paths as
+  // git::PathPatterns takes them (store/raw_tree.h: a folder ends in "/", a
+  // name "*" is any one name), which for literal paths are git's pathspecs.
+  // Each commit costs lookups along these paths, not the size of its tree.
+  std::vector<std::string> paths;
   bool with_changes = false;     // fill LogEntry::changes (against the first parent)
   // Keep only commits for which this says true, given the commit's id and its
   // parents' (after `op`, before `paths`): for readers that judge a commit by
@@ -48,6 +52,8 @@ struct LogQuery {
   std::function<bool(const std::string& commit, const std::vector<std::string>& parents)> keep;
 };
 
+// The commits `query` keeps, newest first. Error(kIO) when a commit cannot be
+// read; Error(kCorruption) when a tree along `paths` cannot (store/raw_tree.h).
 std::vector<LogEntry> read_history(const Store& store, const LogQuery& query);
 
 }  // namespace kistore

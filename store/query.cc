@@ -157,7 +157,7 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
 std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) { return digests_below(snap, level_dir(level)); }
 
 std::vector<std::string> run_story_paths(const Digest& run) {
-  // Pathspecs, not paths: "*" stands for any level. Both formats' names, so
+  // Patterns, not paths: "*" stands for any level. Both formats' names, so
   // that the story reads across an upgrade.
   return {object_path(run),
           "refs/levels/*/" + run.hex(),

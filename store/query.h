@@ -117,9 +117,10 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref);
 // The runs whose level entry is under refs/levels/<level>/, in path order.
 std::vector<Digest> runs_at_level(const Snapshot& snap, Level level);
 
-// Git pathspecs of every path whose change tells part of a run's story (its
-// object, its level entries at any level, its attestations), for
-// LogQuery::paths (store/history.h). Never fails.
+// The paths whose change tells part of a run's story (its object, its level
+// entries at any level, its attestations and reruns), in both formats, for
+// LogQuery::paths (store/history.h: "*" any one name, "…/" a folder's
+// contents; git's pathspecs too). Never fails.
 std::vector<std::string> run_story_paths(const Digest& run);
 
 // A display name for a run's implementation: the Implementation document's

@@ -259,6 +259,85 @@ void TreeReader::diff(const git_oid* from, const git_oid* to, std::string_view d
   walk.walk(a ? &*a : nullptr, b ? &*b : nullptr, std::string(dir));
 }
 
+PathPatterns::PathPatterns(const std::vector<std::string>& patterns) {
+  for (std::string_view p : patterns) {
+    bool folder = p.empty() || p.back() == '/';
+    Node* node = &root_;
+    for (std::size_t start = 0; start < p.size();) {
+      std::size_t slash = std::min(p.find('/', start), p.size());
+      if (slash > start) node = &node->children[std::string(p.substr(start, slash - start))];
+      start = slash + 1;
+    }
+    node->below = true;
+    if (!folder && node != &root_) node->entry = true;
+  }
+}
+
+// The walk of two trees along patterns: at each folder only the names the
+// patterns give (every name for "*"), the whole diff where a pattern ends.
+struct TreeReader::PatternDiff {
+  const TreeReader& reader;
+  std::vector<TreeDelta>& out;
+  std::function<void(const TreeDelta&)> keep = [this](const TreeDelta& d) { out.push_back(d); };
+
+  void walk(const git_oid* from, const git_oid* to, const PathPatterns::Node& node, const std::string& dir) {
+    if (from && to && git_oid_equal(from, to)) return;
+    if (node.below) {
+      Diff whole{reader, keep, DiffSides::kBoth, nullptr};
+      return whole.walk(from, to, dir);
+    }
+    check_depth(dir);
+    std::shared_ptr<const RawTree> a = from ? reader.tree(*from, dir) : nullptr;
+    std::shared_ptr<const RawTree> b = to ? reader.tree(*to, dir) : nullptr;
+    for (const auto& [name, child] : node.children) {
+      if (name != "*") {
+        visit(a.get(), b.get(), name, child, dir);
+        continue;
+      }
+      std::vector<std::string> names;
+      for (const RawTree* t : {a.get(), b.get()}) {
+        std::string_view rest = t ? t->bytes() : std::string_view();
+        for (RawEntry e; next_entry(rest, e);) names.emplace_back(e.name);
+      }
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+      for (const std::string& n : names) visit(a.get(), b.get(), n, child, dir);
+    }
+  }
+
+  void visit(const RawTree* a, const RawTree* b, std::string_view name, const PathPatterns::Node& node,
+             const std::string& dir) {
+    std::optional<RawEntry> ea = a ? a->find(name) : std::nullopt, eb = b ? b->find(name) : std::nullopt;
+    std::string path = join(dir, name);
+    if (node.entry) {
+      const RawEntry* la = ea && !ea->tree() ? &*ea : nullptr;
+      const RawEntry* lb = eb && !eb->tree() ? &*eb : nullptr;
+      if (la || lb) {
+        TreeDelta d{!la ? TreeDelta::kAdded : !lb ? TreeDelta::kRemoved : TreeDelta::kModified, path};
+        if (la) d.old_id = la->oid(), d.old_mode = la->mode;
+        if (lb) d.new_id = lb->oid(), d.new_mode = lb->mode;
+        if (!la || !lb || d.ids_differ() || d.old_mode != d.new_mode) out.push_back(std::move(d));
+      }
+    }
+    std::optional<git_oid> ta, tb;
+    if (ea && ea->tree()) ta = ea->oid();
+    if (eb && eb->tree()) tb = eb->oid();
+    if (ta || tb) walk(ta ? &*ta : nullptr, tb ? &*tb : nullptr, node, path);
+  }
+};
+
+void TreeReader::diff(const git_oid* from, const git_oid* to, const PathPatterns& patterns,
+                      const std::function<void(const TreeDelta&)>& fn) const {
+  std::vector<TreeDelta> found;
+  PatternDiff walk{*this, found};
+  walk.walk(from, to, patterns.root_, "");
+  // Patterns may overlap ("*" and a name it matches): each path once, and
+  // git's order, which for full paths is their bytewise order.
+  std::stable_sort(found.begin(), found.end(), [](const TreeDelta& x, const TreeDelta& y) { return x.path < y.path; });
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (i == 0 || found[i].path != found[i - 1].path) fn(found[i]);
+}
+
 void TreeReader::list(const git_oid& root, const std::string& prefix,
                       const std::function<void(const std::string&, const git_oid&, git_object_t)>& fn,
                       const std::function<bool(const std::string&, const git_oid&)>& on_tree) const {

@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,6 +125,28 @@ struct TreeDelta {
 // paths does not read those only the new side has.
 enum class DiffSides { kBoth, kAddedOrChanged, kRemovedOrChanged };
 
+// Paths a diff looks below (TreeReader::diff with patterns), each
+// '/'-separated from the root. A name "*" stands for any one name in that
+// folder (as "refs/levels/*/<hex>" for a run's entry at every level); a
+// pattern ending in "/" names what lies below that folder, one without it
+// the non-tree entry at that path or, where that is a folder, everything
+// below it. For literal paths that is git's pathspec; git's "*" also spans
+// '/', which no path of a store's layout needs.
+class PathPatterns {
+ public:
+  explicit PathPatterns(const std::vector<std::string>& patterns);
+  bool empty() const { return root_.children.empty() && !root_.below; }
+
+ private:
+  friend class TreeReader;
+  struct Node {
+    std::map<std::string, Node, std::less<>> children;  // by name; "*" any name
+    bool entry = false;  // the non-tree entry at this path
+    bool below = false;  // everything below the folder at this path
+  };
+  Node root_;
+};
+
 // Reads the trees of one repository: whole stored objects through `packs`
 // first (may be null), else through `odb`, which must outlive the reader.
 class TreeReader {
@@ -166,6 +189,14 @@ class TreeReader {
             const std::function<void(const TreeDelta&)>& fn, DiffSides sides = DiffSides::kBoth,
             const std::function<void(const std::string& path, const git_oid& id)>& on_new_tree = nullptr) const;
 
+  // As diff above, for the paths `patterns` names (each path once, however
+  // many patterns name it), in git's order. Only the folders on the way to
+  // them are read, and a folder with the same id on both sides is skipped,
+  // so the cost follows the patterns and what changed along them, not the
+  // size of the trees. Errors as tree().
+  void diff(const git_oid* from, const git_oid* to, const PathPatterns& patterns,
+            const std::function<void(const TreeDelta&)>& fn) const;
+
   // Calls fn(path, id, type) for every entry below the tree `root` (paths
   // prefixed by `prefix`, '/'-joined), depth first in tree order; trees are
   // not reported themselves, submodule links are (type GIT_OBJECT_COMMIT).
@@ -177,6 +208,7 @@ class TreeReader {
 
  private:
   struct Diff;
+  struct PatternDiff;
   struct Found {
     git_oid id;
     std::uint32_t mode;

@@ -5,7 +5,7 @@
 // For the static site (a history on every run page), where one `log --run`
 // per run would walk the history thousands of times. The changes that
 // belong to a run are those under the paths run_story_paths names
-// (store/query.h), the filter `log --run` gives git, so the two agree.
+// (store/query.h), the paths `log --run` reads, so the two agree.
 //
 // Thread-safety: as Store.
 #pragma once
@@ -33,7 +33,8 @@ struct RunStories {
 
 // Reads the history once with each commit's changes (read_history with
 // with_changes) and sorts every change to the run it tells about. Errors as
-// read_history (Error(kIO) when a commit or tree cannot be read).
+// read_history (Error(kIO) when a commit cannot be read, Error(kCorruption)
+// when a tree cannot).
 RunStories read_run_stories(const Store& store);
 
 // What a change means, in the words `log --run` uses: "added sha256:…",

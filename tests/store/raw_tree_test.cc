@@ -287,6 +287,64 @@ TEST_CASE("raw tree: the diff is git diff-tree -r's", "[raw_tree][diff]") {
   }
 }
 
+// `git diff-tree -r` along `pathspecs`, rendered as stock_diff does, in git's order.
+std::vector<std::string> stock_diff_along(Repo& r, const git_oid& a, const git_oid& b,
+                                          const std::vector<std::string>& pathspecs) {
+  std::string cmd = r.git() + "diff-tree -r --no-renames " + git::oid_str(a) + " " + git::oid_str(b) + " --";
+  for (const std::string& p : pathspecs) cmd += " " + quote(p);
+  std::vector<std::string> out;
+  std::istringstream lines(must(cmd));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line.substr(1, line.find('\t') - 1));
+    std::string old_mode, new_mode, old_id, new_id, status;
+    f >> old_mode >> new_mode >> old_id >> new_id >> status;
+    if (status == "T") status = "M";
+    out.push_back(status + " " + line.substr(line.find('\t') + 1) + " " + old_mode + " " + new_mode + " " + old_id +
+                  " " + new_id);
+  }
+  return out;
+}
+
+TEST_CASE("raw tree: a diff along patterns is git diff-tree -r's with them as pathspecs, in git's order",
+          "[raw_tree][diff]") {
+  Repo r;
+  git_oid a = r.tree(before_files()), b = r.tree(after_files());
+  git::TreeReader trees(r.odb.get(), {});
+  // Patterns whose "*" spans one name, where git's pathspecs mean the same.
+  const std::vector<std::vector<std::string>> cases = {
+      {"a/"},                       // a folder's contents
+      {"a/x"},                      // one blob, changed
+      {"a"},                        // a folder named without its "/"
+      {"kind"},                     // a blob that became a folder: removed, and what is below added
+      {"kind/"},                    // only what is below the folder
+      {"mode"},                     // a mode changed
+      {"vendor", "link"},           // a submodule link removed, a symbolic link added
+      {"*/x", "*/w"},               // any one folder
+      {"b/*/q", "*/deep/q"},        // unchanged: nothing
+      {"a/x", "*/x", "a/"},         // overlapping: each path once
+      {"missing/", "top", "same"},  // absent, and unchanged
+      {"top2", "c/", "gone/", "a-", "a.b"},
+      {"", },                       // everything
+  };
+  for (const std::vector<std::string>& c : cases) {
+    std::string name;
+    for (const std::string& p : c) name += "\"" + p + "\" ";
+    INFO("patterns " << name);
+    for (bool forward : {true, false}) {
+      const git_oid &from = forward ? a : b, &to = forward ? b : a;
+      std::vector<std::string> got;
+      trees.diff(&from, &to, git::PathPatterns(c), [&](const git::TreeDelta& d) { got.push_back(render(d)); });
+      std::vector<std::string> specs = c;
+      if (c == std::vector<std::string>{""}) specs.clear();
+      CHECK(got == stock_diff_along(r, from, to, specs));
+    }
+  }
+  // From nothing: every path the patterns name, added.
+  std::vector<std::string> got;
+  trees.diff(nullptr, &b, git::PathPatterns({"*/x", "c/"}), [&](const git::TreeDelta& d) { got.push_back(d.path); });
+  CHECK(got == std::vector<std::string>{"a/x", "c/w"});
+}
+
 TEST_CASE("raw tree: a diff reads only the trees it must", "[raw_tree][diff]") {
   Repo r;
   git_oid a = r.tree(before_files()), b = r.tree(after_files());
