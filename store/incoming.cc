@@ -352,8 +352,9 @@ void IncomingChecker::check_new_object(const Delta& d) {
   } else if (f.kind == Kind::kAttestation && f.subject) {
     expect_entry(attestation_path(format_, *f.subject, digest), f.attestation_bytes, "attestation " + digest.str(),
                  ProblemKind::kMissingAttestation, ProblemKind::kAttestationMismatch);
-    if (!trees_.entry(&tree_, object_path(*f.subject)))
-      problem(ProblemKind::kDanglingRef, d.path, "attests run " + f.subject->str() + ", which is not in the store");
+    // Its subject must be a run the tree holds, as add requires: verify
+    // reports an attestation of a protocol or an environment.
+    run_for(*f.subject, d.path, ProblemKind::kAttestationMismatch);
   }
 }
 
@@ -454,6 +455,7 @@ void IncomingChecker::check_attestation_entry(const std::string& path, const Dig
                    "names " + attestation.str() + ", which is not an attestation of " + run.str());
   if (att->attestation_bytes != bytes)
     problem(ProblemKind::kAttestationMismatch, path, "expected " + att->attestation_bytes + ", found " + bytes);
+  run_for(run, path, ProblemKind::kAttestationMismatch);
 }
 
 void IncomingChecker::check_source_entry(const std::string& path, const std::string& bytes) {
