@@ -7,6 +7,12 @@
 #       run (a protocol): `kistore add` refuses it, and so must a pull, or the
 #       pulled store no longer verifies; the same commit with a run as the
 #       subject is taken (the construction is sound);
+#   (b) thousands of merge commits, each joining the victim's own tree with a
+#       tiny root commit (a few hundred bytes each on the wire): the checks
+#       of a merge against a parent must not cost the whole tree every time,
+#       or a small pack keeps a pull busy for hours; the pull must end within
+#       seconds, refused or taken, with the store byte for byte as it was when
+#       refused and verifying when taken.
 # Each refused pull must exit 1, name what it refused and leave the store byte
 # for byte as it was (lib/fingerprint.sh).
 #
@@ -109,5 +115,59 @@ assert_exit 0 ks --store V pull evil
 assert_exit 0 ks --store V verify
 assert_eq "$C" "$(head_of V)" "the honest attestation fast-forwards"
 pass "(a) the same construction with a run as the subject is taken and verifies"
+H=$(head_of V)
+
+# ---- (b) thousands of cheap merges -------------------------------------------
+# A bigger victim, so that its tree costs something to walk: 3,000 more runs.
+mkruns --count 3000 --format jsonl --run-only --no-metadata >more.jsonl
+assert_exit 0 ks --store V add more.jsonl
+git --git-dir="$F" fetch -q "$W/V" main:main
+H=$(head_of V)
+# merges TIP N MODE : N merge commits on TIP, written as loose objects by a
+# few lines of Python: each has the tip's tree and two parents, the previous
+# commit and a root commit whose tree holds FORMAT alone (MODE "same": one
+# such root for all; "distinct": one each). Prints the last one.
+merges() {
+    "$PY" - "$F" "$1" "$2" "$3" <<'PY'
+import hashlib, os, subprocess, sys, zlib
+git, tip, n, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def put(kind, data):
+    body = b"%s %d\0" % (kind, len(data)) + data
+    oid = hashlib.sha1(body).hexdigest()
+    d = os.path.join(git, "objects", oid[:2]); os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, oid[2:]), "wb") as f: f.write(zlib.compress(body, 1))
+    return oid
+tree = subprocess.check_output(["git", "--git-dir", git, "rev-parse", tip + "^{tree}"]).decode().strip()
+fmt = put(b"blob", b"kistore 2\n")
+small = put(b"tree", b"100644 FORMAT\0" + bytes.fromhex(fmt))
+who = b"forger <forger@example.invalid> %d +0000"
+def commit(tree, parents, msg, t):
+    return put(b"commit", b"tree %s\n" % tree.encode() + b"".join(b"parent %s\n" % p.encode() for p in parents)
+               + b"author " + who % t + b"\ncommitter " + who % t + b"\n\n" + msg)
+root = commit(small, [], b"add: nothing\n\nKistore-Op: add\n", 1000000000)
+prev = tip
+for i in range(n):
+    if mode == "distinct":
+        root = commit(small, [], b"add: nothing %d\n\nKistore-Op: add\n" % i, 1000000000 + i)
+    prev = commit(tree, [prev, root], b"merge: %d\n\nKistore-Op: merge\n" % i, 1800000000 + i)
+print(prev)
+PY
+}
+for mode in same distinct; do
+    rm -rf Vb && cp -a V Vb
+    M=$(merges "$H" 3000 "$mode")
+    git --git-dir="$F" update-ref refs/heads/main "$M"
+    start=$SECONDS
+    assert_exit 0 ks --store Vb pull evil
+    took=$((SECONDS - start))
+    ((took <= 60)) || fail "(b) $mode: a pull of 3,000 merges took ${took} s"
+    assert_eq "$M" "$(head_of Vb)" "(b) $mode: the merges are taken (nothing in them breaks a rule)"
+    start=$SECONDS
+    assert_exit 0 ks --store Vb verify
+    took=$((SECONDS - start))
+    ((took <= 60)) || fail "(b) $mode: verify of 3,000 merges took ${took} s"
+    pass "(b) 3,000 merges joining the victim's tree with a tiny root commit ($mode): pull and verify end within a minute"
+done
+git --git-dir="$F" update-ref refs/heads/main "$H"
 
 summary
