@@ -12,7 +12,10 @@
 #       of a merge against a parent must not cost the whole tree every time,
 #       or a small pack keeps a pull busy for hours; the pull must end within
 #       seconds, refused or taken, with the store byte for byte as it was when
-#       refused and verifying when taken.
+#       refused and verifying when taken;
+#   (c) `kistore clone` into a link that leads nowhere, a link to a full
+#       folder, a file: refused and left as they were (a refused clone once
+#       removed the dangling link); into a link to an empty folder.
 # Each refused pull must exit 1, name what it refused and leave the store byte
 # for byte as it was (lib/fingerprint.sh).
 #
@@ -169,5 +172,30 @@ for mode in same distinct; do
     pass "(b) 3,000 merges joining the victim's tree with a tiny root commit ($mode): pull and verify end within a minute"
 done
 git --git-dir="$F" update-ref refs/heads/main "$H"
+
+# ---- (c) clone into what is already there -----------------------------------
+# A link that leads nowhere, a link to a folder that is not empty, a file:
+# each refused (exit 2) and left as it was; a link to an empty folder is
+# cloned into, and emptied again when the clone is refused.
+ln -s "$W/nowhere" dangling
+mkdir full && echo keep >full/f && ln -s full to-full
+echo keep >a-file
+for target in dangling to-full a-file; do
+    before=$(ls -la --time-style=+ "$target"; cat "$target" 2>/dev/null || true)
+    assert_exit 2 ks clone "$F" "$target"
+    assert_contains "$ERR" "already exists" "clone into $target: says why"
+    assert_eq "$before" "$(ls -la --time-style=+ "$target"; cat "$target" 2>/dev/null || true)" "clone into $target: left as it was"
+done
+[[ -L dangling && ! -e nowhere ]] || fail "the dangling link was touched"
+mkdir empty && ln -s empty to-empty
+assert_exit 0 ks clone "$F" to-empty
+assert_exit 0 ks --store to-empty verify
+[[ -L to-empty ]] || fail "the link to an empty folder was replaced"
+mkdir empty2 && ln -s empty2 to-empty2
+git --git-dir="$F" update-ref refs/heads/main "$(attestation "$PROTO")"
+assert_exit 1 ks clone "$F" to-empty2
+[[ -L to-empty2 && -d empty2 && -z $(ls -A empty2) ]] || fail "a refused clone into a link to an empty folder left it changed"
+git --git-dir="$F" update-ref refs/heads/main "$H"
+pass "(c) clone into a dangling link, a link to a full folder or a file: exit 2, each left as it was; into a link to an empty folder: cloned, or emptied again when refused"
 
 summary
