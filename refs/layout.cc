@@ -175,6 +175,18 @@ constexpr std::size_t kMaxSegmentBytes = 255;
 // path within the 16 levels a store's tree may have.
 constexpr std::size_t kMaxExternalIdSegments = 13;
 
+// The length of the code point that `s` starts with if HFS+ ignores it in a
+// name, as git's is_hfs_dotgit does (U+200C-U+200F, U+202A-U+202E,
+// U+206A-U+206F, U+FEFF), else 0.
+std::size_t hfs_ignorable(std::string_view s) {
+  if (s.size() < 3) return 0;
+  const auto a = static_cast<unsigned char>(s[0]), b = static_cast<unsigned char>(s[1]),
+             c = static_cast<unsigned char>(s[2]);
+  const bool ignorable = (a == 0xE2 && b == 0x80 && ((c >= 0x8C && c <= 0x8F) || (c >= 0xAA && c <= 0xAE))) ||
+                         (a == 0xE2 && b == 0x81 && c >= 0xAA && c <= 0xAF) || (a == 0xEF && b == 0xBB && c == 0xBF);
+  return ignorable ? 3 : 0;
+}
+
 std::string segment_problem(std::string_view segment) {
   if (segment.empty()) return "an empty path segment";
   if (segment.size() > kMaxSegmentBytes)
@@ -182,14 +194,29 @@ std::string segment_problem(std::string_view segment) {
            std::to_string(kMaxSegmentBytes) + ")";
   if (segment == "." || segment == "..") return "the segment \"" + std::string(segment) + "\"";
   // Git refuses names that some file system would take for ".git" (".GIT",
-  // ".git.", "git~1"); names starting with ".git" (.gitmodules, .gitattributes)
-  // are read by git itself. None can name a source.
+  // ".git.", "git~1"; on HFS+, which ignores some invisible code points,
+  // ".g\u200cit"; on NTFS, where "\\" separates folders, "a\\.git");
+  // names starting with ".git" (.gitmodules, .gitattributes) are read by git
+  // itself. None can name a source (git fsck calls them hasDotgit).
   std::string lower;
-  for (char c : segment) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  std::string trimmed = lower;
-  while (!trimmed.empty() && (trimmed.back() == '.' || trimmed.back() == ' ')) trimmed.pop_back();
-  if (lower.starts_with(".git") || trimmed == "git~1")
-    return "the segment \"" + std::string(segment) + "\", which git reserves";
+  for (std::size_t i = 0; i < segment.size();) {
+    if (std::size_t n = hfs_ignorable(segment.substr(i))) {
+      i += n;
+      continue;
+    }
+    const char c = segment[i++];
+    lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  }
+  for (std::string_view rest = lower;;) {
+    const std::size_t backslash = rest.find('\\');
+    std::string_view part = rest.substr(0, backslash);
+    std::string_view trimmed = part;
+    while (!trimmed.empty() && (trimmed.back() == '.' || trimmed.back() == ' ')) trimmed.remove_suffix(1);
+    if (part.starts_with(".git") || trimmed == "git~1")
+      return "the segment \"" + std::string(segment) + "\", which git reserves";
+    if (backslash == std::string_view::npos) break;
+    rest = rest.substr(backslash + 1);
+  }
   for (unsigned char c : segment)
     if (c < 0x20 || c == 0x7f) return "a control character";
   return "";

@@ -79,16 +79,19 @@ void IncomingChecker::check_other_parent(std::size_t n, const git_oid& other) {
     return problem(ProblemKind::kLayout, std::string(kFormatPath),
                    "joins " + which + ", a " + format_name(*theirs) + " tree, into a " + format_name(format_) +
                        " one; only an upgrade commit of one parent turns format 1 into format 2");
-  for (const Delta& d : trees_.diff(&other, &tree_, "objects"))
+  // Only what that parent holds matters (removed or changed): the merge's
+  // additions are the first parent's checks, and a small parent costs little.
+  constexpr git::DiffSides kTheirs = git::DiffSides::kRemovedOrChanged;
+  for (const Delta& d : trees_.diff(&other, &tree_, "objects", kTheirs))
     if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
     else if (d.status == Delta::kModified && d.ids_differ() && !from_a_parent(d))
       problem(ProblemKind::kHistoryRewritten, d.path, kObjectChangedInMerge);
-  for (const Delta& d : trees_.diff(&other, &tree_, "dictionaries"))
+  for (const Delta& d : trees_.diff(&other, &tree_, "dictionaries", kTheirs))
     if (d.status == Delta::kRemoved || (d.status == Delta::kModified && d.ids_differ()))
       problem(ProblemKind::kHistoryRewritten, d.path,
               (d.status == Delta::kRemoved ? "drops a dictionary " : "holds another dictionary under this ID than ") +
                   which + " has; a Dictionary_ID names one dictionary for ever, and that parent's frames need it");
-  for (const Delta& d : trees_.diff(&other, &tree_, "refs"))
+  for (const Delta& d : trees_.diff(&other, &tree_, "refs", kTheirs))
     if (d.status == Delta::kRemoved && !d.path.starts_with("refs/levels/") &&
         !(d.path.starts_with("refs/sources/") && trees_.source_blocked(&tree_, d.path)))
       problem(ProblemKind::kIndexRemoved, d.path, "drops an index entry " + which + " has; entries are only added");
@@ -128,37 +131,25 @@ bool IncomingChecker::check_format() {
   return false;
 }
 
-namespace {
-
-// The merge bases of `parents` (none: unrelated histories).
-std::vector<std::string> merge_bases(git_repository* repo, const std::vector<git_oid>& parents) {
-  git_oidarray bases{};
-  int rc = git_merge_bases_many(&bases, repo, parents.size(), parents.data());
-  std::vector<std::string> out;
-  if (rc == 0)
-    for (std::size_t i = 0; i < bases.count; ++i) out.push_back(git::oid_str(bases.ids[i]));
-  git_oidarray_dispose(&bases);
-  if (rc < 0 && rc != GIT_ENOTFOUND) git::check(rc, "finding the merge base of a merge");
-  git_error_clear();
-  return out;
-}
-
-}  // namespace
-
-// Every run whose level entry the commit changes against any parent, and at
-// a merge every run that a valid rerun commit on either side since the merge
-// base is about, must have exactly the entry the signed history gives here.
+// Every run whose level entry the commit changes against its first parent,
+// at a merge every run whose entry another parent holds and the merge drops
+// or changes, and every run that a valid rerun commit reachable from another
+// parent but not from the first is about, must have exactly the entry the
+// signed history gives here. That is all that can differ: the first parent's
+// entries are the level function of its own history (checked when it came
+// in), and a run's level changes only with the valid rerun commits of the
+// history. Comparing the merge's whole tree with its other parents instead
+// would cost the whole tree for each merge with a small or unrelated parent
+// (thousands of such merges fit in a small pack), and a merge base the
+// history below it.
 void IncomingChecker::check_levels(git_commit* commit) {
-  std::vector<git_oid> parent_ids;
   std::vector<std::string> parents;
-  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i) {
-    parent_ids.push_back(*git_commit_parent_id(commit, i));
-    parents.push_back(git::oid_str(parent_ids.back()));
-  }
-  std::set<Digest> runs;
-  if (parents.empty()) runs = levels_.level_changes(std::nullopt, commit_id_);
-  for (const std::string& p : parents) runs.merge(levels_.level_changes(p, commit_id_));
-  if (parents.size() > 1) runs.merge(levels_.runs_rerun_since(parents, merge_bases(repo_, parent_ids)));
+  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
+    parents.push_back(git::oid_str(*git_commit_parent_id(commit, i)));
+  std::set<Digest> runs =
+      levels_.level_changes(parents.empty() ? std::nullopt : std::optional<std::string>(parents.front()), commit_id_);
+  for (std::size_t i = 1; i < parents.size(); ++i) runs.merge(levels_.level_changes(parents[i], commit_id_, true));
+  if (parents.size() > 1) runs.merge(levels_.runs_rerun_since(parents, {parents.front()}));
   for (const Digest& run : runs) {
     if (full()) return;
     const ObjectFacts* f = object_in_tree(run);
@@ -352,8 +343,9 @@ void IncomingChecker::check_new_object(const Delta& d) {
   } else if (f.kind == Kind::kAttestation && f.subject) {
     expect_entry(attestation_path(format_, *f.subject, digest), f.attestation_bytes, "attestation " + digest.str(),
                  ProblemKind::kMissingAttestation, ProblemKind::kAttestationMismatch);
-    if (!trees_.entry(&tree_, object_path(*f.subject)))
-      problem(ProblemKind::kDanglingRef, d.path, "attests run " + f.subject->str() + ", which is not in the store");
+    // Its subject must be a run the tree holds, as add requires: verify
+    // reports an attestation of a protocol or an environment.
+    run_for(*f.subject, d.path, ProblemKind::kAttestationMismatch);
   }
 }
 
@@ -454,6 +446,7 @@ void IncomingChecker::check_attestation_entry(const std::string& path, const Dig
                    "names " + attestation.str() + ", which is not an attestation of " + run.str());
   if (att->attestation_bytes != bytes)
     problem(ProblemKind::kAttestationMismatch, path, "expected " + att->attestation_bytes + ", found " + bytes);
+  run_for(run, path, ProblemKind::kAttestationMismatch);
 }
 
 void IncomingChecker::check_source_entry(const std::string& path, const std::string& bytes) {

@@ -74,9 +74,10 @@ bool LayoutTrees::source_blocked(const git_oid* root, const std::string& path) c
   return false;
 }
 
-std::vector<git::TreeDelta> LayoutTrees::diff(const git_oid* from, const git_oid* to, const std::string& dir) const {
+std::vector<git::TreeDelta> LayoutTrees::diff(const git_oid* from, const git_oid* to, const std::string& dir,
+                                              git::DiffSides sides) const {
   std::vector<git::TreeDelta> out;
-  reader_.diff(from, to, dir, [&](const git::TreeDelta& d) { out.push_back(d); });
+  reader_.diff(from, to, dir, [&](const git::TreeDelta& d) { out.push_back(d); }, sides);
   return out;
 }
 

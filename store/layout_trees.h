@@ -80,8 +80,10 @@ class LayoutTrees {
   bool source_blocked(const git_oid* root, const std::string& path) const;
 
   // The non-tree paths that differ between `from` and `to`, below the folder
-  // `dir` ("" for all), in git's order (TreeReader::diff).
-  std::vector<git::TreeDelta> diff(const git_oid* from, const git_oid* to, const std::string& dir = "") const;
+  // `dir` ("" for all), in git's order (TreeReader::diff); with `sides`, only
+  // those of one side (and the trees only the other side has are not read).
+  std::vector<git::TreeDelta> diff(const git_oid* from, const git_oid* to, const std::string& dir = "",
+                                   git::DiffSides sides = git::DiffSides::kBoth) const;
 
  private:
   git_repository* repo_;

@@ -1,6 +1,8 @@
 #include "store/level_audit.h"
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -90,6 +92,9 @@ struct LevelAudit::State {
   std::map<Digest, std::vector<RerunCommit>> valid_by_run;
   std::map<std::pair<std::string, std::string>, bool> ancestry;
   std::unordered_map<std::string, Format> formats;  // by tree id
+  // For each commit asked about (and its ancestors), the valid rerun commits
+  // reachable from it (raw ids as keys; hex ids, sorted, as values).
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> rerun_sets;
 
   State(git_repository* r, std::vector<AllowedSigner> t)
       : repo(r), trust(std::move(t)), odb(git::open_odb(r)), trees(odb.get(), {nullptr, true, true}) {}
@@ -100,6 +105,7 @@ struct LevelAudit::State {
   RerunCommitAudit audit(const std::string& id);
   bool is_ancestor(const std::string& ancestor, const std::string& descendant);
   bool reachable(const std::string& commit, const std::string& tip);
+  std::shared_ptr<const std::vector<std::string>> reruns_below(const git_oid& start);
   std::optional<Document> run_document(const git_oid& tree, const Digest& d);
   std::optional<LevelEntryValue> single_entry(const git_oid& tree, const Digest& run);
   Format format_at(const git_oid& tree);
@@ -369,7 +375,8 @@ LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, L
 
 void LevelAudit::walk(const std::string& tip) { state_->learn(tip); }
 
-std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& from, const std::string& to) {
+std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& from, const std::string& to,
+                                           bool theirs_only) {
   State& s = *state_;
   std::optional<git_oid> before;
   if (from) before = s.commit_tree(*from);
@@ -387,7 +394,7 @@ std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& fro
   }
   s.trees.diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
     if (auto p = parse_level_path_any(d.path)) out.insert(p->run);
-  });
+  }, theirs_only ? git::DiffSides::kRemovedOrChanged : git::DiffSides::kBoth);
   return out;
 }
 
@@ -401,27 +408,68 @@ std::optional<Level> LevelAudit::default_level_at(const std::string& commit, con
   return default_level(doc->spec());
 }
 
+// The valid rerun commits reachable from `start` (itself included), sorted:
+// computed once per commit from its parents' sets, parents first, with an
+// explicit stack (no recursion follows the history), each set shared with a
+// parent's when it adds nothing. So the questions of every merge of a pull
+// cost the rerun commits, not the history below the merge.
+std::shared_ptr<const std::vector<std::string>> LevelAudit::State::reruns_below(const git_oid& start) {
+  if (auto it = rerun_sets.find(oid_key(start)); it != rerun_sets.end()) return it->second;
+  static const auto kNone = std::make_shared<const std::vector<std::string>>();
+  std::vector<git_oid> stack{start};
+  while (!stack.empty()) {
+    const git_oid id = stack.back();
+    const std::string key = oid_key(id);
+    if (rerun_sets.count(key)) {
+      stack.pop_back();
+      continue;
+    }
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
+    git::Commit commit(c);
+    const unsigned n = git_commit_parentcount(c);
+    bool ready = true;
+    for (unsigned i = 0; i < n; ++i)
+      if (!rerun_sets.count(oid_key(*git_commit_parent_id(c, i)))) {
+        stack.push_back(*git_commit_parent_id(c, i));
+        ready = false;
+      }
+    if (!ready) continue;
+    std::shared_ptr<const std::vector<std::string>> set =
+        n ? rerun_sets.at(oid_key(*git_commit_parent_id(c, 0))) : kNone;
+    std::vector<std::string> merged;
+    bool grew = false;
+    auto add = [&](const std::vector<std::string>& more) {
+      if (!grew) merged = *set;
+      std::vector<std::string> out;
+      std::set_union(merged.begin(), merged.end(), more.begin(), more.end(), std::back_inserter(out));
+      grew = grew || out.size() != merged.size();
+      merged = std::move(out);
+    };
+    for (unsigned i = 1; i < n; ++i) {
+      const auto& theirs = rerun_sets.at(oid_key(*git_commit_parent_id(c, i)));
+      if (theirs != set && !theirs->empty()) add(*theirs);
+    }
+    const std::string hex = git::oid_str(id);
+    if (auto a = audits.find(hex); a != audits.end() && a->second.valid) add({hex});
+    if (grew) set = std::make_shared<const std::vector<std::string>>(std::move(merged));
+    rerun_sets.emplace(key, std::move(set));
+    stack.pop_back();
+  }
+  return rerun_sets.at(oid_key(start));
+}
+
 std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases) {
   State& s = *state_;
   for (const std::string& t : tips) s.learn(t);
+  for (const std::string& b : bases) s.learn(b);
+  std::unordered_set<std::string> below_bases;
+  for (const std::string& b : bases)
+    for (const std::string& c : *s.reruns_below(git::parse_oid(b))) below_bases.insert(c);
   std::set<Digest> out;
-  git_revwalk* raw = nullptr;
-  git::check(git_revwalk_new(&raw, s.repo), "walking history");
-  git::Revwalk walk(raw);
-  for (const std::string& t : tips) {
-    git_oid id = git::parse_oid(t);
-    git::check(git_revwalk_push(raw, &id), "walking history");
-  }
-  for (const std::string& b : bases) {
-    git_oid id = git::parse_oid(b);
-    git::check(git_revwalk_hide(raw, &id), "walking history");
-  }
-  git_oid id;
-  while (git_revwalk_next(&id, raw) == 0) {
-    auto it = s.audits.find(git::oid_str(id));
-    if (it != s.audits.end() && it->second.valid) out.insert(it->second.valid->first);
-  }
-  git_error_clear();
+  for (const std::string& t : tips)
+    for (const std::string& c : *s.reruns_below(git::parse_oid(t)))
+      if (!below_bases.count(c)) out.insert(s.audits.at(c).valid->first);
   return out;
 }
 

@@ -101,7 +101,10 @@ class LevelAudit {
   // Every run whose refs/levels entries differ between the trees of commits
   // `from` (nullopt: the empty tree) and `to`: only the refs/levels subtrees
   // are compared, skipping equal folders.
-  std::set<Digest> level_changes(const std::optional<std::string>& from, const std::string& to);
+  // With `theirs_only`, only the runs whose entries `from` holds and `to`
+  // lacks or holds otherwise: the trees only `to` has are not read (a merge
+  // against a small parent costs that parent).
+  std::set<Digest> level_changes(const std::optional<std::string>& from, const std::string& to, bool theirs_only = false);
   // The run's level entry in the tree of `commit`: nullopt when it has none,
   // several, or one whose bytes are not exactly what refs/index.h writes.
   std::optional<LevelEntryValue> entry_at(const std::string& commit, const Digest& run);
@@ -110,7 +113,9 @@ class LevelAudit {
   std::optional<Level> default_level_at(const std::string& commit, const Digest& run);
 
   // The runs that have a valid rerun commit reachable from one of `tips` but
-  // from none of `bases` (the merge bases; empty: the whole history).
+  // from none of `bases` (a merge's first parent; empty: the whole history).
+  // Costs the rerun commits once each commit below has been seen, not the
+  // history: every merge of a pull may ask.
   std::set<Digest> runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases);
 
   // Every commit reachable from `tip` whose trailer is Kistore-Op: rerun, and

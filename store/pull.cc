@@ -326,7 +326,9 @@ PullReport pull(Store& store, const std::string& remote, const SyncOptions& opti
 PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  bool existed = fs::exists(dir, ec);
+  // A link counts as there even when it leads nowhere: a failed clone must
+  // not remove it (undo_clone removes what it takes for its own folder).
+  bool existed = fs::exists(fs::symlink_status(dir, ec));
   if (existed && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     throw InvalidInput(dir + ": already exists and is not an empty folder");
   PullReport result;

@@ -444,7 +444,11 @@ TEST_CASE("source_path: ids that cannot be a path are rejected, naming the membe
 // ".git ", "git~1"; fsck calls them hasDotgit): they must be refused with the
 // member named, before libgit2's tree builder would fail on them.
 TEST_CASE("source_path: NTFS spellings of .git are rejected", "[layout][errors]") {
-  for (std::string id : {"a/.git./b", "a/.git /b", "a/git~1/b", "a/GIT~1", ".git.."}) {
+  for (std::string id : {"a/.git./b", "a/.git /b", "a/git~1/b", "a/GIT~1", ".git..",
+                         // HFS+ ignores U+200C, U+200F, U+202E, U+206F, U+FEFF in names
+                         "a/.g\u200cit/b", "a/.\u200fGIT", "\ufeff.git", ".gi\u202et/x", "a/.git\u206f",
+                         // NTFS reads "\\" as a folder separator
+                         "a\\.git\\hooks", "a/b\\GIT~1", "x\\.gitmodules"}) {
     INFO(id);
     std::string message = source_error("s", id);
     CHECK_THAT(message, Catch::Matchers::Contains("/spec/sourceNative/externalId"));
