@@ -23,6 +23,7 @@
 #include "refs/layout.h"
 #include "store/level_audit.h"
 #include "store/query.h"
+#include "store/tempfiles.h"
 
 namespace kistore::cli {
 namespace {
@@ -290,16 +291,6 @@ std::string unchanged_hash(const Manifest& before, const fs::path& dir, const st
   return f->second;
 }
 
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
 // Writes `bytes` into `path` (a temporary file or a file of a first build),
 // which must not exist yet: false, writing nothing, when it does.
 // Error(kIO) naming the file when it cannot be created or written (and then
@@ -310,10 +301,15 @@ bool create_file(const fs::path& path, std::string_view bytes) {
     if (errno == EEXIST) return false;
     throw IOError(path.string() + ": cannot create the file: " + std::strerror(errno));
   }
-  bool ok = write_all(fd, bytes);
-  int err = errno;
-  if (::close(fd) != 0 && ok) ok = false, err = errno;
-  if (!ok) {
+  try {
+    write_all(fd, bytes, path.string());
+  } catch (...) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
     ::unlink(path.c_str());
     throw IOError(path.string() + ": cannot write the file: " + std::strerror(err));
   }

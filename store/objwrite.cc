@@ -124,18 +124,6 @@ void put32(std::string& s, std::uint32_t v) {
   s.append(b, 4);
 }
 
-void write_all(int fd, const char* p, std::size_t n, const std::string& path) {
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw Error(ErrorCode::kIO, path + ": cannot write: " + errno_text());
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-
 // A pack entry's header: the type in bits 4-6 of the first byte, the size
 // in its low 4 bits and 7 bits per following byte, least significant first.
 // Returns its length.
@@ -197,7 +185,7 @@ void PackWriter::put(const void* data, std::size_t n) {
 }
 
 void PackWriter::flush() {
-  write_all(fd_, buffer_.data(), buffer_.size(), tmp_path_);
+  write_all(fd_, buffer_, tmp_path_);
   buffer_.clear();
 }
 
@@ -284,7 +272,7 @@ std::string PackWriter::seal() {
   }
   unsigned char checksum[20];
   h.final(checksum);
-  write_all(fd_, reinterpret_cast<const char*>(checksum), 20, tmp_path_);
+  write_all(fd_, std::string_view(reinterpret_cast<const char*>(checksum), 20), tmp_path_);
   if (::fsync(fd_) != 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot sync: " + errno_text());
   ::close(fd_);
   fd_ = -1;
@@ -323,7 +311,7 @@ void PackWriter::write_index(int fd, const std::string& path, const std::string&
   auto drain = [&](bool all) {
     if (out.size() < (1u << 20) && !all) return;
     h.update(out.data(), out.size());
-    write_all(fd, out.data(), out.size(), path);
+    write_all(fd, out, path);
     out.clear();
   };
   out = "\377tOc";
@@ -349,7 +337,7 @@ void PackWriter::write_index(int fd, const std::string& path, const std::string&
   drain(true);
   unsigned char idx_sum[20];
   h.final(idx_sum);
-  write_all(fd, reinterpret_cast<const char*>(idx_sum), 20, path);
+  write_all(fd, std::string_view(reinterpret_cast<const char*>(idx_sum), 20), path);
 }
 
 // Writes the index beside the pack and renames both into place, the pack
@@ -521,7 +509,7 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
   if (fd < 0) throw Error(ErrorCode::kIO, folder + ": cannot create an object file: " + errno_text());
   try {
     if (level != 0) {
-      write_all(fd, deflated.data(), deflated.size(), tmp);
+      write_all(fd, deflated, tmp);
     } else {
       // Stored blocks written as they are made: a big tree is not copied
       // into a buffer first.
@@ -531,11 +519,11 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
       stored_stream(head, data, [&](const char* p, std::size_t n) {
         frame.append(p, n);
         if (frame.size() >= (1u << 20)) {
-          write_all(fd, frame.data(), frame.size(), tmp);
+          write_all(fd, frame, tmp);
           frame.clear();
         }
       });
-      write_all(fd, frame.data(), frame.size(), tmp);
+      write_all(fd, frame, tmp);
     }
   } catch (...) {
     ::close(fd);

@@ -22,6 +22,7 @@
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/pack_delta.h"
+#include "store/tempfiles.h"
 
 namespace kistore::git {
 using namespace pack_detail;  // this pack reader's own constants and helpers
@@ -98,12 +99,7 @@ void IncomingPack::Impl::save(const char* p, std::size_t n) {
 }
 
 void IncomingPack::Impl::flush_saved() {
-  for (std::size_t at = 0; at < unsaved_.size();) {
-    ssize_t w = ::write(fd_, unsaved_.data() + at, unsaved_.size() - at);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) throw IOError(incoming_path_ + ": cannot write: " + errno_text());
-    at += static_cast<std::size_t>(w);
-  }
+  write_all(fd_, unsaved_, incoming_path_);
   unsaved_.clear();
 }
 

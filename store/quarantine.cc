@@ -18,6 +18,7 @@
 #include "store/git.h"
 #include "store/objwrite.h"
 #include "store/store_access.h"
+#include "store/tempfiles.h"
 
 namespace kistore::git {
 namespace fs = std::filesystem;
@@ -34,16 +35,11 @@ std::string errno_text() { return std::strerror(errno); }
 void write_file(const std::string& path, std::string_view text) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw IOError(path + ": cannot create: " + errno_text());
-  std::size_t at = 0;
-  while (at < text.size()) {
-    ssize_t w = ::write(fd, text.data() + at, text.size() - at);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      std::string why = errno_text();
-      ::close(fd);
-      throw IOError(path + ": cannot write: " + why);
-    }
-    at += static_cast<std::size_t>(w);
+  try {
+    write_all(fd, text, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   if (::close(fd) != 0) throw IOError(path + ": cannot write: " + errno_text());
 }

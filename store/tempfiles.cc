@@ -83,4 +83,13 @@ std::size_t sweep_stale_temp_files(const std::string& dir) {
   return removed;
 }
 
+void write_all(int fd, std::string_view bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    ssize_t w = ::write(fd, bytes.data(), bytes.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw IOError(path + ": cannot write: " + std::strerror(errno));
+    bytes.remove_prefix(static_cast<std::size_t>(w));
+  }
+}
+
 }  // namespace kistore
