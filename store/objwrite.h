@@ -189,6 +189,10 @@ struct PathChange {
   std::optional<git_oid> blob;  // nullopt: remove the path
 };
 
+// A change of at most this many paths is small: its trees are deflated
+// (TreeStream's `small`, build_tree), a bigger one's stored.
+constexpr std::size_t kSmallTreeChange = 1024;
+
 // The tree that `base` (null: the empty tree) becomes with changes handed
 // over one path at a time, in strictly increasing bytewise order of their
 // full paths (which is git's tree order, folder by folder). Every new tree is
@@ -198,9 +202,6 @@ struct PathChange {
 // whatever its kind. Error(kIO) when a path comes out of order, is empty or
 // has an empty segment, or names as a folder what a change just made a
 // blob; Error(kCorruption) when a base tree cannot be read.
-// A change of at most this many paths is small: TreeStream deflates its trees.
-constexpr std::size_t kSmallTreeChange = 1024;
-
 class TreeStream {
  public:
   // `repo` reads the base trees; `out` must outlive the stream. `small`: a
@@ -224,7 +225,8 @@ class TreeStream {
 // (full paths, '/'-separated) applied, writing every new tree to `out`.
 // Folders left empty disappear. Returns the new root tree's id (the empty
 // tree's id when nothing is left). `repo` reads the base trees. The trees of
-// a change of up to 1,024 paths are deflated, those of a bigger one stored.
+// a change of up to kSmallTreeChange paths are deflated, those of a bigger
+// one stored.
 git_oid build_tree(git_repository* repo, const git_oid* base, const std::map<std::string, PathChange>& changes,
                    ObjectWriter& out);
 

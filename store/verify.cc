@@ -136,7 +136,7 @@ class Verifier {
     merge(parts);
     timer_.lap("merge");
     check_index();
-    timer_.lap("index");
+    timer_.lap("index: source entries");
     check_history();
     timer_.lap("history");
     report_.objects = object_count();
@@ -426,7 +426,7 @@ class Verifier {
     timer_.lap("index: attestations");
     sources.join();
     if (sources_error) std::rethrow_exception(sources_error);
-    timer_.lap("index: sources");
+    timer_.lap("index: waiting for the source index");
     std::vector<const std::pair<const Digest, StoredObject>*> all;
     all.reserve(object_count());
     for (const ObjectShard& shard : objects_)
@@ -526,12 +526,13 @@ class Verifier {
     for (const auto& l : index_.levels) {
       auto path = [&] { return level_path(format_, l.level, l.run); };  // spelled out for problems only
       const std::string& bytes = l.bytes.empty() ? null_entry_ : l.bytes;
-      const ObjectFacts* run = object(l.run);
+      StoredObject* found = stored(l.run);
+      const ObjectFacts* run = found ? &found->facts : nullptr;
       if (!run || !run->valid() || run->kind != Kind::kRun) {
         run_named(l.run, path(), ProblemKind::kLevelMismatch);
         continue;
       }
-      ++stored(l.run)->levels;
+      ++found->levels;
       if (l.level == run->default_level && bytes != null_entry_) {
         problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
         continue;
