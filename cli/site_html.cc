@@ -101,7 +101,8 @@ std::string group_chart(const SiteGroup& g) {
   for (const Bar& b : bars) {
     const GroupRow& row = *b.row;
     const std::string level(level_name(row.standing.level));
-    const std::string label = "#" + std::to_string(row.ranked.rank) + " " + row.implementation;
+    std::string label = "#";
+    label.append(std::to_string(row.ranked.rank)).append(" ").append(row.implementation);
     svg += "<g class=\"member\"><text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 16) +
            "\">" + esc(label.size() > 28 ? label.substr(0, 27) + "…" : label) + "</text>";
     svg += "<rect class=\"bar level-" + level + "\" data-run=\"" + row.run.digest().hex() + "\" x=\"" +

@@ -86,10 +86,10 @@ std::string Table::text(bool header) const {
 
 std::string Table::tsv() const {
   std::string out;
-  for (std::size_t i = 0; i < columns_.size(); ++i) out += (i ? "\t" : "") + columns_[i];
+  for (std::size_t i = 0; i < columns_.size(); ++i) out.append(i ? "\t" : "").append(columns_[i]);
   out += "\n";
   for (const Row& row : rows_) {
-    for (std::size_t i = 0; i < columns_.size(); ++i) out += (i ? "\t" : "") + tsv_field(row.cells[i]);
+    for (std::size_t i = 0; i < columns_.size(); ++i) out.append(i ? "\t" : "").append(tsv_field(row.cells[i]));
     out += "\n";
   }
   return out;

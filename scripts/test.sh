@@ -52,7 +52,7 @@ sanitized="${KISTORE_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
 # -O1 -g1: what the sanitizers recommend (usable speed, line numbers in reports),
 # and quicker to compile than the plain tree's -O2 -g.
 cmake -S "$root" -B "$sanitized" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DKISTORE_SANITIZE=ON >/dev/null
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DKISTORE_SANITIZE=ON -DKISTORE_WERROR=ON >/dev/null
 ninja -C "$sanitized" -j "$(nproc)" kistore test_objects test_refs test_store test_cli
 
 reports="$sanitized/sanitizer-reports"

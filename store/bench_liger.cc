@@ -169,7 +169,8 @@ LigerBenchResult run_liger_benchmarks(const LigerBenchOptions& options) {
   };
   result.environment_before = captured("before");
   for (std::size_t i = 0; i < names.size(); ++i) {
-    std::string counter = "[" + std::to_string(i + 1) + "/" + std::to_string(names.size()) + "] " + names[i];
+    std::string counter = "[";
+    counter.append(std::to_string(i + 1)).append("/").append(std::to_string(names.size())).append("] ").append(names[i]);
     if (options.progress) options.progress(counter + ": running (time limit " +
                                            std::to_string(options.time_limit.count()) + " s)");
     LigerScriptResult r = run_script(options, result.scratch, names[i], pythonpath);

@@ -76,7 +76,7 @@ using XmlPath = std::vector<std::string_view>;
 
 std::string xml_text(std::string_view parent, const XmlPath& path) {
   std::string shown;
-  for (std::string_view p : path) shown += "<" + std::string(p) + ">";
+  for (std::string_view p : path) shown.append("<").append(p).append(">");
   std::string_view at = parent;
   for (std::string_view p : path) {
     auto inner = element(at, p);
@@ -221,7 +221,7 @@ NvidiaSmiReport parse_nvidia_smi_xml(std::string_view xml) {
   else if (!has_path(*gpu, power) && has_path(*gpu, {"power_readings", "power_limit"}))
     power = {"power_readings", "power_limit"};
   std::string field;
-  for (std::string_view p : power) field += "<" + std::string(p) + ">";
+  for (std::string_view p : power) field.append("<").append(p).append(">");
   r.power_limit_w = quantity(kXmlTool, field, xml_text(*gpu, power), "W", false);
   return r;
 }
