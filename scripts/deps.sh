@@ -10,7 +10,11 @@
 #                  with its runtime (libFuzzer, a Recommends that
 #                  --no-install-recommends skips) for the fuzz targets, and
 #                  chromium (test_site loads the static site in it, headless)
-#                  and tidy (test_site validates every page of the site with it)
+#                  and tidy (test_site validates every page of the site with it),
+#                  time (peak memory of a command: /usr/bin/time -f %M) and
+#                  strace (test_native_read: which files a command opens).
+#                  A test that finds one of these missing where test.sh runs
+#                  it fails (tests/e2e/lib/servers.sh, have_tool).
 # apt-get's output goes to $KISTORE_APT_LOG (default: a new file in $TMPDIR
 # or /tmp, named on the one line this prints); on a failure its last lines
 # are shown.
@@ -25,7 +29,7 @@ KISTORE_DEMO_PACKAGES=(
 KISTORE_PACKAGES=(
   "${KISTORE_DEMO_PACKAGES[@]}"
   zstd jq openssh-server nginx-light fcgiwrap openssl curl iproute2
-  clang libclang-rt-14-dev chromium tidy
+  clang libclang-rt-14-dev chromium tidy time strace
 )
 
 case "${1:-test}" in

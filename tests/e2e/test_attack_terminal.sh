@@ -125,7 +125,7 @@ assert_contains "$OUT" 'Author: Eve \x1b[31m <e@example.invalid>' "log: the atte
 pass "rank, ls, log, show, groups, verify: hostile text escaped, fields cut, one line per row"
 
 # Under a real terminal too (script gives one): progress or not, nothing raw.
-if command -v script >/dev/null; then
+if have_tool script; then
     for cmd in "rank $run" "ls" "log -n 2" "groups"; do
         script -qec "$KISTORE --no-progress $cmd" /dev/null >"$W/tty.out" 2>&1 </dev/null ||
             fail "on a terminal: kistore $cmd failed: $(head -c 500 "$W/tty.out")"

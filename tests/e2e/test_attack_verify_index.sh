@@ -171,7 +171,7 @@ assert_eq "group-mismatch 40 level-mismatch 30 level-unjustified 30 missing-grou
     "(c) every problem is reported, once"
 assert_exit 1 ks --store "$S" --json verify
 cmp -s many-1.json "$OUT_FILE" || fail "(c) two runs of verify --json differ"
-if command -v taskset >/dev/null && (($(nproc) > 1)); then
+if have_tool taskset && (($(nproc) > 1)); then
     assert_exit 1 taskset -c 0 "$KISTORE" --no-progress --store "$S" --json verify
     cmp -s many-1.json "$OUT_FILE" || fail "(c) verify on one core reports otherwise than on $(nproc)"
     assert_exit 1 ks --store "$S" verify
@@ -209,7 +209,7 @@ assert_eq true "$(jv .ok)" "(d) a deflated entry of the right size and bytes: ve
 assert_exit 0 ks --store "$W/d.git" --json show "$SEED"
 assert_eq "$(gd "$S0" cat-file blob "main:$META" | jq -c .)" "$(jv -c .document.run.metadata)" "(d) show reads the deflated metadata"
 META_BYTES=$(wc -c <"$W/meta.bytes")
-if [[ -x /usr/bin/time ]]; then measure=(/usr/bin/time -f %M -o "$W/rss"); else measure=(); fi
+if have_tool time; then measure=(/usr/bin/time -f %M -o "$W/rss"); else measure=(); fi
 damaged() {
     local what=$1 needle=$2
     shift 2

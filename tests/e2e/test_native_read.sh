@@ -123,7 +123,7 @@ done
 pass "a damaged loose object: cat, show and rank exit 3 with libgit2's message, nothing printed"
 
 # ------------------------- no libgit2 start-up for rank -----------------------
-if command -v strace >/dev/null; then
+if have_tool strace; then
     # LeakSanitizer cannot run under ptrace (the sanitized run): no leak
     # check for these traced runs; the same commands run untraced elsewhere.
     certs() {

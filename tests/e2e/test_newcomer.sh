@@ -208,7 +208,7 @@ pass "a command in a subfolder finds the .kistore of the nearest parent, as git 
 # Run as root (the e2e tests' servers need it): chown and setpriv make the
 # other user. Skipped, saying so, where that cannot be done.
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && as_nobody test -x "$KISTORE" &&
+if [[ $(id -u) == 0 ]] && have_tool setpriv && as_nobody test -x "$KISTORE" &&
     as_nobody test -r "$FX" && as_nobody test -x "$W"; then
     cp -a "$S" "$W/theirs" && chown -R 65534:65534 "$W/theirs"
     FP_THEIRS=$(store_fingerprint "$W/theirs")

@@ -47,7 +47,7 @@ start_sshd
 pass "sshd started at $SSH_URL_PREFIX"
 
 # All listeners are on 127.0.0.1 only.
-if command -v ss >/dev/null; then
+if have_tool ss; then
     while read -r _ pid; do
         if ss -Hltnp 2>/dev/null | grep "pid=$pid," | awk '{print $4}' | grep -qv '^127\.0\.0\.1:'; then
             ss -Hltnp | grep "pid=$pid," >&2
@@ -128,7 +128,7 @@ done
 assert_eq "$head_auth" "$(git --git-dir="$BASE/t-auth.git" rev-parse main)" "auth: refused pushes changed nothing"
 git --git-dir="$BASE/t-auth.git" rev-parse -q --verify refs/heads/other >/dev/null &&
     fail "auth: refused push created a branch"
-if command -v curl >/dev/null; then
+if have_tool curl; then
     code=$(curl -s -o /dev/null -w '%{http_code}' "$HTTP_AUTH_URL/t-auth.git/info/refs?service=git-upload-pack")
     assert_eq 401 "$code" "auth: HTTP status without credentials"
 fi

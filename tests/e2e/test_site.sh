@@ -77,7 +77,7 @@ assert_contains "$OUT" "$(find "$O" -name '*.html' | wc -l) pages" "every page o
 pass "site: every link and resource resolves inside the folder; no script but site.js; JSON beside each page; every page well formed"
 
 # Every page is valid HTML5 to a validator: HTML Tidy (Debian's tidy), with no error and no warning.
-if command -v tidy >/dev/null; then
+if have_tool tidy; then
   assert_exit 0 $CHECK tidy "$O"
   assert_contains "$OUT" "$(find "$O" -name '*.html' | wc -l) pages read by tidy" "tidy reads every page"
   pass "site: HTML Tidy reads every page with no error and no warning"
@@ -92,7 +92,7 @@ spoiled() {  # spoiled MODE FILE EDIT EXPECTED
   rm -rf "$W/spoiled" && cp -r "$O" "$W/spoiled"
   if [[ $3 == delete ]]; then rm "$W/spoiled/$2"; else sed -i -E "$3" "$W/spoiled/$2"; fi
   cmp -s "$O/$2" "$W/spoiled/$2" && fail "spoiled $1 $2: the edit changed nothing"
-  [[ $1 == tidy ]] && ! command -v tidy >/dev/null && return
+  [[ $1 == tidy ]] && ! type -P tidy >/dev/null && return
   assert_exit 1 $CHECK "$1" "$W/spoiled"
   assert_contains "$OUT" "$4" "site_check.py $1 on $2 edited with $3"
 }
@@ -173,7 +173,7 @@ site_fresh "after the controller is trusted again"
 pass "a rebuild that skips unchanged pages equals a fresh build (attestation, trust removed, trust restored)"
 
 # In a real browser, from file://.
-if ! command -v chromium >/dev/null; then
+if ! have_tool chromium; then
   echo "SKIP: chromium is not installed (apt-get install chromium; scripts/deps.sh installs it for tests):" \
        "the rendered DOM and the screenshots were not checked"
   summary

@@ -698,6 +698,18 @@ fail() {
     exit 1
 }
 
+# have_tool NAME : whether the program NAME is on PATH (not a shell keyword or
+# builtin: `time` is both). A test skips the part that needs a missing tool,
+# saying so, except where scripts/test.sh runs it: that script installed every
+# package of `scripts/deps.sh test` and sets KISTORE_ALL_TOOLS=1, so a tool
+# missing there is a package deps.sh lacks, and the test fails naming it.
+have_tool() {
+    type -P "$1" >/dev/null && return 0
+    [[ ${KISTORE_ALL_TOOLS:-0} == 1 ]] &&
+        fail "$1 is not on PATH ($PATH), yet scripts/deps.sh test installed every package the tests need: add $1's package to it"
+    return 1
+}
+
 # pass NAME : count a passed check.
 pass() {
     TESTS_PASSED=$((TESTS_PASSED + 1))
