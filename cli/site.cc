@@ -1,18 +1,9 @@
 #include "cli/site.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstdlib>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "cli/site_model.h"
@@ -22,9 +13,9 @@
 #include "objects/phase_timer.h"
 #include "objects/shown_text.h"
 #include "refs/layout.h"
+#include "store/beneath.h"
 #include "store/level_audit.h"
 #include "store/query.h"
-#include "store/beneath.h"
 
 namespace kistore::cli {
 namespace {
