@@ -61,7 +61,12 @@ struct SiteReport {
 // total)` is called as pages are written. Error(kInvalidInput) when out_dir
 // exists, is not empty and holds no site-manifest.json (so that a typo
 // never overwrites a folder of other files), or holds a manifest that is
-// not one; Error(kIO) naming the file when a file cannot be written;
+// not one; Error(kInvalidInput) naming the link when out_dir, a folder of
+// the site or its manifest is a symbolic link (every file is written and
+// removed beneath out_dir through store/beneath.h, never through a link);
+// entries of an earlier manifest that it leaves (not beneath the folder,
+// links, files changed since) are named in SiteReport::warnings;
+// Error(kIO) naming the file when a file cannot be written;
 // errors of the store's reads pass through.
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress = nullptr);
