@@ -6,6 +6,7 @@
 #include "cli/csv_cell.h"
 #include "cli/describe.h"
 #include "cli/group_json.h"
+#include "objects/shown_text.h"
 #include "refs/compare.h"
 #include "store/group_view.h"
 #include "store/trust.h"
@@ -71,7 +72,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "spreadsheet or pandas (pandas.read_csv, or read_json(lines=True)). Ranks and levels are those\n"
       "of `kistore rank`.\n"
       "--format csv (default) quotes as RFC 4180 and writes a text cell that starts with = + - @ with\n"
-      "a leading ' so that no spreadsheet runs it as a formula; --format jsonl keeps every value exact.\n"
+      "a leading ' so that no spreadsheet runs it as a formula; --format jsonl keeps every number exact.\n"
+      "Text taken from documents that many runs share (the implementation's name, the benchmark,\n"
+      "definition, pass, GPU and parameters) is cut after 200 characters, ending in \"…\" (after 4096\n"
+      "characters in all for the parameters, the rest as a member \"…\"), in both formats, so that an\n"
+      "export grows with the store and not with runs times document size; `kistore show RUN\n"
+      "--canonical` prints the documents whole.\n"
       "--benchmark and --gpu keep groups whose benchmark or GPU contains the text (any case, as\n"
       "`kistore groups`); --min-level keeps runs at or above a level and ranks those kept, as\n"
       "`kistore rank --min-level` does.");
@@ -109,7 +115,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         if (it == parameters.end()) {
           Document workload = snap.document(*w, false);
           const Json* p = workload.spec().find("parameters");
-          it = parameters.emplace(*w, p ? *p : Json()).first;
+          it = parameters.emplace(*w, p ? cut_json(*p) : Json()).first;
         }
         params = it->second;
       }

@@ -46,7 +46,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "A run's controlled reruns (`kistore rerun`) are listed under it, with their verdict and the\n"
       "ratio of their median to the run's; they are evidence about the run, never ranked.\n"
       "For scripts: --format tsv (a header line, then one line per run, values as numbers in\n"
-      "their unit, separated by tabs) or --json.");
+      "their unit, separated by tabs) or --json.\n"
+      "An implementation name longer than 200 characters is cut, ending in \"…\", in every format (many\n"
+      "runs share one Implementation document; `kistore show RUN --canonical` prints it whole).");
   struct Opts {
     std::string ref, min_level;
   };

@@ -14,12 +14,20 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Writes OUT/index.html (every comparison group, with a filter by kernel, GPU, pass and\n"
       "implementation), a page per run (runs/), per comparison group (groups/, with a chart of each\n"
       "member's median and p20 - p80 spread) and per benchmark definition (benchmarks/), and beside\n"
-      "each page its data as JSON: the run's canonical bundle (as `kistore show --canonical`), the\n"
-      "group's `kistore rank --json`. Open OUT/index.html straight from the folder, or serve the\n"
+      "each page its data as JSON: the run with its metadata (the \"run\" of `kistore show RUN\n"
+      "--canonical`; the documents it names are documents/<hex>.json, as `kistore show DIGEST\n"
+      "--canonical`), the group's `kistore rank --json`. Open OUT/index.html straight from the folder, or serve the\n"
       "folder from any web server: the pages make no request outside it.\n\n"
       "Building again into the same folder rewrites only the files whose content changed, and\n"
       "removes the pages it wrote before that are gone (OUT/site-manifest.json records what it wrote).\n"
       "A folder that is not empty and was not made by `kistore site` is refused.\n"
+      "Files are written and removed only beneath OUT, never through a symbolic link: OUT itself, a\n"
+      "folder of the site (runs/, ...) or the manifest being a link is an error, and a link at a page's\n"
+      "place is replaced by the page. A rebuild removes only files its manifest names by a path beneath\n"
+      "OUT that are still what it wrote (same sha256); any other entry (absolute, with \"..\", a link,\n"
+      "a file edited since) is left alone, with a warning on stderr, and the exit status stays 0.\n"
+      "Every string the pages show is cut after 200 characters (\"…\"); each document's whole JSON is\n"
+      "written once, in documents/, linked from the run pages.\n"
       "--base-url makes the permalinks of \"Cite this record\" absolute (where the site is published).");
   struct Opts {
     std::string out, base_url;
@@ -35,6 +43,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     SiteReport r = build_site(store, load_trust(store), options,
                               [&](std::size_t done, std::size_t total) { progress.update(done, total); });
     progress.finish();
+    for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", shown_message(w).c_str());
     if (g.json) {
       Json out = Json::object();
       out.set("out", o->out);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "objects/shown_text.h"
 #include "refs/compare.h"
 #include "refs/index.h"
 #include "store/level_audit.h"
@@ -150,19 +151,19 @@ GroupLabel group_label(const Document& run, const std::optional<Document>& workl
                        const std::optional<Document>& environment, const std::optional<Document>& protocol) {
   GroupLabel label;
   if (const Json* native = run.spec().find("sourceNative"))
-    if (const Json* b = native->find("benchmark"); b && b->is_string()) label.benchmark = b->as_string();
+    if (const Json* b = native->find("benchmark"); b && b->is_string()) label.benchmark = cut_text(b->as_string());
   if (const auto& w = workload) {
-    if (const Json* def = w->spec().find("definition"); def && def->is_string()) label.definition = def->as_string();
-    if (const Json* params = w->spec().find("parameters"); params && params->is_object()) label.parameters = *params;
+    if (const Json* def = w->spec().find("definition"); def && def->is_string()) label.definition = cut_text(def->as_string());
+    if (const Json* params = w->spec().find("parameters"); params && params->is_object()) label.parameters = cut_json(*params);
   }
   if (label.benchmark.empty()) label.benchmark = label.definition;
   if (const auto& e = environment)
     if (const Json* hw = e->spec().find("hardware"))
-      if (const Json* p = hw->find("product"); p && p->is_string()) label.gpu = p->as_string();
+      if (const Json* p = hw->find("product"); p && p->is_string()) label.gpu = cut_text(p->as_string());
   if (const auto& p = protocol; p && p->metadata())
     for (const char* k : {"title", "name"})
       if (const Json* v = p->metadata()->find(k); v && v->is_string()) {
-        label.pass = v->as_string();
+        label.pass = cut_text(v->as_string());
         break;
       }
   return label;

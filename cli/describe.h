@@ -55,6 +55,9 @@ std::string spread_text(const Document& run, const std::string& unit);
 std::optional<std::pair<double, double>> spread_values(const Document& run, const std::string& unit);
 
 // What a group compares, from one of its runs: definition, workload, pass, GPU.
+// Its strings come from documents many runs and groups share: each is cut
+// (objects/shown_text.h: cut_text, and cut_json for the parameters), as every
+// reader shows it once per group or per run.
 struct GroupLabel {
   std::string benchmark;   // sourceNative.benchmark or the workload's definition
   std::string definition;  // the workload's definition, if stored

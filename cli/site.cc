@@ -1,18 +1,9 @@
 #include "cli/site.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstdlib>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "cli/site_model.h"
@@ -20,10 +11,11 @@
 #include "objects/json_large.h"
 #include "objects/parallel.h"
 #include "objects/phase_timer.h"
+#include "objects/shown_text.h"
 #include "refs/layout.h"
+#include "store/beneath.h"
 #include "store/level_audit.h"
 #include "store/query.h"
-#include "store/tempfiles.h"
 
 namespace kistore::cli {
 namespace {
@@ -35,6 +27,9 @@ using site::SiteGroup;
 
 constexpr const char* kManifest = "site-manifest.json";
 constexpr std::size_t kMaxManifestBytes = std::size_t{1} << 30;  // 1 GiB: a site of millions of runs
+// The largest file a rebuild reads back to see that it is still what it
+// wrote before removing it; a larger one is left, with a warning.
+constexpr std::size_t kMaxPageBytes = std::size_t{1} << 30;
 
 // Documents several runs share (a protocol of a thousand runs), read once.
 class DocumentCache {
@@ -76,9 +71,8 @@ std::string workload_summary(const std::optional<Document>& workload) {
   if (!params || !params->is_object()) return "";
   std::string out;
   for (const auto& [name, value] : params->as_object()) {
-    std::string v = value.is_string() ? value.as_string() : canonical(value);
-    if (v.size() > 24) v = v.substr(0, 24) + "…";
-    out += (out.empty() ? "" : " ") + name + "=" + v;
+    std::string v = value.is_string() ? cut_text(value.as_string(), 24) : cut_text(canonical(cut_json(value)), 24);
+    out += (out.empty() ? "" : " ") + cut_text(name, 24) + "=" + v;
     if (out.size() > 120) break;
   }
   return out;
@@ -212,6 +206,9 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
     jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); },
                     [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.json"); }});
   }
+  for (const auto& [digest, doc] : data.documents)
+    jobs.push_back({"documents/" + digest.hex() + ".json", [doc = doc] { return site::document_json(*doc); },
+                    [doc = doc] { return site::document_json_key(*doc); }});
   for (std::size_t g = 0; g < data.groups.size(); ++g) {
     const std::string base = "groups/" + data.groups[g].view.key.hex();
     jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); },
@@ -229,17 +226,6 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
   return jobs;
 }
 
-// The bytes of `file`, read in one go (a manifest of a big site is megabytes);
-// empty when it cannot be read.
-std::string read_whole(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  return in ? text : std::string();
-}
-
 // The manifest of an earlier build: path -> sha256 hex of the bytes written,
 // and path -> the key of the page's inputs (site_keys.cc) where it had one.
 struct Manifest {
@@ -248,88 +234,56 @@ struct Manifest {
   std::map<std::string, std::string> files, keys;
 };
 
-Manifest read_manifest(const fs::path& dir) {
-  Manifest out;
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return out;
-  if (!fs::is_directory(dir, ec)) throw InvalidInput(dir.string() + ": not a folder");
-  const fs::path file = dir / kManifest;
-  if (!fs::exists(file, ec)) {
-    if (fs::directory_iterator(dir, ec) != fs::directory_iterator())
-      throw InvalidInput(dir.string() + ": the folder is not empty and holds no " + kManifest +
-                         " (no site was built there); name an empty or new folder");
-    return out;
+// The manifest of the folder `out` (nullopt: the folder does not exist yet).
+Manifest read_manifest(const std::optional<BeneathDir>& out) {
+  Manifest result;
+  if (!out) return result;
+  const std::string file = out->path() + "/" + kManifest;
+  switch (out->entry(kManifest)) {
+    case BeneathDir::Entry::kMissing: {
+      std::error_code ec;
+      if (fs::directory_iterator(out->path(), ec) != fs::directory_iterator())
+        throw InvalidInput(out->path() + ": the folder is not empty and holds no " + kManifest +
+                           " (no site was built there); name an empty or new folder");
+      return result;
+    }
+    case BeneathDir::Entry::kFile: break;
+    default:
+      throw InvalidInput(file + ": expected the manifest of a site (a file), found a symbolic link or something else; "
+                         "a site's folder holds no links of its own");
   }
   // A site's manifest names every file it wrote (a store of 100,000 runs:
   // 227,000 files, 33 MB): over parse_json's 16 MiB, bounded by its own limit.
-  if (std::uintmax_t size = fs::file_size(file, ec); !ec && size > kMaxManifestBytes)
-    throw InvalidInput(file.string() + ": expected at most " + std::to_string(kMaxManifestBytes) +
-                       " bytes of manifest, found " + std::to_string(size));
-  out.found = true;
-  out.text = read_whole(file);
-  Json manifest = parse_json_up_to(out.text, file.string(), kMaxManifestBytes);
+  std::optional<std::string> text;
+  try {
+    text = out->read(kManifest, kMaxManifestBytes);
+  } catch (const Error& e) {
+    throw InvalidInput(e.what());
+  }
+  if (!text) throw InvalidInput(file + ": expected the manifest of a site (a file), found something else");
+  result.found = true;
+  result.text = std::move(*text);
+  Json manifest = parse_json_up_to(result.text, file, kMaxManifestBytes);
   const Json* files = manifest.find("files");
-  if (!files || !files->is_object()) throw InvalidInput(file.string() + ": expected {\"files\":{…}}");
+  if (!files || !files->is_object()) throw InvalidInput(file + ": expected {\"files\":{…}}");
   for (const auto& [path, hash] : files->as_object())
-    if (hash.is_string()) out.files[path] = hash.as_string();
+    if (hash.is_string()) result.files[path] = hash.as_string();
   // A manifest without keys (an older build's) makes every page render.
   if (const Json* keys = manifest.find("keys"); keys && keys->is_object())
     for (const auto& [path, key] : keys->as_object())
-      if (key.is_string()) out.keys[path] = key.as_string();
-  return out;
+      if (key.is_string()) result.keys[path] = key.as_string();
+  return result;
 }
 
 // The hash of the page an earlier build wrote at `path` when its key is
 // `key` and the file is still there; empty when the page must be rendered.
-std::string unchanged_hash(const Manifest& before, const fs::path& dir, const std::string& path,
+std::string unchanged_hash(const Manifest& before, const BeneathDir& out, const std::string& path,
                            const std::string& key) {
   auto k = before.keys.find(path);
   if (k == before.keys.end() || k->second != key) return "";
   auto f = before.files.find(path);
-  std::error_code ec;
-  if (f == before.files.end() || f->second.empty() || !fs::is_regular_file(dir / path, ec)) return "";
+  if (f == before.files.end() || f->second.empty() || out.entry(path) != BeneathDir::Entry::kFile) return "";
   return f->second;
-}
-
-// Writes `bytes` into `path` (a temporary file or a file of a first build),
-// which must not exist yet: false, writing nothing, when it does.
-// Error(kIO) naming the file when it cannot be created or written (and then
-// the file is removed).
-bool create_file(const fs::path& path, std::string_view bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    if (errno == EEXIST) return false;
-    throw IOError(path.string() + ": cannot create the file: " + std::strerror(errno));
-  }
-  try {
-    write_all(fd, bytes, path.string());
-  } catch (...) {
-    ::close(fd);
-    ::unlink(path.c_str());
-    throw;
-  }
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(path.c_str());
-    throw IOError(path.string() + ": cannot write the file: " + std::strerror(err));
-  }
-  return true;
-}
-
-// Writes `bytes` at `path` through a temporary file and a rename, so that a
-// reader (a web server) never sees half of a page it could read before.
-// Error(kIO) naming the file.
-void replace_file(const fs::path& path, std::string_view bytes) {
-  const fs::path tmp = path.string() + ".tmp";
-  if (!create_file(tmp, bytes)) {  // left by a build that was killed
-    ::unlink(tmp.c_str());
-    if (!create_file(tmp, bytes)) throw IOError(tmp.string() + ": cannot create the file: it exists");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw IOError(path.string() + ": cannot write the file: " + std::strerror(err));
-  }
 }
 
 // The pages' files, hashes and keys (empty: none) as the manifest records them.
@@ -384,40 +338,85 @@ struct RenderedPage {
 
 // `job`'s page, rendered unless its key and file say that the page written
 // before stands (then its recorded hash stands too).
-RenderedPage render_page(const PageJob& job, const Manifest& before, const fs::path& dir) {
-  RenderedPage out;
-  ManifestEntry& e = out.entry;
+RenderedPage render_page(const PageJob& job, const Manifest& before, const BeneathDir& out) {
+  RenderedPage rendered;
+  ManifestEntry& e = rendered.entry;
   e.path = job.path;
   e.key = job.key ? job.key() : "";
-  e.hash = e.key.empty() ? "" : unchanged_hash(before, dir, job.path, e.key);
-  if (!e.hash.empty()) return out;
+  e.hash = e.key.empty() ? "" : unchanged_hash(before, out, job.path, e.key);
+  if (!e.hash.empty()) return rendered;
   std::string page = job.render();
   e.hash = Digest::of(page).hex();
   auto old = before.files.find(job.path);
-  std::error_code ec;
-  if (old == before.files.end() || old->second != e.hash || !fs::exists(dir / job.path, ec))
-    out.bytes = std::move(page);
-  return out;
+  // A link at the page's place (planted there) is replaced, never kept.
+  if (old == before.files.end() || old->second != e.hash || out.entry(job.path) != BeneathDir::Entry::kFile)
+    rendered.bytes = std::move(page);
+  return rendered;
+}
+
+// Removes the file an earlier build wrote at `path` (named by its manifest,
+// with the sha256 `hash` of what it wrote) and this one does not, when it is
+// still what was written. Anything else is left where it is, with a warning
+// in `report`: a path that is not beneath the folder (absolute, "..", an
+// empty or "." component), a link (at the path or on the way to it), a
+// folder, and a file changed since (someone's edit); a manifest is data,
+// never a list of files to remove wherever it says.
+void remove_old_file(const BeneathDir& out, const std::string& path, const std::string& hash, SiteReport& report) {
+  const std::string where = out.path() + "/" + kManifest + ": names " + quoted_excerpt(path, 200) + ", ";
+  if (std::string why = check_relative_path(path); !why.empty()) {
+    report.warnings.push_back(where + "a path that " + why + "; expected a path beneath the folder; left alone");
+    return;
+  }
+  switch (out.entry(path)) {
+    case BeneathDir::Entry::kMissing: return;
+    case BeneathDir::Entry::kLink:
+      report.warnings.push_back(where + "which is a symbolic link, not a file the site wrote; left alone");
+      return;
+    case BeneathDir::Entry::kOther:
+      report.warnings.push_back(where + "which is not a regular file beneath the folder (a link or a folder on "
+                                        "the way to it, or a folder); left alone");
+      return;
+    case BeneathDir::Entry::kFile: break;
+  }
+  std::optional<std::string> bytes;
+  try {
+    bytes = out.read(path, kMaxPageBytes);
+  } catch (const Error& e) {
+    report.warnings.push_back(where + "which cannot be read back (" + e.what() + "); left alone");
+    return;
+  }
+  if (!bytes) return;
+  if (Digest::of(*bytes).hex() != hash) {
+    report.warnings.push_back(where + "a file changed since the site wrote it (expected sha256 " +
+                              hash.substr(0, 64) + ", found " + Digest::of(*bytes).hex() + "); left alone");
+    return;
+  }
+  if (out.remove_file(path)) ++report.removed;
 }
 
 }  // namespace
 
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
-  const fs::path dir(options.out_dir);
   PhaseTimer timer("KISTORE_SITE_TIMING", "site");
-  const Manifest before = read_manifest(dir);
+  // Every file is written, read and removed beneath the folder, never
+  // through a link (store/beneath.h); the folder is made once there is a site to write.
+  std::optional<BeneathDir> opened;
+  {
+    std::error_code ec;
+    if (fs::symlink_status(options.out_dir, ec).type() != fs::file_type::not_found)
+      opened.emplace(BeneathDir::open(options.out_dir, false));
+  }
+  const Manifest before = read_manifest(opened);
   timer.lap("manifest read");
   SiteData data = gather(store, trust, options, timer);
   std::vector<std::string> group_keys(data.groups.size());
   parallel_for(group_keys.size(), [&](std::size_t g) { group_keys[g] = site::group_key(data, g); });
   std::vector<PageJob> jobs = page_jobs(data, group_keys);
-  std::error_code ec;
-  for (const char* sub : {"", "runs", "groups", "benchmarks"}) {
-    fs::create_directories(dir / sub, ec);
-    if (ec) throw IOError((dir / sub).string() + ": cannot create the folder: " + ec.message());
-  }
-  SiteReport report{jobs.size() + 1, 0, 0, 0, data.groups.size(), data.benchmarks.size()};
+  if (!opened) opened.emplace(BeneathDir::open(options.out_dir, true));
+  const BeneathDir& out = *opened;
+  for (const char* sub : {"runs", "groups", "benchmarks", "documents"}) out.make_dirs(sub);
+  SiteReport report{jobs.size() + 1, 0, 0, 0, data.groups.size(), data.benchmarks.size(), {}};
   for (const auto& g : data.groups) report.runs += g.view.rows.size();
   std::vector<ManifestEntry> entries;
   entries.reserve(jobs.size());
@@ -433,7 +432,7 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
     rendering.resize(n);
     parallel_for(n + 1, [&](std::size_t item) {
       if (item > 0) {
-        rendering[item - 1] = render_page(jobs[first + item - 1], before, dir);
+        rendering[item - 1] = render_page(jobs[first + item - 1], before, out);
         return;
       }
       for (RenderedPage& page : writing) {
@@ -441,8 +440,8 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
         // A first build creates its files in place: the folder holds no site
         // yet (the manifest, written last, makes it one), so no reader can
         // see a page change under it.
-        const fs::path path = dir / page.entry.path;
-        if (before.found || !create_file(path, *page.bytes)) replace_file(path, *page.bytes);
+        const std::string& path = page.entry.path;
+        if (before.found || !out.create(path, *page.bytes)) out.replace(path, *page.bytes);
       }
     });
     for (RenderedPage& page : writing) {
@@ -460,12 +459,11 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
     return it != entries.end() && it->path == path;
   };
   for (const auto& [path, hash] : before.files)
-    if (!in_site(path) && !path.empty() && path[0] != '/' && path.find("..") == std::string::npos &&
-        fs::remove(dir / path, ec)) ++report.removed;
+    if (!in_site(path)) remove_old_file(out, path, hash, report);
   timer.lap("pages");
   const std::string text = manifest_text(entries);
   if (before.text != text) {
-    replace_file(dir / kManifest, text);
+    out.replace(kManifest, text);
     ++report.written;
   }
   timer.lap("manifest written");

@@ -6,8 +6,13 @@
 // kernel, GPU, pass and implementation), a page per run (runs/<hex>.html),
 // per comparison group (groups/<hex>.html, with an SVG chart) and per
 // benchmark definition (benchmarks/<id>.html), style.css and site.js, and
-// beside every page its data as JSON: the run's canonical bundle (what
-// `show --canonical` prints), the group's `rank --json` document. Levels,
+// beside every page its data as JSON: the run with its metadata (the "run"
+// member of what `show RUN --canonical` prints), the group's `rank --json`
+// document; and each document the runs name (protocol, environment,
+// workload, implementation) once, as documents/<hex>.json (what `show
+// DIGEST --canonical` prints), linked from the run pages. The pages show
+// every string cut (objects/shown_text.h), so that a site grows with the
+// store and never with (runs naming a document) × (its size). Levels,
 // ranks and histories come from the queries `rank`, `show` and `log` use
 // (store/group_view.h, store/run_story.h); nothing here ranks or judges.
 //
@@ -46,6 +51,9 @@ struct SiteReport {
   std::size_t written = 0;    // files written by this build (new or changed)
   std::size_t removed = 0;    // files an earlier build wrote that this one does not
   std::size_t runs = 0, groups = 0, benchmarks = 0;
+  // What a rebuild left alone and why: entries of the old manifest that are
+  // not paths beneath the folder, name links or files changed since.
+  std::vector<std::string> warnings;
 };
 
 // Builds the site of `store`'s head into options.out_dir (created if
@@ -53,7 +61,12 @@ struct SiteReport {
 // total)` is called as pages are written. Error(kInvalidInput) when out_dir
 // exists, is not empty and holds no site-manifest.json (so that a typo
 // never overwrites a folder of other files), or holds a manifest that is
-// not one; Error(kIO) naming the file when a file cannot be written;
+// not one; Error(kInvalidInput) naming the link when out_dir, a folder of
+// the site or its manifest is a symbolic link (every file is written and
+// removed beneath out_dir through store/beneath.h, never through a link);
+// entries of an earlier manifest that it leaves (not beneath the folder,
+// links, files changed since) are named in SiteReport::warnings;
+// Error(kIO) naming the file when a file cannot be written;
 // errors of the store's reads pass through.
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress = nullptr);

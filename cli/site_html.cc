@@ -56,6 +56,7 @@ std::string value_text(const std::optional<Measurement>& p) { return p ? human_v
 std::string run_href(const Digest& run, int depth) { return up(depth) + "runs/" + run.hex() + ".html"; }
 std::string group_href(const Digest& key, int depth) { return up(depth) + "groups/" + key.hex() + ".html"; }
 std::string benchmark_href(const std::string& id, int depth) { return up(depth) + "benchmarks/" + id + ".html"; }
+std::string document_href(const Digest& doc, int depth) { return up(depth) + "documents/" + doc.hex() + ".json"; }
 
 std::string group_title(const SiteGroup& g) {
   std::string out = g.label.benchmark.empty() ? "comparison group" : g.label.benchmark;

@@ -18,7 +18,7 @@ namespace {
 // Bump whenever what a page shows or how changes (any edit to
 // cli/site_pages.cc, cli/site_run_page.cc or cli/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
-constexpr const char* kPageFormat = "kistore-site-pages/2";
+constexpr const char* kPageFormat = "kistore-site-pages/3";
 
 // Fields, each length-prefixed, so that no two sequences of fields give the
 // same text.
@@ -108,11 +108,13 @@ std::string run_page_key(const SiteData& data, std::size_t gi, std::size_t ri) {
 
 std::string run_json_key(const SiteData& data, std::size_t gi, std::size_t ri) {
   const GroupRow& row = data.groups[gi].view.rows[ri];
-  const RunFacts& f = data.groups[gi].facts[ri];
   KeyText k;
   k.add(kPageFormat).add("run.json").add(row.run.digest()).add(row.run.metadata_canonical());
-  k.add(f.protocol).add(f.environment).add(f.workload).add(f.implementation);
   return k.key();
+}
+
+std::string document_json_key(const Document& doc) {
+  return KeyText().add(kPageFormat).add("document.json").add(std::optional<Document>(doc)).key();
 }
 
 std::string group_key(const SiteData& data, std::size_t gi) {

@@ -45,13 +45,15 @@ struct SiteBenchmark {
 // The roles of the documents a run names, in RunFacts' order.
 enum class Role { kProtocol, kEnvironment, kWorkload, kImplementation };
 
-// What the run pages and the run JSON show of one document: the same for
-// every run that names it (the protocol of a thousand runs), so made once
-// per role and document (make_document_texts) and copied into each page.
+// What the run pages show of one document: the same for every run that
+// names it (the protocol of a thousand runs), so made once per role and
+// document (make_document_texts) and copied into each page. Both are cut
+// (objects/shown_text.h: each string at kShownChars, the whole at a few
+// kilobytes), so that a page's size never grows with a shared document's:
+// the document's whole bytes are written once, as documents/<hex>.json.
 struct DocumentTexts {
   std::string section;        // its section of the run page; empty for an implementation
   std::string bundle_member;  // its member of the page's canonical manifest: `  "role": {…}`, as HTML
-  std::string json_member;    // its member of the run's JSON: `"role":{…}`
 };
 
 struct SiteData {
@@ -63,16 +65,24 @@ struct SiteData {
   std::map<Digest, std::pair<std::size_t, std::size_t>> run_at;  // run -> (group, row)
   // By role and digest, for every document of every RunFacts (make_document_texts).
   std::map<std::pair<Role, Digest>, DocumentTexts> document_texts;
+  // Every document a run names, once: each is written as documents/<hex>.json.
+  std::map<Digest, const Document*> documents;
 };
 
-// Fills data.document_texts for every document the runs name, on every core.
+// Fills data.document_texts and data.documents for every document the runs
+// name, the texts on every core.
 // Never fails (allocation aside).
 void make_document_texts(SiteData& data);
 
 // The pages, each a complete file. `g` is an index into data.groups and `r`
 // into its rows.
 std::string run_page(const SiteData& data, std::size_t g, std::size_t r);
-std::string run_json(const SiteData& data, std::size_t g, std::size_t r);  // the canonical bundle
+// The run with its metadata, canonical (RFC 8785): the "run" member of
+// `show RUN --canonical`; the documents it names are documents/<hex>.json.
+std::string run_json(const SiteData& data, std::size_t g, std::size_t r);
+// A document with its metadata, canonical: what `show DIGEST --canonical`
+// prints. Written once per document, however many runs name it.
+std::string document_json(const Document& doc);
 std::string group_page(const SiteData& data, std::size_t g);
 std::string group_json(const SiteData& data, std::size_t g);  // rank --json
 std::string benchmark_page(const SiteData& data, std::size_t b);
@@ -90,6 +100,7 @@ extern const char* const kScript;      // site.js
 // ("group.html", "index.json"). Never fail.
 std::string run_page_key(const SiteData& data, std::size_t g, std::size_t r);
 std::string run_json_key(const SiteData& data, std::size_t g, std::size_t r);
+std::string document_json_key(const Document& doc);
 std::string group_key(const SiteData& data, std::size_t g);
 std::string derived_key(std::string_view what, const std::string& group_key);
 std::string benchmark_key(const SiteData& data, std::size_t b, const std::vector<std::string>& group_keys,
@@ -115,6 +126,7 @@ std::string value_text(const std::optional<Measurement>& primary);
 std::string run_href(const Digest& run, int depth);
 std::string group_href(const Digest& key, int depth);
 std::string benchmark_href(const std::string& id, int depth);
+std::string document_href(const Digest& doc, int depth);  // documents/<hex>.json
 // The chart of a group: a bar per ranked member (primary value), its p20-p80
 // spread as a whisker, its level as the bar's class, its reruns as marks.
 std::string group_chart(const SiteGroup& group);

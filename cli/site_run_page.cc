@@ -4,6 +4,7 @@
 
 #include "cli/site_model.h"
 #include "objects/parallel.h"
+#include "objects/shown_text.h"
 #include "refs/compare.h"
 
 namespace kistore::cli::site {
@@ -11,16 +12,24 @@ namespace {
 
 constexpr int kDepth = 1;  // runs/<hex>.html
 
+// A page shows every string of the store cut (objects/shown_text.h): a
+// document's whole bytes are in its JSON, written once (documents/, runs/).
 std::string string_at(const Json& obj, std::string_view name) {
   const Json* v = obj.find(name);
-  return v && v->is_string() ? v->as_string() : "";
+  return v && v->is_string() ? cut_text(v->as_string()) : "";
 }
+
+// The budget of one document's or value's pretty text on a page, in characters.
+constexpr std::size_t kShownDocumentChars = 16384;
+
+// `value` pretty-printed as a page shows it: its strings cut, its size bounded.
+std::string shown_pretty(const Json& value) { return pretty(cut_json(value, kShownChars, kShownDocumentChars)); }
 
 std::string meta_string(const std::optional<Document>& doc, std::string_view name) {
   return doc && doc->metadata() ? string_at(*doc->metadata(), name) : "";
 }
 
-std::string scalar_text(const Json& v) { return v.is_string() ? v.as_string() : canonical(v); }
+std::string scalar_text(const Json& v) { return v.is_string() ? cut_text(v.as_string()) : canonical(cut_json(v)); }
 
 std::string fact(const std::string& name, const std::string& html) {
   return html.empty() ? "" : "<dt>" + name + "</dt><dd>" + html + "</dd>\n";
@@ -95,7 +104,9 @@ std::string identity(const SiteGroup& g, const GroupRow& row, const RunFacts& f)
 std::string workload_section(const std::optional<Document>& workload) {
   std::string out = "<h2>Workload parameters</h2>\n";
   if (!workload) return out + "<p class=\"muted\">The store does not hold this run's workload document.</p>\n";
-  const Json* params = workload->spec().find("parameters");
+  const Json* whole = workload->spec().find("parameters");
+  const Json shown = whole && whole->is_object() ? cut_json(*whole) : Json();
+  const Json* params = whole ? &shown : nullptr;
   if (params && params->is_object() && !params->as_object().empty()) {
     out += "<table><thead><tr><th>parameter</th><th>value</th></tr></thead><tbody>\n";
     for (const auto& [name, value] : params->as_object())
@@ -103,7 +114,7 @@ std::string workload_section(const std::optional<Document>& workload) {
     out += "</tbody></table>\n";
   }
   if (const Json* tensors = workload->spec().find("tensors"))
-    out += "<h3>Tensors</h3>\n<pre>" + esc(pretty(*tensors)) + "</pre>\n";
+    out += "<h3>Tensors</h3>\n<pre>" + esc(shown_pretty(*tensors)) + "</pre>\n";
   return out;
 }
 
@@ -118,12 +129,13 @@ std::string measurements_section(const GroupRow& row) {
   if (const Json* list = row.run.spec().find("measurements"); list && list->is_array())
     for (const Json& m : list->as_array())
       if (auto parsed = Measurement::from_json(m))
-        out += "<tr><td>" + esc(parsed->metric) + "</td><td>" + esc(parsed->statistic) + "</td><td class=\"num\">" +
-               esc(canonical(Json(parsed->value))) + "</td><td>" + esc(parsed->unit) + "</td><td class=\"num\">" +
+        out += "<tr><td>" + esc(cut_text(parsed->metric)) + "</td><td>" + esc(cut_text(parsed->statistic)) +
+               "</td><td class=\"num\">" + esc(canonical(Json(parsed->value))) + "</td><td>" +
+               esc(cut_text(parsed->unit)) + "</td><td class=\"num\">" +
                esc(human_value(parsed->value, parsed->unit)) + "</td></tr>\n";
   out += "</tbody></table>\n";
   if (const Json* timing = row.run.spec().find("timing"))
-    out += "<h3>Timing</h3>\n<pre>" + esc(pretty(*timing)) + "</pre>\n";
+    out += "<h3>Timing</h3>\n<pre>" + esc(shown_pretty(*timing)) + "</pre>\n";
   return out;
 }
 
@@ -132,7 +144,11 @@ std::string document_section(const char* title, const char* role, const std::opt
   if (!doc) return out + "<p class=\"muted\">The store does not hold this run's " + role + " document.</p>\n";
   if (std::string t = meta_string(doc, "title"); !t.empty()) out += "<p>" + esc(t) + "</p>\n";
   out += "<div class=\"muted para\">" + std::string(role) + " " + digest_html(doc->digest()) + "</div>\n";
-  return out + "<pre>" + esc(pretty(doc->spec())) + "</pre>\n";
+  out += "<pre>" + esc(shown_pretty(doc->spec())) + "</pre>\n";
+  if (json_needs_cut(doc->spec(), kShownChars, kShownDocumentChars))
+    out += "<p class=\"muted\">Shown cut (\"…\"); the whole document: <a href=\"" + document_href(doc->digest(), kDepth) +
+           "\">" + doc->digest().hex().substr(0, 12) + ".json</a>.</p>\n";
+  return out;
 }
 
 std::string level_section(const SiteData& data, const GroupRow& row, const RunFacts& f) {
@@ -186,7 +202,7 @@ std::string replications(const GroupRow& row, const RunFacts& f) {
     const Json* body = spec.find("body");
     out += "<li class=\"attestation\"><strong>" + esc(string_at(spec, "type")) + "</strong> by " +
            esc(string_at(spec, "author")) + " " + digest_html(a.digest()) + "<div class=\"note\">" +
-           esc(body ? scalar_text(*body) : "") + "</div></li>\n";
+           esc(body ? scalar_text(*body) : "") + "</div></li>\n";  // cut: the attestation's JSON holds it whole
   }
   return out + "</ul>\n";
 }
@@ -231,9 +247,10 @@ std::string history_section(const SiteData& data, const RunFacts& f) {
   out += "<ol class=\"timeline\">\n";
   for (const StoryEvent& ev : *f.story) {
     const LogEntry& e = data.stories.entries[ev.entry];
-    out += "<li class=\"event\" data-commit=\"" + e.id + "\"><strong>" + esc(e.op.empty() ? "(no op)" : e.op) +
+    out += "<li class=\"event\" data-commit=\"" + e.id + "\"><strong>" + esc(e.op.empty() ? "(no op)" : cut_text(e.op)) +
            "</strong> " + esc(date_time(e.time)) + " · commit <code>" + e.id.substr(0, 12) + "</code> · " +
-           esc(e.author) + " · " + esc(data.signatures[ev.entry].text()) + "<br>" + esc(e.summary) + "<ul>";
+           esc(cut_text(e.author)) + " · " + esc(cut_text(data.signatures[ev.entry].text())) + "<br>" +
+           esc(cut_text(e.summary)) + "<ul>";
     for (const PathChange& c : ev.changes) out += "<li>" + esc(story_change_text(c)) + "</li>";
     out += "</ul></li>\n";
   }
@@ -265,14 +282,7 @@ std::string indented(const std::string& text) {
 std::string bundle_member_html(const char* name, const Json& value) {
   std::string member = "  ";
   write_json_string(name, member);
-  return esc(member + ": " + indented(pretty(value)));
-}
-std::string json_member(const char* name, const Json& value) {
-  std::string member;
-  write_json_string(name, member);
-  member += ':';
-  write_canonical(value, member);
-  return member;
+  return esc(member + ": " + indented(shown_pretty(value)));
 }
 
 DocumentTexts texts_of(Role role, const Document& doc) {
@@ -283,10 +293,8 @@ DocumentTexts texts_of(Role role, const Document& doc) {
     case Role::kWorkload: t.section = workload_section(doc); break;
     case Role::kImplementation: break;
   }
-  const Json with_metadata = doc.with_metadata();
   const char* name = kRoleNames[static_cast<int>(role)];
-  t.bundle_member = bundle_member_html(name, with_metadata);
-  t.json_member = json_member(name, with_metadata);
+  t.bundle_member = bundle_member_html(name, doc.with_metadata());
   return t;
 }
 
@@ -310,22 +318,30 @@ std::vector<std::pair<Role, const Document*>> bundle_documents(const RunFacts& f
 }
 
 // The run's bundle as `show --canonical` prints it (describe.h's
-// stored_bundle), pretty-printed as HTML (`pretty`) or canonical.
-std::string bundle_text(const SiteData& data, const GroupRow& row, const RunFacts& f, bool pretty_html) {
-  const Json run = row.run.with_metadata();
-  const std::string run_member = pretty_html ? bundle_member_html("run", run) : json_member("run", run);
-  std::string out = pretty_html ? "{\n" : "{";
-  const char* comma = pretty_html ? ",\n" : ",";
+// stored_bundle), pretty-printed as HTML with its strings cut (shown_pretty).
+std::string bundle_html(const SiteData& data, const GroupRow& row, const RunFacts& f) {
+  const std::string run_member = bundle_member_html("run", row.run.with_metadata());
+  std::string out = "{\n";
+  const char* comma = ",\n";
   bool first = true;
   DocumentTexts scratch;
   for (auto [role, doc] : bundle_documents(f)) {
     if (role == Role::kWorkload) out += (first ? "" : comma) + run_member, first = false;
-    const DocumentTexts& t = texts(data, role, *doc, scratch);
-    out += (first ? "" : comma) + (pretty_html ? t.bundle_member : t.json_member);
+    out += (first ? "" : comma) + texts(data, role, *doc, scratch).bundle_member;
     first = false;
   }
   if (!f.workload) out += (first ? "" : comma) + run_member;
-  return out + (pretty_html ? "\n}" : "}");
+  return out + "\n}";
+}
+
+// The links to the whole JSON of the run and of each document it names.
+std::string bundle_links(const GroupRow& row, const RunFacts& f) {
+  std::string out = "<ul class=\"documents\">\n<li>run: <a href=\"" + row.run.digest().hex() + ".json\">" +
+                    row.run.digest().hex() + ".json</a></li>\n";
+  for (auto [role, doc] : bundle_documents(f))
+    out += "<li>" + std::string(kRoleNames[static_cast<int>(role)]) + ": <a href=\"" +
+           document_href(doc->digest(), kDepth) + "\">" + doc->digest().hex() + ".json</a></li>\n";
+  return out + "</ul>\n";
 }
 
 std::string document_part(const SiteData& data, Role role, const std::optional<Document>& doc) {
@@ -346,9 +362,11 @@ void make_document_texts(SiteData& data) {
   std::vector<std::pair<std::pair<Role, Digest>, const Document*>> wanted;
   for (const SiteGroup& g : data.groups)
     for (const RunFacts& f : g.facts)
-      for (auto [role, doc] : bundle_documents(f))
+      for (auto [role, doc] : bundle_documents(f)) {
         if (data.document_texts.try_emplace({role, doc->digest()}).second)
           wanted.emplace_back(std::pair{role, doc->digest()}, doc);
+        data.documents.emplace(doc->digest(), doc);
+      }
   // Each thread fills entries of its own: the map itself does not change.
   parallel_for(wanted.size(), [&](std::size_t i) {
     data.document_texts.at(wanted[i].first) = texts_of(wanted[i].first.first, *wanted[i].second);
@@ -356,8 +374,10 @@ void make_document_texts(SiteData& data) {
 }
 
 std::string run_json(const SiteData& data, std::size_t g, std::size_t r) {
-  return bundle_text(data, data.groups[g].view.rows[r], data.groups[g].facts[r], false);
+  return canonical(data.groups[g].view.rows[r].run.with_metadata());
 }
+
+std::string document_json(const Document& doc) { return canonical(doc.with_metadata()); }
 
 std::string run_page(const SiteData& data, std::size_t gi, std::size_t ri) {
   const SiteGroup& g = data.groups[gi];
@@ -376,8 +396,9 @@ std::string run_page(const SiteData& data, std::size_t gi, std::size_t ri) {
   out += replications(row, f);
   out += compare_section(g, row);
   out += "<h2 id=\"manifest\">Canonical manifest</h2>\n<p class=\"muted\">The bundle as <code>kistore show "
-         "--canonical</code> prints it: <a href=\"" + row.run.digest().hex() + ".json\">" + row.run.digest().hex() +
-         ".json</a>.</p>\n<pre>" + bundle_text(data, row, f, true) + "</pre>\n";
+         "--canonical</code> prints it, each string over " + std::to_string(kShownChars) +
+         " characters cut (\"…\"). Each document whole, as <code>kistore show DIGEST --canonical</code> prints "
+         "it:</p>\n" + bundle_links(row, f) + "<pre>" + bundle_html(data, row, f) + "</pre>\n";
   out += cite_section(data, row);
   out += history_section(data, f);
   return out + page_end(kDepth);

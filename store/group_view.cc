@@ -20,10 +20,11 @@ GroupView group_view(const Snapshot& snap, AuditOnDemand& audit, const Digest& k
   }
   std::vector<RankedMember> ranked = min_level ? rank_group(members, *min_level) : rank_group(members);
   GroupView view{key, {}, ranked_count(ranked)};
+  ImplementationNames names;  // the members of a group mostly share a few
   view.rows.reserve(ranked.size());
   for (RankedMember& r : ranked) {
     const Document& run = runs.at(r.member.run);
-    GroupRow row{r, run, implementation_name(snap, run), level_standing(snap, audit, run, r.member.level),
+    GroupRow row{r, run, implementation_name(snap, run, &names), level_standing(snap, audit, run, r.member.level),
                  reruns_of(snap, r.member.run)};
     view.rows.push_back(std::move(row));
   }

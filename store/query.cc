@@ -1,6 +1,7 @@
 #include "store/query.h"
 
 #include "objects/error.h"
+#include "objects/shown_text.h"
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "refs/level.h"
@@ -167,25 +168,34 @@ std::vector<std::string> run_story_paths(const Digest& run) {
           reruns_dir(run) + "/"};
 }
 
-std::string implementation_name(const Snapshot& snap, const Document& run) {
-  if (auto impl = run_reference(run, "implementation"); impl && snap.has_object(*impl)) {
-    try {
-      Document d = snap.document(*impl, false);
-      if (const Json* name = d.spec().find("name"); name && name->is_string()) return name->as_string();
-    } catch (const Error&) {
-    }
+std::string implementation_name(const Snapshot& snap, const Document& run, ImplementationNames* names) {
+  if (auto impl = run_reference(run, "implementation")) {
+    auto read = [&]() -> std::optional<std::string> {
+      if (!snap.has_object(*impl)) return std::nullopt;
+      try {
+        Document d = snap.document(*impl, false);
+        if (const Json* name = d.spec().find("name"); name && name->is_string()) return cut_text(name->as_string());
+      } catch (const Error&) {
+      }
+      return std::nullopt;
+    };
+    std::optional<std::string> name;
+    if (!names) name = read();
+    else if (auto it = names->find(*impl); it != names->end()) name = it->second;
+    else name = names->emplace(*impl, read()).first->second;
+    if (name) return *name;
   }
   if (const Json* native = run.spec().find("sourceNative")) {
     if (const Json* id = native->find("externalId"); id && id->is_string()) {
       // KernelIndex ids read <kernel>/<pass>/<provider>/...: the provider is the third part.
       std::string_view s = id->as_string();
       std::size_t a = s.find('/'), b = a == s.npos ? a : s.find('/', a + 1);
-      if (b != s.npos) return std::string(s.substr(b + 1, s.find('/', b + 1) - b - 1));
+      if (b != s.npos) return cut_text(s.substr(b + 1, s.find('/', b + 1) - b - 1));
     }
   }
   std::optional<Json> meta = run.metadata() ? run.metadata() : snap.metadata(run.digest());
   if (meta)
-    if (const Json* name = meta->find("name"); name && name->is_string()) return name->as_string();
+    if (const Json* name = meta->find("name"); name && name->is_string()) return cut_text(name->as_string());
   return "?";
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -124,7 +125,12 @@ std::vector<Digest> runs_at_level(const Snapshot& snap, Level level);
 std::vector<std::string> run_story_paths(const Digest& run);
 
 // A display name for a run's implementation: the Implementation document's
-// spec.name if the store has it, else the run's metadata name, else "?".
-std::string implementation_name(const Snapshot& snap, const Document& run);
+// spec.name if the store has it, else the run's metadata name, else "?";
+// cut after kShownChars characters with "…" (objects/shown_text.h): every
+// reader shows it once per run, and one document is shared by many runs.
+// `names`, where given, keeps the names read by Implementation document, so
+// that the runs sharing one read and parse it once.
+using ImplementationNames = std::map<Digest, std::optional<std::string>>;
+std::string implementation_name(const Snapshot& snap, const Document& run, ImplementationNames* names = nullptr);
 
 }  // namespace kistore

@@ -6,7 +6,7 @@
 # Checks that every link and resource resolves inside the folder and nothing
 # leaves it, that every page is well formed and valid to HTML Tidy (lib/site_check.py;
 # a spoiled copy of the site proves each check fails when it should), that the JSON beside each page is exactly what
-# `show --canonical` and `rank --json` print (one implementation of ranking and
+# `show --canonical` (the run; each document once, in documents/) and `rank --json` print (one implementation of ranking and
 # levels), that a rebuild writes only what changed, that a folder of other files
 # is refused, and, in a real browser (Debian's chromium, headless, file://), the
 # rendered DOM: the rank row, the chart's bars, the hostile notes shown as text
@@ -114,14 +114,28 @@ spoiled tidy "$r" 's|<p class="rankline" id="rank">|&<div>x</div>|' "Warning: in
 pass "the checkers report a broken link, a missing style sheet, URLs that leave the site, a missing #anchor, an" \
      "unclosed element, an id twice, an unquoted attribute and a <div> inside a <p>"
 
-# The JSON beside the pages is what show --canonical and rank --json print.
-cmp -s <(ks show "$run" --canonical) "$O/runs/$run.json" || fail "run JSON differs from show --canonical"
+# The JSON beside the pages is what show --canonical and rank --json print. A
+# run's JSON is the run (the "run" of its `show --canonical` bundle), and each
+# document the bundle holds is documents/<hex>.json, written once however many
+# runs name it (`show DIGEST --canonical`): a bundle per run repeated a shared
+# document once per run (tests/e2e/test_attack_output.sh).
+ks show "$run" --canonical >"$W/bundle.canonical"
+cmp -s <(jq '.run' "$W/bundle.canonical" | ks canon -) "$O/runs/$run.json" ||
+  fail "run JSON differs from the run of show --canonical"
+for role in $(jq -r 'keys[] | select(. != "run")' "$W/bundle.canonical"); do
+  doc=$(jq -r ".run.spec.${role}Digest" "$W/bundle.canonical")
+  cmp -s <(ks show "$doc" --canonical) "$O/documents/${doc#sha256:}.json" ||
+    fail "documents/${doc#sha256:}.json ($role) differs from show --canonical"
+  cmp -s <(jq ".$role" "$W/bundle.canonical" | ks canon -) "$O/documents/${doc#sha256:}.json" ||
+    fail "documents/${doc#sha256:}.json differs from the $role of the run's bundle"
+  grep -q "href=\"../documents/${doc#sha256:}.json\"" "$O/runs/$run.html" || fail "the run page links its $role's JSON"
+done
 for key in $(jq -r '.groups[].group' "$O/index.json" | cut -d: -f2); do
   cmp -s <(ks --json rank "$key") "$O/groups/$key.json" || fail "groups/$key.json differs from rank --json"
 done
 cmp -s <(ks canon "$O/site-manifest.json"; echo) "$O/site-manifest.json" ||
   fail "site-manifest.json is not canonical JSON (RFC 8785) and a newline"
-pass "run JSON = show --canonical, every group's JSON = rank --json, the manifest is canonical JSON"
+pass "run JSON = the run of show --canonical, each document's JSON = show DIGEST --canonical, every group's JSON = rank --json, the manifest is canonical JSON"
 
 page=$O/runs/$run.html
 assert_contains "$(cat "$page")" '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "the note is escaped"

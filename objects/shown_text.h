@@ -1,0 +1,45 @@
+// Long strings as the readers show them: cut after a bounded number of
+// characters, marked with "…", so that what a reader prints or writes grows
+// with the store's size and never with (runs sharing a document) × (the
+// document's size): a 15 MiB implementation name named by 20 runs is shown
+// as 200 characters in each of their rows.
+//
+// For the readers' display forms (tables, HTML, CSV, export rows, the rank
+// documents); the exact forms (`show --canonical`, `cat`, the site's
+// documents/ and runs/ JSON) never go through here. Pure functions of their
+// arguments: safe from any thread; never fail (allocation aside).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "objects/json.h"
+
+namespace kistore {
+
+// The longest string a display form shows, in characters (code points).
+inline constexpr std::size_t kShownChars = 200;
+// The most characters cut_json keeps of one value's strings, all together.
+inline constexpr std::size_t kShownJsonChars = 4096;
+// What ends a string that was cut.
+inline constexpr std::string_view kCutMark = "…";
+
+// `text` when it has at most `max_chars` characters; otherwise its first
+// `max_chars` characters followed by "…". Characters are UTF-8 code points
+// (a byte that is not valid UTF-8 counts as one); a cut never splits one.
+std::string cut_text(std::string_view text, std::size_t max_chars = kShownChars);
+
+// `value` with each string (member names too) through cut_text(max_chars),
+// and, once `budget` characters of strings and scalars were kept, the rest of
+// each array replaced by one element "…" and the rest of each object by one
+// member "…": "…". The result's canonical form is at most about
+// budget + max_chars bytes plus its punctuation. Arrays and objects within
+// arrays and objects count as they are walked; nothing is dropped while the
+// budget lasts.
+Json cut_json(const Json& value, std::size_t max_chars = kShownChars, std::size_t budget = kShownJsonChars);
+
+// True when cut_json(value, max_chars, budget) differs from value.
+bool json_needs_cut(const Json& value, std::size_t max_chars = kShownChars, std::size_t budget = kShownJsonChars);
+
+}  // namespace kistore
