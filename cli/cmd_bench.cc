@@ -12,6 +12,8 @@
 #include "store/rerun.h"
 #include "store/trust.h"
 
+#include <ctime>
+
 namespace kistore::cli {
 namespace {
 
@@ -151,9 +153,13 @@ void print_summary(const Globals& g, const Opts& o, const LigerBenchResult& benc
 std::shared_ptr<const SshPrivateKey> controller_key(const Store& store, const std::string& key_path) {
   if (key_path.empty()) throw InvalidInput("bench liger --rerun: controlled reruns must be signed: pass --sign KEY");
   auto key = std::make_shared<const SshPrivateKey>(read_private_key(key_path));
-  if (!find_signer(load_trust(store), key->public_key()))
-    throw InvalidInput(key_path + ": key " + key->public_key().fingerprint() +
-                       " is not a controller of this store; add it with `kistore trust add PRINCIPAL KEY.pub`");
+  const std::vector<AllowedSigner> trust = load_trust(store);
+  const SigningTime now = signing_time(static_cast<std::int64_t>(std::time(nullptr)));
+  SignerLookup found = lookup_signer(trust, key->public_key(), "git", &now);
+  if (!found.signer)
+    throw InvalidInput(key_path + ": key " + key->public_key().fingerprint() + " is not a controller of this store" +
+                       (found.refused.empty() ? "" : " (" + found.refused + ")") +
+                       "; add it with `kistore trust add PRINCIPAL KEY.pub`");
   return key;
 }
 

@@ -25,7 +25,7 @@ Side side_of(const Snapshot& snap, AuditOnDemand& audit, const std::string& ref)
   Document run = snap.document(d, false);
   if (run.kind() != Kind::kRun)
     throw InvalidInput("RUN \"" + ref + "\": expected a run, found a " + std::string(kind_name(run.kind())));
-  Side s{d, run, implementation_name(snap, run), level_standing(snap, audit, run, run_level(snap, run))};
+  Side s{d, run, implementation_name(snap, run), level_standing(snap, audit, run)};
   std::vector<RankedMember> ranked = rank_group(group_members(snap, comparison_key(run.spec())));
   s.of = ranked_count(ranked);
   for (const RankedMember& r : ranked)

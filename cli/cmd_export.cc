@@ -23,7 +23,7 @@ bool contains_any_case(std::string hay, std::string needle) {
 // The columns, in order; every row has each (null where not known).
 const char* const kColumns[] = {"group", "benchmark", "definition", "pass", "gpu", "rank", "run", "implementation",
                                 "level", "metric", "statistic", "value", "unit", "p20", "p80", "observedAt",
-                                "parameters"};
+                                "parameters", "storedLevel"};
 
 Json export_row(const GroupView& view, const GroupRow& row, const GroupLabel& label, const Json& parameters) {
   const auto& p = row.ranked.member.primary;
@@ -37,7 +37,7 @@ Json export_row(const GroupView& view, const GroupRow& row, const GroupLabel& la
   j.set("rank", row.ranked.rank ? Json(row.ranked.rank) : Json());
   j.set("run", row.run.digest().str());
   j.set("implementation", row.implementation);
-  j.set("level", level_text(row.standing));
+  j.set("level", std::string(level_name(row.standing.level)));
   j.set("metric", p ? Json(p->metric) : Json());
   j.set("statistic", p ? Json(p->statistic) : Json());
   j.set("value", p ? Json(p->value) : Json());
@@ -46,6 +46,12 @@ Json export_row(const GroupView& view, const GroupRow& row, const GroupLabel& la
   j.set("p80", spread ? Json(spread->high) : Json());
   j.set("observedAt", observed_date(row.run));
   j.set("parameters", parameters);
+  // A stored level entry that the trust list does not justify, beside the
+  // level, never as it: "reproduced (not justified by the trust list: …)".
+  j.set("storedLevel", row.standing.justified ? Json()
+                                              : Json(std::string(level_name(row.standing.stored)) +
+                                                     " (not justified by the trust list" +
+                                                     (row.standing.why.empty() ? "" : ": " + row.standing.why) + ")"));
   return j;
 }
 
@@ -68,9 +74,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "One row per run of every comparison group (reruns are evidence about a run and are not rows):\n"
       "group, benchmark, definition, pass, gpu, rank, run, implementation, level, metric, statistic,\n"
-      "value, unit, p20, p80, observedAt and the workload's parameters (as one JSON object), for a\n"
-      "spreadsheet or pandas (pandas.read_csv, or read_json(lines=True)). Ranks and levels are those\n"
-      "of `kistore rank`.\n"
+      "value, unit, p20, p80, observedAt, the workload's parameters (as one JSON object) and\n"
+      "storedLevel, for a spreadsheet or pandas (pandas.read_csv, or read_json(lines=True)). Ranks\n"
+      "and levels are those of `kistore rank`: the level the signed history gives under this store's\n"
+      "trust list, as verify computes it; storedLevel is empty unless the store records another\n"
+      "level that the trust list no longer justifies (\"reproduced (not justified by the trust list:\n"
+      "signer not trusted)\").\n"
       "--format csv (default) quotes as RFC 4180 and writes a text cell that starts with = + - @ with\n"
       "a leading ' so that no spreadsheet runs it as a formula; --format jsonl keeps every number exact.\n"
       "Text taken from documents that many runs share (the implementation's name, the benchmark,\n"

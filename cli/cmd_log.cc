@@ -201,7 +201,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Every change to a store is one commit. For each: the commit id, time, author, operation\n"
       "(add, import, attest, rerun, merge, upgrade), who signed it and whether that signer is\n"
       "trusted, and its summary. --run REF tells one run's whole story: when and by whom it was\n"
-      "added, every level change, every attestation and rerun, each with its commit id.\n"
+      "added, every level change, every attestation and rerun, each with its commit id, under\n"
+      "the run's level now (as rank and verify give it under this store's trust list).\n"
       "--group KEY tells a comparison group's story: every commit that changed it, with the runs\n"
       "it added (implementation, median, level, rank), the ranks it moved (\"rank 3 → 4\": the\n"
       "group ranked as of that commit and of its parent), its members' level changes with the\n"
@@ -229,9 +230,19 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     q.limit = o->n > 0 ? static_cast<std::size_t>(o->n) : 0;
     q.op = o->op;
     std::optional<GroupRef> group;
+    // With --run, the run's level now, as every reader gives it
+    // (level_standing): the story below is how it got there.
+    std::optional<std::pair<Digest, LevelStanding>> run_level_now;
     if (!o->run.empty()) {
-      q.paths = run_story_paths(store.snapshot().resolve(o->run));
+      Snapshot snap = store.snapshot();
+      Digest run = snap.resolve(o->run);
+      q.paths = run_story_paths(run);
       q.with_changes = true;
+      Document doc = snap.document(run, false);
+      if (doc.kind() == Kind::kRun) {
+        AuditOnDemand audit(store, load_trust(store));
+        run_level_now.emplace(run, level_standing(snap, audit, doc));
+      }
     } else if (!o->group.empty()) {
       group = resolve_group_option(store.snapshot(), o->group);
     }
@@ -243,11 +254,20 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     if (format == ListFormat::kJson) {
       Json out = log_json(items, judge, q.with_changes || group);
       if (group) out.set("group", group->key.str());
+      if (run_level_now) {
+        out.set("run", run_level_now->first.str());
+        set_level_json(out, run_level_now->second);
+      }
       print_json(out);
       return kOk;
     }
     if (format == ListFormat::kTsv) text = tsv_text(items, judge);
-    else text = (group ? "group " + group->key.str() + "\n\n" : std::string()) + log_text(items, judge);
+    else
+      text = (group ? "group " + group->key.str() + "\n\n" : std::string()) +
+             (run_level_now ? "run " + run_level_now->first.str() + "\nlevel: " +
+                                  shown(level_text(run_level_now->second)) + "\n\n"
+                            : std::string()) +
+             log_text(items, judge);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

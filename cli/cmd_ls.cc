@@ -26,8 +26,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Prints one line per document: <digest> <kind> <title>. --kind keeps one kind\n"
       "(BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation,\n"
       "Attestation); --level keeps runs at exactly that evidence level (disputed, reported,\n"
-      "source-native, reproduced). A level the signed history does not give under the store's\n"
-      "trust list is marked on its line: [reproduced (unverified: signer not trusted)].\n"
+      "source-native, reproduced): the level the signed history gives under the store's trust\n"
+      "list, as verify computes it. A stored level entry that the trust list no longer justifies\n"
+      "is shown beside it: [reported (stored: reproduced, not justified by the trust list:\n"
+      "signer not trusted)].\n"
       "For scripts: --format tsv (a header line, then digest, kind, title and level separated by tabs)\n"
       "or --json.");
   struct Opts {
@@ -49,6 +51,14 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     std::vector<Digest> digests = level ? runs_at_level(snap, *level) : snap.object_digests();
+    if (level) {
+      // A run stored at reproduced or disputed whose entry the trust list no
+      // longer justifies stands at another level (level_standing): the
+      // candidates for any level include them, and the level decides.
+      for (Level other : {Level::kReproduced, Level::kDisputed})
+        if (other != *level)
+          for (const Digest& d : runs_at_level(snap, other)) digests.push_back(d);
+    }
     AuditOnDemand audit(store, load_trust(store));
     ListFormat format = list_format(g);
     Json list = Json::array();
@@ -59,7 +69,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       if (kind && doc.kind() != *kind) continue;
       // Listed by level: a level no valid rerun commit gives is marked so.
       std::optional<LevelStanding> standing;
-      if (level && doc.kind() == Kind::kRun) standing = level_standing(snap, audit, doc, *level);
+      if (level && doc.kind() == Kind::kRun) {
+        standing = level_standing(snap, audit, doc);
+        if (standing->level != *level) continue;
+      }
       if (format == ListFormat::kTsv) {
         tsv.add({d.str(), std::string(kind_name(doc.kind())), title_of(doc), standing ? level_text(*standing) : ""});
       } else if (format == ListFormat::kJson) {
@@ -71,7 +84,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         list.push_back(std::move(item));
       } else {
         text += d.str() + " " + std::string(kind_name(doc.kind())) + " " + shown(title_of(doc));
-        if (standing && !standing->verified) text += "  [" + shown(level_text(*standing)) + "]";
+        if (standing && !standing->justified) text += "  [" + shown(level_text(*standing)) + "]";
         text += "\n";
       }
     }

@@ -41,8 +41,11 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "last as unrankable, with the reason. Each line shows the implementation, the median with\n"
       "its p20 - p80 spread, the evidence level and the date observed.\n"
       "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.\n"
-      "A level the signed history does not give under the store's trust list is shown as\n"
-      "\"reproduced (unverified: signer not trusted)\" or similar; `kistore verify` says why.\n"
+      "The level is the one the signed history gives under this store's trust list, as `kistore\n"
+      "verify` computes it; a stored level entry that the trust list no longer justifies (a rerun\n"
+      "signed by a key since removed) is shown beside it, never as the level: \"reported (stored:\n"
+      "reproduced, not justified by the trust list: signer not trusted)\"; --json gives it as\n"
+      "\"storedLevel\" with \"verified\": false and \"why\". `kistore verify` says more.\n"
       "A run's controlled reruns (`kistore rerun`) are listed under it, with their verdict and the\n"
       "ratio of their median to the run's; they are evidence about the run, never ranked.\n"
       "For scripts: --format tsv (a header line, then one line per run, values as numbers in\n"
@@ -89,8 +92,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         auto spread = p ? spread_values(run, p->unit) : std::nullopt;
         table.add({r.rank ? rank : "", r.member.run.str(), row.implementation, p ? format_number(p->value) : "",
                    p ? p->unit : "", spread ? format_number(spread->first) : "",
-                   spread ? format_number(spread->second) : "", std::string(level_name(r.member.level)),
-                   !row.standing.checked ? "" : row.standing.verified ? "yes" : "no", observed_date(run),
+                   spread ? format_number(spread->second) : "", std::string(level_name(row.standing.level)),
+                   !row.standing.checked ? "" : row.standing.justified ? "yes" : "no", observed_date(run),
                    std::to_string(row.reruns.size()), r.rank ? "" : r.unrankable});
         continue;
       }

@@ -14,9 +14,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "For a run: its bundle (the run and the protocol, environment, workload and implementation\n"
       "it names, where the store has them), each with its metadata, pretty-printed, followed by\n"
-      "the run's evidence level, its rank in its comparison group and its attestations. A level\n"
-      "that the signed history does not give under the store's trust list (a rerun signed by a\n"
-      "key no longer trusted, say) is shown as unverified, with the reason.\n"
+      "the run's evidence level, its rank in its comparison group and its attestations. The level\n"
+      "is the one the signed history gives under the store's trust list, as `kistore verify`\n"
+      "computes it; a stored level entry that the trust list no longer justifies (a rerun signed by\n"
+      "a key since removed, say) is shown beside it with the reason, never as the level.\n"
       "For any other document: the document. --canonical prints the RFC 8785 bytes instead.\n"
       "REF is a full digest or a unique prefix of 8+ hex digits.");
   struct Opts {

@@ -16,7 +16,6 @@ namespace kistore::cli {
 namespace {
 
 struct Evidence {
-  std::optional<Level> level;
   LevelStanding standing;
   int rank = 0;
   std::size_t of = 0;      // ranked members of the group
@@ -27,8 +26,7 @@ struct Evidence {
 
 Evidence evidence_of(const Snapshot& snap, AuditOnDemand& audit, const Document& run) {
   Evidence e;
-  e.level = recorded_level(snap, run.digest());
-  if (e.level) e.standing = level_standing(snap, audit, run, *e.level);
+  e.standing = level_standing(snap, audit, run);
   e.group = comparison_key(run.spec());
   auto ranked = rank_group(group_members(snap, e.group));
   e.of = ranked_count(ranked);
@@ -50,17 +48,25 @@ Json stored_bundle(const Snapshot& snap, const Document& run) {
   return out;
 }
 
+std::string stored_text(const LevelStanding& standing) {
+  if (standing.justified) return {};
+  return "stored: " + std::string(level_name(standing.stored)) + ", not justified by the trust list" +
+         (standing.why.empty() ? "" : ": " + standing.why);
+}
+
 std::string level_text(const LevelStanding& standing) {
   std::string out(level_name(standing.level));
-  if (!standing.verified) out += " (unverified: " + standing.why + ")";
+  if (!standing.justified) out += " (" + stored_text(standing) + ")";
   return out;
 }
 
 void set_level_json(Json& out, const LevelStanding& standing) {
   out.set("level", std::string(level_name(standing.level)));
   if (!standing.checked) return;
-  out.set("verified", standing.verified);
-  if (!standing.verified) out.set("why", standing.why);
+  out.set("verified", standing.justified);
+  if (standing.justified) return;
+  out.set("storedLevel", std::string(level_name(standing.stored)));
+  out.set("why", standing.why);
 }
 
 Json reruns_json(const std::vector<RerunInfo>& reruns) {
@@ -87,8 +93,7 @@ std::string rerun_text(const RerunInfo& rerun) {
 Json run_evidence_json(const Snapshot& snap, AuditOnDemand& audit, const Document& run) {
   Evidence e = evidence_of(snap, audit, run);
   Json out = Json::object();
-  if (e.level) set_level_json(out, e.standing);
-  else out.set("level", Json());
+  set_level_json(out, e.standing);
   out.set("rank", e.rank ? Json(e.rank) : Json());
   out.set("of", static_cast<long long>(e.of));
   if (!e.rank && !e.unrankable.empty()) out.set("reason", e.unrankable);
@@ -100,7 +105,7 @@ Json run_evidence_json(const Snapshot& snap, AuditOnDemand& audit, const Documen
 
 std::string run_evidence_text(const Snapshot& snap, AuditOnDemand& audit, const Document& run) {
   Evidence e = evidence_of(snap, audit, run);
-  std::string out = "level: " + (e.level ? level_text(e.standing) : std::string("(none recorded)")) + "\n";
+  std::string out = "level: " + level_text(e.standing) + "\n";
   out += "rank: " + (e.rank ? std::to_string(e.rank) : std::string("unranked")) + " of " +
          std::to_string(e.of) + " in group " + e.group.str();
   if (!e.rank && !e.unrankable.empty()) out += " (unrankable: " + e.unrankable + ")";

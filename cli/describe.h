@@ -17,12 +17,18 @@ class LevelAudit;
 
 namespace kistore::cli {
 
-// A level as readers show it: "reproduced", or "reproduced (unverified:
-// signer not trusted)" when the signed history, judged against the current
-// trust list, does not give it (store/query.h, level_standing).
+// A level as readers show it: the level the signed history gives under the
+// current trust list (store/query.h, level_standing), e.g. "reported", and
+// beside it the stored entry when that differs: "reported (stored:
+// reproduced, not justified by the trust list: signer not trusted)".
 std::string level_text(const LevelStanding& standing);
-// Sets "level" in `out`, and for a checked level "verified" (and "why" when
-// it is not verified).
+// "stored: reproduced, not justified by the trust list: signer not trusted",
+// or "" when the stored entry is the level.
+std::string stored_text(const LevelStanding& standing);
+// Sets "level" (always the level level_standing gives) in `out`; for a level
+// whose history was read, "verified" (the stored entry is that level's), and
+// when it is not, "storedLevel" (the entry the trust list does not justify)
+// and "why".
 void set_level_json(Json& out, const LevelStanding& standing);
 
 // A run's controlled reruns beside it: [{"run","level","ratio"}] (ratio
@@ -35,7 +41,7 @@ std::string rerun_text(const RerunInfo& rerun);
 // the documents the store has.
 Json stored_bundle(const Snapshot& snap, const Document& run);
 
-// {"level","verified"?,"why"?,"rank","of","group","attestations","reruns"} for a run;
+// {"level","verified"?,"storedLevel"?,"why"?,"rank","of","group","attestations","reruns"} for a run;
 // `audit` judges its level (level_standing).
 Json run_evidence_json(const Snapshot& snap, AuditOnDemand& audit, const Document& run);
 // The same as text lines: "level: source-native\nrank: 3 of 4 in group sha256:…\n…",

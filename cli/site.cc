@@ -89,8 +89,10 @@ RunFacts run_facts(const Snapshot& snap, DocumentCache& docs, const GroupRow& ro
   f.implementation = docs.get(run_reference(run, "implementation"));
   for (const Digest& a : attestations_of(snap, run.digest()))
     if (snap.has_object(a)) f.attestations.push_back(snap.document(a));
-  Level level = row.ranked.member.level;
-  if (level == Level::kReproduced || level == Level::kDisputed)
+  // The evidence of the level shown: the stored entry's, when the trust list
+  // justifies it.
+  Level level = row.standing.level;
+  if (row.standing.justified && (level == Level::kReproduced || level == Level::kDisputed))
     if (auto bytes = snap.read(level_path(snap.format(), level, run.digest())))
       if (auto entry = parse_level_entry(*bytes)) f.level_evidence = entry->evidence;
   return f;

@@ -61,7 +61,8 @@ void add_row(KeyText& k, const GroupRow& row) {
   }
   k.add(row.implementation);
   const LevelStanding& s = row.standing;
-  k.add(static_cast<long long>(s.level)).add(static_cast<long long>(s.checked)).add(static_cast<long long>(s.verified));
+  k.add(static_cast<long long>(s.level)).add(static_cast<long long>(s.checked)).add(static_cast<long long>(s.justified));
+  k.add(static_cast<long long>(s.stored));
   k.add(s.why).add(static_cast<long long>(row.reruns.size()));
   for (const RerunInfo& rr : row.reruns)
     k.add(rr.rerun).add(static_cast<long long>(rr.verdict)).add(rr.ratio).add(static_cast<long long>(rr.readable));

@@ -32,7 +32,7 @@ const GroupRow* best_row(const SiteGroup& g) {
 std::string level_cell(const LevelStanding& standing) {
   std::string name(level_name(standing.level));
   std::string out = "<span class=\"level " + name + "\">" + name + "</span>";
-  if (!standing.verified) out += " <span class=\"unverified\">unverified: " + esc(standing.why) + "</span>";
+  if (!standing.justified) out += " <span class=\"unverified\">" + esc(stored_text(standing)) + "</span>";
   return out;
 }
 

@@ -47,7 +47,7 @@ std::string date_time(std::int64_t t) {
 std::string level_badge(const LevelStanding& standing) {
   std::string name(level_name(standing.level));
   std::string out = "<span class=\"level " + name + "\">" + name + "</span>";
-  if (!standing.verified) out += " <span class=\"unverified\">unverified: " + esc(standing.why) + "</span>";
+  if (!standing.justified) out += " <span class=\"unverified\">" + esc(stored_text(standing)) + "</span>";
   return out;
 }
 

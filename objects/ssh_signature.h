@@ -30,6 +30,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -146,8 +149,50 @@ struct AllowedSigner {
   // The options field exactly as written (e.g. namespaces="git"), or empty.
   std::string options;
   SshPublicKey key;
+  // The line of the file it was read from (1-based); 0 when not read from a
+  // file. Not part of equality: it says where, not what.
+  std::size_t line = 0;
 
-  friend bool operator==(const AllowedSigner&, const AllowedSigner&) = default;
+  friend bool operator==(const AllowedSigner& a, const AllowedSigner& b) {
+    return a.principals == b.principals && a.options == b.options && a.key == b.key;
+  }
+};
+
+// A valid-after / valid-before time as ssh-keygen reads it:
+// YYYYMMDD[HHMM[SS]], with a final 'Z' (or 'z') for UTC, else the local time
+// of the machine that checks.
+struct KeyValidityTime {
+  std::int64_t civil = 0;  // the fields' seconds since 1970-01-01T00:00:00, counted as if UTC
+  bool utc = false;        // written with 'Z'
+  std::string text;        // as written, for messages
+};
+
+// The options of one allowed-signers line, as ssh-keygen honours them.
+struct SignerOptions {
+  std::optional<std::string> namespaces;  // the pattern list of namespaces="…"
+  std::optional<KeyValidityTime> valid_after, valid_before;
+  // cert-authority: the key signs certificates, and ssh-keygen trusts it for
+  // nothing else. kistore verifies plain keys only, so such a line trusts
+  // nothing here (find_signer skips it; `trust list` says so).
+  bool cert_authority = false;
+};
+
+// Parses an options field ("namespaces=\"git\",valid-after=\"20240101\"").
+// Throws InvalidInput "<where>: expected …, found …" for what ssh-keygen
+// refuses too: an unknown option, a value without double quotes, a time not
+// of the form YYYYMMDD[HHMM[SS]][Z] or equal to the epoch, an option given twice.
+SignerOptions parse_signer_options(std::string_view options, std::string_view where);
+
+// When a signature was made, for the valid-after/valid-before options: git
+// passes the signed commit's committer time to `ssh-keygen -Y verify` as
+// -Overify-time, and ssh-keygen trusts a key when valid-after <= time <=
+// valid-before.
+struct SigningTime {
+  std::int64_t seconds = 0;  // since the epoch (UTC)
+  // The UTC seconds of a local civil time (a validity time without 'Z'),
+  // given as seconds counted as if UTC. Empty: local time is UTC. The store
+  // layer passes the machine's time zone (mktime), as ssh-keygen uses it.
+  std::function<std::int64_t(std::int64_t civil)> local_to_utc;
 };
 
 // Parses an allowed-signers file. Blank lines and lines whose first
@@ -155,15 +200,16 @@ struct AllowedSigner {
 // a principals field that starts with '"' runs to the next '"' and may hold
 // spaces. Options are recognised as ssh-keygen does, keywords in any case:
 //   namespaces="list"  kept; find_signer honours it.
-//   cert-authority     refused: kistore verifies plain keys, not
-//                      certificates, so such a line could only ever mislead.
-//   valid-after=, valid-before=
-//                      refused: kistore's objects layer has no clock to check
-//                      them against, and ignoring them would accept keys git
-//                      rejects.
+//   valid-after="T", valid-before="T"
+//                      kept; find_signer honours them against the signing
+//                      time it is given (the signed commit's committer time).
+//   cert-authority     kept, and never matches: kistore verifies plain keys,
+//                      not certificates, and ssh-keygen does not trust a
+//                      CA key's own signatures either.
 //   anything else      refused, as ssh-keygen refuses it.
 // Any key type is accepted here (a shared file may list RSA keys of others);
 // such a line can never match, because only Ed25519 signatures verify.
+// Each signer's `line` is its line number.
 // Throws InvalidInput "<source>:<line>: expected …, found …".
 std::vector<AllowedSigner> parse_allowed_signers(std::string_view text,
                                                  std::string_view source);
@@ -176,11 +222,50 @@ std::vector<AllowedSigner> parse_allowed_signers(std::string_view text,
 // empty principal, a principal holding ',', '"' or a line break).
 std::string render_allowed_signers(const std::vector<AllowedSigner>& signers);
 
-// The first signer whose key blob equals `key`'s (comments do not matter)
-// and whose namespaces option, when present, lets `ns` in (a pattern list as
-// in ssh_config(5): '*' and '?' wildcards, '!' negates). nullptr when none.
-// The returned pointer points into `signers`.
+// What find_signer found: the signer, or why no line with that key counts.
+struct SignerLookup {
+  const AllowedSigner* signer = nullptr;  // points into the list searched
+  // When signer is null and some line lists the key: why that line does not
+  // count, e.g. "line 3 (alice): the key is not valid before
+  // 2030-01-01T00:00:00Z (valid-after=\"20300101Z\"), and the commit was
+  // signed at 2026-12-02T14:13:50Z". Empty when no line lists the key.
+  std::string refused;
+};
+
+// The first signer whose key blob equals `key`'s (comments do not matter),
+// whose namespaces option, when present, lets `ns` in (a pattern list as in
+// ssh_config(5): '*' and '?' wildcards, '!' negates), that is no
+// cert-authority, and whose valid-after/valid-before, when present, hold the
+// signing time `when` (inclusive at both ends, as ssh-keygen; without a
+// `when`, such a line never matches).
+SignerLookup lookup_signer(const std::vector<AllowedSigner>& signers, const SshPublicKey& key,
+                           std::string_view ns = "git", const SigningTime* when = nullptr);
+// lookup_signer's signer: nullptr when none.
 const AllowedSigner* find_signer(const std::vector<AllowedSigner>& signers,
-                                 const SshPublicKey& key, std::string_view ns = "git");
+                                 const SshPublicKey& key, std::string_view ns = "git",
+                                 const SigningTime* when = nullptr);
+
+// What `kistore trust remove PRINCIPAL` does to an allowed-signers file.
+struct TrustLineChange {
+  std::size_t line = 0;  // 1-based, in the file before the change
+  std::string text;      // the line as it was (no line end)
+  std::string why;       // a sentence for the user
+};
+struct TrustRemoval {
+  std::string text;                      // the file afterwards: every other line byte for byte
+  std::vector<TrustLineChange> removed;  // the lines taken out, in file order
+  // Lines left in place that a user may want to look at: a principal pattern
+  // that matches PRINCIPAL ("*@example.com") on a line whose key is not
+  // PRINCIPAL's.
+  std::vector<TrustLineChange> notes;
+};
+// Stops every key listed for `principal` (an exact principal of some line):
+// every line that lists one of those keys goes, whatever its shape: a line
+// naming only `principal`, one naming it among others (kistore trusts keys,
+// not names, so keeping the line for the others would keep the key trusted),
+// and one listing the same key for another principal. Lines are removed
+// whole, the rest of the file kept byte for byte. `removed` is empty when no
+// line names `principal`. Throws as parse_allowed_signers.
+TrustRemoval remove_principal(std::string_view text, std::string_view principal, std::string_view source);
 
 }  // namespace kistore

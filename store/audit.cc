@@ -1,6 +1,7 @@
 #include "store/audit.h"
 
 #include "store/git.h"
+#include "store/trust.h"
 
 namespace kistore {
 
@@ -8,7 +9,8 @@ std::string SignatureStatus::text() const {
   switch (state) {
     case kUnsigned: return "unsigned";
     case kTrusted: return "good signature by " + principal + " (" + fingerprint + "), trusted controller";
-    case kUntrusted: return "good signature by untrusted key " + fingerprint;
+    case kUntrusted:
+      return "good signature by untrusted key " + fingerprint + (detail.empty() ? "" : " (" + detail + ")");
     case kInvalid: return "INVALID signature: " + detail;
   }
   return "?";
@@ -34,11 +36,14 @@ SignatureStatus judge_signature(const LogEntry& e, const std::vector<AllowedSign
     s.detail = check.detail;
     return s;
   }
-  if (const AllowedSigner* who = find_signer(signers, check.signer)) {
+  const SigningTime when = signing_time(e.committer_time);
+  SignerLookup found = lookup_signer(signers, check.signer, "git", &when);
+  if (const AllowedSigner* who = found.signer) {
     s.state = SignatureStatus::kTrusted;
     for (const std::string& p : who->principals) s.principal += (s.principal.empty() ? "" : ",") + p;
   } else {
     s.state = SignatureStatus::kUntrusted;
+    s.detail = found.refused;  // empty when no line lists the key
   }
   return s;
 }

@@ -20,13 +20,16 @@ struct SignatureStatus {
   enum State { kUnsigned, kTrusted, kUntrusted, kInvalid } state = kUnsigned;
   std::string principal;    // trusted: the controller's principals, comma-separated
   std::string fingerprint;  // signed: the key's SHA256 fingerprint
-  std::string detail;       // invalid: why
+  std::string detail;       // invalid: why; untrusted: why a line listing the key does not count, if one does
   std::string text() const;
   Json to_json() const;
 };
 
 // Checks the commit's signature (git's SSH format, namespace "git") and looks
-// its key up in `signers`.
+// its key up in `signers` at the commit's committer time (valid-after and
+// valid-before, as git verify-commit passes that time to ssh-keygen). A key
+// that some line lists but that does not count then (namespaces, validity,
+// cert-authority) is untrusted, with `detail` saying why.
 SignatureStatus judge_signature(const LogEntry& commit, const std::vector<AllowedSigner>& signers);
 
 }  // namespace kistore

@@ -3,7 +3,7 @@
 //
 // The one gathering behind `rank`, `compare`, `export` and the static site
 // (cli/site.h), so that they cannot rank or judge levels two ways: levels
-// come from run_level and level_standing, ranks from rank_group
+// come from level_standing, ranks from rank_group
 // (store/query.h, refs/rank.h); nothing here decides either.
 //
 // Thread-safety: as Snapshot (one thread at a time per Snapshot).
@@ -17,10 +17,10 @@
 namespace kistore {
 
 struct GroupRow {
-  RankedMember ranked;  // rank, primary measurement, level as recorded
+  RankedMember ranked;  // rank, primary measurement, level (standing.level)
   Document run;         // without metadata unless the caller asked for it
   std::string implementation;  // implementation_name
-  LevelStanding standing;      // how far the history backs the level
+  LevelStanding standing;      // the level, and the stored entry when it differs
   std::vector<RerunInfo> reruns;
 };
 
@@ -31,9 +31,9 @@ struct GroupView {
 };
 
 // The group `key`, as `rank` shows it: its members from refs/groups, each
-// level from run_level (never the big default-level folders), ranked by
-// rank_group (with `min_level`, on the members at or above it), each level
-// judged by level_standing through `audit`. `with_metadata` reads each
+// at the level level_standing gives through `audit` (never the big
+// default-level folders), ranked by rank_group (with `min_level`, on the
+// members at or above that level). `with_metadata` reads each
 // run's metadata too (the site shows titles). Error(kNotFound) when the
 // group has no runs; errors of Snapshot reads and LevelAudit pass through.
 GroupView group_view(const Snapshot& snap, AuditOnDemand& audit, const Digest& key,

@@ -64,6 +64,7 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
     const git_signature* author = git_commit_author(c);
     e.time = author->when.time;
     e.offset_minutes = author->when.offset;
+    e.committer_time = git_commit_time(c);
     e.author = std::string(author->name) + " <" + author->email + ">";
     e.op = op;
     e.summary = git_commit_summary(c) ? git_commit_summary(c) : "";

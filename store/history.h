@@ -28,6 +28,9 @@ struct LogEntry {
   std::vector<std::string> parents;
   std::int64_t time = 0;  // seconds since the epoch
   int offset_minutes = 0;
+  // The committer's time, seconds since the epoch: what a signature's key is
+  // judged at (valid-after/valid-before), as git verify-commit does.
+  std::int64_t committer_time = 0;
   std::string author;  // "Name <email>"
   std::string op;
   std::string summary;

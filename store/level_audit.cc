@@ -250,6 +250,7 @@ LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   {
     LogEntry e;
     e.id = hex;
+    e.committer_time = git_commit_time(raw);
     git::commit_signature(repo, id, e.signature, e.signed_payload);
     a.signature = judge_signature(e, trust);
   }

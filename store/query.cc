@@ -49,18 +49,48 @@ Level run_level(const Snapshot& snap, const Document& run) {
   return default_level(run.spec());
 }
 
-LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run, Level recorded) {
+namespace {
+
+// The standing when no history needs reading, or nullopt when it does.
+std::optional<LevelStanding> without_history(const Snapshot& snap, const Document& run, Level stored,
+                                             std::optional<bool> has_reruns) {
+  const Level fallback = default_level(run.spec());
+  if (stored != fallback) return std::nullopt;
+  if (!has_reruns) has_reruns = !reruns_of(snap, run.digest()).empty();
+  if (*has_reruns) return std::nullopt;
   LevelStanding out;
-  out.level = recorded;
-  if (recorded == default_level(run.spec()) || snap.empty()) return out;
+  out.level = out.stored = stored;
+  return out;
+}
+
+LevelStanding with_history(const Snapshot& snap, LevelAudit& audit, const Document& run, Level stored) {
+  const Level fallback = default_level(run.spec());
+  LevelStanding out;
+  out.stored = stored;
   out.checked = true;
+  // What the tree records: a default level has no entry in format 3 and an
+  // empty one before; judge compares whole entries.
   std::optional<LevelEntryValue> entry;
-  if (auto bytes = snap.read(level_path(snap.format(), recorded, run.digest())))
-    if ((entry = parse_level_entry(*bytes))) entry->level = recorded;
-  LevelJudgement j = audit.judge(snap.commit_id(), run.digest(), default_level(run.spec()), entry);
-  out.verified = j.agrees;
+  if (stored == fallback) {
+    entry = LevelEntryValue{fallback, std::nullopt};
+  } else if (auto bytes = snap.read(level_path(snap.format(), stored, run.digest()))) {
+    if ((entry = parse_level_entry(*bytes))) entry->level = stored;
+  }
+  LevelJudgement j = audit.judge(snap.commit_id(), run.digest(), fallback, entry);
+  out.level = j.decision.entry.level;
+  out.justified = j.agrees;
   if (!j.agrees) out.why = j.why;
   return out;
+}
+
+}  // namespace
+
+LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run,
+                             std::optional<bool> has_reruns) {
+  const Level stored = run_level(snap, run);
+  if (snap.empty()) return LevelStanding{stored, stored, false, true, {}};
+  if (auto quick = without_history(snap, run, stored, has_reruns)) return *quick;
+  return with_history(snap, audit, run, stored);
 }
 
 AuditOnDemand::AuditOnDemand(const Store& store, std::vector<AllowedSigner> trust)
@@ -72,13 +102,12 @@ LevelAudit& AuditOnDemand::operator*() {
   return *audit_;
 }
 
-LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const Document& run, Level recorded) {
-  if (recorded == default_level(run.spec()) || snap.empty()) {
-    LevelStanding out;
-    out.level = recorded;
-    return out;
-  }
-  return level_standing(snap, *audit, run, recorded);
+LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const Document& run,
+                             std::optional<bool> has_reruns) {
+  const Level stored = run_level(snap, run);
+  if (snap.empty()) return LevelStanding{stored, stored, false, true, {}};
+  if (auto quick = without_history(snap, run, stored, has_reruns)) return *quick;
+  return with_history(snap, *audit, run, stored);
 }
 
 std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {

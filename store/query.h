@@ -35,24 +35,26 @@ std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run);
 // big default-level folders.
 Level run_level(const Snapshot& snap, const Document& run);
 
-// How far a reader may believe the level a snapshot records for a run. The
-// level is a function of the signed history (SPEC §1): a recorded level
-// other than the run's default is believed only when `audit` (the store's
-// history judged against the current trust list) gives exactly that entry.
-// A default level claims no rerun and is not checked (so a store without
-// reruns costs no history walk). For rank, show and ls, which must never show
-// an unjustified level as plainly trusted.
+// The level of a run, as every reader shows it (SPEC §1: one level, a
+// function of the signed history under the reader's trust list, and
+// `verify`, `pull` and every query agree on it). `level` is what
+// store/level_audit.h decides for the snapshot's commit, the level `verify`
+// expects; `stored` is what the snapshot's index records. Where the two
+// differ (a rerun signed by a key since removed from the trust list, or no
+// longer valid at its commit's time), readers show `level` and put `stored`
+// beside it as an entry the trust list does not justify, never as the level.
+//
+// Cost: a run with no rerun entries whose index records its default level
+// (most runs) is at its default level, with no history read and no
+// signature checked; only a run with reruns or a non-default entry pays for
+// the history (once per AuditOnDemand).
 struct LevelStanding {
-  Level level = Level::kReported;  // as recorded
-  bool checked = false;            // a non-default level, checked against the history
-  bool verified = true;            // false: `why` says why not ("signer not trusted")
-  std::string why;
+  Level level = Level::kReported;   // the level: the one to show, rank and filter by
+  Level stored = Level::kReported;  // as the index records it
+  bool checked = false;             // the history was read (the run has reruns or a non-default entry)
+  bool justified = true;            // the stored entry is exactly what the history gives
+  std::string why;                  // when not justified: "signer not trusted", "no signed rerun", …
 };
-// The standing of `recorded` (the level the snapshot records for `run`, e.g.
-// run_level). Reads the one entry at that level (not the default folders)
-// and, for a non-default level, the history through `audit`. Throws as
-// LevelAudit when the history cannot be read.
-LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run, Level recorded);
 
 // A LevelAudit of `store` under `trust`, made when first asked for: most
 // runs stand at their default level, which needs no history, and the
@@ -70,8 +72,17 @@ class AuditOnDemand {
   std::vector<AllowedSigner> trust_;
   std::unique_ptr<LevelAudit> audit_;
 };
-// As level_standing above; the audit is made only for a non-default level.
-LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const Document& run, Level recorded);
+
+// The one function behind every reader's level (rank, show, compare, export,
+// site, ls, log --run). `has_reruns`: whether the run has rerun entries
+// (reruns_of), when the caller has read them; else they are read here.
+// Throws as LevelAudit when the history cannot be read, as Snapshot::read
+// for a damaged tree.
+LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const Document& run,
+                             std::optional<bool> has_reruns = std::nullopt);
+// The same through a LevelAudit already made (tests, verify's own walk).
+LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run,
+                             std::optional<bool> has_reruns = std::nullopt);
 
 // The members of the group `key`, from refs/groups/<key>/ and the levels.
 // With `levels` false, each member's level is left at kReported for the

@@ -12,6 +12,8 @@
 #include "store/query.h"
 #include "store/trust.h"
 
+#include <ctime>
+
 namespace kistore {
 namespace {
 
@@ -86,9 +88,15 @@ double checked_difference(const Document& run, const Document& rerun, const std:
 void check_controller(const Store& store, const RerunOptions& options) {
   if (!options.key)
     throw InvalidInput("rerun: a controlled rerun must be signed: pass --sign KEY or set `kistore config sign.key PATH`");
-  if (!find_signer(load_trust(store), options.key->public_key()))
+  // Judged now: the commit about to be made is signed now, and readers judge
+  // its key at its committer time.
+  const std::vector<AllowedSigner> trust = load_trust(store);
+  const SigningTime now = signing_time(static_cast<std::int64_t>(std::time(nullptr)));
+  SignerLookup found = lookup_signer(trust, options.key->public_key(), "git", &now);
+  if (!found.signer)
     throw InvalidInput(options.key_source + ": key " + options.key->public_key().fingerprint() +
-                       " is not a controller of this store; add it with `kistore trust add PRINCIPAL KEY.pub`");
+                       " is not a controller of this store" + (found.refused.empty() ? "" : " (" + found.refused + ")") +
+                       "; add it with `kistore trust add PRINCIPAL KEY.pub`");
 }
 
 std::string commit_summary(const RerunResult& r, double tolerance) {

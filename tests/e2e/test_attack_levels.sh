@@ -18,8 +18,8 @@
 # store directly (git update-ref). Then:
 #   (f) two controllers rerun one run apart (reproduced, disputed): after push
 #       and pull both stores say disputed, with the same entry, and verify;
-#   (g) after `trust remove` of the controller, rank, show and ls --level show
-#       the level as unverified, and verify reports it.
+#   (g) after `trust remove` of the controller, rank, show and ls --level give
+#       the default level verify computes, the stored entry beside it.
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs with stdin
 # closed, as root or not; everything lives in a temp dir it removes.
@@ -252,25 +252,28 @@ done
 pass "(f) concurrent reruns by two controllers: disputed on both sides after push and pull, verify clean"
 
 # ------------------------------------------------------------------------------
-# (g) V drops the controller: its levels are shown as unverified, verify says so.
+# (g) V drops the controller: its levels fall back to what the history gives
+# under the trust list (the default), with the stored entry beside; verify says so.
 assert_exit 0 ks --store V trust remove controller@example.org
 assert_exit 0 ks --store V rank "$RUN"
-assert_contains "$OUT" "reproduced (unverified: signer not trusted)" "(g) rank"
+assert_contains "$OUT" "source-native (stored: reproduced, not justified by the trust list: signer not trusted)" "(g) rank"
 assert_exit 0 ks --store V --json rank "$RUN"
-assert_eq "reproduced false signer not trusted" \
-    "$(jv --arg r "$RUN" '.members[] | select(.run == $r) | "\(.level) \(.verified) \(.why)"')" "(g) rank --json"
+assert_eq "source-native false reproduced signer not trusted" \
+    "$(jv --arg r "$RUN" '.members[] | select(.run == $r) | "\(.level) \(.verified) \(.storedLevel) \(.why)"')" "(g) rank --json"
 assert_exit 0 ks --store V show "$RUN"
-assert_contains "$OUT" "level: reproduced (unverified: signer not trusted)" "(g) show"
+assert_contains "$OUT" "level: source-native (stored: reproduced, not justified by the trust list: signer not trusted)" "(g) show"
 assert_exit 0 ks --store V --json show "$RUN"
-assert_eq "false signer not trusted" "$(jv '"\(.evidence.verified) \(.evidence.why)"')" "(g) show --json"
+assert_eq "source-native false signer not trusted" "$(jv '"\(.evidence.level) \(.evidence.verified) \(.evidence.why)"')" "(g) show --json"
 assert_exit 0 ks --store V ls --level reproduced
-assert_contains "$OUT" "$RUN BenchmarkRun" "(g) ls --level lists the run"
-assert_contains "$OUT" "[reproduced (unverified: signer not trusted)]" "(g) ls --level marks it"
-assert_exit 0 ks --store V --json ls --level reproduced
-assert_eq "false" "$(jv --arg r "$RUN" '.documents[] | select(.digest == $r) | .verified')" "(g) ls --json"
+assert_not_contains "$OUT" "$RUN" "(g) ls --level reproduced no longer lists the run"
+assert_exit 0 ks --store V ls --level source-native
+assert_contains "$OUT" "$RUN BenchmarkRun" "(g) ls --level source-native lists it"
+assert_contains "$OUT" "[source-native (stored: reproduced, not justified by the trust list: signer not trusted)]" "(g) ls --level marks it"
+assert_exit 0 ks --store V --json ls --level source-native
+assert_eq "false reproduced" "$(jv --arg r "$RUN" '.documents[] | select(.digest == $r) | "\(.verified) \(.storedLevel)"')" "(g) ls --json"
 assert_exit 1 ks --store V verify
 assert_contains "$ERR" "level-unjustified: refs/levels/reproduced/$(fan "$RH")" "(g) verify reports the level"
 assert_contains "$ERR" "no valid rerun commit: default level source-native" "(g) verify says why"
-pass "(g) after trust remove: rank, show and ls --level show the level as unverified; verify reports it"
+pass "(g) after trust remove: rank, show and ls --level give the default level, the stored entry beside; verify agrees"
 
 summary

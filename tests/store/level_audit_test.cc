@@ -337,7 +337,7 @@ TEST_CASE("level audit: without the controller in the trust list its reruns deci
   CHECK_THAT(j.detail, Catch::Matchers::Contains("is not signed by a trusted controller (good signature by untrusted key SHA256:"));
 }
 
-TEST_CASE("level_standing: readers believe a non-default level only as far as the history gives it",
+TEST_CASE("level_standing: every reader's level is the one the history gives under the trust list",
           "[store][level_audit][query]") {
   AuditStore s;
   s.rerun(2650000);
@@ -345,20 +345,28 @@ TEST_CASE("level_standing: readers believe a non-default level only as far as th
   Document run = snap.document(kRun, false);
   Document run2 = snap.document(s.run2, false);
   LevelAudit trusting(s.store, s.trust);
-  LevelStanding ok = level_standing(snap, trusting, run, Level::kReproduced);
+  LevelStanding ok = level_standing(snap, trusting, run);
+  CHECK(ok.level == Level::kReproduced);
+  CHECK(ok.stored == Level::kReproduced);
   CHECK(ok.checked);
-  CHECK(ok.verified);
+  CHECK(ok.justified);
   CHECK(ok.why.empty());
+  // The signer left the trust list: the level is what verify computes (the
+  // default), and the stored entry is beside it, not the level.
   LevelAudit untrusting(s.store, {});
-  LevelStanding doubt = level_standing(snap, untrusting, run, Level::kReproduced);
+  LevelStanding doubt = level_standing(snap, untrusting, run);
+  CHECK(doubt.level == Level::kSourceNative);
+  CHECK(doubt.level == untrusting.decide(snap.commit_id(), kRun, Level::kSourceNative).entry.level);
+  CHECK(doubt.stored == Level::kReproduced);
   CHECK(doubt.checked);
-  CHECK_FALSE(doubt.verified);
+  CHECK_FALSE(doubt.justified);
   CHECK(doubt.why == "signer not trusted");
-  // A default level claims no rerun: it is not checked, and costs no history walk.
-  LevelStanding plain = level_standing(snap, untrusting, run2, Level::kSourceNative);
+  // No reruns and the default level: not checked, and costs no history walk.
+  LevelStanding plain = level_standing(snap, untrusting, run2, false);
+  CHECK(plain.level == Level::kSourceNative);
   CHECK_FALSE(plain.checked);
-  CHECK(plain.verified);
-  // A level entry that a plain commit forged is unverified whoever is trusted.
+  CHECK(plain.justified);
+  // A level entry that a plain commit forged is not the level, whoever is trusted.
   std::string forged = s.forge(s.head(),
                                {{level_path(kCurrentFormat, Level::kSourceNative, s.run2), std::nullopt},
                                 {level_path(kCurrentFormat, Level::kReproduced, s.run2), entry_bytes(std::nullopt)}},
@@ -366,8 +374,10 @@ TEST_CASE("level_standing: readers believe a non-default level only as far as th
   must(s.git() + "update-ref refs/heads/main " + forged);
   Snapshot now = s.store.snapshot();
   LevelAudit fresh(s.store, s.trust);
-  LevelStanding promoted = level_standing(now, fresh, run2, Level::kReproduced);
-  CHECK_FALSE(promoted.verified);
+  LevelStanding promoted = level_standing(now, fresh, run2);
+  CHECK(promoted.level == Level::kSourceNative);
+  CHECK(promoted.stored == Level::kReproduced);
+  CHECK_FALSE(promoted.justified);
   CHECK(promoted.why == "no signed rerun");
 }
 
