@@ -39,8 +39,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Example: kistore clone https://git.example.org/evidence.git && kistore groups\n\n"
       "Exit status: 0 done, 1 the remote's history was refused, 2 bad arguments or DIR not empty,\n"
       "3 the store cannot be created, 4 the remote could not be reached or refused.\n"
-      "Credentials: see `kistore push --help`. A password in URL (https://user:password@host/...)\n"
-      "is used for this clone but not saved: give it as KISTORE_TOKEN to later pushes and pulls.");
+      "Credentials: see `kistore push --help`: KISTORE_TOKEN goes only to an https URL within\n"
+      "KISTORE_TOKEN_URL (https://host[:port][/path]), never over plain http nor to another origin.\n"
+      "A password in URL (https://user:password@host/...) is used for this clone but not saved:\n"
+      "give it as KISTORE_TOKEN (with KISTORE_TOKEN_URL) to later pushes and pulls.");
   struct Opts {
     std::string url, dir, allowed_signers;
   };
@@ -76,8 +78,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     if (!o->allowed_signers.empty()) save_trust(Store::open(target), options.trust);
     if (std::string advice = head_advice(target, options); !advice.empty()) report.notes.push_back(advice);
     if (!url_password(o->url).empty())
-      note(g, "note: the password in the URL was used for this clone, not saved; give it as KISTORE_TOKEN when you "
-              "push or pull");
+      note(g, "note: the password in the URL was used for this clone, not saved; give it as KISTORE_TOKEN (with "
+              "KISTORE_TOKEN_URL, over https) when you push or pull");
     if (g.json) {
       Json out = pull_json(report);
       out.set("store", target);

@@ -17,7 +17,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "  kistore remote list\n"
       "  kistore remote remove origin\n\n"
       "A password written in a URL (https://user:password@host/...) is never stored nor printed:\n"
-      "the config keeps the URL without it; give it as KISTORE_TOKEN when you push or pull\n"
+      "the config keeps the URL without it; give it as KISTORE_TOKEN (with KISTORE_TOKEN_URL, over\n"
+      "https) when you push or pull\n"
       "(see `kistore push --help`).\n\n"
       "Exit status: 0 done, 2 bad name or URL, unknown remote, 3 the store cannot be written.");
   app->require_subcommand(1);
@@ -37,7 +38,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     if (add->parsed()) {
       add_remote(store, o->name, o->url);
       if (!url_password(o->url).empty())
-        note(g, "note: the password in the URL was not saved; give it as KISTORE_TOKEN when you push or pull");
+        note(g, "note: the password in the URL was not saved; give it as KISTORE_TOKEN (with KISTORE_TOKEN_URL, "
+                "over https) when you push or pull");
       std::string url;
       for (const RemoteInfo& r : list_remotes(store))
         if (r.name == o->name) url = redact_url(r.url);

@@ -43,6 +43,8 @@ Credentials credentials_from_environment() {
   if (home.empty() && pw) home = pw->pw_dir;
   Credentials c;
   c.token = env("KISTORE_TOKEN");
+  c.token_url = env("KISTORE_TOKEN_URL");
+  c.ca_file = env("KISTORE_SSL_CAINFO");
   c.ssh_key = env("KISTORE_SSH_KEY");
   c.ssh_key_named = !c.ssh_key.empty();
   if (c.ssh_key.empty()) c.ssh_key = home + "/.ssh/id_ed25519";

@@ -34,8 +34,10 @@ class SyncProgress {
 };
 
 // What push, pull and clone authenticate with, read from the environment
-// here and nowhere else: KISTORE_TOKEN (http(s) password), KISTORE_SSH_KEY
-// (else ~/.ssh/id_ed25519), SSH_AUTH_SOCK (the agent), KISTORE_SSH_KNOWN_HOSTS
+// here and nowhere else: KISTORE_TOKEN (https password) and KISTORE_TOKEN_URL
+// (the https://host[:port][/path] it may go to), KISTORE_SSL_CAINFO (the CAs
+// https servers are checked against), KISTORE_SSH_KEY (else
+// ~/.ssh/id_ed25519), SSH_AUTH_SOCK (the agent), KISTORE_SSH_KNOWN_HOSTS
 // (searched before ~/.ssh/known_hosts), HOME and USER (else the passwd entry).
 Credentials credentials_from_environment();
 

@@ -147,6 +147,35 @@ ZSTD_CDict_s* Dictionary::compression_tables() const {
   return cdict_;
 }
 
+const std::string& Dictionary::compression_problem() const {
+  std::call_once(checked_once_, [&] {
+    std::call_once(cdict_once_, [&] {
+      cdict_ = ZSTD_createCDict(bytes_.data(), bytes_.size(), kObjectCompressionLevel);
+    });
+    if (!cdict_) {
+      compression_problem_ =
+          "zstd decodes with this dictionary but cannot compress with it (its entropy tables do not load for "
+          "compression: ZSTD_createCDict refuses them)";
+      return;
+    }
+    // A document of a store's kind, long enough to use the tables.
+    static constexpr std::string_view kProbe =
+        R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"dictionary check",)"
+        R"("repo":"https://example.invalid/kistore/dictionary-check","language":"cuda"}})";
+    try {
+      std::string frame = encode_object(kProbe, this);
+      std::string back = decode_object(frame, "a frame made with this dictionary", [this](std::uint32_t id) {
+        return id == id_ ? std::shared_ptr<const Dictionary>(std::shared_ptr<const Dictionary>(), this) : nullptr;
+      });
+      if (back != kProbe)
+        compression_problem_ = "a frame zstd compressed with this dictionary decodes with it to other bytes";
+    } catch (const Error& e) {
+      compression_problem_ = std::string("zstd cannot compress with this dictionary: ") + e.what();
+    }
+  });
+  return compression_problem_;
+}
+
 std::string reserved_dictionary_id_detail(std::uint32_t id) {
   return "expected a Dictionary_ID from " + std::to_string(kFirstStoreDictionaryId) + " to " +
          std::to_string(kLastStoreDictionaryId) + " (zstd reserves 1-32767 and 2^31 and above for a public registry), found " +

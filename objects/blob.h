@@ -85,6 +85,15 @@ class Dictionary {
   std::uint32_t id() const { return id_; }
   // The dictionary's bytes, as given.
   const std::string& bytes() const { return bytes_; }
+  // "" when zstd can compress with this dictionary as well as decode with it:
+  // its tables load for compression (ZSTD_createCDict) and a small document
+  // compressed with it decodes back to the same bytes. Otherwise what went
+  // wrong, in words for a message about its path. zstd decodes with some
+  // dictionaries it cannot compress with (zstd 1.5.4: a literals Huffman
+  // table that describes fewer than 256 byte values); a writer must never
+  // depend on one (store/frame_encoder.h), and a pull refuses one.
+  // Checked once, on first call, then remembered; safe from any thread.
+  const std::string& compression_problem() const;
 
  private:
   friend std::string decode_object(std::string_view, std::string_view,
@@ -98,6 +107,8 @@ class Dictionary {
   ZSTD_DDict_s* ddict_;
   mutable std::once_flag cdict_once_;
   mutable ZSTD_CDict_s* cdict_ = nullptr;
+  mutable std::once_flag checked_once_;
+  mutable std::string compression_problem_;
 };
 
 // Training a dictionary for a store's new frames (zstd's fastCover trainer,

@@ -29,6 +29,7 @@ std::string_view problem_kind_name(ProblemKind kind) {
     case ProblemKind::kDigestMismatch: return "digest-mismatch";
     case ProblemKind::kSourceClaimed: return "source-claimed";
     case ProblemKind::kExternalReference: return "external-reference";
+    case ProblemKind::kDictionaryReadOnly: return "dictionary-read-only";
   }
   return "unknown";
 }

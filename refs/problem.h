@@ -47,7 +47,8 @@ enum class ProblemKind {
   // Warnings (never a reason to refuse).
   kSourceClaimed,      // "source-claimed": a source id another run claimed first
   kExternalReference,  // "external-reference": a run names a document the store or bundle does not carry
-  kLast = kExternalReference,
+  kDictionaryReadOnly,  // "dictionary-read-only": a dictionary zstd decodes with but cannot compress with (writers pass it over)
+  kLast = kDictionaryReadOnly,
 };
 
 // The kind's machine name, e.g. "group-mismatch".

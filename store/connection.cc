@@ -145,6 +145,16 @@ Connection::Connection(Store& store, const std::string& remote, git_direction di
     if (!configured || !*configured) throw InvalidInput("remote \"" + remote + "\" has no URL");
     url = configured;
   }
+  if (!options.credentials.ca_file.empty()) {
+    // For the whole process (libgit2 keeps one TLS configuration): the CAs
+    // that https servers are checked against instead of the system's.
+    if (!std::filesystem::is_regular_file(options.credentials.ca_file))
+      throw InvalidInput("KISTORE_SSL_CAINFO names " + options.credentials.ca_file +
+                         ", which is not a file (expected a PEM file of certificate authorities)");
+    if (git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, options.credentials.ca_file.c_str(), nullptr) < 0)
+      throw InvalidInput("KISTORE_SSL_CAINFO names " + options.credentials.ca_file +
+                         ", which holds no certificate libgit2 can load (expected PEM): " + git::last_error());
+  }
   state_ = std::make_unique<State>(name, url, options);
   git_remote* anonymous = nullptr;
   git::check(git_remote_create_anonymous(&anonymous, repo ? repo : store.repo(), url.c_str()),
@@ -264,7 +274,8 @@ void Connection::progress(const char* stage, std::size_t done, std::size_t total
 }
 
 std::string Connection::scrub(std::string message) const {
-  return scrub_secrets(std::move(message), state_->url, options_.credentials.token);
+  return scrub_secrets(scrub_secrets(std::move(message), state_->url, options_.credentials.token), "",
+                       options_.credentials.url_password);
 }
 
 void Connection::check(int rc, std::string_view what) const {

@@ -38,7 +38,7 @@ int CredentialOffer::offer(git_credential** out, const char* asked_url, const ch
   if (allowed & GIT_CREDENTIAL_USERNAME)
     return git_credential_username_new(out, user.empty() ? local_user.c_str() : user.c_str());
   if (allowed & GIT_CREDENTIAL_SSH_KEY) return offer_ssh(out, user.empty() ? local_user : user);
-  if (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) return offer_password(out, user);
+  if (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) return offer_password(out, asked_url ? asked_url : url_, user);
   return give_up("the server asks for a kind of credential kistore does not offer");
 }
 
@@ -64,17 +64,37 @@ int CredentialOffer::offer_ssh(git_credential** out, const std::string& user) {
                      : "no ssh key (start ssh-agent, set KISTORE_SSH_KEY, or create ~/.ssh/id_ed25519)");
 }
 
-int CredentialOffer::offer_password(git_credential** out, const std::string& user) {
+int CredentialOffer::offer_password(git_credential** out, const std::string& asked_url, const std::string& user) {
   if (!split_url(url_).password.empty()) offered_ = true;  // libgit2 presented them first
-  if (!tried_token_ && !credentials_.token.empty()) {
-    tried_token_ = true;
+  if (!tried_url_password_ && !credentials_.url_password.empty()) {
+    // What the user wrote in the URL (clone), as libgit2 presents a URL's own.
+    tried_url_password_ = true;
     offered_ = true;
     return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(),
-                                                 credentials_.token.c_str());
+                                                 credentials_.url_password.c_str());
   }
+  std::string withheld;
+  if (!tried_token_ && !credentials_.token.empty()) {
+    tried_token_ = true;
+    // Bound to its server: the URL configured must be within the token's
+    // (the URL asked is of the same origin: checked in offer()).
+    withheld = token_refusal(url_, credentials_.token_url);
+    if (withheld.empty() && http_origin(asked_url) != http_origin(url_))
+      withheld = "KISTORE_TOKEN is for " + http_origin(url_) + ", not " + http_origin(asked_url);
+    if (withheld.empty()) {
+      offered_ = true;
+      return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(),
+                                                   credentials_.token.c_str());
+    }
+  }
+  if (!withheld.empty())
+    return give_up(offered_ ? "the server refused the URL's credentials, and KISTORE_TOKEN was not offered to " +
+                                  http_origin(asked_url) + ": " + withheld
+                            : "the server asks for credentials, and no credentials were offered to " +
+                                  http_origin(asked_url) + ": " + withheld);
   return give_up(offered_ ? "the server refused the credentials"
                           : "the server asks for credentials: set KISTORE_TOKEN to the password (of the URL's "
-                            "user, else \"kistore\")");
+                            "user, else \"kistore\") and KISTORE_TOKEN_URL to the https://host[:port][/path] it is for");
 }
 
 }  // namespace kistore

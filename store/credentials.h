@@ -4,7 +4,9 @@
 // For ssh: the agent once (when a socket is given), then the key file once
 // (with <key>.pub beside it when present). For http(s): libgit2 first
 // presents the URL's user:password itself; then the token once, as the
-// password (user from the URL, else "kistore"). Nothing is offered twice,
+// password (user from the URL, else "kistore"), when the URL asked is https
+// and within Credentials::token_url (url.h token_refusal), else nothing,
+// and the failure says why no credentials went to that origin. Nothing is offered twice,
 // and after three requests (libgit2 asks again after every refusal) the
 // offer gives up. Giving up records why, in words a user can act on, naming
 // the remote's URL without its password and never a secret.
@@ -39,13 +41,13 @@ class CredentialOffer {
 
  private:
   int offer_ssh(git_credential** out, const std::string& user);
-  int offer_password(git_credential** out, const std::string& user);
+  int offer_password(git_credential** out, const std::string& asked_url, const std::string& user);
   int give_up(const std::string& why);
 
   std::string url_;
   const Credentials& credentials_;
   int requests_ = 0;
-  bool tried_agent_ = false, tried_key_ = false, tried_token_ = false;
+  bool tried_agent_ = false, tried_key_ = false, tried_token_ = false, tried_url_password_ = false;
   bool offered_ = false;  // something was offered (the URL's password, a key, the token): for the message
   std::string failure_;
 };

@@ -19,10 +19,20 @@ std::vector<std::uint32_t> dictionary_ids(const Snapshot& tree) {
 }
 
 FrameEncoder::FrameEncoder(const Snapshot& base) : taken_(dictionary_ids(base)) {
-  if (taken_.empty()) return;
-  const std::uint32_t id = taken_.back();
-  dictionary_ = base.dictionaries()(id);
-  if (!dictionary_) throw Corruption(dictionary_path(id) + ": listed in the tree but cannot be read");
+  // The highest ID zstd can compress with: one it cannot (damaged, or one
+  // whose tables load only for decoding) is passed over, so that no
+  // dictionary a tree holds can stop the store's writers (verify reports it).
+  const DictionaryLookup lookup = taken_.empty() ? DictionaryLookup() : base.dictionaries();
+  for (auto id = taken_.rbegin(); id != taken_.rend() && !dictionary_; ++id) {
+    std::shared_ptr<const Dictionary> d;
+    try {
+      d = lookup(*id);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kCorruption) throw;
+      continue;
+    }
+    if (d && d->compression_problem().empty()) dictionary_ = std::move(d);
+  }
 }
 
 bool FrameEncoder::train(const std::vector<std::string_view>& samples) {

@@ -3,10 +3,15 @@
 // (store/bulk_add.h).
 //
 // A store's new frames are compressed with its dictionary: of the tree's
-// dictionaries/<id>, the one of the highest ID (a tree holds several only
-// after a merge of stores that each trained their own, all made alike from
-// the same kind of documents; the highest is a choice every writer makes the
-// same way without reading history). A store that has none may train one
+// dictionaries/<id>, the one of the highest ID that zstd can compress with
+// (a tree holds several only after a merge of stores that each trained their
+// own, all made alike from the same kind of documents; the highest is a
+// choice every writer makes the same way without reading history). One that
+// cannot be read, or whose tables zstd loads for decoding only
+// (Dictionary::compression_problem), is passed over: a pull refuses such a
+// dictionary and verify reports it, but a store that holds one anyway (an
+// older kistore took it in) stays writable. A store that has no usable
+// dictionary may train one
 // from the documents of a large enough add (objects/blob.h
 // train_dictionary: at least kTrainingMinimumDocuments), and the add's commit
 // records it at dictionaries/<id>: every frame of that commit can be read
@@ -30,15 +35,17 @@ namespace kistore {
 
 class FrameEncoder {
  public:
-  // The dictionary of `base` (the head the add starts from), if it has one.
-  // Error(kCorruption) naming dictionaries/<id> when that blob is not a
-  // dictionary of its ID.
+  // The dictionary of `base` (the head the add starts from) of the highest
+  // ID that zstd can compress with, if it has one. Throws only what reading
+  // the tree throws (Error(kIO)); a dictionary that is damaged or that zstd
+  // cannot compress with is passed over.
   explicit FrameEncoder(const Snapshot& base);
 
   // True when frames are compressed with a dictionary (the store's, or one
   // this writer trained).
   bool has_dictionary() const { return dictionary_ != nullptr; }
-  // True when the store has no dictionary and none was trained yet.
+  // True when the store has no dictionary (none it can compress with) and
+  // none was trained yet.
   bool may_train() const { return !dictionary_; }
 
   // Trains a dictionary on `samples` (canonical documents) when the store

@@ -268,8 +268,8 @@ void IncomingChecker::prefetch_facts(const std::vector<Delta>& deltas) {
 }
 
 // Dictionaries are immutable, as objects are (frames name them by ID): one
-// may be added, if it is a zstd dictionary of the ID its name says, and
-// never changed or removed.
+// may be added, if it is a zstd dictionary of the ID its name says that zstd
+// can compress with as well as decode with, and never changed or removed.
 void IncomingChecker::check_dictionary(const Delta& d) {
   if (d.status == Delta::kRemoved)
     return problem(ProblemKind::kHistoryRewritten, d.path, "removes a dictionary its parent has; dictionaries are never removed");
@@ -285,7 +285,14 @@ void IncomingChecker::check_dictionary(const Delta& d) {
                                          : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>");
   if (dictionary_id_reserved(*id)) return problem(ProblemKind::kLayout, d.path, reserved_dictionary_id_detail(*id));
   try {
-    dictionaries_->find(*id);
+    std::shared_ptr<const Dictionary> dictionary = dictionaries_->find(*id);
+    // Writers compress with the dictionary of the highest ID: one zstd
+    // decodes with but cannot compress with must never come in.
+    if (dictionary && !dictionary->compression_problem().empty())
+      problem(ProblemKind::kObjectCorrupt, d.path,
+              "expected a zstd dictionary that zstd can compress with as well as decode with (writers compress new "
+              "objects with a store's dictionary), found one it cannot: " +
+                  dictionary->compression_problem());
   } catch (const Error& e) {
     problem(ProblemKind::kObjectCorrupt, d.path, e.what());
   }

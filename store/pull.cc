@@ -336,7 +336,7 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
     Store store = Store::init(dir);
     add_remote(store, "origin", url);  // without the URL's password
     SyncOptions with_password = options;
-    if (std::string password = url_password(url); !password.empty()) with_password.credentials.token = password;
+    with_password.credentials.url_password = url_password(url);
     git::Quarantine quarantine(store.repo());
     Connection conn(store, "origin", GIT_DIRECTION_FETCH, with_password, quarantine.repo());
     conn.connect();

@@ -62,10 +62,14 @@
 //              else is listed, @cert-authority lines are not used. An unknown
 //              host is refused with its fingerprint and how to add it, a
 //              changed key is refused as such.
-//   http(s):// the URL's user:password, then the token as the password
-//              (user from the URL, else "kistore"). Each is tried once, and
-//              only for the configured URL's origin (scheme, host, port): a
-//              redirect to another origin that asks for credentials is
+//   http(s):// the URL's user:password (libgit2 presents it), then the
+//              token as the password (user from the URL, else "kistore"),
+//              only over https and only to a URL within the token's
+//              Credentials::token_url (url.h token_refusal): never to another
+//              scheme, host or port, never over plain http, and the refusal
+//              says that no credentials were offered to that origin and why.
+//              Each is tried once, and only for the configured URL's origin:
+//              a redirect to another origin that asks for credentials is
 //              refused (Error(kRemote), naming both).
 //
 // Errors: Error(kRemote) when the remote cannot be reached, refuses a
@@ -123,7 +127,19 @@ std::vector<RemoteInfo> list_remotes(const Store& store);
 // command line fills it from KISTORE_TOKEN, KISTORE_SSH_KEY, SSH_AUTH_SOCK,
 // KISTORE_SSH_KNOWN_HOSTS, HOME and USER (cli/sync_output.h).
 struct Credentials {
-  std::string token;       // the password for http(s) when the URL has none; "" for none
+  std::string token;       // the password for https when the URL has none; "" for none
+  // Where the token may go (KISTORE_TOKEN_URL): an https://host[:port][/path]
+  // prefix (url.h token_refusal). Empty: nowhere. Never over plain http, never
+  // to another origin, never after a redirect to one.
+  std::string token_url;
+  // A PEM file of the certificate authorities that https servers are checked
+  // against instead of the system's (KISTORE_SSL_CAINFO, as git's
+  // GIT_SSL_CAINFO); "" for the system's.
+  std::string ca_file;
+  // A password written in the URL of this one command (clone keeps the URL
+  // without it): offered once, as libgit2 offers a URL's own, to that URL's
+  // origin only (plain http too: the user wrote it there). Set by clone.
+  std::string url_password;
   std::string ssh_key;     // a private key file for ssh; "" for none
   bool ssh_key_named = false;  // the user named ssh_key: its absence is reported as such
   std::string ssh_agent;   // the ssh agent's socket; "" for no agent

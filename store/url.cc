@@ -118,6 +118,45 @@ std::string http_origin(std::string_view url) {
   return scheme + "://" + host + ":" + port;
 }
 
+namespace {
+
+// The path of a scheme://authority/path URL, without query or fragment and
+// without a trailing slash ("" for the root).
+std::string url_path(std::string_view url) {
+  std::size_t sep = url.find("://");
+  if (sep == std::string_view::npos) return "";
+  std::string_view rest = url.substr(sep + 3);
+  std::size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return "";
+  std::string_view path = rest.substr(slash);
+  path = path.substr(0, path.find_first_of("?#"));
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  return std::string(path);
+}
+
+bool is_https(std::string_view url) { return http_origin(url).starts_with("https://"); }
+
+}  // namespace
+
+std::string token_refusal(std::string_view url, std::string_view bound) {
+  if (bound.empty())
+    return "KISTORE_TOKEN is bound to no server: set KISTORE_TOKEN_URL to the https://host[:port][/path] it is for";
+  UrlParts b = split_url(bound);
+  if (!is_https(bound) || b.host.empty() || !b.user.empty() || !b.password.empty())
+    return "KISTORE_TOKEN_URL is " + redact_url(bound) +
+           ", expected an https://host[:port][/path] prefix without a user or password";
+  if (!is_https(url))
+    return "KISTORE_TOKEN is never sent over " +
+           (http_origin(url).empty() ? std::string("this kind of URL") : "plain http (" + http_origin(url) + ")");
+  if (http_origin(url) != http_origin(bound))
+    return "KISTORE_TOKEN is for " + http_origin(bound) + " (KISTORE_TOKEN_URL), not " + http_origin(url);
+  const std::string prefix = url_path(bound), path = url_path(url);
+  if (!(path == prefix || (path.starts_with(prefix) && path[prefix.size()] == '/')))
+    return "KISTORE_TOKEN is for " + http_origin(bound) + (prefix.empty() ? "/" : prefix) +
+           " (KISTORE_TOKEN_URL), and " + (path.empty() ? "/" : path) + " is not below it";
+  return "";
+}
+
 std::string scrub_secrets(std::string message, const std::string& url, const std::string& token) {
   replace_all(message, url, redact_url(url));
   UrlParts p = split_url(url);

@@ -50,6 +50,15 @@ std::string url_password(std::string_view url);
 // configured URL go only to its origin.
 std::string http_origin(std::string_view url);
 
+// Why a token bound to `bound` (KISTORE_TOKEN_URL: an
+// https://host[:port][/path] prefix, without user or password) may not be
+// sent to `url`; "" when it may: `url` is https, of the origin of `bound`
+// (scheme, host, port, as http_origin gives them), and its path is the
+// prefix's path or below it, whole segments ("/team" covers "/team/s.git",
+// not "/teamwork"), as git matches credential.<url>. A reason too when
+// `bound` is empty or no such prefix. Words for a message: never a secret.
+std::string token_refusal(std::string_view url, std::string_view bound);
+
 // `message` with every occurrence of `url` redacted, and the URL's password
 // (as written and percent-decoded) and `token` replaced by "***" where they
 // are 3 characters or longer (shorter ones would mask ordinary text). For

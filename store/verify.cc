@@ -57,7 +57,7 @@ struct IndexEntries {
 // What one part of the walk found, in tree order: its problems, its
 // objects' facts and its index entries; merged in part order.
 struct WalkPartResult {
-  std::vector<Problem> problems;
+  std::vector<Problem> problems, warnings;
   IndexEntries index;
 };
 
@@ -193,6 +193,7 @@ class Verifier {
   void merge(std::vector<WalkPartResult>& parts) {
     for (WalkPartResult& part : parts) {
       append(report_.problems, part.problems);
+      append(report_.warnings, part.warnings);
       append(index_.metadata, part.index.metadata);
       append(index_.groups, part.index.groups);
       append(index_.attestations, part.index.attestations);
@@ -324,8 +325,8 @@ class Verifier {
   }
 
   // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>, an
-  // ID outside the ranges zstd reserves (objects/blob.h). Called from the
-  // walk's threads, as visit.
+  // ID outside the ranges zstd reserves (objects/blob.h); one zstd cannot
+  // compress with is a warning. Called from the walk's threads, as visit.
   void check_dictionary(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
     std::optional<std::uint32_t> id = parse_dictionary_path(format_, path);
     if (!id)
@@ -337,6 +338,12 @@ class Verifier {
       out.problems.push_back({ProblemKind::kLayout, path, reserved_dictionary_id_detail(*id)});
     try {
       Dictionary check(bytes, *id, path);
+      // Frames that name it still decode, and writers pass it over
+      // (store/frame_encoder.h): a warning, as it can never be removed.
+      if (!check.compression_problem().empty())
+        out.warnings.push_back({ProblemKind::kDictionaryReadOnly, path,
+                                check.compression_problem() +
+                                    "; writers compress with another dictionary or none, and a pull refuses it"});
     } catch (const Error& e) {
       out.problems.push_back({ProblemKind::kObjectCorrupt, path, e.what()});
     }

@@ -237,8 +237,11 @@ assert_eq "" "$(git --git-dir="$B/empty.git" for-each-ref)" "no report-status: n
 pass "a truncated or corrupt pack is exit 1 (store unchanged); no report-status is refused, exit 4"
 
 # ---- credentials: a tour with a planted token and password ---------------------
-start_http_git "$B" --auth alice "$KISTORE_TOKEN"
-hostport=${HTTP_GIT_URL#http://}
+# Over https (the token never goes over plain http), trusting the server's own certificate, and
+# bound to its origin (KISTORE_TOKEN_URL).
+start_http_git "$B" --tls --auth alice "$KISTORE_TOKEN"
+hostport=${HTTP_GIT_URL#https://}
+export KISTORE_SSL_CAINFO=$HTTP_GIT_CA KISTORE_TOKEN_URL=https://$hostport/
 git init -q --bare -b main "$B/tour.git"
 T=$SERVERS_DIR/tour
 mkdir -p "$T"
@@ -248,17 +251,17 @@ tour() {
     assert_exit "$want" "$@"
     cat "$OUT_FILE" "$ERR_FILE" >>"$T/printed"
 }
-with_password="http://alice:$secret@$hostport/tour.git"
-with_token_password="http://alice:$KISTORE_TOKEN@$hostport/tour.git"
+with_password="https://alice:$secret@$hostport/tour.git"
+with_token_password="https://alice:$KISTORE_TOKEN@$hostport/tour.git"
 tour 0 ks --store "$T/a" init
 tour 0 ks --store "$T/a" add "$FX"
-tour 0 ks --store "$T/a" remote add origin "http://alice@$hostport/tour.git"
+tour 0 ks --store "$T/a" remote add origin "https://alice@$hostport/tour.git"
 tour 0 ks --store "$T/a" push
 tour 0 ks --store "$T/a" --json push
 tour 0 ks --store "$T/a" pull
 tour 0 ks --store "$T/a" --json pull
-tour 0 ks clone "http://alice@$hostport/tour.git" "$T/b"
-tour 0 ks --json clone "http://alice@$hostport/tour.git" "$T/c"
+tour 0 ks clone "https://alice@$hostport/tour.git" "$T/b"
+tour 0 ks --json clone "https://alice@$hostport/tour.git" "$T/c"
 tour 0 ks --store "$T/b" log
 tour 0 ks --store "$T/b" --json log
 tour 0 ks --store "$T/b" verify
@@ -278,7 +281,7 @@ done
 # the config keeps the URL without it, and KISTORE_TOKEN supplies it.
 tour 0 ks --store "$T/a" remote add withpw "$with_token_password"
 assert_contains "$ERR" "the password in the URL was not saved" "remote add: says the password was not saved"
-assert_eq "http://alice@$hostport/tour.git" "$(git --git-dir="$T/a" config remote.withpw.url)" \
+assert_eq "https://alice@$hostport/tour.git" "$(git --git-dir="$T/a" config remote.withpw.url)" \
     "remote add: the config holds the URL without its password"
 tour 0 ks --store "$T/a" --json remote add withpw2 "$with_password"
 tour 0 ks --store "$T/a" push withpw
@@ -290,14 +293,14 @@ tour 2 ks --store "$T/a" --json remote add 'bad name' "$with_password"
 # clone: the URL's password authenticates this clone alone.
 tour 0 env -u KISTORE_TOKEN "$KISTORE" --no-progress clone "$with_token_password" "$T/d"
 assert_contains "$ERR" "used for this clone, not saved" "clone: says the password was not saved"
-assert_eq "http://alice@$hostport/tour.git" "$(git --git-dir="$T/d" config remote.origin.url)" \
+assert_eq "https://alice@$hostport/tour.git" "$(git --git-dir="$T/d" config remote.origin.url)" \
     "clone: the new store's config holds the URL without its password"
 tour 0 env -u KISTORE_TOKEN "$KISTORE" --no-progress --json clone "$with_token_password" "$T/e"
 tour 4 env -u KISTORE_TOKEN "$KISTORE" --no-progress --json clone "$with_password" "$T/f"
 [[ ! -e $T/f ]] || fail "a clone refused at authentication left $T/f"
 tour 0 ks --store "$T/d" pull
 tour 0 ks --store "$T/d" --json push
-assert_contains "$(cat "$T/printed")" "no remote named \"http://alice@$hostport/tour.git\"" \
+assert_contains "$(cat "$T/printed")" "no remote named \"https://alice@$hostport/tour.git\"" \
     "a URL where a remote name belongs is shown without its password"
 env -u KISTORE_TOKEN "$KISTORE" --no-progress --store "$T/a" pull >>"$T/printed" 2>&1 && fail "pull without a token"
 tour 4 env KISTORE_TOKEN="$secret" "$KISTORE" --store "$T/a" pull

@@ -61,9 +61,12 @@ start_http_git "$BASE"
 HTTP_PLAIN=$HTTP_GIT_URL
 start_http_git "$BASE" --auth alice 's3cret:pw'
 HTTP_AUTH_HOSTPORT=${HTTP_GIT_URL#http://}
+start_http_git "$BASE" --tls --auth alice 's3cret:pw'
+HTTPS_AUTH_HOSTPORT=${HTTP_GIT_URL#https://}
+HTTPS_CA=$HTTP_GIT_CA
 start_sshd
 export KISTORE_SSH_KNOWN_HOSTS=$SSH_KNOWN_HOSTS
-pass "servers started (git daemon, http, http+auth, sshd)"
+pass "servers started (git daemon, http, http+auth, https+auth, sshd)"
 
 # Store A with the seed run.
 assert_exit 0 ks --store A init
@@ -111,16 +114,19 @@ transport file "file://$BASE/t-file.git"
 transport daemon "$GIT_DAEMON_URL/t-daemon.git"
 transport http "$HTTP_PLAIN/t-http.git"
 # A password in the URL is not stored: the token supplies it to push (clone
-# uses the URL's own).
-transport authurl "http://alice:s3cret%3Apw@$HTTP_AUTH_HOSTPORT/t-authurl.git" KISTORE_TOKEN='s3cret:pw'
-assert_eq "http://alice@$HTTP_AUTH_HOSTPORT/t-authurl.git" "$(git --git-dir=A config remote.authurl.url)" \
+# uses the URL's own). The token goes only over https, to the URL prefix
+# KISTORE_TOKEN_URL names; the server's self-signed certificate is trusted
+# through KISTORE_SSL_CAINFO.
+https_token=(KISTORE_TOKEN='s3cret:pw' KISTORE_TOKEN_URL="https://$HTTPS_AUTH_HOSTPORT/" KISTORE_SSL_CAINFO="$HTTPS_CA")
+transport authurl "https://alice:s3cret%3Apw@$HTTPS_AUTH_HOSTPORT/t-authurl.git" "${https_token[@]}"
+assert_eq "https://alice@$HTTPS_AUTH_HOSTPORT/t-authurl.git" "$(git --git-dir=A config remote.authurl.url)" \
     "remote add keeps the URL without its password"
-transport token "http://alice@$HTTP_AUTH_HOSTPORT/t-token.git" KISTORE_TOKEN='s3cret:pw'
+transport token "https://alice@$HTTPS_AUTH_HOSTPORT/t-token.git" "${https_token[@]}"
 transport ssh "$SSH_URL_PREFIX$BASE/t-ssh.git"
 
 # Passwords never show: remote list, errors.
 assert_exit 0 ks --store A remote list
-assert_contains "$OUT" "http://alice@$HTTP_AUTH_HOSTPORT/t-authurl.git" "remote list shows the URL"
+assert_contains "$OUT" "https://alice@$HTTPS_AUTH_HOSTPORT/t-authurl.git" "remote list shows the URL"
 assert_not_contains "$OUT" "s3cret" "remote list hides the password"
 assert_exit 0 ks --store A --json remote list
 assert_not_contains "$OUT" "s3cret" "remote list --json hides the password"

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "objects/error.h"
 #include "objects/json.h"
@@ -200,6 +201,36 @@ TEST_CASE("blob: what is not a zstd dictionary of its file's ID is refused, nami
   CHECK_THAT(refused(std::string(4096, 'x'), 1), Contains("magic number 0xEC30A437"));
   // The magic and ID, then tables cut short.
   CHECK_THAT(refused(bytes.substr(0, 40), 4242), Contains("cannot load"));
+}
+
+// `dictionary` (as zstd --train writes it) with its literals Huffman table
+// replaced by one that describes two byte values only (RFC 8878 §4.2.1.1:
+// header byte 128 + 1, one 4-bit weight given, symbol 0 weight 1; symbol
+// 1's is implied). zstd 1.5.4 loads it for decoding (ZSTD_createDDict) and
+// refuses it for compression (ZSTD_createCDict returns NULL).
+static std::string decode_only(const std::string& dictionary) {
+  const unsigned header = static_cast<unsigned char>(dictionary.at(8));
+  REQUIRE(header < 128);  // an FSE-compressed weight list of `header` bytes
+  return dictionary.substr(0, 8) + std::string("\x80\x10", 2) + dictionary.substr(9 + header);
+}
+
+TEST_CASE("blob: a dictionary zstd decodes with but cannot compress with is told apart", "[blob][dictionary]") {
+  using Catch::Matchers::Contains;
+  Scratch s;
+  const std::string bytes = trained_dictionary(s, 4242);
+  Dictionary good(bytes, 4242, "dictionaries/4242");
+  CHECK(good.compression_problem().empty());
+  CHECK(good.compression_problem().empty());  // remembered
+  Dictionary hostile(decode_only(bytes), 4242, "dictionaries/4242");  // it loads: frames naming it decode
+  CHECK_THAT(hostile.compression_problem(), Contains("cannot compress with it"));
+  CHECK_THROWS_AS(encode_object(kContent, &hostile), Error);
+  // The checks may run on several threads at once.
+  Dictionary again(decode_only(bytes), 4242, "dictionaries/4242");
+  std::vector<std::thread> threads;
+  std::vector<std::string> seen(4);
+  for (int i = 0; i < 4; ++i) threads.emplace_back([&, i] { seen[i] = again.compression_problem(); });
+  for (std::thread& t : threads) t.join();
+  for (const std::string& m : seen) CHECK(m == hostile.compression_problem());
 }
 
 }  // namespace kistore

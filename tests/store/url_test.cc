@@ -95,5 +95,36 @@ TEST_CASE("scrub_secrets: no password or token survives in a message", "[url]") 
   CHECK(scrub_secrets("a b", "https://u:a@h/x", "b") == "a b");
 }
 
+TEST_CASE("token_refusal: a token goes only over https, to the origin and path prefix it is bound to", "[url]") {
+  using Catch::Matchers::Contains;
+  const std::string bound = "https://git.example.org/team";
+  // Within: the same origin (default port written or not, case aside), the
+  // prefix's path or below it.
+  CHECK(token_refusal("https://git.example.org/team", bound).empty());
+  CHECK(token_refusal("https://alice@git.example.org/team/store.git", bound).empty());
+  CHECK(token_refusal("https://GIT.example.org:443/team/store.git", bound).empty());
+  CHECK(token_refusal("https://git.example.org/team/a/b.git?x=1", bound + "/").empty());
+  CHECK(token_refusal("https://git.example.org/anything.git", "https://git.example.org").empty());
+  CHECK(token_refusal("https://git.example.org/anything.git", "https://git.example.org/").empty());
+  // Another host, port or scheme.
+  CHECK_THAT(token_refusal("https://evil.example.net/team/s.git", bound),
+             Contains("KISTORE_TOKEN is for https://git.example.org:443") && Contains("not https://evil.example.net:443"));
+  CHECK_THAT(token_refusal("https://git.example.org:8443/team/s.git", bound), Contains("not https://git.example.org:8443"));
+  CHECK_THAT(token_refusal("http://git.example.org/team/s.git", bound),
+             Contains("never sent over plain http (http://git.example.org:80)"));
+  CHECK_THAT(token_refusal("http://127.0.0.1:8080/team/s.git", "https://127.0.0.1:8080/"), Contains("plain http"));
+  CHECK_THAT(token_refusal("ssh://git.example.org/team/s.git", bound), Contains("never sent over"));
+  // Outside the path prefix: whole segments.
+  CHECK_THAT(token_refusal("https://git.example.org/teamwork/s.git", bound), Contains("/teamwork/s.git is not below it"));
+  CHECK_THAT(token_refusal("https://git.example.org/", bound), Contains("/ is not below it"));
+  // Bound to nothing, or to what is no https prefix: offered nowhere.
+  CHECK_THAT(token_refusal("https://git.example.org/team/s.git", ""), Contains("set KISTORE_TOKEN_URL"));
+  CHECK_THAT(token_refusal("https://git.example.org/team/s.git", "http://git.example.org/team"),
+             Contains("expected an https://host[:port][/path] prefix"));
+  CHECK_THAT(token_refusal("https://git.example.org/team/s.git", "https://u:pw@git.example.org/team"),
+             Contains("expected an https://host[:port][/path] prefix") && !Contains("pw"));
+  CHECK_THAT(token_refusal("https://git.example.org/team/s.git", "git.example.org"), Contains("expected an https"));
+}
+
 }  // namespace
 }  // namespace kistore

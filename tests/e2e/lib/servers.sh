@@ -9,6 +9,7 @@
 #   start_git_daemon "$BASE"          # -> GIT_DAEMON_URL=git://127.0.0.1:P
 #   start_http_git "$BASE"            # -> HTTP_GIT_URL=http://127.0.0.1:P
 #   start_http_git "$BASE" --auth U W # -> HTTP_GIT_URL, basic auth required
+#   start_http_git "$BASE" --tls ...  # -> https://127.0.0.1:P, HTTP_GIT_CA (its certificate)
 #   start_sshd                        # -> SSH_URL_PREFIX=ssh://USER@127.0.0.1:P ...
 #   ...
 #   summary                           # prints "N passed, M failed"; non-zero if M>0
@@ -445,20 +446,39 @@ start_git_daemon() {
 }
 
 # ---------------------------------------------------------------------------
+# TLS
+# ---------------------------------------------------------------------------
+# make_tls_cert DIR : DIR/key.pem and DIR/cert.pem, a new self-signed RSA
+#   certificate for CN=127.0.0.1 (no subjectAltName: mbedTLS, under libgit2,
+#   matches an address against the CN), valid for two days. It is its own
+#   CA: trust DIR/cert.pem to trust a server that presents it.
+make_tls_cert() {
+    local d=$1
+    mkdir -p "$d"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/key.pem" -out "$d/cert.pem" -days 2 \
+        -subj /CN=127.0.0.1 >"$d/openssl.log" 2>&1 || { cat "$d/openssl.log" >&2; _servers_die "openssl req failed"; }
+}
+
+# ---------------------------------------------------------------------------
 # smart HTTP: nginx + fcgiwrap + git http-backend
 # ---------------------------------------------------------------------------
-# start_http_git BASE_DIR [--auth USER PASS]
+# start_http_git BASE_DIR [--tls] [--auth USER PASS]
 #   sets HTTP_GIT_URL=http://127.0.0.1:P  HTTP_GIT_PORT=P  HTTP_GIT_DIR
 #   (repos are $HTTP_GIT_URL/name.git).  With --auth every request needs
 #   basic auth USER:PASS (else 401), and REMOTE_USER is the authenticated user.
+#   With --tls it serves https (HTTP_GIT_URL=https://127.0.0.1:P) with a new
+#   self-signed certificate for CN=127.0.0.1 (made by openssl), whose PEM file
+#   is HTTP_GIT_CA: a client trusts the server by trusting that file
+#   (kistore: KISTORE_SSL_CAINFO; git: GIT_SSL_CAINFO).
 #   Each call starts a new server; the variables describe the latest one.
 start_http_git() {
     _servers_require_init
-    local base=${1:?start_http_git BASE_DIR [--auth USER PASS]}
+    local base=${1:?start_http_git BASE_DIR [--tls] [--auth USER PASS]}
     shift
-    local auth_user='' auth_pass=''
+    local auth_user='' auth_pass='' tls=0
+    if [[ ${1:-} == --tls ]]; then tls=1; shift; fi
     if (($#)); then
-        [[ $1 == --auth && $# -eq 3 ]] || _servers_die "start_http_git BASE_DIR [--auth USER PASS]"
+        [[ $1 == --auth && $# -eq 3 ]] || _servers_die "start_http_git BASE_DIR [--tls] [--auth USER PASS]"
         auth_user=$2 auth_pass=$3
         [[ $auth_user != *:* ]] || _servers_die "auth user must not contain ':'"
     fi
@@ -520,6 +540,13 @@ start_http_git() {
     done
     local user_conf=''
     ((EUID == 0)) && user_conf='user root root;'
+    local listen_tls='' tls_conf='' scheme=http
+    if ((tls)); then
+        make_tls_cert "$dir/tls"
+        listen_tls=' ssl'
+        tls_conf="ssl_certificate $dir/tls/cert.pem; ssl_certificate_key $dir/tls/key.pem;"
+        scheme=https
+    fi
 
     conf=$dir/nginx.conf
     for ((try = 1; try <= _SERVERS_START_TRIES; try++)); do
@@ -538,8 +565,9 @@ http {
     $temp_conf
     sendfile off;
     server {
-        listen 127.0.0.1:$port;
+        listen 127.0.0.1:$port$listen_tls;
         server_name 127.0.0.1;
+        $tls_conf
         client_max_body_size 0;
         location / {
             $auth_conf
@@ -575,8 +603,10 @@ EOF
         _servers_spawn nginx "$dir/nginx.log" "$nginx_bin" -p "$dir/" -e "$dir/error.log" -c "$conf"
         if _servers_wait_listen "$_SERVERS_LAST_PID" "$port" "$dir/error.log" "nginx"; then
             HTTP_GIT_PORT=$port
-            HTTP_GIT_URL=http://127.0.0.1:$port
+            HTTP_GIT_URL=$scheme://127.0.0.1:$port
             HTTP_GIT_DIR=$dir
+            HTTP_GIT_CA=
+            ((tls)) && HTTP_GIT_CA=$dir/tls/cert.pem
             HTTP_GIT_PID=$_SERVERS_LAST_PID
             export HTTP_GIT_URL HTTP_GIT_PORT
             return 0
