@@ -70,9 +70,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "value, unit, p20, p80, observedAt and the workload's parameters (as one JSON object), for a\n"
       "spreadsheet or pandas (pandas.read_csv, or read_json(lines=True)). Ranks and levels are those\n"
       "of `kistore rank`.\n"
-      "--format csv (default) quotes as RFC 4180 and writes a text cell that starts with = + - @ with\n"
-      "a leading ' so that no spreadsheet runs it as a formula; --format jsonl keeps every value exact.\n"
-      "--benchmark and --gpu keep groups whose benchmark or GPU contains the text (any case, as\n"
+      "--format csv (default) quotes as RFC 4180, and every cell that holds a , ; tab, quote or line\n"
+      "break, so that a spreadsheet of any locale sees one cell; it writes a ' before a text cell that\n"
+      "starts with = + - @, a tab or a carriage return (also after spaces, and in their full-width\n"
+      "forms such as U+FF1D), and after a , ; tab or line break inside a cell that one follows, so\n"
+      "that no spreadsheet, however it splits, runs it as a formula (OWASP's rule). Numbers (value,\n"
+      "p20, p80, rank) are written as numbers, -1.5 too. --format jsonl keeps every value exact.\n"      "--benchmark and --gpu keep groups whose benchmark or GPU contains the text (any case, as\n"
       "`kistore groups`); --min-level keeps runs at or above a level and ranks those kept, as\n"
       "`kistore rank --min-level` does.");
   struct Opts {
