@@ -47,19 +47,20 @@ constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
 // Splits "Name <email>", or throws Error(kInvalidInput) naming the value,
 // what was expected and what was found: a name and an email, neither empty,
 // neither holding < or > (which would end or start the email early in the
-// commit's author line) or a control character (a line break would start a
-// header line of its own).
+// commit's author line), a line break or a NUL (which would end the author
+// line, and start a header line of the author's own). Other characters are
+// kept (an escape sequence is data: every printer escapes it).
 std::pair<std::string, std::string> parse_author(std::string_view text) {
   auto refuse = [&](const std::string& found) -> std::pair<std::string, std::string> {
     throw InvalidInput("commit author " + quoted_excerpt(text) +
-                       ": expected \"Name <email>\", with no <, > or control character in the name or the "
-                       "email, found " + found);
+                       ": expected \"Name <email>\", with no <, > or line break in the name or the email, found " +
+                       found);
   };
   for (unsigned char c : text)
-    if (c < 0x20 || c == 0x7f) {
+    if (c == '\n' || c == '\r' || c == '\0') {
       char code[32];
       std::snprintf(code, sizeof code, "U+%04X", c);
-      return refuse(std::string("the control character ") + code);
+      return refuse(std::string(c ? "a line break (" : "a NUL (") + code + ")");
     }
   std::size_t lt = text.find('<');
   if (lt == std::string_view::npos) return refuse("no <");

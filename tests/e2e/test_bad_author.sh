@@ -2,8 +2,11 @@
 # shellcheck source-path=SCRIPTDIR disable=SC2153
 # A commit author that is bad local input: "Name <email>" whose name or email
 # holds < or > (which would end or start the email early in the commit's
-# author line), a line break or another control character (a header line of
-# its own), or that is not of the form at all. From --author and from
+# author line), a line break (which would end the author line and start a
+# header line of the author's own: before, `--author $'A\nB <b@x>'` wrote
+# one), or that is not of the form at all; an author with < exited 3 (a
+# libgit2 error) before. (Other control characters are data: log escapes
+# them, test_attack_terminal.sh.) From --author and from
 # KISTORE_AUTHOR, on every command that commits (add, attest, rerun): each
 # exits 2 with one line that names the value, says what was expected and what
 # was found, and the store is byte for byte as it was (lib/fingerprint.sh).
@@ -43,12 +46,11 @@ cases=(
     'A<x <b@example.org>|a second "<"'
     'A <b>c>|">" before the end'
     'A> <b@example.org>|">" before the end'
-    $'A\nB <b@example.org>|the control character U+000A'
-    $'A <b@example.org\n>|the control character U+000A'
-    $'A\rB <b@example.org>|the control character U+000D'
-    $'A\tB <b@example.org>|the control character U+0009'
-    $'A\x7fB <b@example.org>|the control character U+007F'
-    $'A <b@exa\x01mple.org>|the control character U+0001'
+    $'A\nB <b@example.org>|a line break (U+000A)'
+    $'A <b@example.org\n>|a line break (U+000A)'
+    $'A\rB <b@example.org>|a line break (U+000D)'
+    $'A <b@exa\rmple.org>|a line break (U+000D)'
+    $'A <b@example.org>\nKistore-Op: forged|a line break (U+000A)'
     'just a name|no <'
     'A <b@example.org> trailing|no > at the end'
     ' <b@example.org>|no name before <'
@@ -72,7 +74,7 @@ for row in "${cases[@]}"; do
                 assert_exit 2 env KISTORE_AUTHOR="$author" "$KISTORE" --no-progress --store "$S" "${args[@]}"
             fi
             assert_contains "$ERR" "commit author $shown" "$cmd, $how, $(printf %q "$author"): the value"
-            assert_contains "$ERR" "expected \"Name <email>\", with no <, > or control character in the name or the email, found $found" \
+            assert_contains "$ERR" "expected \"Name <email>\", with no <, > or line break in the name or the email, found $found" \
                 "$cmd, $how, $(printf %q "$author"): what was expected and found"
             assert_eq 1 "$(wc -l <<<"$ERR")" "$cmd, $how, $(printf %q "$author"): one line"
             assert_store_unchanged "$before" "$S" "$cmd --author $(printf %q "$author")"
