@@ -20,6 +20,11 @@ OptionSpec* OptionSpec::excludes(OptionSpec* other) {
   return this;
 }
 
+OptionSpec* OptionSpec::one_per_use() {
+  one_per_use_ = true;
+  return this;
+}
+
 OptionSpec* OptionSpec::choices(std::vector<std::string> values) {
   choices_ = std::move(values);
   return this;

@@ -48,6 +48,9 @@ class OptionSpec {
   OptionSpec* choices(std::vector<std::string> values);
   // A number must lie within [low, high].
   OptionSpec* range(double low, double high);
+  // A list option takes one value each time it is given (`--env A=1 --env
+  // B=2`), so that it never takes the positional arguments after it.
+  OptionSpec* one_per_use();
 
   const std::string& names() const { return names_; }
   const Target& target() const { return target_; }
@@ -58,6 +61,7 @@ class OptionSpec {
   const std::vector<OptionSpec*>& excluded() const { return excludes_; }
   const std::vector<std::string>& allowed_values() const { return choices_; }
   const std::optional<std::pair<double, double>>& allowed_range() const { return range_; }
+  bool takes_one_per_use() const { return one_per_use_; }
   // Positional arguments have names without a leading '-'.
   bool is_positional() const { return !names_.empty() && names_.front() != '-'; }
   // Whether the option takes a value (every non-flag does).
@@ -75,6 +79,7 @@ class OptionSpec {
   std::vector<OptionSpec*> excludes_;
   std::vector<std::string> choices_;
   std::optional<std::pair<double, double>> range_;
+  bool one_per_use_ = false;
 };
 
 // A command ("add"), or a command's subcommand ("trust add"), or the program

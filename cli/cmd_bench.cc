@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/process_env.h"
 #include "cli/report.h"
 #include "cli/signing.h"
 #include "refs/index.h"
@@ -23,14 +24,15 @@ struct Opts {
   bool rerun = false, keep_scratch = false;
   double tolerance = kDefaultRerunTolerance;
   double timeout = 1200;
+  ProcessOptions process;
 };
 
-constexpr const char* kFooter =
+const std::string kFooter = std::string(
     "kistore bench liger --liger DIR SCRIPT... [--rerun --sign KEY]\n"
     "  Runs Liger-Kernel's own benchmark scripts (benchmark/scripts/SCRIPT of the checkout DIR,\n"
     "  e.g. benchmark_geglu.py) on this machine's GPU and adds what they measured. Each script\n"
     "  runs alone, from a scratch copy of benchmark/scripts/ beside an empty data folder (DIR is\n"
-    "  never written), with DIR/src first on PYTHONPATH, within --timeout seconds; a line on\n"
+    "  never written), with DIR/src first on Python's path, within --timeout seconds; a line on\n"
     "  stderr says when each starts and ends. The environment is captured before the first and\n"
     "  after the last (as `kistore capture`): if the GPU, driver or software changed in between,\n"
     "  nothing is added (exit 2). The rows become runs whose environment is the captured\n"
@@ -43,7 +45,11 @@ constexpr const char* kFooter =
     "  are added as runs. The summary counts both.\n\n"
     "  A script that fails or runs past --timeout never becomes runs: its exit code and the end\n"
     "  of its stderr are shown, the rows of the scripts that succeeded are kept (exit 1), and\n"
-    "  nothing is written when none succeeded (exit 2).";
+    "  nothing is written when none succeeded (exit 2).\n\n") +
+    kProcessHelp + "\n"
+    "  The scripts run in the scratch copy of benchmark/scripts/, with sys.path as `python3 SCRIPT`\n"
+    "  gives it plus DIR/src and the --pythonpath folders (PYTHONPATH is not read: pass\n"
+    "  --pythonpath DIR for each folder it held).";
 
 std::string percent(double fraction) {
   char buf[32];
@@ -175,6 +181,8 @@ int run_bench(Globals& g, const Opts& o) {
   if (!o.python.empty()) bo.python = o.python, bo.python_given = true;
   bo.time_limit = std::chrono::seconds(static_cast<long long>(o.timeout));
   bo.keep_scratch = o.keep_scratch;
+  bo.process = process_context(o.process);
+  bo.python_path = python_path_of(o.process);
   if (!g.quiet) bo.progress = [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); };
   LigerBenchResult bench = run_liger_benchmarks(bo);
   for (const std::string& n : bench.notes) note(g, "warning: " + n);
@@ -255,6 +263,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("--timeout", o->timeout, "Seconds each script may run (default 1200)")->type_name("SECONDS");
   app->add_option("--python", o->python, "The Python interpreter (default: python3 on PATH)")->type_name("PY");
   app->add_flag("--keep-scratch", o->keep_scratch, "Leave the scratch folder (its path is shown)");
+  add_process_options(app, o->process);
   app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   app->add_option("--sign", g.sign_key, "Sign the commits with this Ed25519 OpenSSH private key")->type_name("KEY");
   return Command{app, [&g, o]() -> int { return run_bench(g, *o); }};

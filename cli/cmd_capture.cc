@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
+#include "cli/process_env.h"
 #include "store/capture.h"
 
 namespace kistore::cli {
@@ -21,15 +22,20 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Exit 2 with a one-line message when there is no nvidia-smi (no NVIDIA GPU), or when a\n"
       "tool fails or prints what kistore cannot read (nothing is printed on stdout then). Where\n"
       "PyTorch is missing, the document has the hardware and driver part alone, and a warning\n"
-      "on stderr says so.");
+      "on stderr says so.\n\n" +
+      std::string(kProcessHelp));
   auto python = std::make_shared<std::string>();
+  auto process = std::make_shared<ProcessOptions>();
   app->add_option("--python", *python, "The Python interpreter to ask (default: python3 on PATH)")->type_name("PY");
-  return Command{app, [&g, python]() -> int {
+  add_process_options(app, *process);
+  return Command{app, [&g, python, process]() -> int {
     CaptureOptions options;
     if (!python->empty()) {
       options.python = *python;
       options.python_given = true;
     }
+    options.process = process_context(*process);
+    options.python_path = python_path_of(*process);
     CaptureResult r = capture_environment(options);
     if (r.no_gpu_tool) throw InvalidInput(r.message);
     if (r.without_torch && !g.quiet) std::fprintf(stderr, "warning: %s\n", r.message.c_str());

@@ -32,6 +32,7 @@ void add_options(CLI::App& app, const CommandSpec& spec) {
         o.target());
     if (o.is_required()) opt->required();
     if (!o.value_name().empty()) opt->type_name(o.value_name());
+    if (o.takes_one_per_use()) opt->allow_extra_args(false);
     // Messages in the house form: what was expected, what was found.
     if (!o.allowed_values().empty())
       opt->check(CLI::Validator(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/csv_cell.h"
 #include "cli/terminal.h"
 
 namespace kistore::cli {
@@ -22,7 +23,8 @@ void add_format_option(CommandSpec* app, Globals& g, const std::string& columns)
   app->add_option("--format", g.format,
                   "text (the default), tsv (for scripts: a header line, then one line per row, its fields "
                   "separated by tabs: " +
-                      columns + ") or json (as --json)")
+                      columns + "; a field a spreadsheet could run as a formula, = + - @ first, gets a ' first) or json "
+                                "(as --json)")
       ->type_name("FORMAT")
       ->choices({"text", "tsv", "json"});
 }
@@ -33,9 +35,12 @@ ListFormat list_format(const Globals& g) {
 }
 
 std::string tsv_field(std::string_view text) {
+  // Not split at tabs or line breaks, which are escaped below; a spreadsheet
+  // that splits at `,` or `;` would start a cell after them.
+  const std::string safe = plain_number(text) ? std::string(text) : neutralised(text, ",;");
   std::string doubled;
-  doubled.reserve(text.size());
-  for (char c : text) {
+  doubled.reserve(safe.size());
+  for (char c : safe) {
     if (c == '\\') doubled += '\\';
     doubled += c;
   }

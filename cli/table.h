@@ -9,7 +9,10 @@
 // per row, fields separated by one tab, exact and never cut, with a backslash
 // written as \\ and tab, newline, carriage return as \t, \n, \r (other control
 // characters, bidirectional controls and invalid UTF-8 as shown() escapes
-// them), so that each line is one row and each row splits into its columns.
+// them), so that each line is one row and each row splits into its columns;
+// a field that a spreadsheet could read as a formula, or a part of one after
+// a `,` or `;` that a spreadsheet splitting there would, gets a ' before it
+// (cli/csv_cell.h: OWASP's rule), unless the field is a plain number.
 // JSON (--json, or --format json) is each command's own document.
 //
 // Thread-safety: a Table belongs to one thread; tsv_field is pure.

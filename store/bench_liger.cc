@@ -1,7 +1,5 @@
 #include "store/bench_liger.h"
 
-#include <stdlib.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -51,9 +49,23 @@ std::vector<std::string> script_names(const LigerBenchOptions& options, const fs
   return names;
 }
 
+// Runs SCRIPT as `python SCRIPT ARGS...` would, under -I: -I leaves the
+// script's folder off sys.path, and PYTHONPATH unread, so both are put there
+// from the arguments: `-c BOOTSTRAP N DIR1..DIRN SCRIPT ARGS...`.
+constexpr const char* kBootstrap = R"PY(# kistore bench: a benchmark script, isolated
+import os, runpy, sys
+n = int(sys.argv[1])
+script = sys.argv[2 + n]
+sys.path[:0] = [os.path.dirname(script)] + sys.argv[2:2 + n]
+sys.argv = sys.argv[2 + n:]
+runpy.run_path(script, run_name="__main__")
+)PY";
+
 // The scratch folder: benchmark/scripts (a copy), benchmark/data (empty),
-// site/ (the dist-info). Returns the PYTHONPATH the scripts run with.
-std::string prepare_scratch(const fs::path& scratch, const fs::path& checkout, const fs::path& scripts_dir) {
+// site/ (the dist-info). Returns the folders put first on sys.path: the
+// checkout's src/, the scripts, site/, then the user's --pythonpath.
+std::vector<std::string> prepare_scratch(const fs::path& scratch, const fs::path& checkout, const fs::path& scripts_dir,
+                                         const std::vector<std::string>& user_path) {
   std::error_code ec;
   fs::create_directories(scratch / "benchmark", ec);
   fs::copy(scripts_dir, scratch / "benchmark" / "scripts", fs::copy_options::recursive, ec);
@@ -61,26 +73,28 @@ std::string prepare_scratch(const fs::path& scratch, const fs::path& checkout, c
   fs::remove_all(scratch / "benchmark" / "scripts" / "__pycache__", ec);
   fs::create_directories(scratch / "benchmark" / "data");
   fs::create_directories(scratch / "site");
-  std::string pythonpath = (checkout / "src").string() + ":" + (scratch / "benchmark" / "scripts").string();
+  std::vector<std::string> path{(checkout / "src").string(), (scratch / "benchmark" / "scripts").string()};
   std::string version = pyproject_version(read_file(checkout / "pyproject.toml"));
   if (!version.empty()) {
     fs::path info = scratch / "site" / ("liger_kernel-" + version + ".dist-info");
     fs::create_directories(info);
     write_file(info / "METADATA", "Metadata-Version: 2.1\nName: liger-kernel\nVersion: " + version + "\n");
-    pythonpath += ":" + (scratch / "site").string();
+    path.push_back((scratch / "site").string());
   }
-  if (const char* old = getenv("PYTHONPATH"); old && *old) pythonpath += ":" + std::string(old);
-  return pythonpath;
+  path.insert(path.end(), user_path.begin(), user_path.end());
+  return path;
 }
 
 LigerScriptResult run_script(const LigerBenchOptions& options, const fs::path& scratch, const std::string& name,
-                             const std::string& pythonpath) {
+                             const std::vector<std::string>& python_path) {
   const fs::path dir = scratch / "benchmark" / "scripts";
   const fs::path table = scratch / "benchmark" / "data" / "all_benchmark_data.csv";
-  ProcessSpec spec;
-  spec.argv = {options.python, (dir / name).string(), "--overwrite"};
+  std::vector<std::string> args{"-c", kBootstrap, std::to_string(python_path.size())};
+  args.insert(args.end(), python_path.begin(), python_path.end());
+  args.push_back((dir / name).string());
+  args.push_back("--overwrite");
+  ProcessSpec spec = process_spec(options.process, isolated_python(options.python, std::move(args)));
   spec.cwd = dir.string();
-  spec.env = {{"PYTHONPATH", pythonpath}, {"PYTHONDONTWRITEBYTECODE", "1"}};
   spec.time_limit = options.time_limit;
   spec.stdout_limit = 0;  // the scripts' banners: not needed
   spec.stderr_tail = 16u << 10;
@@ -139,25 +153,18 @@ LigerBenchResult run_liger_benchmarks(const LigerBenchOptions& options) {
                        ": expected a Liger-Kernel checkout (with benchmark/scripts/), found none");
   const std::vector<std::string> names = script_names(options, scripts_dir);
 
-  fs::path parent = options.scratch_parent.empty() ? fs::temp_directory_path() : fs::path(options.scratch_parent);
-  std::string tmpl = (parent / "kistore-bench-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw IOError(parent.string() + ": cannot make a scratch folder");
+  WorkFolder scratch(options.process.temp_parent, "bench");
+  if (options.keep_scratch) scratch.keep();
   LigerBenchResult result;
-  result.scratch = tmpl;
-  struct Cleanup {
-    const LigerBenchOptions& o;
-    const std::string& path;
-    ~Cleanup() {
-      std::error_code ignored;
-      if (!o.keep_scratch) fs::remove_all(path, ignored);
-    }
-  } cleanup{options, result.scratch};
+  result.scratch = scratch.path();
 
-  const std::string pythonpath = prepare_scratch(result.scratch, fs::absolute(checkout), scripts_dir);
+  const std::vector<std::string> python_path =
+      prepare_scratch(result.scratch, fs::absolute(checkout), scripts_dir, options.python_path);
   CaptureOptions capture;
   capture.python = options.python;
   capture.python_given = options.python_given;
-  capture.python_env = {{"PYTHONPATH", pythonpath}};
+  capture.python_path = python_path;
+  capture.process = options.process;
   auto captured = [&](const char* when) {
     CaptureResult c = capture_environment(capture);
     if (c.no_gpu_tool) throw InvalidInput("bench liger: " + c.message);
@@ -173,7 +180,7 @@ LigerBenchResult run_liger_benchmarks(const LigerBenchOptions& options) {
     counter.append(std::to_string(i + 1)).append("/").append(std::to_string(names.size())).append("] ").append(names[i]);
     if (options.progress) options.progress(counter + ": running (time limit " +
                                            std::to_string(options.time_limit.count()) + " s)");
-    LigerScriptResult r = run_script(options, result.scratch, names[i], pythonpath);
+    LigerScriptResult r = run_script(options, result.scratch, names[i], python_path);
     if (options.progress)
       options.progress(counter + (r.succeeded ? ": done" : ": FAILED, " + r.outcome) + " after " +
                        seconds_text(r.seconds));

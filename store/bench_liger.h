@@ -7,13 +7,16 @@
 // checkout is never written and the rows read back are exactly the ones this
 // run measured (Liger's utils.py merges into ../data/all_benchmark_data.csv
 // beside the script; a copy of the published table there would come back as
-// if measured here). The checkout's src/ is first on PYTHONPATH, with a
+// if measured here). The checkout's src/ is first on sys.path, with a
 // liger_kernel-<version>.dist-info naming the checkout's version (from its
 // pyproject.toml), because utils.py reads its version with importlib.metadata
 // and the scripts must measure the checkout, not an installed release. Each
-// script runs alone (`PY SCRIPT --overwrite`), with a time limit; its rows are
-// taken only when it exits 0. The environment is captured (store/capture.h)
-// before the first script and after the last.
+// script runs alone, as `PY SCRIPT --overwrite` would but with Python
+// isolated (`PY -I -B -c BOOTSTRAP ...`, store/process.h: the script's
+// folder and the path above put on sys.path by the bootstrap, no PYTHON*
+// variable read), in the scratch copy of the scripts, with a time limit;
+// its rows are taken only when it exits 0. The environment is captured
+// (store/capture.h) before the first script and after the last.
 //
 // Thread-safety: one call at a time per scratch folder; otherwise reentrant.
 #pragma once
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "objects/json.h"
+#include "store/process.h"
 
 namespace kistore {
 
@@ -33,7 +37,12 @@ struct LigerBenchOptions {
   std::string python = "python3";
   bool python_given = false;  // as CaptureOptions::python_given
   std::chrono::seconds time_limit{1200};  // per script
-  std::string scratch_parent;             // where the scratch folder is made (the system's temp folder)
+  // Folders put first on the scripts' sys.path after the checkout's own
+  // (--pythonpath: Python runs isolated and reads no PYTHONPATH).
+  std::vector<std::string> python_path;
+  // Environment, search path and temporary folder of every program
+  // (store/process.h); the scratch folder is made under temp_parent.
+  ProcessContext process;
   bool keep_scratch = false;              // leave it (its path is in LigerBenchResult)
   // Told a line per script as it starts and as it ends ("[1/2] benchmark_geglu.py: 40 rows in 61.2 s").
   std::function<void(const std::string&)> progress;

@@ -215,6 +215,7 @@ struct BulkAdd::State {
 
 BulkAdd::BulkAdd(Store& store, BulkAddOptions options) {
   store.check_writable();
+  if (!options.commit.author.empty()) store.author(options.commit.author);  // refused before any pack is begun
   store.sweep_temp_files();
   state_ = std::make_unique<State>(store, std::move(options));
   state_->pack = std::make_unique<git::PackWriter>(std::string(git_repository_path(store.repo())) + "objects/pack");

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "objects/json.h"
+#include "store/process.h"
 
 namespace kistore {
 
@@ -76,7 +77,8 @@ struct PythonReport {
 };
 PythonReport parse_python_report(std::string_view json);
 
-// The snippet run as `PY -c kPythonSnippet`; it prints one line of JSON and
+// The snippet run as `PY -I -B -c kPythonSnippet [DIR...]` (the DIRs put
+// first on sys.path); it prints one line of JSON and
 // exits 0, also when torch is missing ({"python": …, "torch": null, …}). A
 // torch that sees no CUDA device exits 3 with a message on stderr.
 extern const char* const kPythonSnippet;
@@ -93,12 +95,16 @@ extern const char* const kPythonSnippet;
 Json environment_from(const NvidiaSmiReport& xml, const NvidiaSmiQuery& query, const PythonReport* python);
 
 struct CaptureOptions {
-  std::string nvidia_smi = "nvidia-smi";  // looked up on PATH
-  std::string python = "python3";         // looked up on PATH
+  std::string nvidia_smi = "nvidia-smi";  // looked up in process.search_path
+  std::string python = "python3";         // looked up in process.search_path
   bool python_given = false;  // --python: a missing interpreter is then an error, not "no torch"
-  // Variables for the Python snippet (PYTHONPATH, so that liger-kernel is
-  // seen as the benchmark scripts see it).
-  std::vector<std::pair<std::string, std::string>> python_env;
+  // Folders put first on the snippet's sys.path (Python runs isolated, so
+  // PYTHONPATH is not read): the user's --pythonpath, and for `bench liger`
+  // the checkout, so that liger-kernel is seen as the benchmark scripts see it.
+  std::vector<std::string> python_path;
+  // Environment, search path and temporary folder of the three programs
+  // (store/process.h); each runs in a fresh folder made under temp_parent.
+  ProcessContext process;
 };
 
 struct CaptureResult {

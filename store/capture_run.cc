@@ -10,7 +10,9 @@ namespace kistore {
 // Marked so that a stand-in interpreter (tests/e2e/gpu_double/) can tell it
 // from a benchmark script.
 const char* const kPythonSnippet = R"PY(# kistore capture: versions and device properties
-import json, platform, sys
+import sys
+sys.path[:0] = sys.argv[1:]
+import json, platform
 out = {"python": platform.python_version()}
 try:
     from importlib.metadata import version
@@ -50,12 +52,13 @@ std::string failure(const std::string& what, const ProcessResult& r) {
   return what + ": " + r.outcome() + (tail.empty() ? "" : " (" + tail + ")");
 }
 
-ProcessResult run_tool(std::vector<std::string> argv, std::chrono::seconds limit,
-                       std::vector<std::pair<std::string, std::string>> env = {}) {
-  ProcessSpec spec;
-  spec.argv = std::move(argv);
+// Each tool runs in `cwd`, a fresh folder of kistore's (never the user's
+// current folder, where a json.py or a nvidia-smi could wait).
+ProcessResult run_tool(const CaptureOptions& options, const std::string& cwd, std::vector<std::string> argv,
+                       std::chrono::seconds limit) {
+  ProcessSpec spec = process_spec(options.process, std::move(argv));
+  spec.cwd = cwd;
   spec.time_limit = limit;
-  spec.env = std::move(env);
   spec.stdout_limit = 8u << 20;
   return run_process(spec);
 }
@@ -64,20 +67,26 @@ ProcessResult run_tool(std::vector<std::string> argv, std::chrono::seconds limit
 
 CaptureResult capture_environment(const CaptureOptions& options) {
   CaptureResult result;
-  ProcessResult xml = run_tool({options.nvidia_smi, "-q", "-x"}, kToolLimit);
+  WorkFolder work(options.process.temp_parent, "capture");
+  auto run = [&](std::vector<std::string> argv, std::chrono::seconds limit) {
+    return run_tool(options, work.path(), std::move(argv), limit);
+  };
+  ProcessResult xml = run({options.nvidia_smi, "-q", "-x"}, kToolLimit);
   if (!xml.started && xml.not_found) {
     result.no_gpu_tool = true;
     result.message = "no NVIDIA GPU tool here: " + xml.start_error + " (kistore capture needs nvidia-smi)";
     return result;
   }
   if (!xml.succeeded()) throw InvalidInput(failure(options.nvidia_smi + " -q -x", xml));
-  ProcessResult query = run_tool(
-      {options.nvidia_smi, "--query-gpu=" + std::string(kNvidiaSmiQueryFields), "--format=csv"}, kToolLimit);
+  ProcessResult query =
+      run({options.nvidia_smi, "--query-gpu=" + std::string(kNvidiaSmiQueryFields), "--format=csv"}, kToolLimit);
   if (!query.succeeded()) throw InvalidInput(failure(options.nvidia_smi + " --query-gpu", query));
   NvidiaSmiReport report = parse_nvidia_smi_xml(xml.out);
   NvidiaSmiQuery facts = parse_nvidia_smi_query(query.out);
 
-  ProcessResult py = run_tool({options.python, "-c", kPythonSnippet}, kPythonLimit, options.python_env);
+  std::vector<std::string> snippet{"-c", kPythonSnippet};
+  snippet.insert(snippet.end(), options.python_path.begin(), options.python_path.end());
+  ProcessResult py = run(isolated_python(options.python, std::move(snippet)), kPythonLimit);
   if (!py.started && py.not_found && !options.python_given) {
     result.without_torch = true;
     result.message = "no Python here (" + py.start_error + "): the document has the hardware and driver only";

@@ -3,34 +3,32 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "objects/error.h"
-
-extern char** environ;
 
 namespace kistore {
 namespace {
 
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// The child's environment: kistore's, with spec.env's names replaced.
 std::vector<std::string> child_environment(const ProcessSpec& spec) {
   std::vector<std::string> out;
-  for (char** e = environ; *e; ++e) {
-    std::string_view entry(*e);
-    bool replaced = false;
-    for (const auto& [name, value] : spec.env)
-      if (entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=')
-        replaced = true;
-    if (!replaced) out.emplace_back(entry);
-  }
   for (const auto& [name, value] : spec.env) out.push_back(name + "=" + value);
   return out;
+}
+
+bool executable_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
@@ -43,18 +41,18 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 // In the child, between fork and exec: only async-signal-safe calls. A
 // failure is reported as errno through `report` (close-on-exec, so a
 // successful exec closes it with nothing written).
-[[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, char* const* envp, int out_fd, int err_fd,
-                             int report) {
+[[noreturn]] void exec_child(const ProcessSpec& spec, const char* program, char* const* argv, char* const* envp,
+                             int out_fd, int err_fd, int report) {
   setpgid(0, 0);
   int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, 0);
   dup2(out_fd, 1);
   dup2(err_fd, 2);
   int err = 0;
-  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
+  if (chdir(spec.cwd.c_str()) != 0) {
     err = errno;
   } else {
-    execvpe(argv[0], argv, envp);
+    execve(program, argv, envp);
     err = errno;
   }
   ssize_t ignored = write(report, &err, sizeof err);
@@ -92,9 +90,60 @@ std::string last_lines(const std::string& text, std::size_t lines) {
   return text.substr(pos, end - pos);
 }
 
+std::optional<std::string> find_program(const std::string& name, const std::vector<std::string>& search_path) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) return fs::absolute(name).lexically_normal().string();
+  for (const std::string& dir : search_path) {
+    if (dir.empty() || dir.front() != '/') continue;  // "", "." and relative folders: never the current one
+    std::string candidate = dir + (dir.back() == '/' ? "" : "/") + name;
+    if (executable_file(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+ProcessSpec process_spec(const ProcessContext& context, std::vector<std::string> argv) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  spec.env = context.env;
+  spec.search_path = context.search_path;
+  return spec;
+}
+
+std::vector<std::string> isolated_python(const std::string& python, std::vector<std::string> args) {
+  std::vector<std::string> out{python, "-I", "-B"};
+  for (std::string& a : args) out.push_back(std::move(a));
+  return out;
+}
+
+WorkFolder::WorkFolder(const std::string& parent, const std::string& prefix) {
+  if (parent.empty() || parent.front() != '/')
+    throw InvalidInput("a working folder's parent must be an absolute path, found \"" + parent + "\"");
+  std::string tmpl = (fs::path(parent) / ("kistore-" + prefix + "-XXXXXX")).string();
+  if (!mkdtemp(tmpl.data())) throw IOError(parent + ": cannot make a working folder: " + std::strerror(errno));
+  path_ = tmpl;
+}
+
+WorkFolder::~WorkFolder() {
+  std::error_code ignored;
+  if (!keep_) fs::remove_all(path_, ignored);
+}
+
 ProcessResult run_process(const ProcessSpec& spec) {
   if (spec.argv.empty() || spec.argv[0].empty()) throw InvalidInput("run_process: no program to run");
+  if (spec.cwd.empty() || spec.cwd.front() != '/')
+    throw InvalidInput("run_process: expected an absolute working folder, found \"" + spec.cwd + "\"");
   ProcessResult result;
+  std::optional<std::string> program = find_program(spec.argv[0], spec.search_path);
+  if (!program) {
+    result.not_found = true;
+    result.start_error = spec.argv[0] + ": not found on PATH";
+    std::string skipped;
+    for (const std::string& dir : spec.search_path)
+      if (dir.empty() || dir.front() != '/') skipped += (skipped.empty() ? "\"" : ", \"") + dir + "\"";
+    if (!skipped.empty())
+      result.start_error += " (kistore looks in absolute folders only; it skipped " + skipped + ")";
+    return result;
+  }
   std::vector<std::string> args = spec.argv;
   std::vector<std::string> env = child_environment(spec);
   std::vector<char*> argv = pointers(args), envp = pointers(env);
@@ -108,7 +157,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   const Clock::time_point start = Clock::now();
   pid_t pid = fork();
-  if (pid == 0) exec_child(spec, argv.data(), envp.data(), out_pipe[1], err_pipe[1], report_pipe[1]);
+  if (pid == 0)
+    exec_child(spec, program->c_str(), argv.data(), envp.data(), out_pipe[1], err_pipe[1], report_pipe[1]);
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(report_pipe[1]);
@@ -127,10 +177,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     close(out_pipe[0]);
     close(err_pipe[0]);
     result.not_found = child_errno == ENOENT;
-    result.start_error = spec.argv[0] + ": " +
-                         (child_errno == ENOENT && spec.argv[0].find('/') == std::string::npos
-                              ? std::string("not found on PATH")
-                              : std::string(std::strerror(child_errno)));
+    result.start_error = *program + ": " + std::strerror(child_errno);
     return result;
   }
   result.started = true;

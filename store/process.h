@@ -1,10 +1,22 @@
-// Running another program and collecting what it printed: the one place
-// kistore starts a process (nvidia-smi and Python for `kistore capture`,
-// benchmark scripts for `kistore bench`).
+// Running another program and collecting what it printed: the one gate
+// through which kistore starts a process (nvidia-smi and Python for `kistore
+// capture`, benchmark scripts for `kistore bench`).
 //
-// The program runs in its own process group, with stdin from /dev/null, in a
-// given folder, with variables added to (or replacing some of) kistore's
-// environment. Its stdout and stderr are read concurrently, so that neither
+// What a program may be handed is fixed here, not by where kistore was
+// started: the program is an explicit path or a name looked up in the
+// absolute folders of a search path the caller gives (cli/ takes it from the
+// user's PATH, leaving out empty and relative entries, which name the
+// current folder); the argument vector is fixed (no shell); it runs in a
+// working folder the caller chose (never inherited: a spec without one is
+// refused); its environment is exactly ProcessSpec::env (nothing of
+// kistore's own is inherited; cli/process_env.h builds the allow-list);
+// Python is started isolated (isolated_python: -I, which leaves the current
+// and the script's folder, the user's site-packages and every PYTHON*
+// variable out of it, and -B, which writes no bytecode). store/ reads no
+// environment variable.
+//
+// The program runs in its own process group, with stdin from /dev/null. Its
+// stdout and stderr are read concurrently, so that neither
 // pipe can fill and stall it; what is kept of each is bounded (the whole of
 // stdout up to a limit, the tail of stderr), whatever the program writes. A
 // time limit, when set, ends the whole process group (SIGTERM, then SIGKILL
@@ -23,11 +35,29 @@
 
 namespace kistore {
 
-struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
-  std::string cwd;                // empty: kistore's own working folder
-  // Variables set for the program (replacing kistore's value of the same name).
+// What every program of one command is started with, decided in cli/ from
+// kistore's environment and command line (cli/process_env.h), passed down as
+// a value.
+struct ProcessContext {
+  // The program's whole environment (NAME, value); nothing else is inherited.
   std::vector<std::pair<std::string, std::string>> env;
+  // Folders a program name without '/' is looked up in, in order; entries
+  // that are not absolute are skipped (run_process never searches the
+  // current folder).
+  std::vector<std::string> search_path;
+  // An absolute folder in which working folders are made (the system's
+  // temporary folder).
+  std::string temp_parent;
+};
+
+struct ProcessSpec {
+  // argv[0]: a path (holding '/', made absolute against kistore's working
+  // folder before the program's own is entered) or a name looked up in
+  // search_path.
+  std::vector<std::string> argv;
+  std::string cwd;  // the working folder: required, absolute
+  std::vector<std::pair<std::string, std::string>> env;  // the whole environment
+  std::vector<std::string> search_path;
   // 0: no limit.
   std::chrono::milliseconds time_limit{0};
   // At most this many bytes of stdout are kept (the rest is read and dropped;
@@ -57,8 +87,40 @@ struct ProcessResult {
 // Runs spec.argv and waits for it to end (or for the time limit). Never throws
 // for anything the program does: a program that cannot be started, fails,
 // crashes or runs too long is described by the result. Throws std::bad_alloc
-// only; Error(kInvalidInput) for an empty argv.
+// only; Error(kInvalidInput) for an empty argv or a cwd that is not an
+// absolute path.
 ProcessResult run_process(const ProcessSpec& spec);
+
+// A spec for `argv` with the context's environment and search path (cwd
+// still to be set).
+ProcessSpec process_spec(const ProcessContext& context, std::vector<std::string> argv);
+
+// {python, "-I", "-B", args...}: Python isolated from the folder it runs in
+// and from the user's environment (see above), writing no bytecode.
+std::vector<std::string> isolated_python(const std::string& python, std::vector<std::string> args);
+
+// Where `name` would be run from: itself when it holds '/' (made absolute),
+// else the first absolute folder of `search_path` holding an executable file
+// of that name; nullopt when there is none.
+std::optional<std::string> find_program(const std::string& name, const std::vector<std::string>& search_path);
+
+// A fresh, empty working folder under `parent` (kistore-PREFIX-XXXXXX, mode
+// 0700), removed with everything in it when the object goes. Error(kIO) when
+// it cannot be made.
+class WorkFolder {
+ public:
+  WorkFolder(const std::string& parent, const std::string& prefix);
+  ~WorkFolder();
+  WorkFolder(const WorkFolder&) = delete;
+  WorkFolder& operator=(const WorkFolder&) = delete;
+  const std::string& path() const { return path_; }
+  // Leave it in place when the object goes.
+  void keep() { keep_ = true; }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
 
 // The last `lines` lines of `text` (without a trailing empty line), for
 // messages that quote what a failed program printed.

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "objects/blob.h"
+#include "objects/json.h"
 #include "objects/parallel.h"
 #include "refs/layout.h"
 #include "store/git.h"
@@ -43,16 +44,35 @@ constexpr int kMaxAttempts = 64;
 constexpr const char* kFallbackAuthorName = "kistore";
 constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
 
-// Splits "Name <email>"; nullopt if malformed.
-std::optional<std::pair<std::string, std::string>> parse_author(std::string_view text) {
-  std::size_t lt = text.find('<'), gt = text.rfind('>');
-  if (lt == std::string_view::npos || gt == std::string_view::npos || gt < lt || gt + 1 != text.size())
-    return std::nullopt;
+// Splits "Name <email>", or throws Error(kInvalidInput) naming the value,
+// what was expected and what was found: a name and an email, neither empty,
+// neither holding < or > (which would end or start the email early in the
+// commit's author line), a line break or a NUL (which would end the author
+// line, and start a header line of the author's own). Other characters are
+// kept (an escape sequence is data: every printer escapes it).
+std::pair<std::string, std::string> parse_author(std::string_view text) {
+  auto refuse = [&](const std::string& found) -> std::pair<std::string, std::string> {
+    throw InvalidInput("commit author " + quoted_excerpt(text) +
+                       ": expected \"Name <email>\", with no <, > or line break in the name or the email, found " +
+                       found);
+  };
+  for (unsigned char c : text)
+    if (c == '\n' || c == '\r' || c == '\0') {
+      char code[32];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      return refuse(std::string(c ? "a line break (" : "a NUL (") + code + ")");
+    }
+  std::size_t lt = text.find('<');
+  if (lt == std::string_view::npos) return refuse("no <");
+  if (text.find('<', lt + 1) != std::string_view::npos) return refuse("a second \"<\"");
+  if (text.back() != '>') return refuse("no > at the end");
+  if (text.find('>') + 1 != text.size()) return refuse("\">\" before the end");
   std::string name(text.substr(0, lt));
   while (!name.empty() && name.back() == ' ') name.pop_back();
-  std::string email(text.substr(lt + 1, gt - lt - 1));
-  if (name.empty() || email.empty()) return std::nullopt;
-  return std::make_pair(name, email);
+  std::string_view email = text.substr(lt + 1, text.size() - lt - 2);
+  if (name.empty()) return refuse("no name before <");
+  if (email.empty()) return refuse("an empty email");
+  return {name, std::string(email)};
 }
 
 // The signature of a commit: `author` ("Name <email>") if given, else git's
@@ -61,9 +81,8 @@ std::optional<std::pair<std::string, std::string>> parse_author(std::string_view
 git::Signature make_signature(git_repository* repo, const std::string& author, std::optional<std::int64_t> time) {
   git_signature* sig = nullptr;
   if (!author.empty()) {
-    auto parts = parse_author(author);
-    if (!parts) throw InvalidInput("commit author: expected \"Name <email>\", found \"" + author + "\"");
-    git::check(git_signature_now(&sig, parts->first.c_str(), parts->second.c_str()), "author");
+    auto [name, email] = parse_author(author);
+    git::check(git_signature_now(&sig, name.c_str(), email.c_str()), "author");
   } else if (git_signature_default(&sig, repo) < 0) {
     // No identity anywhere (a fresh machine, a CI runner): a store never
     // fails for want of one (SPEC §2).
@@ -274,6 +293,7 @@ std::string commit_op(std::string_view message) {
 }
 
 std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options) {
+  if (!options.author.empty()) parse_author(options.author);  // refused before any object is written
   // A bulk change becomes one pack; a small one, loose objects (as git
   // writes them), so that many small adds do not pile up packs.
   bool bulk = change.upserts.size() + change.links.size() >= kPackThreshold;

@@ -238,7 +238,8 @@ class Store {
 
   // The author a commit would get: `option` ("Name <email>") if given, else
   // git's user.name/user.email, else "kistore <kistore@localhost>".
-  // Error(kInvalidInput) if `option` is not of that form.
+  // Error(kInvalidInput) naming `option` if it is not of that form, or its
+  // name or email holds <, >, a line break or a NUL.
   std::string author(const std::string& option) const;
 
   // Applies the change that `build` computes from the current head: writes

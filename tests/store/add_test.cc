@@ -247,7 +247,9 @@ TEST_CASE("add: a malformed author is InvalidInput and writes nothing", "[store]
   TestStore t;
   Document impl = implementation("x");
   std::vector<AddedDocument> in{{&impl, "x.json"}};
-  for (const char* author : {"nobody", "<t@example.com>", "Test <>", "Test <t@example.com> trailing", "Test t@example.com>"}) {
+  for (const char* author : {"nobody", "<t@example.com>", "Test <>", "Test <t@example.com> trailing", "Test t@example.com>",
+                             "Test <t<x@example.com>", "Te<st <t@example.com>", "Te>st <t@example.com>",
+                             "Test <t>x@example.com>"}) {
     INFO(author);
     AddOptions opts;
     opts.commit.author = author;
@@ -259,6 +261,14 @@ TEST_CASE("add: a malformed author is InvalidInput and writes nothing", "[store]
       CHECK_THAT(e.what(), Catch::Matchers::Contains("expected \"Name <email>\""));
       CHECK_THAT(e.what(), Catch::Matchers::Contains(author));
     }
+    CHECK(t.head().empty());
+  }
+  // A line break would end the author line and start a header of the author's own.
+  for (const char* author : {"Test\nKistore-Op: forged <t@example.com>", "Test <t@example.com\r>"}) {
+    INFO(author);
+    AddOptions opts;
+    opts.commit.author = author;
+    CHECK_THROWS_WITH(add_documents(t.store, in, opts), Catch::Matchers::Contains("found a line break"));
     CHECK(t.head().empty());
   }
   CHECK(add(t.store, {implementation("x")}).commit.has_value());
