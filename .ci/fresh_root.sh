@@ -116,6 +116,9 @@ step "done"
 '
 stage "running scripts/test.sh in the root"
 status=0
+# In the background, so that an interrupt of this script ends the root's
+# processes too: --kill-child kills the namespace's first process when unshare
+# dies, and with it every process of the namespace.
 unshare --mount --propagation private --pid --fork --kill-child bash -c '
   set -euo pipefail
   root=$1; shift
@@ -128,6 +131,9 @@ unshare --mount --propagation private --pid --fork --kill-child bash -c '
     ${KISTORE_FUZZ_SECONDS:+KISTORE_FUZZ_SECONDS=$KISTORE_FUZZ_SECONDS} ${KISTORE_FUZZ:+KISTORE_FUZZ=$KISTORE_FUZZ} \
     ${KISTORE_SANITIZE:+KISTORE_SANITIZE=$KISTORE_SANITIZE} \
     bash -c "$@"
-' fresh-root "$root" "$inner" inner "$@" </dev/null || status=$?
+' fresh-root "$root" "$inner" inner "$@" </dev/null &
+child=$!
+trap 'kill -9 "$child" 2>/dev/null; wait "$child" 2>/dev/null; exit 130' INT TERM HUP
+wait "$child" || status=$?
 stage "finished with exit status $status"
 exit "$status"
