@@ -33,7 +33,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "lines it removed and keeps every other line, comments included, byte for byte.");
   app->require_subcommand(1);
   auto* add = app->add_subcommand("add", "Trust a public key as a controller");
-  auto* list = app->add_subcommand("list", "List the controllers");
+  app->add_subcommand("list", "List the controllers");  // what runs when no other is given
   auto* remove = app->add_subcommand("remove", "Remove a controller");
   auto* path = app->add_subcommand("path", "Print the allowed-signers file's path");
   auto principal = std::make_shared<std::string>();
@@ -41,7 +41,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   add->add_option("PRINCIPAL", *principal, "Who the key belongs to, e.g. alice@example.org")->required();
   add->add_option("KEY", *keyfile, "The public key file (ssh-ed25519 ...), e.g. id_ed25519.pub")->required();
   remove->add_option("PRINCIPAL", *principal, "The principal to remove")->required();
-  return Command{app, [&g, add, list, remove, path, principal, keyfile]() -> int {
+  return Command{app, [&g, add, remove, path, principal, keyfile]() -> int {
     Store store = open_store(g);
     const std::string file = trust_file(store);
     std::string text = load_trust_text(store);

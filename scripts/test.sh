@@ -69,7 +69,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87:log_path=$r
 # Leaks of libgit2 1.5.1 itself, each named with its reason, in the file.
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 # Everything runs several times slower: the e2e tests' own time limits widen.
-export KISTORE_E2E_TIME_LIMIT=600
+export KISTORE_E2E_TIME_LIMIT=1200
 # The e2e tests that bound memory with ulimit -v cannot under AddressSanitizer.
 export KISTORE_SANITIZED=1
 # Every test but the layering check (it compiles, it runs no kistore code).
