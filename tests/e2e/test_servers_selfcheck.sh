@@ -194,6 +194,7 @@ fp_changes "a fifo" 'mkfifo "$FPD/a/p"' 'rm "$FPD/a/p"'
 pass "the attack tests' store fingerprint sees every change (bytes, mode, file, folder, link, fifo)"
 
 elapsed=$((SECONDS - T0))
-((elapsed < 60)) || fail "self-check took ${elapsed}s (limit 60s)"
+limit=${KISTORE_E2E_TIME_LIMIT:-60}  # scripts/test.sh's sanitized run is several times slower
+((elapsed < limit)) || fail "self-check took ${elapsed}s (limit ${limit}s)"
 pass "finished in ${elapsed}s"
 summary
