@@ -72,7 +72,8 @@ std::string workload_summary(const std::optional<Document>& workload) {
   std::string out;
   for (const auto& [name, value] : params->as_object()) {
     std::string v = value.is_string() ? cut_text(value.as_string(), 24) : cut_text(canonical(cut_json(value)), 24);
-    out += (out.empty() ? "" : " ") + cut_text(name, 24) + "=" + v;
+    if (!out.empty()) out += ' ';
+    out.append(cut_text(name, 24)).append("=").append(v);
     if (out.size() > 120) break;
   }
   return out;
