@@ -3,8 +3,8 @@
 #include "cli/common.h"
 #include "cli/report.h"
 #include "cli/input_batches.h"
-#include "store/add.h"
-#include "store/bulk_add.h"
+#include "store/write/add.h"
+#include "store/write/bulk_add.h"
 
 #include <memory>
 #include <optional>
@@ -27,7 +27,7 @@ std::vector<AddedDocument> documents_of(const ParsedInput& batch) {
 }
 
 // Reads the inputs a batch at a time and streams each batch into one bulk
-// add (store/bulk_add.h): memory stays bounded whatever the input's size.
+// add (store/write/bulk_add.h): memory stays bounded whatever the input's size.
 // Without --keep-going, the first bad input stops the writing (the pack
 // written so far is removed) but not the reading, so that every error is
 // reported; nothing is written then (exit 2).

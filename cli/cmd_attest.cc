@@ -2,7 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/report.h"
-#include "store/add.h"
+#include "store/write/add.h"
 
 namespace kistore::cli {
 namespace {

@@ -6,12 +6,12 @@
 #include "cli/report.h"
 #include "cli/signing.h"
 #include "refs/index.h"
-#include "store/add.h"
-#include "store/bench_liger.h"
-#include "store/import_liger.h"
-#include "store/query.h"
-#include "store/rerun.h"
-#include "store/trust.h"
+#include "store/write/add.h"
+#include "store/ingest/bench_liger.h"
+#include "store/ingest/import_liger.h"
+#include "store/query/query.h"
+#include "store/write/rerun.h"
+#include "store/history/trust.h"
 
 #include <ctime>
 

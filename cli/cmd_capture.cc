@@ -2,7 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/process_env.h"
-#include "store/capture.h"
+#include "store/ingest/capture.h"
 
 namespace kistore::cli {
 namespace {

@@ -3,9 +3,9 @@
 #include "cli/common.h"
 #include "cli/sync_output.h"
 #include "cli/terminal.h"
-#include "store/remote_head.h"
-#include "store/sync.h"
-#include "store/trust.h"
+#include "store/sync/remote_head.h"
+#include "store/sync/sync.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {

@@ -4,13 +4,13 @@
 #include "cli/describe.h"
 #include "cli/terminal.h"
 #include "refs/compare.h"
-#include "store/query.h"
-#include "store/trust.h"
+#include "store/query/query.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {
 
-// A run's side of the comparison: its document, level and rank (store/query.h).
+// A run's side of the comparison: its document, level and rank (store/query/query.h).
 struct Side {
   Digest digest;
   Document run;

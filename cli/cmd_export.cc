@@ -8,8 +8,8 @@
 #include "cli/group_json.h"
 #include "objects/shown_text.h"
 #include "refs/compare.h"
-#include "store/group_view.h"
-#include "store/trust.h"
+#include "store/query/group_view.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "cli/describe.h"
 #include "cli/table.h"
 #include "cli/terminal.h"
-#include "store/query.h"
+#include "store/query/query.h"
 
 namespace kistore::cli {
 namespace {

@@ -2,9 +2,9 @@
 
 #include "cli/common.h"
 #include "cli/report.h"
-#include "store/add.h"
-#include "store/capture.h"
-#include "store/import_liger.h"
+#include "store/write/add.h"
+#include "store/ingest/capture.h"
+#include "store/ingest/import_liger.h"
 
 namespace kistore::cli {
 namespace {

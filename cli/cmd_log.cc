@@ -7,11 +7,11 @@
 #include "cli/table.h"
 #include "cli/terminal.h"
 #include "objects/error.h"
-#include "store/group_story.h"
-#include "store/history.h"
-#include "store/query.h"
-#include "store/run_story.h"
-#include "store/trust.h"
+#include "store/query/group_story.h"
+#include "store/history/history.h"
+#include "store/query/query.h"
+#include "store/query/run_story.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {

@@ -5,9 +5,9 @@
 #include "cli/table.h"
 #include "cli/terminal.h"
 #include "refs/level.h"
-#include "store/level_audit.h"
-#include "store/query.h"
-#include "store/trust.h"
+#include "store/history/level_audit.h"
+#include "store/query/query.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {

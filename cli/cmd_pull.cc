@@ -1,6 +1,6 @@
 #include "cli/common.h"
 #include "cli/sync_output.h"
-#include "store/sync.h"
+#include "store/sync/sync.h"
 
 namespace kistore::cli {
 namespace {

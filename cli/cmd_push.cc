@@ -3,7 +3,7 @@
 #include "cli/common.h"
 #include "cli/sync_output.h"
 #include "cli/terminal.h"
-#include "store/sync.h"
+#include "store/sync/sync.h"
 
 namespace kistore::cli {
 namespace {

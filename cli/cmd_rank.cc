@@ -5,10 +5,10 @@
 #include "cli/table.h"
 #include "cli/group_json.h"
 #include "cli/terminal.h"
-#include "store/level_audit.h"
-#include "store/group_view.h"
-#include "store/query.h"
-#include "store/trust.h"
+#include "store/history/level_audit.h"
+#include "store/query/group_view.h"
+#include "store/query/query.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {
@@ -70,7 +70,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
     AuditOnDemand audit(store, load_trust(store));
-    // The gathering `compare`, `export` and the site share (store/group_view.h).
+    // The gathering `compare`, `export` and the site share (store/query/group_view.h).
     GroupView view = group_view(snap, audit, ref.key, min_level);
     ListFormat format = list_format(g);
     if (format == ListFormat::kJson) {

@@ -2,7 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/terminal.h"
-#include "store/sync.h"
+#include "store/sync/sync.h"
 
 namespace kistore::cli {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "cli/common.h"
 #include "cli/signing.h"
-#include "store/rerun.h"
+#include "store/write/rerun.h"
 
 namespace kistore::cli {
 namespace {

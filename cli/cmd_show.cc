@@ -2,8 +2,8 @@
 
 #include "cli/common.h"
 #include "cli/describe.h"
-#include "store/level_audit.h"
-#include "store/trust.h"
+#include "store/history/level_audit.h"
+#include "store/history/trust.h"
 #include "cli/terminal.h"
 
 namespace kistore::cli {

@@ -3,7 +3,7 @@
 #include "cli/common.h"
 #include "cli/site.h"
 #include "cli/terminal.h"
-#include "store/trust.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {

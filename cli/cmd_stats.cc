@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "store/stats.h"
+#include "store/query/stats.h"
 
 namespace kistore::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include "cli/common.h"
 #include "cli/terminal.h"
 #include "objects/ssh_signature.h"
-#include "store/trust.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 namespace {

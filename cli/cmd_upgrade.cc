@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "store/upgrade.h"
+#include "store/write/upgrade.h"
 
 namespace kistore::cli {
 namespace {

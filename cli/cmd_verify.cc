@@ -3,8 +3,8 @@
 #include "cli/common.h"
 #include "cli/problems.h"
 #include "objects/bundle_check.h"
-#include "store/trust.h"
-#include "store/verify.h"
+#include "store/history/trust.h"
+#include "store/verify/verify.h"
 
 namespace kistore::cli {
 namespace {

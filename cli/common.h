@@ -14,7 +14,7 @@
 #include "objects/error.h"
 #include "objects/input.h"
 #include "objects/json.h"
-#include "store/store.h"
+#include "store/core/store.h"
 
 namespace kistore::cli {
 

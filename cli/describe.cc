@@ -9,8 +9,8 @@
 #include "objects/shown_text.h"
 #include "refs/compare.h"
 #include "refs/index.h"
-#include "store/level_audit.h"
-#include "store/query.h"
+#include "store/history/level_audit.h"
+#include "store/query/query.h"
 
 namespace kistore::cli {
 namespace {

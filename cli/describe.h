@@ -2,14 +2,14 @@
 // and the text forms of values and groups.
 //
 // For show and rank; the rules behind what is shown (levels, ranking, which
-// group a REF names) are store/query.h's. Presentation only: these read a
+// group a REF names) are store/query/query.h's. Presentation only: these read a
 // Snapshot and format what they find. Errors are those of the Snapshot reads
 // (Error(kCorruption) for a damaged object). Thread-safety: as Snapshot.
 #pragma once
 
 #include "cli/common.h"
 #include "cli/workload_text.h"
-#include "store/query.h"
+#include "store/query/query.h"
 
 namespace kistore {
 class LevelAudit;
@@ -18,7 +18,7 @@ class LevelAudit;
 namespace kistore::cli {
 
 // A level as readers show it: the level the signed history gives under the
-// current trust list (store/query.h, level_standing), e.g. "reported", and
+// current trust list (store/query/query.h, level_standing), e.g. "reported", and
 // beside it the stored entry when that differs: "reported (stored:
 // reproduced, not justified by the trust list: signer not trusted)".
 std::string level_text(const LevelStanding& standing);

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "objects/json.h"
-#include "store/group_view.h"
+#include "store/query/group_view.h"
 
 namespace kistore::cli {
 

@@ -1,4 +1,4 @@
-// What the programs kistore starts (store/process.h) get from kistore's
+// What the programs kistore starts (store/edge/process.h) get from kistore's
 // environment and command line: the one place that decides it, so that
 // store/ reads no environment variable.
 //
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "cli/args.h"
-#include "store/process.h"
+#include "store/edge/process.h"
 
 namespace kistore::cli {
 
@@ -40,7 +40,7 @@ struct ProcessOptions {
 // Declares --env and --pythonpath on a command that starts programs.
 void add_process_options(CommandSpec* app, ProcessOptions& o);
 
-// The context for store/process.h: the allow-listed variables of kistore's
+// The context for store/edge/process.h: the allow-listed variables of kistore's
 // environment, then the --env values (replacing one of the same name); the
 // search path is that PATH split at ':' (its relative entries are skipped
 // by run_process, which names them when a program is not found); the

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "cli/common.h"
-#include "store/add.h"
-#include "store/bulk_add.h"
+#include "store/write/add.h"
+#include "store/write/bulk_add.h"
 
 namespace kistore::cli {
 
@@ -16,7 +16,7 @@ void print_rejections(const Globals& g, const std::vector<InputError>& errors);
 // calls and a summary line.
 void print_add_report(const Globals& g, const AddReport& report, const std::vector<InputError>& rejected,
                       const std::vector<AddedDocument>& docs);
-// The same for a bulk add (store/bulk_add.h), whose report lists documents
+// The same for a bulk add (store/write/bulk_add.h), whose report lists documents
 // only when there are few (kListLimit).
 void print_add_report(const Globals& g, const BulkAddReport& report, const std::vector<InputError>& rejected);
 // Up to this many documents, add reports list each; beyond, a summary only.

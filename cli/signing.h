@@ -1,5 +1,5 @@
 // Signing at the command line: reading the key that --sign / the sign.key
-// setting names, and the judges that log and verify use (store/audit.h holds
+// setting names, and the judges that log and verify use (store/history/audit.h holds
 // the rules, objects/ssh_signature.h the formats).
 //
 // For the commands that sign (add, import, attest, rerun) or show signatures
@@ -12,7 +12,7 @@
 
 #include "cli/common.h"
 #include "objects/ssh_signature.h"
-#include "store/audit.h"
+#include "store/history/audit.h"
 
 namespace kistore::cli {
 

@@ -13,9 +13,9 @@
 #include "objects/phase_timer.h"
 #include "objects/shown_text.h"
 #include "refs/layout.h"
-#include "store/beneath.h"
-#include "store/level_audit.h"
-#include "store/query.h"
+#include "store/edge/beneath.h"
+#include "store/history/level_audit.h"
+#include "store/query/query.h"
 
 namespace kistore::cli {
 namespace {
@@ -403,7 +403,7 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   PhaseTimer timer("KISTORE_SITE_TIMING", "site");
   // Every file is written, read and removed beneath the folder, never
-  // through a link (store/beneath.h); the folder is made once there is a site to write.
+  // through a link (store/edge/beneath.h); the folder is made once there is a site to write.
   std::optional<BeneathDir> opened;
   {
     std::error_code ec;

@@ -14,7 +14,7 @@
 // every string cut (objects/shown_text.h), so that a site grows with the
 // store and never with (runs naming a document) × (its size). Levels,
 // ranks and histories come from the queries `rank`, `show` and `log` use
-// (store/group_view.h, store/run_story.h); nothing here ranks or judges.
+// (store/query/group_view.h, store/query/run_story.h); nothing here ranks or judges.
 //
 // Rebuilding into the same folder rewrites only the files whose bytes
 // changed (site-manifest.json records the sha256 of each file written) and
@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "objects/ssh_signature.h"
-#include "store/store.h"
+#include "store/core/store.h"
 
 namespace kistore::cli {
 
@@ -63,7 +63,7 @@ struct SiteReport {
 // never overwrites a folder of other files), or holds a manifest that is
 // not one; Error(kInvalidInput) naming the link when out_dir, a folder of
 // the site or its manifest is a symbolic link (every file is written and
-// removed beneath out_dir through store/beneath.h, never through a link);
+// removed beneath out_dir through store/edge/beneath.h, never through a link);
 // entries of an earlier manifest that it leaves (not beneath the folder,
 // links, files changed since) are named in SiteReport::warnings;
 // Error(kIO) naming the file when a file cannot be written;

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "cli/describe.h"
-#include "store/audit.h"
-#include "store/group_view.h"
-#include "store/run_story.h"
+#include "store/history/audit.h"
+#include "store/query/group_view.h"
+#include "store/query/run_story.h"
 
 namespace kistore::cli::site {
 

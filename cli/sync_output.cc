@@ -8,7 +8,7 @@
 
 #include "cli/problems.h"
 #include "cli/terminal.h"
-#include "store/trust.h"
+#include "store/history/trust.h"
 
 namespace kistore::cli {
 

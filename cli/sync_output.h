@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "store/sync.h"
+#include "store/sync/sync.h"
 
 namespace kistore::cli {
 

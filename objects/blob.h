@@ -91,7 +91,7 @@ class Dictionary {
   // wrong, in words for a message about its path. zstd decodes with some
   // dictionaries it cannot compress with (zstd 1.5.4: a literals Huffman
   // table that describes fewer than 256 byte values); a writer must never
-  // depend on one (store/frame_encoder.h), and a pull refuses one.
+  // depend on one (store/core/frame_encoder.h), and a pull refuses one.
   // Checked once, on first call, then remembered; safe from any thread.
   const std::string& compression_problem() const;
 

@@ -1,6 +1,6 @@
 // Sha1: SHA-1, computed incrementally, for git's object and pack ids.
 //
-// The store layer writes git objects and packs itself (store/objwrite.h) and
+// The store layer writes git objects and packs itself (store/git/objwrite.h) and
 // needs git's SHA-1 ids for them; this layer owns the hashing library
 // (OpenSSL), so the hasher lives here. SHA-1 is only git's transport id:
 // kistore's integrity rests on SHA-256 digests (objects/digest.h).

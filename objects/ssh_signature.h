@@ -15,7 +15,7 @@
 // they would be used, so a user learns why rather than getting a bad signature.
 //
 // Pure: these functions take bytes and give values; reading key files is the
-// caller's business (cli/signing.h reads them, store/trust.h the
+// caller's business (cli/signing.h reads them, store/history/trust.h the
 // allowed-signers files).
 //
 // Failures are kistore::Error (objects/error.h): kInvalidInput for text that

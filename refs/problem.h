@@ -1,7 +1,7 @@
 // What can be wrong with a store's tree, its index or its history: a closed
 // set of problem kinds, each with one machine name (SPEC §3 verify's
-// {"kind","path","detail"}), shared by `verify` (store/verify.h), `pull`'s
-// checks of incoming commits (store/incoming.h) and `verify FILE`.
+// {"kind","path","detail"}), shared by `verify` (store/verify/verify.h), `pull`'s
+// checks of incoming commits (store/sync/incoming.h) and `verify FILE`.
 //
 // One fault has one kind wherever it is found: a group entry that disagrees
 // with its run is group-mismatch for verify and for pull alike. The names

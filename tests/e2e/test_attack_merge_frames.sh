@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR disable=SC2153,SC2016
 # Attacks on what a merge commit may take from its parents beyond the first
-# (SPEC §2 "Hostile input"; store/incoming.cc, store/verify.cc): a merge may
+# (SPEC §2 "Hostile input"; store/sync/incoming.cc, store/verify/verify.cc): a merge may
 # hold, at an object's path, the blob of any of its parents there (one
 # document under two stores' frames), and takes that parent's dictionaries,
 # index entries and format with it. Each hostile merge is made with stock git

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR disable=SC2153,SC2016
-# Attacks on verify's index check and on its pack reads (store/verify.cc,
-# store/packread.cc): the index is checked on every core in blocks whose
+# Attacks on verify's index check and on its pack reads (store/verify/verify.cc,
+# store/git/packread.cc): the index is checked on every core in blocks whose
 # findings are appended in order, source entries are a vector with a hash
 # index, and the pack reader inflates deflated whole objects itself. Stores
 # are damaged with stock git plumbing and lib/craft_objects.py; verify must

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR disable=SC2153
-# The read-only commands' own reader (store/native_repo.h) against stock git.
+# The read-only commands' own reader (store/git/native_repo.h) against stock git.
 # rank, show, cat, ls and groups open the store and read its objects without
 # libgit2; whatever that reader cannot read goes to libgit2. Here the same
 # store is read in every form git leaves it, and each must print exactly what

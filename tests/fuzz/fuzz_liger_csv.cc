@@ -1,5 +1,5 @@
-// libFuzzer target for the CSV reader (store/csv.h) and the Liger importer's
-// row → bundle mapping (store/import_liger.h), what `kistore import liger`
+// libFuzzer target for the CSV reader (store/ingest/csv.h) and the Liger importer's
+// row → bundle mapping (store/ingest/import_liger.h), what `kistore import liger`
 // runs on a table it was handed: any bytes must end in records, rows and
 // bundles or in errors — never a crash, a sanitizer report, a hang or an
 // exception other than Error(kInvalidInput) — and:
@@ -19,8 +19,8 @@
 #include "objects/document.h"
 #include "objects/error.h"
 #include "objects/json.h"
-#include "store/csv.h"
-#include "store/import_liger.h"
+#include "store/ingest/csv.h"
+#include "store/ingest/import_liger.h"
 
 namespace {
 

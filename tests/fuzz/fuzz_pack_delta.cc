@@ -1,5 +1,5 @@
 // libFuzzer target for git's delta format as kistore reads it
-// (store/pack_delta.h): any base and delta must end in exactly the declared
+// (store/git/pack_delta.h): any base and delta must end in exactly the declared
 // result or in Error(kRefused), never a crash or a sanitizer report. Deltas
 // inside a pack sit in zlib streams, whose checksums keep the pack target
 // from mutating them; this one reaches every instruction.
@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "objects/error.h"
-#include "store/pack_delta.h"
+#include "store/git/pack_delta.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

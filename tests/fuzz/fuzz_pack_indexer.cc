@@ -1,4 +1,4 @@
-// libFuzzer target for the pack indexer (store/pack_indexer.h): any bytes
+// libFuzzer target for the pack indexer (store/git/pack_indexer.h): any bytes
 // must end in an indexed pack or in Error(kRefused) — never a crash, a
 // sanitizer report, a hang, a large allocation or another exception — and a
 // refusal must leave the destination folder empty.
@@ -21,7 +21,7 @@
 #include <string_view>
 
 #include "objects/error.h"
-#include "store/pack_indexer.h"
+#include "store/git/pack_indexer.h"
 
 namespace {
 

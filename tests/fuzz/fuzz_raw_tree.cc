@@ -1,4 +1,4 @@
-// libFuzzer target for the raw-tree parser (store/raw_tree.h), which reads
+// libFuzzer target for the raw-tree parser (store/git/raw_tree.h), which reads
 // every tree a pull receives before anything else looks at it: any bytes
 // must end in entries or in Error(kCorruption) — never a crash, a sanitizer
 // report or another exception — and:
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "objects/error.h"
-#include "store/raw_tree.h"
+#include "store/git/raw_tree.h"
 
 namespace {
 

@@ -10,9 +10,21 @@
 #    OpenSSL and zstd, only store calls libgit2 and zlib, and only
 #    cli/command_table.cc holds CLI11's code.
 #
-# Usage: check_layers.sh BUILD_DIR PROBE_DIR OBJECTS.a REFS.a STORE.a "CLI.o;CLI.o;..."
+# 3. Rooms. store/ is a set of rooms (CMakeLists.txt: KISTORE_ROOMS); the
+#    build writes a probe for every ordered pair of rooms and a table of what
+#    each must do (ROOMS.txt: "probe ok|refused header"), checked as in 1.
+#    nm shows which rooms call libgit2: the gates (edge) and the importers
+#    (ingest) must not.
+#
+# Usage: check_layers.sh BUILD_DIR PROBE_DIR OBJECTS.a REFS.a "ROOM=ROOM.a;..." "CLI.o;CLI.o;..." ROOMS.txt
 set -uo pipefail
-build=$1 probes=$2 objects_lib=$3 refs_lib=$4 store_lib=$5 cli_objects=$6
+build=$1 probes=$2 objects_lib=$3 refs_lib=$4 room_libs=$5 cli_objects=$6 room_table=$7
+declare -A room_lib
+store_lib=""
+for entry in ${room_libs//;/ }; do
+  room_lib[${entry%%=*}]=${entry#*=}
+  store_lib+=" ${entry#*=}"
+done
 passed=0 failed=0
 ok() { passed=$((passed + 1)); printf 'ok %d - %s\n' "$passed" "$*"; }
 bad() { failed=$((failed + 1)); printf 'FAIL: %s\n' "$*"; }
@@ -59,9 +71,25 @@ for f in "$probes"/*.cc; do
   [[ " ${declared[*]} " == *" $name "* ]] || bad "$name.cc is not in the table of cases"
 done
 
+# The rooms: every ordered pair, as the build declared them.
+[[ -s $room_table ]] || bad "no table of room probes at $room_table"
+while read -r probe expected header; do
+  out=$(cmake --build "$build" --target "probe_$probe" 2>&1)
+  rc=$?
+  if [[ $expected == ok ]]; then
+    if ((rc == 0)); then ok "$probe: $header compiles"; else bad "$probe: $header should compile:"$'\n'"$out"; fi
+  elif ((rc == 0)); then
+    bad "$probe: $header compiled, but this room must not see it"
+  elif grep -q "$header: No such file or directory" <<<"$out"; then
+    ok "$probe: $header is refused (not found)"
+  else
+    bad "$probe: failed, but not for want of $header:"$'\n'"$out"
+  fi
+done <"$room_table"
+
 # undefined_in FILE... : the external functions these objects call
 undefined_in() { nm --undefined-only --format=posix "$@" | awk 'NF >= 2 && $2 == "U" {print $1}' | sort -u; }
-for f in "$objects_lib" "$refs_lib" "$store_lib" ${cli_objects//;/ }; do
+for f in "$objects_lib" "$refs_lib" $store_lib ${cli_objects//;/ }; do
   [[ -f $f ]] || bad "no such file: $f (is the tree built?)"
 done
 openssl='^(EVP_|SHA[0-9]|OPENSSL_|ERR_|CRYPTO_|BIO_)'
@@ -87,6 +115,7 @@ for lib in openssl zstd libgit2 zlib; do must_not_call refs "$refs_lib" "${!lib}
 must_call store "$store_lib" "$libgit2" libgit2
 must_not_call store "$store_lib" "$openssl" OpenSSL
 must_not_call store "$store_lib" "$zstd" zstd
+for room in edge ingest; do must_not_call "store/$room" "${room_lib[$room]}" "$libgit2" libgit2; done
 for lib in openssl zstd libgit2 zlib; do must_not_call cli "$cli_files" "${!lib}" "$lib"; done
 # CLI11 is header-only: its code is compiled into each file that includes it.
 with_cli11=()
@@ -95,7 +124,7 @@ for o in $cli_files; do
 done
 if [[ ${with_cli11[*]} == command_table.cc.o ]]; then ok "only command_table.cc compiles CLI11"
 else bad "CLI11 is compiled into: ${with_cli11[*]:-nothing} (expected command_table.cc.o alone)"; fi
-for lib in "$objects_lib" "$refs_lib" "$store_lib"; do
+for lib in "$objects_lib" "$refs_lib" $store_lib; do
   [[ -z $(nm -C --defined-only "$lib" 2>/dev/null | grep ' CLI::') ]] || bad "$(basename "$lib") compiles CLI11"
 done
 

@@ -1,2 +1,2 @@
 // cli/ sees store/ (and the layers below).
-#include "store/verify.h"
+#include "store/verify/verify.h"

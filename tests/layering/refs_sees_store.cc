@@ -1,2 +1,2 @@
 // refs/ must not see store/.
-#include "store/store.h"
+#include "store/core/store.h"

@@ -1,2 +1,2 @@
 // store/ sees its own headers.
-#include "store/store.h"
+#include "store/core/store.h"

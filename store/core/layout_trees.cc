@@ -1,0 +1,84 @@
+#include "store/core/layout_trees.h"
+
+#include "refs/layout.h"
+#include "store/git/objwrite.h"
+
+namespace kistore {
+namespace {
+
+constexpr Level kLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+
+// Where a source id's own segments start: after "refs/sources/".
+constexpr std::size_t kSourcesPrefix = 13;
+
+}  // namespace
+
+LayoutTrees::LayoutTrees(git_repository* repo, bool check_ids)
+    : repo_(repo), odb_(git::open_odb(repo)), packs_(git_repository_path(repo)),
+      reader_(odb_.get(), {&packs_, check_ids, /*keep=*/true}), check_ids_(check_ids) {}
+
+std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
+  std::string out;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (!packs_.read(id, type, out) || type != GIT_OBJECT_BLOB) return std::nullopt;
+  if (check_ids_) {
+    git_oid actual = git::object_id(GIT_OBJECT_BLOB, out);
+    if (!git_oid_equal(&actual, &id))
+      throw Error(ErrorCode::kCorruption, "the blob " + git::oid_str(id) + " holds content with another id");
+  }
+  return out;
+}
+
+std::string LayoutTrees::blob(const git_oid& id) const {
+  if (std::optional<std::string> stored = stored_blob(id)) return std::move(*stored);
+  return git::blob_bytes(repo_, id);
+}
+
+std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string& path) const {
+  return reader_.blob_at(root, path);
+}
+
+std::optional<std::string> LayoutTrees::read(const git_oid* root, const std::string& path) const {
+  auto id = entry(root, path);
+  if (!id) return std::nullopt;
+  return blob(*id);
+}
+
+std::optional<Format> LayoutTrees::format_of(const git_oid* root) const {
+  if (!root) return kCurrentFormat;
+  if (auto it = formats_.find(*root); it != formats_.end()) return it->second;
+  auto bytes = read(root, std::string(kFormatPath));
+  std::optional<Format> f = bytes ? parse_format_bytes(*bytes) : Format::k1;
+  formats_.emplace(*root, f);
+  return f;
+}
+
+std::optional<LevelState> LayoutTrees::level_of(const git_oid* root, const Digest& run) const {
+  const Format f = format_of(root).value_or(kCurrentFormat);
+  for (Level l : kLevels)
+    if (auto id = entry(root, level_path(f, l, run))) return LevelState{l, *id};
+  return std::nullopt;
+}
+
+int LayoutTrees::level_count(const git_oid* root, const Digest& run) const {
+  const Format f = format_of(root).value_or(kCurrentFormat);
+  int n = 0;
+  for (Level l : kLevels) n += entry(root, level_path(f, l, run)).has_value();
+  return n;
+}
+
+bool LayoutTrees::source_blocked(const git_oid* root, const std::string& path) const {
+  if (reader_.tree_at(root, path)) return true;
+  for (std::size_t slash = path.find('/', kSourcesPrefix); slash != std::string::npos; slash = path.find('/', slash + 1))
+    if (entry(root, path.substr(0, slash))) return true;
+  return false;
+}
+
+std::vector<git::TreeDelta> LayoutTrees::diff(const git_oid* from, const git_oid* to, const std::string& dir,
+                                              git::DiffSides sides) const {
+  std::vector<git::TreeDelta> out;
+  reader_.diff(from, to, dir, [&](const git::TreeDelta& d) { out.push_back(d); }, sides);
+  return out;
+}
+
+}  // namespace kistore

@@ -1,0 +1,97 @@
+// The trees of a store's commits read as the layout says (SPEC §2), for the
+// checks and merges of pull (incoming.h, merge.h), private to store/: the
+// blob at a path, a run's level entry, whether a source id is blocked, and
+// what differs between two trees.
+//
+// Trees are read raw (raw_tree.h), through the store's packs first, checked
+// against their ids (what a pull reads came from a remote, or is merged with
+// what did), and kept by id for the reader's life: the index's big folders
+// (refs/levels/<level>, a source's ids) are looked up again for every new
+// object. A tree root is given as its id; null is the empty tree.
+//
+// Errors: Error(kCorruption) for a tree that cannot be read, is malformed or
+// does not hash to its id; Error(kIO) for a blob libgit2 cannot read.
+//
+// Thread-safety: one thread, except stored_blob; must not outlive the
+// repository.
+#pragma once
+
+#include <git2.h>
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "objects/digest.h"
+#include "refs/layout.h"
+#include "refs/level.h"
+#include "store/git/git.h"
+#include "store/git/packread.h"
+#include "store/git/raw_tree.h"
+
+namespace kistore {
+
+// A run's level entry: which level, and the blob that holds its evidence.
+struct LevelState {
+  Level level;
+  git_oid id;
+  friend bool operator==(const LevelState& a, const LevelState& b) {
+    return a.level == b.level && git_oid_equal(&a.id, &b.id);
+  }
+};
+
+class LayoutTrees {
+ public:
+  // The trees of `repo`, whose packs are mapped now: packs written later are
+  // read through libgit2. With `check_ids` false, trees are not hashed
+  // against their ids: only for a repository every object of which was
+  // rehashed on its way in (a quarantine after walk_incoming) or is the
+  // store's own.
+  explicit LayoutTrees(git_repository* repo, bool check_ids = true);
+
+  git_repository* repo() const { return repo_; }
+
+  // The blob id at `path` below `root`, if any.
+  std::optional<git_oid> entry(const git_oid* root, const std::string& path) const;
+  // The bytes of the blob `id`: from the store's packs where it is a whole
+  // stored object (hashed against its id with check_ids), else through
+  // libgit2. Errors: Error(kCorruption) for content with another id,
+  // Error(kIO) for a blob libgit2 cannot read.
+  std::string blob(const git_oid& id) const;
+  // As blob, from the packs alone (nullopt where blob would ask libgit2):
+  // safe to call from any thread.
+  std::optional<std::string> stored_blob(const git_oid& id) const;
+  // The bytes of the blob at `path` below `root`, if any.
+  std::optional<std::string> read(const git_oid* root, const std::string& path) const;
+  // The format of the tree `root` (refs/layout.h): format 2 for the empty
+  // tree or FORMAT "kistore 2\n", format 1 without FORMAT, nullopt when
+  // FORMAT holds anything else (what it holds: read(root, "FORMAT")).
+  std::optional<Format> format_of(const git_oid* root) const;
+  // The run's level entry below `root` (in the tree's format), the first of disputed, reported,
+  // source-native, reproduced that exists.
+  std::optional<LevelState> level_of(const git_oid* root, const Digest& run) const;
+  // How many level entries the run has below `root`.
+  int level_count(const git_oid* root, const Digest& run) const;
+  // Whether the source id `path` (refs/sources/...) cannot be an entry of its
+  // own below `root`: a folder of other ids is there, or a shorter id is a
+  // prefix of it. add then keeps the first claim and indexes nothing (verify
+  // warns).
+  bool source_blocked(const git_oid* root, const std::string& path) const;
+
+  // The non-tree paths that differ between `from` and `to`, below the folder
+  // `dir` ("" for all), in git's order (TreeReader::diff); with `sides`, only
+  // those of one side (and the trees only the other side has are not read).
+  std::vector<git::TreeDelta> diff(const git_oid* from, const git_oid* to, const std::string& dir = "",
+                                   git::DiffSides sides = git::DiffSides::kBoth) const;
+
+ private:
+  git_repository* repo_;
+  git::Odb odb_;
+  git::PackReader packs_;
+  git::TreeReader reader_;
+  bool check_ids_;
+  mutable std::unordered_map<git_oid, std::optional<Format>, git::OidHash, git::OidEq> formats_;  // format_of, by root
+};
+
+}  // namespace kistore

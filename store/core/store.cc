@@ -1,0 +1,439 @@
+#include "store/core/store.h"
+
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "objects/blob.h"
+#include "objects/json.h"
+#include "objects/parallel.h"
+#include "refs/layout.h"
+#include "store/git/git.h"
+#include "store/git/native_repo.h"
+#include "store/git/repo_objects.h"
+#include "store/git/objwrite.h"
+#include "store/git/packread.h"
+#include "store/git/raw_tree.h"
+#include "store/git/store_access.h"
+#include "store/core/store_shape.h"
+#include "store/edge/tempfiles.h"
+
+namespace kistore {
+namespace {
+
+// A change of this many blobs or more is written as one pack; smaller ones as
+// loose objects (a pack per small commit would leave thousands of packs).
+constexpr std::size_t kPackThreshold = 64;
+// How often a writer that lost the race rebuilds on the new head.
+constexpr int kMaxAttempts = 64;
+// The author of a commit when neither the caller nor git's configuration
+// names one.
+constexpr const char* kFallbackAuthorName = "kistore";
+constexpr const char* kFallbackAuthorEmail = "kistore@localhost";
+
+// Splits "Name <email>", or throws Error(kInvalidInput) naming the value,
+// what was expected and what was found: a name and an email, neither empty,
+// neither holding < or > (which would end or start the email early in the
+// commit's author line), a line break or a NUL (which would end the author
+// line, and start a header line of the author's own). Other characters are
+// kept (an escape sequence is data: every printer escapes it).
+std::pair<std::string, std::string> parse_author(std::string_view text) {
+  auto refuse = [&](const std::string& found) -> std::pair<std::string, std::string> {
+    throw InvalidInput("commit author " + quoted_excerpt(text) +
+                       ": expected \"Name <email>\", with no <, > or line break in the name or the email, found " +
+                       found);
+  };
+  for (unsigned char c : text)
+    if (c == '\n' || c == '\r' || c == '\0') {
+      char code[32];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      return refuse(std::string(c ? "a line break (" : "a NUL (") + code + ")");
+    }
+  std::size_t lt = text.find('<');
+  if (lt == std::string_view::npos) return refuse("no <");
+  if (text.find('<', lt + 1) != std::string_view::npos) return refuse("a second \"<\"");
+  if (text.back() != '>') return refuse("no > at the end");
+  if (text.find('>') + 1 != text.size()) return refuse("\">\" before the end");
+  std::string name(text.substr(0, lt));
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  std::string_view email = text.substr(lt + 1, text.size() - lt - 2);
+  if (name.empty()) return refuse("no name before <");
+  if (email.empty()) return refuse("an empty email");
+  return {name, std::string(email)};
+}
+
+// The signature of a commit: `author` ("Name <email>") if given, else git's
+// user.name/user.email, else the fallback; at `time` (unix seconds) if given,
+// else now.
+git::Signature make_signature(git_repository* repo, const std::string& author, std::optional<std::int64_t> time) {
+  git_signature* sig = nullptr;
+  if (!author.empty()) {
+    auto [name, email] = parse_author(author);
+    git::check(git_signature_now(&sig, name.c_str(), email.c_str()), "author");
+  } else if (git_signature_default(&sig, repo) < 0) {
+    // No identity anywhere (a fresh machine, a CI runner): a store never
+    // fails for want of one (SPEC §2).
+    git::check(git_signature_now(&sig, kFallbackAuthorName, kFallbackAuthorEmail), "author");
+  }
+  if (time) {
+    git_signature* pinned = nullptr;
+    int rc = git_signature_new(&pinned, sig->name, sig->email, static_cast<git_time_t>(*time), 0);
+    git_signature_free(sig);
+    git::check(rc, "author");
+    sig = pinned;
+  }
+  return git::Signature(sig);
+}
+
+}  // namespace
+
+// ---- Store ----------------------------------------------------------------
+
+Store::Store(git_repository* repo, std::string dir) : dir_(std::move(dir)) {
+  // A constructor that throws runs no destructor: free the repository here.
+  try {
+    git_reference* head = nullptr;
+    git::check(git_reference_lookup(&head, repo, "HEAD"), dir_ + ": reading HEAD");
+    git::Reference owned(head);
+    if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
+      throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
+    branch_ = git_reference_symbolic_target(head);
+  } catch (...) {
+    git_repository_free(repo);
+    throw;
+  }
+  objects_ = std::make_shared<git::RepoObjects>(dir_, repo);
+}
+
+Store::Store(std::shared_ptr<git::RepoObjects> objects, std::string dir, std::string branch)
+    : objects_(std::move(objects)), dir_(std::move(dir)), branch_(std::move(branch)) {}
+
+Store::Store(Store&& o) noexcept = default;
+Store& Store::operator=(Store&& o) noexcept = default;
+Store::~Store() = default;
+
+git_repository* Store::repo() const { return objects_->repo(); }
+
+Store Store::init(const std::string& dir) {
+  git::ensure_init();
+  git_repository* existing = nullptr;
+  if (git_repository_open_ext(&existing, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
+    git_repository_free(existing);
+    throw IOError(dir + ": a repository is already there; not initialising over it");
+  }
+  git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+  opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+  opts.initial_head = "main";
+  opts.description = "kistore evidence store";
+  git_repository* repo = nullptr;
+  git::check(git_repository_init_ext(&repo, dir.c_str(), &opts), dir + ": creating the store");
+  Store store(repo, dir);  // owns the repository from here, also if what follows throws
+  git_config* cfg = nullptr;
+  git::check(git_repository_config(&cfg, repo), dir + ": opening config");
+  git::Config owned(cfg);
+  git::check(git_config_set_int32(cfg, "kistore.formatversion", 2), dir + ": writing config");
+  return store;
+}
+
+Store Store::open(const std::string& dir, Use use) {
+  if (use == Use::kAnything) git::ensure_init();
+  if (std::optional<Store> store = open_native(dir)) {
+    if (use == Use::kAnything) store->repo();  // opened as before, so that its errors come here
+    return std::move(*store);
+  }
+  git::ensure_init();
+  git_repository* repo = nullptr;
+  int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir));
+  git::check(rc, dir + ": opening the store");
+  Store store(repo, dir);
+  if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
+    throw IOError(dir + ": not a kistore store: " + why +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  store.check_format();
+  return store;
+}
+
+void Store::check_format() const {
+  try {
+    snapshot().format();  // a later format is refused by every command
+  } catch (const Error& e) {
+    throw IOError(dir_ + ": " + e.what() + "; nothing was read or written");
+  }
+}
+
+std::optional<Store> Store::open_native(const std::string& dir) {
+  std::optional<git::NativeRepo> found = git::locate_repository(dir);
+  if (!found) return std::nullopt;
+  Store store(std::make_shared<git::RepoObjects>(dir, found->gitdir), dir, found->branch);
+  std::optional<Snapshot> head = store.snapshot_native();
+  // An unborn branch (its shape rule lists references) or a head that the
+  // own reader cannot read: libgit2 opens it, with its own messages.
+  if (!head || head->empty()) return std::nullopt;
+  std::optional<StoreShape> shape;
+  try {
+    shape = store_shape(*head->raw_tree_index(""), [&](const char* name) { return head->raw_tree_index(name); },
+                        store.branch_);
+  } catch (const Error&) {
+    return std::nullopt;  // a damaged tree: libgit2's message
+  }
+  if (!shape->refuse_open.empty())
+    throw IOError(dir + ": not a kistore store: " + shape->refuse_open +
+                  "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
+  store.check_format();
+  return store;
+}
+
+std::string Store::author(const std::string& option) const {
+  git::Signature sig = make_signature(repo(), option, std::nullopt);
+  return std::string(sig->name) + " <" + sig->email + ">";
+}
+
+std::string Store::local_dir() const {
+  std::string dir = objects_->gitdir();
+  if (!dir.empty() && dir.back() == '/') dir.pop_back();
+  return dir + "/kistore";
+}
+
+std::optional<std::string> Store::setting(const std::string& key) const {
+  git_config* cfg = nullptr;
+  git::check(git_repository_config_snapshot(&cfg, repo()), dir_ + ": reading config");
+  git::Config owned(cfg);
+  const char* value = nullptr;
+  if (git_config_get_string(&value, cfg, ("kistore." + key).c_str()) < 0) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  return std::string(value);
+}
+
+void Store::set_setting(const std::string& key, const std::string& value) {
+  git_config* cfg = nullptr;
+  git::check(git_repository_config(&cfg, repo()), dir_ + ": opening config");
+  git::Config owned(cfg);
+  git::check(git_config_set_string(cfg, ("kistore." + key).c_str(), value.c_str()), dir_ + ": writing config");
+}
+
+Snapshot Store::snapshot() const {
+  if (std::optional<Snapshot> native = snapshot_native()) return std::move(*native);
+  git_repository* repo = this->repo();
+  git_reference* ref = nullptr;
+  int rc = git_reference_lookup(&ref, repo, branch_.c_str());
+  if (rc == GIT_ENOTFOUND) return Snapshot(objects_, nullptr, "");
+  git::check(rc, dir_ + ": reading " + branch_);
+  git::Reference owned(ref);
+  git_commit* commit = nullptr;
+  git::check(git_commit_lookup(&commit, repo, git_reference_target(ref)), dir_ + ": reading the head commit");
+  git::Commit owned_commit(commit);
+  return Snapshot(objects_, git_commit_tree_id(commit), git::oid_str(*git_commit_id(commit)));
+}
+
+Snapshot Store::snapshot_at(const std::string& commit_id) const {
+  git_oid id, tree_id;
+  if (commit_id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, commit_id.c_str()) != 0)
+    throw IOError(dir_ + ": reading commit \"" + commit_id + "\": not a commit id");
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string commit;
+  if (objects_->read_native(id, type, commit) && type == GIT_OBJECT_COMMIT && git::commit_tree_id(commit, tree_id))
+    return Snapshot(objects_, &tree_id, commit_id);
+  git_commit* raw = nullptr;
+  git::check(git_commit_lookup(&raw, repo(), &id), dir_ + ": reading commit " + commit_id);
+  git::Commit owned(raw);
+  return Snapshot(objects_, git_commit_tree_id(raw), commit_id);
+}
+
+std::optional<Snapshot> Store::snapshot_native() const {
+  git_oid commit_id, tree_id;
+  switch (git::read_ref(objects_->gitdir(), branch_, commit_id)) {
+    case git::RefState::kAbsent:
+      return Snapshot(objects_, nullptr, "");
+    case git::RefState::kUnknown:
+      return std::nullopt;
+    case git::RefState::kFound:
+      break;
+  }
+  git_object_t type = GIT_OBJECT_INVALID;
+  std::string commit;
+  if (!objects_->read_native(commit_id, type, commit) || type != GIT_OBJECT_COMMIT ||
+      !git::commit_tree_id(commit, tree_id))
+    return std::nullopt;
+  return Snapshot(objects_, &tree_id, git::oid_str(commit_id));
+}
+
+std::string commit_message(const ChangeSet& change) {
+  std::string msg = change.summary + "\n\n";
+  if (!change.body.empty()) {
+    msg += change.body;
+    if (msg.back() != '\n') msg += '\n';
+    msg += '\n';
+  }
+  msg += "Kistore-Op: " + change.op + "\n";
+  return msg;
+}
+
+std::string commit_op(std::string_view message) {
+  constexpr std::string_view key = "\nKistore-Op: ";
+  std::size_t pos = message.rfind(key);
+  if (pos == std::string_view::npos) return "";
+  std::string_view rest = message.substr(pos + key.size());
+  return std::string(rest.substr(0, rest.find('\n')));
+}
+
+std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, const CommitOptions& options) {
+  if (!options.author.empty()) parse_author(options.author);  // refused before any object is written
+  // A bulk change becomes one pack; a small one, loose objects (as git
+  // writes them), so that many small adds do not pile up packs.
+  bool bulk = change.upserts.size() + change.links.size() >= kPackThreshold;
+  std::optional<git::PackWriter> pack;
+  std::optional<git::LooseWriter> loose;
+  if (bulk)
+    pack.emplace(objects_->gitdir() + "objects/pack");
+  else
+    loose.emplace(repo());
+  git::ObjectWriter& out = bulk ? static_cast<git::ObjectWriter&>(*pack) : *loose;
+
+  std::map<std::string, git::PathChange> changes;
+  std::size_t done = 0, total = change.upserts.size();
+  // Blob ids (SHA-1) on every core; the writes that follow are in order.
+  std::vector<git_oid> ids;
+  if (bulk) {
+    std::vector<const std::string*> contents;
+    contents.reserve(total);
+    for (const auto& kv : change.upserts) contents.push_back(&kv.second);
+    ids.resize(total);
+    parallel_for(total, [&](std::size_t i) { ids[i] = git::object_id(GIT_OBJECT_BLOB, *contents[i]); });
+  }
+  for (const auto& [path, bytes] : change.upserts) {
+    // Stored, not deflated: documents are zstd frames, which deflate cannot
+    // shrink, and index entries are a few dozen bytes, which it barely does;
+    // stored objects are read without inflating (packread.h).
+    git_oid id;
+    if (bulk) {
+      id = ids[done];
+      out.write(id, GIT_OBJECT_BLOB, bytes, 0);
+    } else {
+      id = out.write(GIT_OBJECT_BLOB, bytes, 0);
+    }
+    changes.emplace_hint(changes.end(), path, git::PathChange{id});
+    ++done;
+    if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
+  }
+  for (const auto& [path, id] : change.links) changes.emplace(path, git::PathChange{git::parse_oid(id)});  // upserts win
+  for (const std::string& path : change.removals) changes[path] = git::PathChange{};
+
+  git_oid tree_id = git::build_tree(repo(), base.tree_id(), changes, out);
+  std::string content = commit_text(base, tree_id, change, options);
+  git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
+  if (pack) pack->finish();
+  if (loose) loose->sync();
+  return git::oid_str(commit_id);
+}
+
+std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const ChangeSet& change,
+                               const CommitOptions& options) const {
+  std::vector<git_oid> parents;
+  auto add_parent = [&](const std::string& id_text) {
+    git_oid id;
+    if (git_oid_fromstr(&id, id_text.c_str()) < 0) throw IOError("not a commit id: " + id_text);
+    parents.push_back(id);
+  };
+  if (!base.empty()) add_parent(base.commit_id());
+  for (const std::string& p : change.extra_parents) add_parent(p);
+  git::Signature author = make_signature(repo(), options.author, options.time);
+  std::string message = commit_message(change);
+  std::string content = git::commit_text(tree, parents, *author, *author, message);
+  if (options.sign) {
+    std::string signature = options.sign(content);
+    if (!signature.empty()) content = git::commit_text(tree, parents, *author, *author, message, signature);
+  }
+  return content;
+}
+
+void Store::sweep_temp_files() const {
+  // A writer killed before its rename left temporary files: the next one
+  // removes those of dead processes (never a live writer's).
+  const std::string objects = objects_->gitdir() + "objects";
+  sweep_stale_temp_files(objects);
+  sweep_stale_temp_files(objects + "/pack");
+}
+
+void Store::check_writable() const {
+  check_write_access(objects_->gitdir());
+  if (std::string why = store_shape(repo(), branch_).refuse_write; !why.empty())
+    throw IOError(dir_ + ": not a kistore store: " + why +
+                  "; nothing was written (if it is a store that was tampered with, `kistore verify` lists what is wrong)");
+}
+
+std::optional<std::string> Store::commit(
+    const std::function<std::optional<ChangeSet>(const Snapshot&)>& build, const CommitOptions& options) {
+  std::string op;
+  return commit_written(
+      [&](const Snapshot& base) -> std::optional<std::string> {
+        std::optional<ChangeSet> change = build(base);
+        if (!change) return std::nullopt;
+        // A new store's first commit says its format in FORMAT.
+        if (base.empty()) change->upserts.emplace(std::string(kFormatPath), std::string(kFormat2Bytes));
+        op = change->op;
+        return write_commit(base, *change, options);
+      },
+      op, options.upgrade);
+}
+
+std::optional<std::string> Store::commit_written(
+    const std::function<std::optional<std::string>(const Snapshot&)>& write, const std::string& op, bool upgrade) {
+  sweep_temp_files();
+  std::mt19937 rng(std::random_device{}());
+  bool last_locked = false;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    check_writable();
+    Snapshot base = snapshot();
+    // Format (refs/layout.h): writers write format 2 only.
+    if (base.format() != kCurrentFormat && !upgrade)
+      throw IOError(dir_ + ": this store is " + format_name(base.format()) + "; kistore writes " +
+                    format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was written");
+    std::optional<std::string> written = write(base);
+    if (!written) return std::nullopt;
+    const std::string& id = *written;
+    git_oid new_id;
+    git_oid_fromstr(&new_id, id.c_str());
+    std::optional<git_oid> old_id;
+    if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
+    int rc = git::move_ref(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
+    if (rc == 0) {
+      git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr);
+      git_odb* odb = nullptr;
+      if (git_repository_odb(&odb, repo()) == 0) {
+        git_odb_refresh(odb);  // see the pack just written
+        git_odb_free(odb);
+      }
+      objects_->refresh();
+      return id;
+    }
+    if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED)
+      git::check(rc, dir_ + ": moving " + branch_);
+    last_locked = rc == GIT_ELOCKED;
+    git_error_clear();
+    // Another writer won: back off a little, then rebuild on its head.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + attempt * 10)));
+  }
+  throw IOError(dir_ + ": gave up after " + std::to_string(kMaxAttempts) + " attempts: " +
+                (last_locked ? "the lock file " + objects_->gitdir() + branch_ +
+                                   ".lock stayed in place; if no kistore or git command is running on this "
+                                   "store, a crashed one left it: remove it"
+                             : "other writers kept moving " + branch_));
+}
+
+}  // namespace kistore

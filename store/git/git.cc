@@ -1,0 +1,138 @@
+#include "store/git/git.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace kistore::git {
+
+namespace {
+std::atomic<bool> strict_hashes{false};
+}
+
+void ensure_init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    git_libgit2_init();
+    // Reads trust the local object store, as git's own commands do: libgit2
+    // re-hashing every object read costs queries more than the rest of
+    // their work (the index's flat folders are large trees). verify and
+    // pull turn the check on (HashCheck), or hash what they read themselves.
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, strict_hashes ? 1 : 0);
+    // kistore names every object it puts in a tree itself, so libgit2's
+    // existence check before each tree entry is a lookup per entry for nothing.
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
+  });
+}
+
+HashCheck::HashCheck(bool on) : previous_(strict_hashes.exchange(on)) {
+  ensure_init();  // libgit2 may be opened lazily (store/object_source.h): set the option on a live library
+  git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, on ? 1 : 0);
+}
+HashCheck::~HashCheck() {
+  strict_hashes = previous_;
+  git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, previous_ ? 1 : 0);
+}
+
+Odb open_odb(git_repository* repo) {
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo), "opening the object database");
+  return Odb(odb);
+}
+
+std::string last_error() {
+  const git_error* e = git_error_last();
+  return e && e->message ? e->message : "unknown error";
+}
+
+git_oid parse_oid(const std::string& text) {
+  git_oid id;
+  if (text.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, text.c_str()) < 0)
+    throw Error(ErrorCode::kIO, "not a git object id: \"" + text + "\"");
+  return id;
+}
+
+std::optional<git_oid> ref_target(git_repository* repo, const std::string& name) {
+  git_reference* ref = nullptr;
+  int rc = git_reference_lookup(&ref, repo, name.c_str());
+  if (rc == GIT_ENOTFOUND) {
+    git_error_clear();
+    return std::nullopt;
+  }
+  check(rc, "reading " + name);
+  Reference owned(ref);
+  git_reference* resolved = nullptr;
+  check(git_reference_resolve(&resolved, ref), "resolving " + name);
+  Reference owned_resolved(resolved);
+  return *git_reference_target(resolved);
+}
+
+void set_ref(git_repository* repo, const std::string& name, const git_oid& id, const std::string& log) {
+  git_reference* ref = nullptr;
+  check(git_reference_create(&ref, repo, name.c_str(), &id, 1, log.c_str()), "writing " + name);
+  git_reference_free(ref);
+}
+
+void delete_ref(git_repository* repo, const std::string& name) {
+  git_reference* ref = nullptr;
+  if (git_reference_lookup(&ref, repo, name.c_str()) == 0) {
+    git_reference_delete(ref);
+    git_reference_free(ref);
+  }
+  git_error_clear();
+}
+
+bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& ancestor) {
+  if (git_oid_equal(&commit, &ancestor)) return true;
+  int rc = git_graph_descendant_of(repo, &commit, &ancestor);
+  git_error_clear();
+  return rc == 1;
+}
+
+void commit_signature(git_repository* repo, const git_oid& commit, std::string& signature, std::string& payload) {
+  signature.clear();
+  payload.clear();
+  git_buf sig = GIT_BUF_INIT, data = GIT_BUF_INIT;
+  git_oid id = commit;
+  if (git_commit_extract_signature(&sig, &data, repo, &id, nullptr) == 0) {
+    signature.assign(sig.ptr, sig.size);
+    payload.assign(data.ptr, data.size);
+  }
+  git_buf_dispose(&sig);
+  git_buf_dispose(&data);
+  git_error_clear();
+}
+
+git_oid commit_tree(git_repository* repo, const git_oid& commit) {
+  git_commit* c = nullptr;
+  check(git_commit_lookup(&c, repo, &commit), "reading commit " + oid_str(commit));
+  Commit owned(c);
+  return *git_commit_tree_id(c);
+}
+
+std::string blob_bytes(git_repository* repo, const git_oid& id) {
+  git_blob* blob = nullptr;
+  check(git_blob_lookup(&blob, repo, &id), "reading blob " + oid_str(id));
+  Blob owned(blob);
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
+}
+
+void sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from) {
+  if (git_repository_is_bare(repo)) return;
+  git_reference* head = nullptr;
+  if (git_reference_lookup(&head, repo, "HEAD") != 0) return git_error_clear();
+  bool names_it = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && git_reference_symbolic_target(head) == name;
+  git_reference_free(head);
+  if (!names_it) return;
+  git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+  opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+  git_commit* base = nullptr;
+  git_tree* base_tree = nullptr;
+  if (from && git_commit_lookup(&base, repo, from) == 0 && git_commit_tree(&base_tree, base) == 0)
+    opts.baseline = base_tree;  // only what changed since is written
+  git_checkout_head(repo, &opts);
+  git_tree_free(base_tree);
+  git_commit_free(base);
+  git_error_clear();
+}
+
+}  // namespace kistore::git

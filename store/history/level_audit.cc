@@ -1,0 +1,486 @@
+#include "store/history/level_audit.h"
+
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "objects/blob.h"
+#include "objects/error.h"
+#include "refs/index.h"
+#include "refs/layout.h"
+#include "store/core/dictionaries.h"
+#include "store/git/git.h"
+#include "store/git/raw_tree.h"
+
+namespace kistore {
+
+std::optional<LevelEntryValue> parse_level_entry(std::string_view bytes) {
+  try {
+    Json j = parse_json(bytes, "level entry");
+    if (!j.is_object() || j.as_object().size() != 1) return std::nullopt;
+    const Json* e = j.find("evidence");
+    if (!e) return std::nullopt;
+    LevelEntryValue v;
+    if (e->is_string()) {
+      v.evidence = Digest::parse(e->as_string());
+      if (!v.evidence) return std::nullopt;
+    } else if (!e->is_null()) {
+      return std::nullopt;
+    }
+    if (level_entry(v.evidence) != bytes) return std::nullopt;
+    return v;  // the caller sets the level from the entry's folder
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+// No level entry is longer than {"evidence":"sha256:<64 hex>"}; no object frame
+// longer than a document's limit and the frame's overhead.
+constexpr std::size_t kMaxLevelEntryBytes = 256;
+constexpr std::size_t kMaxFrameBytes = (16u << 20) + 4096;
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+// A level entry's path in either format: the audit reads histories that an
+// upgrade crosses (verify and pull check that each tree holds its own format).
+std::optional<LevelEntryPath> parse_level_path_any(std::string_view path) {
+  if (auto p = parse_level_path(Format::k2, path)) return p;
+  return parse_level_path(Format::k1, path);
+}
+
+std::string oid_key(const git_oid& id) { return std::string(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ); }
+
+std::string describe(const std::optional<LevelEntryValue>& v) {
+  if (!v) return "no single level entry";
+  return std::string(level_name(v->level)) + " " + level_entry(v->evidence);
+}
+
+// A blob's bytes; nullopt when it is longer than `max` (read no further)
+// or not a blob.
+std::optional<std::string> bounded_blob(git_odb* odb, const git_oid& id, std::size_t max) {
+  std::size_t size = 0;
+  git_object_t type;
+  git::check(git_odb_read_header(&size, &type, odb, &id), "reading blob " + git::oid_str(id));
+  if (size > max || type != GIT_OBJECT_BLOB) return std::nullopt;
+  git_odb_object* raw = nullptr;
+  git::check(git_odb_read(&raw, odb, &id), "reading blob " + git::oid_str(id));
+  git::OdbObject object(raw);
+  return std::string(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
+}
+
+}  // namespace
+
+struct LevelAudit::State {
+  git_repository* repo;
+  std::vector<AllowedSigner> trust;
+  git::Odb odb;
+  git::TreeReader trees;  // raw trees, checked against their ids, kept
+  // Tips whose history was walked; for a tip walked with nothing hidden, the
+  // rerun commits reachable from it (so reachability needs no graph query).
+  std::vector<git_oid> walked;
+  std::unordered_set<std::string> known;  // every commit walked (raw ids): its ancestors are known too
+  std::unordered_map<std::string, std::unordered_set<std::string>> complete;
+  // Rerun commits, every one before its ancestors (newest first), their audits,
+  // and the valid ones by the run they are valid for.
+  std::vector<std::string> order;
+  std::unordered_map<std::string, RerunCommitAudit> audits;
+  std::map<Digest, std::vector<RerunCommit>> valid_by_run;
+  std::map<std::pair<std::string, std::string>, bool> ancestry;
+  std::unordered_map<std::string, Format> formats;  // by tree id
+  // For each commit asked about (and its ancestors), the valid rerun commits
+  // reachable from it (raw ids as keys; hex ids, sorted, as values).
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> rerun_sets;
+
+  State(git_repository* r, std::vector<AllowedSigner> t)
+      : repo(r), trust(std::move(t)), odb(git::open_odb(r)), trees(odb.get(), {nullptr, true, true}) {}
+
+  git_oid commit_tree(const std::string& commit) { return git::commit_tree(repo, git::parse_oid(commit)); }
+
+  void learn(const std::string& tip);
+  RerunCommitAudit audit(const std::string& id);
+  bool is_ancestor(const std::string& ancestor, const std::string& descendant);
+  bool reachable(const std::string& commit, const std::string& tip);
+  std::shared_ptr<const std::vector<std::string>> reruns_below(const git_oid& start);
+  std::optional<Document> run_document(const git_oid& tree, const Digest& d);
+  std::optional<LevelEntryValue> single_entry(const git_oid& tree, const Digest& run);
+  Format format_at(const git_oid& tree);
+  std::map<Digest, std::vector<std::pair<Level, std::string>>> level_map(const git_oid& tree);
+  std::vector<AddedRerun> added_reruns(const git_oid& tree, const std::map<Digest, std::optional<LevelEntryValue>>& changes,
+                                       const std::set<Digest>& added_objects);
+  std::string short_reason(const RerunCommitAudit& a, const Digest& run) const;
+  std::string reason(const RerunCommitAudit& a, const Digest& run) const;
+};
+
+LevelAudit::LevelAudit(git_repository* repo, std::vector<AllowedSigner> trust)
+    : state_(std::make_unique<State>(repo, std::move(trust))) {}
+LevelAudit::LevelAudit(const Store& store, std::vector<AllowedSigner> trust) : LevelAudit(store.repo(), std::move(trust)) {}
+LevelAudit::~LevelAudit() = default;
+
+void LevelAudit::State::learn(const std::string& tip) {
+  git_oid tip_id = git::parse_oid(tip);
+  if (known.count(oid_key(tip_id))) return;
+  git_revwalk* raw = nullptr;
+  git::check(git_revwalk_new(&raw, repo), "walking history");
+  git::Revwalk walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL);
+  git::check(git_revwalk_push(raw, &tip_id), "walking history from " + tip);
+  for (const git_oid& seen : walked) git::check(git_revwalk_hide(raw, &seen), "walking history");
+  const bool whole = walked.empty();
+  std::unordered_set<std::string> found;
+  std::vector<std::string> fresh;
+  git_oid id;
+  int rc;
+  while ((rc = git_revwalk_next(&id, raw)) == 0) {
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
+    git::Commit commit(c);
+    known.insert(oid_key(id));
+    const char* message = git_commit_message(c);
+    if (commit_op(message ? message : "") != "rerun") continue;
+    std::string hex = git::oid_str(id);
+    found.insert(hex);
+    if (audits.count(hex)) continue;
+    RerunCommitAudit a = audit(hex);
+    if (a.valid) valid_by_run[a.valid->first].push_back(a.valid->second);
+    audits.emplace(hex, std::move(a));
+    fresh.push_back(hex);
+  }
+  // No commit of this walk is an ancestor of one found before (it would have
+  // been found then): listing them first keeps descendants before ancestors.
+  order.insert(order.begin(), fresh.begin(), fresh.end());
+  if (rc != GIT_ITEROVER) git::check(rc, "walking history from " + tip);
+  walked.push_back(tip_id);
+  if (whole) complete.emplace(tip, std::move(found));
+}
+
+std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, const Digest& d) {
+  const std::string path = object_path(d);
+  auto blob = trees.blob_at(&tree, path);
+  if (!blob) return std::nullopt;
+  try {
+    auto frame = bounded_blob(odb.get(), *blob, kMaxFrameBytes);
+    if (!frame) return std::nullopt;
+    // A frame that names a dictionary decodes with this tree's (rare here:
+    // a cache for this one document).
+    DictionaryCache dictionaries([&](const std::string& p) -> std::optional<std::string> {
+      auto id = trees.blob_at(&tree, p);
+      if (!id) return std::nullopt;
+      return bounded_blob(odb.get(), *id, kMaxDictionaryBytes);
+    });
+    std::string bytes = decode_object(*frame, path, dictionaries.lookup());
+    if (Digest::of(bytes) != d) return std::nullopt;
+    Document doc = Document::from_canonical(bytes, std::nullopt, Location{path, ""});
+    if (doc.kind() != Kind::kRun) return std::nullopt;
+    return doc;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kIO) throw;
+    return std::nullopt;  // not a valid run object: no rerun, nor a run to rerun
+  }
+}
+
+// The tree's format; a FORMAT this kistore does not read counts as format 2
+// here (verify and pull refuse it on their own).
+Format LevelAudit::State::format_at(const git_oid& tree) {
+  std::string key = oid_key(tree);
+  if (auto it = formats.find(key); it != formats.end()) return it->second;
+  Format f = Format::k1;
+  if (trees.blob_at(&tree, kFormatPath)) f = Format::k2;
+  return formats[key] = f;
+}
+
+// Every run's level entries below the tree: the level and the blob id of each.
+std::map<Digest, std::vector<std::pair<Level, std::string>>> LevelAudit::State::level_map(const git_oid& tree) {
+  std::map<Digest, std::vector<std::pair<Level, std::string>>> out;
+  trees.diff(nullptr, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+    if (auto p = parse_level_path_any(d.path)) out[p->run].emplace_back(p->level, oid_key(d.new_id));
+  });
+  for (auto& [run, entries] : out) std::sort(entries.begin(), entries.end());
+  return out;
+}
+
+std::optional<LevelEntryValue> LevelAudit::State::single_entry(const git_oid& tree, const Digest& run) {
+  std::optional<LevelEntryValue> out;
+  int found = 0;
+  const Format format = format_at(tree);
+  for (Level l : kAllLevels) {
+    auto blob = trees.blob_at(&tree, level_path(format, l, run));
+    if (!blob) continue;
+    ++found;
+    auto bytes = bounded_blob(odb.get(), *blob, kMaxLevelEntryBytes);
+    out = bytes ? parse_level_entry(*bytes) : std::nullopt;
+    if (out) out->level = l;
+  }
+  if (found != 1) return std::nullopt;
+  return out;
+}
+
+// Format 1: a rerun of R is a run object the commit adds, named as evidence
+// by R's new level entry, with R's comparison key and implementation. Its
+// verdict is the level that entry sets (format 1 records no other).
+std::vector<AddedRerun> LevelAudit::State::added_reruns(const git_oid& tree,
+                                                        const std::map<Digest, std::optional<LevelEntryValue>>& changes,
+                                                        const std::set<Digest>& added_objects) {
+  std::vector<AddedRerun> out;
+  for (const auto& [run, entry] : changes) {
+    if (!entry || !entry->evidence || *entry->evidence == run || !added_objects.count(*entry->evidence)) continue;
+    auto verdict = verdict_of(entry->level);
+    if (!verdict) continue;
+    auto rerun = run_document(tree, *entry->evidence);
+    auto original = rerun ? run_document(tree, run) : std::nullopt;
+    if (!original || comparison_key(rerun->spec()) != comparison_key(original->spec())) continue;
+    auto impl = run_reference(*original, "implementation");
+    if (!impl || run_reference(*rerun, "implementation") != impl) continue;
+    out.push_back(AddedRerun{run, *entry->evidence, *verdict, true});
+  }
+  return out;
+}
+
+LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
+  RerunCommitAudit a;
+  a.commit = hex;
+  git_oid id = git::parse_oid(hex);
+  git_commit* raw = nullptr;
+  git::check(git_commit_lookup(&raw, repo, &id), "reading commit " + hex);
+  git::Commit commit(raw);
+  {
+    LogEntry e;
+    e.id = hex;
+    e.committer_time = git_commit_time(raw);
+    git::commit_signature(repo, id, e.signature, e.signed_payload);
+    a.signature = judge_signature(e, trust);
+  }
+  a.facts.op = "rerun";
+  a.facts.signed_by_controller = a.signature.state == SignatureStatus::kTrusted;
+
+  const git_oid tree = *git_commit_tree_id(raw);
+  std::optional<git_oid> parent;
+  if (git_commit_parentcount(raw) > 0) parent = git::commit_tree(repo, *git_commit_parent_id(raw, 0));
+  const git_oid* before = parent ? &*parent : nullptr;
+  std::set<Digest> touched, added;
+  trees.diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+    if (auto p = parse_level_path_any(d.path)) touched.insert(p->run);
+  });
+  trees.diff(
+      before, &tree, "objects",
+      [&](const git::TreeDelta& d) {
+        if (auto digest = parse_object_path(d.path); digest && d.status == git::TreeDelta::kAdded) added.insert(*digest);
+      },
+      git::DiffSides::kAddedOrChanged);
+  for (const Digest& run : touched) {
+    std::optional<LevelEntryValue> entry = single_entry(tree, run);
+    // A run this commit adds enters at its default level: that is no level change.
+    if (added.count(run) && entry && !entry->evidence)
+      if (auto doc = run_document(tree, run); doc && entry->level == default_level(doc->spec())) continue;
+    a.facts.level_changes[run] = entry;
+  }
+  a.facts.reruns_added = added_reruns(tree, a.facts.level_changes, added);
+  for (const auto& change : a.facts.level_changes) a.checks[change.first] = check_rerun_commit(hex, change.first, a.facts);
+  if (a.facts.level_changes.size() == 1) {
+    const auto& [run, check] = *a.checks.begin();
+    if (check.valid) a.valid.emplace(run, *check.valid);
+  }
+  return a;
+}
+
+bool LevelAudit::State::is_ancestor(const std::string& ancestor, const std::string& descendant) {
+  if (ancestor == descendant) return false;
+  auto key = std::make_pair(ancestor, descendant);
+  if (auto it = ancestry.find(key); it != ancestry.end()) return it->second;
+  git_oid a = git::parse_oid(ancestor), d = git::parse_oid(descendant);
+  int rc = git_graph_descendant_of(repo, &d, &a);
+  git_error_clear();
+  if (rc < 0) throw Error(ErrorCode::kIO, "comparing commits " + short_id(descendant) + " and " + short_id(ancestor));
+  return ancestry[key] = rc == 1;
+}
+
+bool LevelAudit::State::reachable(const std::string& commit, const std::string& tip) {
+  if (commit == tip) return true;
+  if (auto it = complete.find(tip); it != complete.end()) return it->second.count(commit) > 0;
+  return is_ancestor(commit, tip);
+}
+
+std::string LevelAudit::State::short_reason(const RerunCommitAudit& a, const Digest& run) const {
+  if (!a.facts.signed_by_controller) {
+    switch (a.signature.state) {
+      case SignatureStatus::kUnsigned: return "unsigned rerun";
+      case SignatureStatus::kUntrusted: return "signer not trusted";
+      case SignatureStatus::kInvalid: return "invalid signature";
+      case SignatureStatus::kTrusted: break;
+    }
+  }
+  return a.checks.at(run).invalid;
+}
+
+std::string LevelAudit::State::reason(const RerunCommitAudit& a, const Digest& run) const {
+  std::string why = a.checks.at(run).invalid;
+  if (!a.facts.signed_by_controller) why += " (" + a.signature.text() + ")";
+  return "rerun commit " + a.commit + " is no valid rerun commit for this run: " + why;
+}
+
+LevelDecision LevelAudit::decide(const std::string& commit, const Digest& run, Level default_level) {
+  return decide(std::vector<std::string>{commit}, run, default_level);
+}
+
+LevelDecision LevelAudit::decide(const std::vector<std::string>& parents, const Digest& run, Level default_level) {
+  State& s = *state_;
+  for (const std::string& p : parents) s.learn(p);
+  std::vector<RerunCommit> valid;
+  if (auto it = s.valid_by_run.find(run); it != s.valid_by_run.end())
+    for (const RerunCommit& c : it->second)
+      if (std::any_of(parents.begin(), parents.end(), [&](const std::string& p) { return s.reachable(c.commit, p); }))
+        valid.push_back(c);
+  return decide_level(default_level, valid,
+                      [&s](const std::string& a, const std::string& d) { return s.is_ancestor(a, d); });
+}
+
+LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, Level default_level,
+                                 const std::optional<LevelEntryValue>& recorded) {
+  State& s = *state_;
+  LevelJudgement j;
+  j.decision = decide(commit, run, default_level);
+  j.agrees = recorded && *recorded == j.decision.entry;
+  if (j.agrees) return j;
+  // Rerun commits in this history that touched the run's level and are no
+  // valid rerun commit for it: the likely story of a wrong entry.
+  std::vector<const RerunCommitAudit*> invalid;
+  const RerunCommitAudit* writer = nullptr;
+  for (const std::string& id : s.order) {
+    const RerunCommitAudit& a = s.audits.at(id);
+    auto change = a.facts.level_changes.find(run);
+    if (change == a.facts.level_changes.end() || a.checks.at(run).valid || !s.reachable(id, commit)) continue;
+    invalid.push_back(&a);
+    if (!writer && change->second == recorded) writer = &a;
+  }
+  const LevelEntryValue& want = j.decision.entry;
+  if (writer) j.why = s.short_reason(*writer, run);
+  else if (!j.decision.deciding.empty()) j.why = "the signed history says " + std::string(level_name(want.level));
+  else j.why = "no signed rerun";
+
+  std::string basis;
+  if (j.decision.deciding.empty()) {
+    basis = "no valid rerun commit: default level " + std::string(level_name(want.level));
+  } else {
+    basis = "decided by rerun commit";
+    for (std::size_t i = 0; i < j.decision.deciding.size(); ++i)
+      basis += (i ? ", " : " ") + j.decision.deciding[i].commit;
+  }
+  j.detail = "expected " + describe(want) + " (" + basis + "), found " + describe(recorded);
+  for (std::size_t i = 0; i < invalid.size() && i < 3; ++i) j.detail += "; " + s.reason(*invalid[i], run);
+  return j;
+}
+
+void LevelAudit::walk(const std::string& tip) { state_->learn(tip); }
+
+std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& from, const std::string& to,
+                                           bool theirs_only) {
+  State& s = *state_;
+  std::optional<git_oid> before;
+  if (from) before = s.commit_tree(*from);
+  git_oid after = s.commit_tree(to);
+  std::set<Digest> out;
+  if (before && s.format_at(*before) != s.format_at(after)) {
+    // Across an upgrade every path moved: compare what the entries say
+    // (level and bytes), not where they are.
+    auto old_map = s.level_map(*before), new_map = s.level_map(after);
+    for (const auto& [run, entries] : old_map)
+      if (auto it = new_map.find(run); it == new_map.end() || it->second != entries) out.insert(run);
+    for (const auto& [run, entries] : new_map)
+      if (!old_map.count(run)) out.insert(run);
+    return out;
+  }
+  s.trees.diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
+    if (auto p = parse_level_path_any(d.path)) out.insert(p->run);
+  }, theirs_only ? git::DiffSides::kRemovedOrChanged : git::DiffSides::kBoth);
+  return out;
+}
+
+std::optional<LevelEntryValue> LevelAudit::entry_at(const std::string& commit, const Digest& run) {
+  return state_->single_entry(state_->commit_tree(commit), run);
+}
+
+std::optional<Level> LevelAudit::default_level_at(const std::string& commit, const Digest& run) {
+  auto doc = state_->run_document(state_->commit_tree(commit), run);
+  if (!doc) return std::nullopt;
+  return default_level(doc->spec());
+}
+
+// The valid rerun commits reachable from `start` (itself included), sorted:
+// computed once per commit from its parents' sets, parents first, with an
+// explicit stack (no recursion follows the history), each set shared with a
+// parent's when it adds nothing. So the questions of every merge of a pull
+// cost the rerun commits, not the history below the merge.
+std::shared_ptr<const std::vector<std::string>> LevelAudit::State::reruns_below(const git_oid& start) {
+  if (auto it = rerun_sets.find(oid_key(start)); it != rerun_sets.end()) return it->second;
+  static const auto kNone = std::make_shared<const std::vector<std::string>>();
+  std::vector<git_oid> stack{start};
+  while (!stack.empty()) {
+    const git_oid id = stack.back();
+    const std::string key = oid_key(id);
+    if (rerun_sets.count(key)) {
+      stack.pop_back();
+      continue;
+    }
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
+    git::Commit commit(c);
+    const unsigned n = git_commit_parentcount(c);
+    bool ready = true;
+    for (unsigned i = 0; i < n; ++i)
+      if (!rerun_sets.count(oid_key(*git_commit_parent_id(c, i)))) {
+        stack.push_back(*git_commit_parent_id(c, i));
+        ready = false;
+      }
+    if (!ready) continue;
+    std::shared_ptr<const std::vector<std::string>> set =
+        n ? rerun_sets.at(oid_key(*git_commit_parent_id(c, 0))) : kNone;
+    std::vector<std::string> merged;
+    bool grew = false;
+    auto add = [&](const std::vector<std::string>& more) {
+      if (!grew) merged = *set;
+      std::vector<std::string> out;
+      std::set_union(merged.begin(), merged.end(), more.begin(), more.end(), std::back_inserter(out));
+      grew = grew || out.size() != merged.size();
+      merged = std::move(out);
+    };
+    for (unsigned i = 1; i < n; ++i) {
+      const auto& theirs = rerun_sets.at(oid_key(*git_commit_parent_id(c, i)));
+      if (theirs != set && !theirs->empty()) add(*theirs);
+    }
+    const std::string hex = git::oid_str(id);
+    if (auto a = audits.find(hex); a != audits.end() && a->second.valid) add({hex});
+    if (grew) set = std::make_shared<const std::vector<std::string>>(std::move(merged));
+    rerun_sets.emplace(key, std::move(set));
+    stack.pop_back();
+  }
+  return rerun_sets.at(oid_key(start));
+}
+
+std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases) {
+  State& s = *state_;
+  for (const std::string& t : tips) s.learn(t);
+  for (const std::string& b : bases) s.learn(b);
+  std::unordered_set<std::string> below_bases;
+  for (const std::string& b : bases)
+    for (const std::string& c : *s.reruns_below(git::parse_oid(b))) below_bases.insert(c);
+  std::set<Digest> out;
+  for (const std::string& t : tips)
+    for (const std::string& c : *s.reruns_below(git::parse_oid(t)))
+      if (!below_bases.count(c)) out.insert(s.audits.at(c).valid->first);
+  return out;
+}
+
+std::vector<const LevelAudit::RerunCommitAudit*> LevelAudit::rerun_commits(const std::string& tip) {
+  State& s = *state_;
+  s.learn(tip);
+  std::vector<const RerunCommitAudit*> out;
+  for (const std::string& id : s.order)
+    if (s.reachable(id, tip)) out.push_back(&s.audits.at(id));
+  return out;
+}
+
+}  // namespace kistore

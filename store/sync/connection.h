@@ -1,0 +1,118 @@
+// One connection to a named remote, for a fetch or a push, private to store/
+// (pull.cc, push.cc).
+//
+// A Connection looks the remote up in the store's config, opens an
+// anonymous libgit2 remote on its URL (so that only the refspecs kistore
+// passes apply and no config is written: a fetch moves no ref at all), and answers libgit2's callbacks: credentials
+// (credentials.h), the server's certificate or ssh host key
+// (known_hosts.h), transfer progress (SyncOptions::progress, stages
+// "receiving", "packing", "sending"), the remote's answer to a ref update,
+// and, for a push, the transport through which kistore sends its own pack
+// (receive_pack.h). It remembers why an authentication or a host key was
+// refused, so that a failed call is explained in those words.
+//
+// Errors: the constructor throws Error(kInvalidInput) for an unknown remote
+// or one without a URL; every call that talks to the remote throws
+// Error(kRemote), naming the remote and its URL without password and with
+// no secret in the message (check()).
+//
+// Thread-safety: one thread. Not movable: libgit2 keeps a pointer to the
+// connection's state while it is connected.
+#pragma once
+
+#include <git2.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/git/git.h"
+#include "store/sync/receive_pack.h"
+#include "store/sync/sync.h"
+
+namespace kistore {
+
+class Connection {
+ public:
+  // Opens remote `remote` of `store` for `direction` (a push uses the
+  // remote's push URL when it has one), with `options` (credentials,
+  // progress), which must outlive the connection. `repo` (default: the
+  // store's) is the handle the transfer runs on: push passes one with
+  // packing settings of its own. Does not connect yet.
+  Connection(Store& store, const std::string& remote, git_direction direction, const SyncOptions& options,
+             git_repository* repo = nullptr);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  const std::string& remote() const;
+  const std::string& url() const;  // as configured: may hold a password; print redact_url(url())
+  // "<remote> (<url without password>)", for messages.
+  std::string where() const;
+  const SyncOptions& options() const { return options_; }
+
+  // Connects and reads the remote's refs. Error(kRemote) when it cannot.
+  void connect();
+  // The remote's value of `ref` as connect() read it.
+  std::optional<git_oid> head(const std::string& ref) const;
+  // The branch the remote's HEAD names, or "" when it does not say.
+  std::string default_branch();
+
+  // Fetches what `refspec` names into the objects of the repository the
+  // connection runs on (a pull's quarantine); moves no ref, writes no
+  // FETCH_HEAD. Error(kRefused) when the pack that came is corrupt or cut
+  // short (refused remote data); Error(kRemote) when the transfer fails
+  // otherwise.
+  void download(const std::string& refspec);
+  // How many objects the last download received.
+  std::size_t received_objects() const;
+  // Pushes `refspec` through libgit2; GIT_ENONFASTFORWARD when libgit2 sees
+  // that the remote's branch is not an ancestor of ours, else 0.
+  // Error(kRemote) on any other failure. The remote's rejection of the ref
+  // update is not an error here: see rejection().
+  int upload(const std::string& refspec);
+  void disconnect();
+
+  // kistore's own receive-pack exchange for this connection (pushes only).
+  git::ReceivePack& receive_pack() { return receive_pack_; }
+
+  // What the last push sent (objects, pack bytes), as the push or libgit2 reported it.
+  void record_sent(std::size_t objects, std::uint64_t bytes);
+  std::size_t sent_objects() const;
+  std::uint64_t sent_bytes() const;
+  // The remote's refusal of a ref update ("<ref>: <reason>", several joined by
+  // "; "); "" when it took every update.
+  void record_rejection(const std::string& ref, const std::string& reason);
+  const std::string& rejection() const;
+
+  // Reports transfer progress through the options, if they ask for it.
+  void progress(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) const;
+  // `message` without the URL's password or the token.
+  std::string scrub(std::string message) const;
+  // Throws Error(kRemote) for a failed libgit2 call (rc < 0): the refused
+  // host key or authentication if that was why, else "<what> remote <where>:
+  // <libgit2's message>", scrubbed.
+  void check(int rc, std::string_view what) const;
+
+  struct State;  // what libgit2's callbacks see (connection.cc)
+
+ private:
+  // Whether the failed download failed on the data that came in (a corrupt
+  // entry or checksum, or a pack cut short once it had started), not on the
+  // connection before it.
+  bool bad_pack() const;
+
+  const SyncOptions& options_;
+  git_direction direction_;
+  git::ReceivePack receive_pack_;  // before remote_: its transport refers to it
+  std::unique_ptr<State> state_;
+  git::Remote remote_;
+  git_remote_callbacks callbacks_{};
+  std::map<std::string, git_oid> heads_;
+  std::string head_target_;
+};
+
+}  // namespace kistore

@@ -1,0 +1,490 @@
+#include "store/sync/incoming.h"
+
+#include "objects/parallel.h"
+#include "refs/layout.h"
+#include "store/git/git.h"
+
+namespace kistore {
+namespace {
+
+using Delta = git::TreeDelta;
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+// {"evidence": digest or null} in RFC 8785 form.
+bool valid_level_bytes(const std::string& bytes) {
+  try {
+    Json j = parse_json(bytes, "level");
+    if (!j.is_object() || j.as_object().size() != 1 || canonical(j) != bytes) return false;
+    const Json* e = j.find("evidence");
+    return e && (e->is_null() || (e->is_string() && Digest::parse(e->as_string())));
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+constexpr char kOutsideLayout[] =
+    "adds a path outside the store layout (FORMAT, objects/sha256/…, dictionaries/<id>, "
+    "refs/{metadata,groups,levels,reruns,attestations,sources}/…)";
+constexpr char kObjectRemoved[] = "removes an object its parent has; objects are never removed";
+constexpr char kObjectChangedInMerge[] =
+    "holds a blob that none of the merge's parents has at this path; objects are immutable";
+
+}  // namespace
+
+IncomingChecker::IncomingChecker(const LayoutTrees& trees, LevelAudit& levels)
+    : trees_(trees), repo_(trees.repo()), levels_(levels) {}
+
+void IncomingChecker::check_commit(const git_oid& id) {
+  git_commit* raw = nullptr;
+  git::check(git_commit_lookup(&raw, repo_, &id), "reading commit " + git::oid_str(id));
+  git::Commit commit(raw);
+  commit_ = raw;
+  commit_id_ = git::oid_str(id);
+  tree_ = *git_commit_tree_id(raw);
+  in_tree_ = {};
+  parent_.reset();
+  others_.clear();
+  for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) {
+    git_oid pt = git::commit_tree(repo_, *git_commit_parent_id(raw, i));
+    if (i == 0) parent_ = pt;
+    else others_.push_back(pt);
+  }
+
+  dictionaries_ = std::make_unique<DictionaryCache>(
+      [this, tree = tree_](const std::string& path) { return trees_.read(&tree, path); });
+  if (!check_format()) return;
+  std::vector<Delta> deltas = trees_.diff(parent(), &tree_);
+  reruns_in_tree_.reset();
+  prefetch_facts(deltas);
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    if (full()) return;
+    check_delta(deltas[i]);
+    if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
+  }
+  for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
+  check_levels(raw);
+}
+
+// A merge against a parent beyond the first (the first is check_delta's):
+// what it takes from that parent was checked in that parent's tree, so it
+// holds there only if the merge keeps what it rests on: the parent's format,
+// every object (one of the parents' frames where they differ: each decodes
+// to the same bytes), every dictionary as it is (the frames name them), and
+// every index entry, but a level (check_levels judges it) and a source id
+// that an earlier claim in the merge's tree blocks (merge.cc leaves it out).
+void IncomingChecker::check_other_parent(std::size_t n, const git_oid& other) {
+  const std::string which = "the merge's parent " + std::to_string(n + 1);
+  if (std::optional<Format> theirs = trees_.format_of(&other); theirs && *theirs != format_)
+    return problem(ProblemKind::kLayout, std::string(kFormatPath),
+                   "joins " + which + ", a " + format_name(*theirs) + " tree, into a " + format_name(format_) +
+                       " one; only an upgrade commit of one parent turns format 1 into format 2");
+  // Only what that parent holds matters (removed or changed): the merge's
+  // additions are the first parent's checks, and a small parent costs little.
+  constexpr git::DiffSides kTheirs = git::DiffSides::kRemovedOrChanged;
+  for (const Delta& d : trees_.diff(&other, &tree_, "objects", kTheirs))
+    if (d.status == Delta::kRemoved) problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
+    else if (d.status == Delta::kModified && d.ids_differ() && !from_a_parent(d))
+      problem(ProblemKind::kHistoryRewritten, d.path, kObjectChangedInMerge);
+  for (const Delta& d : trees_.diff(&other, &tree_, "dictionaries", kTheirs))
+    if (d.status == Delta::kRemoved || (d.status == Delta::kModified && d.ids_differ()))
+      problem(ProblemKind::kHistoryRewritten, d.path,
+              (d.status == Delta::kRemoved ? "drops a dictionary " : "holds another dictionary under this ID than ") +
+                  which + " has; a Dictionary_ID names one dictionary for ever, and that parent's frames need it");
+  for (const Delta& d : trees_.diff(&other, &tree_, "refs", kTheirs))
+    if (d.status == Delta::kRemoved && !d.path.starts_with("refs/levels/") &&
+        !(d.path.starts_with("refs/sources/") && trees_.source_blocked(&tree_, d.path)))
+      problem(ProblemKind::kIndexRemoved, d.path, "drops an index entry " + which + " has; entries are only added");
+}
+
+// The commit's format (refs/layout.h): one kistore reads, and its first
+// parent's, except at an upgrade (Kistore-Op: upgrade, format 1 to format 2),
+// which touches no object and is checked as a tree of its own: every entry of
+// its index as if it were new, against the objects its parent already had.
+// False when nothing more can be checked.
+bool IncomingChecker::check_format() {
+  std::optional<Format> mine = trees_.format_of(&tree_);
+  if (!mine) {
+    problem(ProblemKind::kLayout, std::string(kFormatPath),
+            unknown_format_problem(trees_.read(&tree_, std::string(kFormatPath)).value_or("")));
+    return false;
+  }
+  format_ = *mine;
+  if (!parent_) return true;
+  std::optional<Format> theirs = trees_.format_of(&*parent_);
+  if (!theirs || *theirs == format_) return true;  // a parent's own problem is reported where it came in
+  const char* message = git_commit_message(commit_);
+  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(message ? message : "") != "upgrade" ||
+      !others_.empty()) {
+    problem(ProblemKind::kLayout, std::string(kFormatPath),
+            "changes the store from " + format_name(*theirs) + " to " + format_name(format_) +
+                "; only an upgrade commit (Kistore-Op: upgrade) of one parent turns format 1 into format 2");
+    return false;
+  }
+  for (const Delta& d : trees_.diff(&*parent_, &tree_, "objects"))
+    problem(ProblemKind::kHistoryRewritten, d.path, "an upgrade commit changes an object; an upgrade touches none");
+  parent_.reset();  // every index entry below is checked as new
+  for (const Delta& d : trees_.diff(nullptr, &tree_))
+    if (!d.path.starts_with("objects/")) check_delta(d);
+  parent_ = git::commit_tree(repo_, *git_commit_parent_id(commit_, 0));
+  check_levels(commit_);
+  return false;
+}
+
+// Every run whose level entry the commit changes against its first parent,
+// at a merge every run whose entry another parent holds and the merge drops
+// or changes, and every run that a valid rerun commit reachable from another
+// parent but not from the first is about, must have exactly the entry the
+// signed history gives here. That is all that can differ: the first parent's
+// entries are the level function of its own history (checked when it came
+// in), and a run's level changes only with the valid rerun commits of the
+// history. Comparing the merge's whole tree with its other parents instead
+// would cost the whole tree for each merge with a small or unrelated parent
+// (thousands of such merges fit in a small pack), and a merge base the
+// history below it.
+void IncomingChecker::check_levels(git_commit* commit) {
+  std::vector<std::string> parents;
+  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
+    parents.push_back(git::oid_str(*git_commit_parent_id(commit, i)));
+  std::set<Digest> runs =
+      levels_.level_changes(parents.empty() ? std::nullopt : std::optional<std::string>(parents.front()), commit_id_);
+  for (std::size_t i = 1; i < parents.size(); ++i) runs.merge(levels_.level_changes(parents[i], commit_id_, true));
+  if (parents.size() > 1) runs.merge(levels_.runs_rerun_since(parents, {parents.front()}));
+  for (const Digest& run : runs) {
+    if (full()) return;
+    const ObjectFacts* f = object_in_tree(run);
+    if (!f || !f->valid() || f->kind != Kind::kRun) continue;  // an entry naming no run is reported where it is
+    std::optional<LevelEntryValue> recorded = levels_.entry_at(commit_id_, run);
+    LevelJudgement j = levels_.judge(commit_id_, run, f->default_level, recorded);
+    if (j.agrees) continue;
+    std::string what = "run " + run.str();
+    if (int n = level_count(run); n != 1) what += " has " + std::to_string(n) + " levels";
+    problem(ProblemKind::kLevelUnjustified, level_path(format_, recorded ? recorded->level : j.decision.entry.level, run),
+            what + ": " + j.detail);
+  }
+}
+
+void IncomingChecker::problem(ProblemKind kind, std::string path, const std::string& detail) {
+  if (full()) return;
+  problems_.push_back({kind, std::move(path), "commit " + short_id(commit_id_) + ": " + detail});
+}
+
+// Whether a merge took this change from one of its other parents (whose
+// side is checked on its own, or is already part of this store).
+bool IncomingChecker::inherited(const Delta& d) const {
+  for (const git_oid& other : others_) {
+    auto id = trees_.entry(&other, d.path);
+    if (d.status == Delta::kRemoved ? !id : id && git_oid_equal(&*id, &d.new_id)) return true;
+  }
+  return false;
+}
+
+// Whether the merge's blob at d.path (d.new_id) is one of its parents' blobs
+// there (the first's or another's).
+bool IncomingChecker::from_a_parent(const Delta& d) const {
+  if (parent_)
+    if (auto id = trees_.entry(&*parent_, d.path); id && git_oid_equal(&*id, &d.new_id)) return true;
+  return inherited(d);
+}
+
+void IncomingChecker::check_delta(const Delta& d) {
+  bool removed = d.status == Delta::kRemoved;
+  if (!removed && git::mode_is_link(d.new_mode))
+    return problem(ProblemKind::kLayout, d.path, "adds an entry that is not a file (a submodule link)");
+  if (d.path.starts_with("objects/")) {
+    if (removed) return problem(ProblemKind::kHistoryRewritten, d.path, kObjectRemoved);
+    if (inherited(d)) return;
+    if (d.status == Delta::kModified)
+      return problem(ProblemKind::kHistoryRewritten, d.path, "changes an object its parent has; objects are immutable");
+    return check_new_object(d);
+  }
+  if (d.path.starts_with("dictionaries/")) return check_dictionary(d);
+  if (d.path == kFormatPath) {
+    // A format change is check_format's; here the bytes are the format's own.
+    if (!removed && trees_.format_of(&tree_) != Format::k2)
+      problem(ProblemKind::kLayout, d.path, "expected \"kistore 2\\n\"");
+    return;
+  }
+  if (d.path.starts_with("refs/")) {
+    if (removed) {
+      // Only a level moves (the run keeps exactly one); every other entry stays.
+      if (d.path.starts_with("refs/levels/")) return check_level_removal(d);
+      return problem(ProblemKind::kIndexRemoved, d.path, "removes an index entry; entries are only added");
+    }
+    if (inherited(d)) return;
+    return check_entry(d);
+  }
+  if (!removed) problem(ProblemKind::kLayout, d.path, kOutsideLayout);
+}
+
+// What the blob `blob` at `path` implies, read once per blob, path and
+// format: the same bytes at another object path are another object.
+std::string IncomingChecker::facts_key(const git_oid& blob, const std::string& path) const {
+  std::string key(reinterpret_cast<const char*>(blob.id), GIT_OID_RAWSZ);
+  key += static_cast<char>(format_);  // what it implies (its group path) depends on the tree's format
+  key += path;
+  return key;
+}
+
+const ObjectFacts& IncomingChecker::facts_of(const git_oid& blob, const std::string& path) {
+  std::string key = facts_key(blob, path);
+  auto it = facts_.find(key);
+  if (it != facts_.end()) return it->second;
+  ObjectFacts facts =
+      object_facts(format_, path, trees_.blob(blob), ObjectCheck::kDeep, dictionaries_->lookup());
+  return facts_.emplace(key, std::move(facts)).first->second;
+}
+
+// The deep check (object_facts) of the objects a commit of one parent adds,
+// on every core, before the checks that follow look their facts up: it is
+// most of a big commit's cost. Only objects the store's packs hold whole are
+// read here (PackReader is safe on any thread, libgit2 is not); anything
+// else, and anything that throws, is left to facts_of, in order.
+void IncomingChecker::prefetch_facts(const std::vector<Delta>& deltas) {
+  if (!others_.empty()) return;  // a merge's objects mostly come from its other parents, checked there
+  struct Job {
+    const Delta* delta;
+    std::string key;
+  };
+  std::vector<Job> jobs;
+  for (const Delta& d : deltas) {
+    if (d.status != Delta::kAdded || !d.path.starts_with("objects/") || git::mode_is_link(d.new_mode)) continue;
+    std::string key = facts_key(d.new_id, d.path);
+    if (!facts_.count(key)) jobs.push_back({&d, std::move(key)});
+  }
+  if (jobs.size() < kPrefetchAtLeast) return;
+  std::vector<std::optional<ObjectFacts>> made(jobs.size());
+  const DictionaryLookup dictionaries = dictionaries_->lookup();  // serialised by the cache
+  parallel_for(jobs.size(), [&](std::size_t i) {
+    try {
+      std::optional<std::string> bytes = trees_.stored_blob(jobs[i].delta->new_id);
+      if (bytes) made[i] = object_facts(format_, jobs[i].delta->path, *bytes, ObjectCheck::kDeep, dictionaries);
+    } catch (const Error&) {
+      // facts_of meets it again in order, and says so there
+    }
+  });
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (made[i]) facts_.emplace(std::move(jobs[i].key), std::move(*made[i]));
+}
+
+// Dictionaries are immutable, as objects are (frames name them by ID): one
+// may be added, if it is a zstd dictionary of the ID its name says that zstd
+// can compress with as well as decode with, and never changed or removed.
+void IncomingChecker::check_dictionary(const Delta& d) {
+  if (d.status == Delta::kRemoved)
+    return problem(ProblemKind::kHistoryRewritten, d.path, "removes a dictionary its parent has; dictionaries are never removed");
+  // Not even to another parent's: the first parent's frames need its own.
+  if (d.status == Delta::kModified)
+    return problem(ProblemKind::kHistoryRewritten, d.path,
+                   "changes a dictionary its parent has; dictionaries are immutable");
+  if (inherited(d)) return;
+  std::optional<std::uint32_t> id = parse_dictionary_path(format_, d.path);
+  if (!id)
+    return problem(ProblemKind::kLayout, d.path,
+                   format_ == Format::k1 ? "adds a dictionary to a format-1 tree, which has none"
+                                         : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>");
+  if (dictionary_id_reserved(*id)) return problem(ProblemKind::kLayout, d.path, reserved_dictionary_id_detail(*id));
+  try {
+    std::shared_ptr<const Dictionary> dictionary = dictionaries_->find(*id);
+    // Writers compress with the dictionary of the highest ID: one zstd
+    // decodes with but cannot compress with must never come in.
+    if (dictionary && !dictionary->compression_problem().empty())
+      problem(ProblemKind::kObjectCorrupt, d.path,
+              "expected a zstd dictionary that zstd can compress with as well as decode with (writers compress new "
+              "objects with a store's dictionary), found one it cannot: " +
+                  dictionary->compression_problem());
+  } catch (const Error& e) {
+    problem(ProblemKind::kObjectCorrupt, d.path, e.what());
+  }
+}
+
+// Facts of the object `d` as the commit's tree has it; null when absent.
+// Asked several times per new run (its entries, its level): looked up once
+// per commit.
+const ObjectFacts* IncomingChecker::object_in_tree(const Digest& d) {
+  std::string key(reinterpret_cast<const char*>(d.bytes().data()), d.bytes().size());
+  if (auto it = in_tree_.objects.find(key); it != in_tree_.objects.end()) return it->second;
+  std::string path = object_path(d);
+  auto id = trees_.entry(&tree_, path);
+  const ObjectFacts* f = id ? &facts_of(*id, path) : nullptr;  // facts_ never moves its values
+  in_tree_.objects.emplace(std::move(key), f);
+  return f;
+}
+
+// How many level entries the run has in the commit's tree, counted once
+// per commit.
+int IncomingChecker::level_count(const Digest& run) {
+  std::string key(reinterpret_cast<const char*>(run.bytes().data()), run.bytes().size());
+  if (auto it = in_tree_.level_counts.find(key); it != in_tree_.level_counts.end()) return it->second;
+  int n = trees_.level_count(&tree_, run);
+  in_tree_.level_counts.emplace(std::move(key), n);
+  return n;
+}
+
+void IncomingChecker::expect_entry(const std::string& path, const std::string& bytes, const std::string& what,
+                                   ProblemKind missing, ProblemKind mismatch) {
+  auto found = trees_.read(&tree_, path);
+  if (!found) problem(missing, path, "adds " + what + " without this index entry");
+  else if (*found != bytes) problem(mismatch, path, "expected " + bytes + " for " + what + ", found " + *found);
+}
+
+void IncomingChecker::check_new_object(const Delta& d) {
+  const ObjectFacts& f = facts_of(d.new_id, d.path);
+  if (f.digest) ++new_objects_;
+  if (!f.valid()) return problem(f.problem->kind, f.problem->path, f.problem->detail);
+  const Digest& digest = *f.digest;
+  if (f.kind == Kind::kRun) {
+    std::string what = "run " + digest.str();
+    // A controlled rerun (format 2) is indexed under its run, not in a group.
+    if (!reruns_in_tree().count(digest))
+      expect_entry(f.group_path, f.group_bytes, what, ProblemKind::kMissingGroup, ProblemKind::kGroupMismatch);
+    // The first claim of a source id stays (add, verify): another run's
+    // entry there, or an id that blocks this one, is no problem.
+    if (f.source_path && !trees_.entry(&tree_, *f.source_path) && !trees_.source_blocked(&tree_, *f.source_path))
+      problem(ProblemKind::kMissingSource, *f.source_path, "adds " + what + " without this index entry");
+    int levels = level_count(digest);
+    if (levels == 0)
+      problem(ProblemKind::kMissingLevel, level_path(format_, f.default_level, digest), "adds " + what + " without a level");
+    else if (levels > 1)
+      problem(ProblemKind::kLevelMismatch, "refs/levels", what + " has " + std::to_string(levels) + " levels");
+  } else if (f.kind == Kind::kAttestation && f.subject) {
+    expect_entry(attestation_path(format_, *f.subject, digest), f.attestation_bytes, "attestation " + digest.str(),
+                 ProblemKind::kMissingAttestation, ProblemKind::kAttestationMismatch);
+    // Its subject must be a run the tree holds, as add requires: verify
+    // reports an attestation of a protocol or an environment.
+    run_for(*f.subject, d.path, ProblemKind::kAttestationMismatch);
+  }
+}
+
+// The run at `run`, or a problem about `path` (`mismatch` when it names
+// something else than a run) and null.
+const ObjectFacts* IncomingChecker::run_for(const Digest& run, const std::string& path, ProblemKind mismatch) {
+  const ObjectFacts* f = object_in_tree(run);
+  if (!f) problem(ProblemKind::kDanglingRef, path, "names run " + run.str() + ", which is not in the store");
+  else if (!f->valid()) return nullptr;  // reported where the object came in
+  else if (f->kind != Kind::kRun) problem(mismatch, path, "names " + run.str() + ", which is not a run");
+  else return f;
+  return nullptr;
+}
+
+// A new or changed entry below refs/.
+void IncomingChecker::check_entry(const Delta& d) {
+  const std::string& path = d.path;
+  std::string bytes = trees_.blob(d.new_id);
+  auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected); };
+  const std::string h = format_ == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>";
+  if (path.starts_with("refs/metadata/")) {
+    auto digest = parse_metadata_path(format_, path);
+    if (!digest) return outside("refs/metadata/" + h);
+    return check_metadata_entry(path, *digest, bytes);
+  }
+  if (path.starts_with("refs/sources/")) return check_source_entry(path, bytes);
+  if (path.starts_with("refs/levels/")) {
+    auto entry = parse_level_path(format_, path);
+    if (!entry) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h);
+    return check_level_entry(path, entry->run, entry->level, bytes);
+  }
+  if (path.starts_with("refs/groups/")) {
+    auto entry = parse_group_path(format_, path);
+    if (!entry) return outside("refs/groups/" + h + "/<64 hex>");
+    return check_group_entry(path, entry->run, bytes);
+  }
+  if (path.starts_with("refs/attestations/")) {
+    auto entry = parse_attestation_path(format_, path);
+    if (!entry) return outside("refs/attestations/" + h + "/<64 hex>");
+    return check_attestation_entry(path, entry->run, entry->attestation, bytes);
+  }
+  if (format_ == Format::k2 && path.starts_with("refs/reruns/")) {
+    auto entry = parse_rerun_path(format_, path);
+    if (!entry) return outside("refs/reruns/" + h + "/<64 hex>");
+    return check_rerun_entry(path, entry->run, entry->rerun, bytes);
+  }
+  problem(ProblemKind::kLayout, path, "adds a path outside the store layout (refs/{metadata,groups,levels,reruns,attestations,sources}/…)");
+}
+
+// Every rerun the commit's tree indexes under refs/reruns/ (format 2), read
+// once per commit: reruns are few (each is a controller's signed commit).
+const std::set<Digest>& IncomingChecker::reruns_in_tree() {
+  if (reruns_in_tree_) return *reruns_in_tree_;
+  reruns_in_tree_.emplace();
+  if (format_ == Format::k2)
+    for (const Delta& d : trees_.diff(nullptr, &tree_, std::string(kRerunsDir)))
+      if (auto p = parse_rerun_path(format_, d.path)) reruns_in_tree_->insert(p->rerun);
+  return *reruns_in_tree_;
+}
+
+// refs/reruns/<run>/<rerun>: a controlled rerun of the run (same comparison
+// key and implementation), with the verdict and ratio its bytes state.
+// Whether a valid rerun commit added it is the level audit's (check_levels).
+void IncomingChecker::check_rerun_entry(const std::string& path, const Digest& run_digest, const Digest& rerun_digest,
+                                        const std::string& bytes) {
+  const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kRerunMismatch);
+  const ObjectFacts* rerun = run ? run_for(rerun_digest, path, ProblemKind::kRerunMismatch) : nullptr;
+  if (!rerun) return;
+  if (auto why = rerun_entry_problem(*run, *rerun, bytes)) problem(ProblemKind::kRerunMismatch, path, *why);
+}
+
+void IncomingChecker::check_metadata_entry(const std::string& path, const Digest& digest, const std::string& bytes) {
+  if (!trees_.entry(&tree_, object_path(digest)))
+    return problem(ProblemKind::kDanglingRef, path, "metadata for " + digest.str() + ", which is not in the store");
+  if (auto p = metadata_problem(path, bytes)) problem(p->kind, p->path, p->detail);
+}
+
+void IncomingChecker::check_group_entry(const std::string& path, const Digest& run_digest, const std::string& bytes) {
+  const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kGroupMismatch);
+  if (!run) return;
+  if (reruns_in_tree().count(run_digest))
+    return problem(ProblemKind::kGroupMismatch, path,
+                   "run " + run_digest.str() + " is a controlled rerun (indexed under refs/reruns/), not a member of a group");
+  if (run->group_path != path)
+    return problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + run->group_path);
+  if (run->group_bytes != bytes)
+    problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + bytes);
+}
+
+void IncomingChecker::check_attestation_entry(const std::string& path, const Digest& run, const Digest& attestation,
+                                              const std::string& bytes) {
+  const ObjectFacts* att = object_in_tree(attestation);
+  if (!att)
+    return problem(ProblemKind::kDanglingRef, path, "names attestation " + attestation.str() + ", which is not in the store");
+  if (!att->valid()) return;
+  if (att->kind != Kind::kAttestation || !att->subject || *att->subject != run)
+    return problem(ProblemKind::kAttestationMismatch, path,
+                   "names " + attestation.str() + ", which is not an attestation of " + run.str());
+  if (att->attestation_bytes != bytes)
+    problem(ProblemKind::kAttestationMismatch, path, "expected " + att->attestation_bytes + ", found " + bytes);
+  run_for(run, path, ProblemKind::kAttestationMismatch);
+}
+
+void IncomingChecker::check_source_entry(const std::string& path, const std::string& bytes) {
+  auto run_digest = Digest::parse(bytes);
+  if (!run_digest) return problem(ProblemKind::kSourceMismatch, path, "expected a run digest, found " + bytes.substr(0, 80));
+  const ObjectFacts* run = run_for(*run_digest, path, ProblemKind::kSourceMismatch);
+  if (!run) return;
+  if (!run->source_path || *run->source_path != path)
+    problem(ProblemKind::kSourceMismatch, path, "the run " + run_digest->str() + " does not have this source id");
+}
+
+// refs/levels/<level>/<run>.
+void IncomingChecker::check_level_entry(const std::string& path, const Digest& run_digest, Level level,
+                                        const std::string& bytes) {
+  const ObjectFacts* run = run_for(run_digest, path, ProblemKind::kLevelMismatch);
+  if (!run) return;
+  int levels = level_count(run_digest);
+  if (levels != 1)
+    problem(ProblemKind::kLevelMismatch, path, "run " + run_digest.str() + " has " + std::to_string(levels) + " levels");
+  if (!valid_level_bytes(bytes))
+    problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
+  else if (level == run->default_level && bytes != level_entry(std::nullopt))
+    problem(ProblemKind::kLevelMismatch, path, "expected {\"evidence\":null} for a default level, found " + bytes);
+  // Whether the level is the one the history gives: check_levels.
+}
+
+void IncomingChecker::check_level_removal(const Delta& d) {
+  auto entry = parse_level_path(format_, d.path);
+  if (!entry) return;  // a path outside the layout leaving is no harm
+  if (level_count(entry->run) == 0)
+    problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + entry->run.str());
+}
+
+}  // namespace kistore

@@ -1,0 +1,202 @@
+#include "store/sync/merge.h"
+
+#include <map>
+#include <set>
+
+#include "refs/index.h"
+#include "refs/layout.h"
+#include "store/git/git.h"
+
+namespace kistore {
+namespace {
+
+using Delta = git::TreeDelta;
+
+// The time of the oldest commit reachable from `head` that introduced each of
+// `paths` with the blob the tree at `head` has. One walk for all paths.
+std::map<std::string, git_time_t> introduced_times(const LayoutTrees& trees, const git_oid& head,
+                                                   const std::map<std::string, git_oid>& paths) {
+  std::map<std::string, git_time_t> out;
+  if (paths.empty()) return out;
+  git_repository* repo = trees.repo();
+  git_revwalk* raw = nullptr;
+  git::check(git_revwalk_new(&raw, repo), "walking history");
+  git::Revwalk walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TIME);
+  git::check(git_revwalk_push(raw, &head), "walking history");
+  git_oid id;
+  while (git_revwalk_next(&id, raw) == 0) {
+    git_commit* c = nullptr;
+    git::check(git_commit_lookup(&c, repo, &id), "reading commit");
+    git::Commit owned(c);
+    git_oid tree = *git_commit_tree_id(c);
+    std::optional<git_oid> parent;
+    if (git_commit_parentcount(c) > 0) parent = git::commit_tree(repo, *git_commit_parent_id(c, 0));
+    for (const auto& [path, blob] : paths) {
+      auto now = trees.entry(&tree, path);
+      if (!now || !git_oid_equal(&*now, &blob)) continue;
+      auto before = trees.entry(parent ? &*parent : nullptr, path);
+      if (before && git_oid_equal(&*before, &blob)) continue;
+      git_time_t t = git_commit_time(c);
+      auto [it, fresh] = out.emplace(path, t);
+      if (!fresh) it->second = std::min(it->second, t);
+    }
+  }
+  return out;
+}
+
+constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
+
+// One merge, step by step: the incoming side's changes since the merge base,
+// then the claims both sides made differently, then the levels.
+class Merge {
+ public:
+  Merge(const LayoutTrees& trees, const git_oid& local, const git_oid& incoming, MergeOutcome& outcome)
+      : trees_(trees), repo_(trees.repo()), local_(local), incoming_(incoming), outcome_(outcome) {
+    git_oid base_id;
+    bool has_base = git_merge_base(&base_id, repo_, &local_, &incoming_) == 0;
+    git_error_clear();
+    if (has_base) {
+      base_tree_ = git::commit_tree(repo_, base_id);
+      base_commit_ = git::oid_str(base_id);
+    }
+    in_tree_ = git::commit_tree(repo_, incoming_);
+    local_tree_ = git::commit_tree(repo_, local_);
+  }
+
+  // What the remote added since the merge base, where the local side lacks
+  // it. A level entry of a run no valid rerun commit is about, on either
+  // side, is the run's default on both: the remote's is taken where the
+  // local side has no level for the run at all (it lacks the run).
+  void take_incoming(const std::set<Digest>& rerun_runs) {
+    for (const Delta& d : trees_.diff(base(), &in_tree_)) {
+      if (d.path.starts_with("refs/levels/")) {
+        std::optional<LevelEntryPath> p = parse_level_path(kCurrentFormat, d.path);
+        if (d.status == Delta::kRemoved || !p || rerun_runs.count(p->run)) continue;  // settle_levels
+        if (!trees_.level_of(&local_tree_, p->run)) change_.links.emplace(d.path, git::oid_str(d.new_id));
+        continue;
+      }
+      if (d.status == Delta::kRemoved) continue;  // a union: what one side dropped, the other keeps
+      auto mine = trees_.entry(&local_tree_, d.path);
+      if (!mine && d.path.starts_with("refs/sources/") && trees_.source_blocked(&local_tree_, d.path)) {
+        outcome_.notes.push_back(d.path + ": the store already holds other source ids in its way; kept the local ones");
+        continue;
+      }
+      if (!mine) {
+        change_.links.emplace(d.path, git::oid_str(d.new_id));
+        if (d.path.starts_with("objects/")) ++outcome_.new_documents;
+        continue;
+      }
+      if (git_oid_equal(&*mine, &d.new_id)) continue;
+      if (d.path.starts_with("refs/metadata/") || d.path.starts_with("refs/sources/")) {
+        claims_local_.emplace(d.path, *mine);
+        claims_incoming_.emplace(d.path, d.new_id);
+      } else if (!d.path.starts_with("objects/")) {
+        outcome_.notes.push_back(d.path + ": the two sides differ; kept the local entry");
+      }
+      // objects/: both sides hold the same document (its bytes hash to the
+      // path on both sides, checked); keep the local frame.
+    }
+  }
+
+  // Metadata and source ids both sides have, differently: the earliest stays
+  // (by the commit that introduced it; a tie keeps the local one).
+  void settle_claims() {
+    if (claims_local_.empty()) return;
+    auto t_local = introduced_times(trees_, local_, claims_local_);
+    auto t_in = introduced_times(trees_, incoming_, claims_incoming_);
+    for (const auto& [path, blob] : claims_incoming_) {
+      auto l = t_local.find(path), i = t_in.find(path);
+      bool theirs = l != t_local.end() && i != t_in.end() && i->second < l->second;
+      std::string what = path.starts_with("refs/sources/") ? "source id claim" : "metadata";
+      if (theirs) change_.links.emplace(path, git::oid_str(blob));
+      outcome_.notes.push_back(path + ": the two sides differ; " +
+                               (theirs ? "the remote's " + what + " is older and replaces the local one"
+                                       : "kept the local " + what + ", which is as old or older"));
+    }
+  }
+
+  // Levels are what the signed history of both sides gives, for every run a
+  // valid rerun commit on either side is about (take_incoming took the
+  // others' defaults).
+  void settle_levels(LevelAudit& levels, const std::set<Digest>& rerun_runs) {
+    const std::string local = git::oid_str(local_), incoming = git::oid_str(incoming_);
+    for (const Digest& run : rerun_runs) {
+      LevelDecision d = levels.decide({local, incoming}, run, Level::kReported);
+      if (d.deciding.empty()) {
+        // Not a run of either side's tree (a rerun commit's run is in its
+        // tree): take the remote's entries where the local side has none.
+        if (!trees_.level_of(&local_tree_, run))
+          for (Level l : kAllLevels)
+            if (auto id = trees_.entry(&in_tree_, level_path(kCurrentFormat, l, run)))
+              change_.links.emplace(level_path(kCurrentFormat, l, run), git::oid_str(*id));
+        continue;
+      }
+      write_level(run, d);
+    }
+  }
+
+  // The local tree's entries for `run` replaced by the one `d` gives.
+  void write_level(const Digest& run, const LevelDecision& d) {
+    const std::string want = level_entry(d.entry.evidence);
+    bool have = false;
+    for (Level l : kAllLevels) {
+      auto id = trees_.entry(&local_tree_, level_path(kCurrentFormat, l, run));
+      if (!id) continue;
+      if (l != d.entry.level) change_.removals.push_back(level_path(kCurrentFormat, l, run));
+      else if (trees_.blob(*id) == want) have = true;
+    }
+    if (!have) change_.upserts[level_path(kCurrentFormat, d.entry.level, run)] = want;
+    auto theirs = trees_.level_of(&in_tree_, run), mine = trees_.level_of(&local_tree_, run);
+    if (theirs && mine && theirs->level != mine->level) {
+      std::string by;
+      for (const RerunCommit& c : d.deciding) by += (by.empty() ? "" : ", ") + c.commit.substr(0, 12);
+      outcome_.notes.push_back("run " + run.str() + ": the two sides differ (local " +
+                               std::string(level_name(mine->level)) + ", remote " + std::string(level_name(theirs->level)) +
+                               "); the signed history gives " + std::string(level_name(d.entry.level)) +
+                               " (rerun commit" + (d.deciding.size() > 1 ? "s " : " ") + by + ")");
+    }
+  }
+
+  ChangeSet finish(const std::string& remote) {
+    std::size_t n = outcome_.new_documents;
+    change_.op = "merge";
+    change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
+    change_.body = "Merged " + git::oid_str(incoming_) + " from remote " + remote + ".";
+    for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
+    change_.extra_parents.push_back(git::oid_str(incoming_));
+    return std::move(change_);
+  }
+
+ private:
+  const git_oid* base() const { return base_tree_ ? &*base_tree_ : nullptr; }
+
+  const LayoutTrees& trees_;
+  git_repository* repo_;
+  git_oid local_, incoming_;
+  MergeOutcome& outcome_;
+  std::optional<git_oid> base_tree_;
+  std::optional<std::string> base_commit_;
+  git_oid in_tree_{}, local_tree_{};
+  ChangeSet change_;
+  std::map<std::string, git_oid> claims_local_, claims_incoming_;
+};
+
+}  // namespace
+
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const Snapshot& head,
+                                     const git_oid& incoming, const std::string& remote, MergeOutcome& outcome) {
+  outcome = MergeOutcome{};
+  git_oid local = git::parse_oid(head.commit_id());
+  if (git::descends_from(trees.repo(), local, incoming)) return std::nullopt;  // someone merged it already
+  Merge merge(trees, local, incoming, outcome);
+  // Every run a valid rerun commit of either history is about: few (each is
+  // a controller's signed commit).
+  const std::set<Digest> rerun_runs = levels.runs_rerun_since({head.commit_id(), git::oid_str(incoming)}, {});
+  merge.take_incoming(rerun_runs);
+  merge.settle_claims();
+  merge.settle_levels(levels, rerun_runs);
+  return merge.finish(remote);
+}
+
+}  // namespace kistore

@@ -1,0 +1,362 @@
+// pull and clone (sync.h): receive into a quarantine (quarantine.h), check
+// there, move in, fast-forward or merge.
+#include <filesystem>
+
+#include "store/git/git.h"
+#include "store/sync/incoming.h"
+#include "store/git/incoming_walk.h"
+#include "store/history/level_audit.h"
+#include "store/sync/local_transport.h"
+#include "store/sync/merge.h"
+#include "store/sync/pull.h"
+#include "store/sync/remote.h"
+#include "store/core/store_shape.h"
+#include "store/sync/url.h"
+
+namespace kistore {
+namespace {
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+// How often a fast-forward that lost a race with another writer looks again.
+constexpr int kFastForwardAttempts = 16;
+
+// One pull, step by step. Each step that ends the pull fills the report and
+// returns true.
+class Pull {
+ public:
+  Pull(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine)
+      : store_(store), repo_(store.repo()), quarantine_(quarantine), conn_(conn), options_(conn.options()),
+        branch_(branch), snap_(store.snapshot()) {
+    report_.remote = conn.remote();
+    report_.url = redact_url(conn.url());
+    if (!snap_.empty()) {
+      report_.commit = snap_.commit_id();
+      local_ = git::parse_oid(snap_.commit_id());
+    }
+  }
+
+  PullReport run() {
+    auto remote_head = conn_.head(branch_);
+    if (!remote_head) {
+      report_.result = "up-to-date";
+      report_.notes.push_back("the remote has no " + branch_ + " yet");
+      return std::move(report_);
+    }
+    incoming_ = *remote_head;
+    report_.incoming = git::oid_str(incoming_);
+    if (!received() || other_format() || history_rewritten() || already_here()) return std::move(report_);
+    std::vector<git_oid> fresh = new_commits();
+    {
+      // Checked where it landed: the quarantine sees the store's objects
+      // through its alternates and the new ones as they came. Its own
+      // objects were each rehashed on the way in (IncomingPack for a
+      // network pack, CopyingSource from a path) and again by received()'s
+      // walk, the rest are the store's: hashing every tree read once more
+      // (the big index folders of the store's side included) would cost
+      // what the store holds, not what is new.
+      LayoutTrees trees(quarantine_.repo(), /*check_ids=*/false);
+      git::HashCheck hashes(true);  // what came in is read against its ids
+      // One walk of commit messages over both histories, the store's first:
+      // the checks then read only what is new and the rerun commits.
+      LevelAudit levels(quarantine_.repo(), options_.trust);
+      if (local_) levels.walk(git::oid_str(*local_));
+      levels.walk(report_.incoming);
+      if (refused(trees, levels, fresh)) return std::move(report_);
+    }
+    quarantine_.migrate();
+    if (fast_forwarded()) return std::move(report_);
+    LayoutTrees trees(repo_);
+    LevelAudit levels(repo_, options_.trust);
+    if (local_) levels.walk(git::oid_str(*local_));
+    levels.walk(report_.incoming);
+    merge(trees, levels);
+    return std::move(report_);
+  }
+
+ private:
+  // Brings the remote's objects into the quarantine, and checks their shape
+  // there (incoming_walk.h); false (the report says why) when refused.
+  bool received() {
+    std::vector<Problem> problems;
+    try {
+      if (on_this_machine(conn_.url())) {
+        // A repository on this machine: copied object by object, rehashed.
+        report_.fetched_objects = fetch_local(repo_, quarantine_, conn_, incoming_, branch_, problems);
+      } else {
+        report_.fetched_objects = download();
+        git::QuarantineSource source(quarantine_.repo(), repo_);
+        problems = git::walk_incoming(source, incoming_, IncomingChecker::kMaxProblems, [&](std::size_t done) {
+                     conn_.progress("checking", done, 0, 0);
+                   }).problems;
+      }
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kRefused) throw;
+      problems.push_back({ProblemKind::kObjectCorrupt, branch_, std::string("the remote's pack: ") + e.what()});
+    }
+    conn_.disconnect();
+    if (problems.empty()) return true;
+    report_.result = "refused";
+    // A repository that is no store at all: that first, then two examples,
+    // not a problem for each of its files (fetch_local does the same).
+    lead_with(not_a_store(quarantine_.repo(), incoming_, branch_), problems);
+    report_.problems = std::move(problems);
+    return false;
+  }
+
+  // A network fetch into the quarantine, its pack read by IncomingPack. The
+  // quarantine's refs tell the server what the store has (negotiation walks
+  // the refs of the repository fetched into). Returns the objects received.
+  std::size_t download() {
+    git::Odb odb = git::open_odb(repo_);
+    if (local_) quarantine_.set_ref("refs/kistore/have/local", *local_);
+    if (auto synced = git::ref_target(repo_, synced_ref(conn_.remote())); synced && git_odb_exists(odb.get(), &*synced))
+      quarantine_.set_ref("refs/kistore/have/synced", *synced);
+    quarantine_.receive_packs();
+    try {
+      conn_.download("+" + branch_ + ":" + incoming_ref(conn_.remote()));
+    } catch (const Error&) {
+      if (std::exception_ptr why = quarantine_.pack_failure()) std::rethrow_exception(why);
+      throw;
+    }
+    return quarantine_.received_objects();
+  }
+
+  // Stores of different formats do not sync (refs/layout.h): the remote's
+  // head must be of this store's format (an empty store is format 2), and of
+  // one kistore reads. True (the report says why) when it is not.
+  bool other_format() {
+    LayoutTrees trees(quarantine_.repo());
+    git_oid tree = git::commit_tree(quarantine_.repo(), incoming_);
+    std::optional<Format> theirs = trees.format_of(&tree);
+    const Format mine = snap_.format();
+    if (theirs == mine) return false;
+    report_.result = "refused";
+    std::string detail;
+    if (!theirs) {
+      detail = "the remote's " + unknown_format_problem(trees.read(&tree, std::string(kFormatPath)).value_or(""));
+    } else if (*theirs == Format::k1) {
+      detail = "the remote is a format-1 store and this one is " + format_name(mine) +
+               "; stores of different formats do not sync: run `kistore upgrade` in the remote store (or clone it "
+               "with `git clone --bare` and run `kistore upgrade` in the clone), then pull again";
+    } else {
+      detail = "this store is " + format_name(mine) + " and the remote is " + format_name(*theirs) +
+               "; stores of different formats do not sync: run `kistore upgrade` in this store, then pull again";
+    }
+    report_.problems.push_back({ProblemKind::kLayout, std::string(kFormatPath), detail});
+    return true;
+  }
+
+  // The remote must still contain what was synced with it before.
+  bool history_rewritten() {
+    auto synced = git::ref_target(repo_, synced_ref(conn_.remote()));
+    if (!synced || git::descends_from(quarantine_.repo(), incoming_, *synced)) return false;
+    report_.result = "refused";
+    report_.problems.push_back(
+        {ProblemKind::kHistoryRewritten, branch_,
+         "the remote's " + branch_ + " at " + short_id(report_.incoming) + " does not contain commit " +
+             short_id(git::oid_str(*synced)) + ", which was synced with " + conn_.remote() +
+             " before: its history was rewritten (force-pushed). If the remote is meant to be another store "
+             "now, remove and add the remote again (`kistore remote remove " + conn_.remote() + "`)"});
+    return true;
+  }
+
+  bool already_here() {
+    if (!local_ || !git::descends_from(quarantine_.repo(), *local_, incoming_)) return false;
+    report_.result = "up-to-date";
+    mark_synced();
+    return true;
+  }
+
+  // The commits new to this store, oldest first.
+  std::vector<git_oid> new_commits() {
+    std::vector<git_oid> fresh;
+    git_revwalk* raw = nullptr;
+    git::check(git_revwalk_new(&raw, quarantine_.repo()), "walking history");
+    git::Revwalk walk(raw);
+    git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+    git::check(git_revwalk_push(raw, &incoming_), "walking the incoming history");
+    if (local_) git::check(git_revwalk_hide(raw, &*local_), "walking history");
+    git_oid id;
+    while (git_revwalk_next(&id, raw) == 0) fresh.push_back(id);
+    report_.new_commits = fresh.size();
+    return fresh;
+  }
+
+  // Checks every new commit; true (the report says why) when any fails.
+  bool refused(const LayoutTrees& trees, LevelAudit& levels, const std::vector<git_oid>& fresh) {
+    IncomingChecker checker(trees, levels);
+    // One big commit (a first clone, a bulk import): show progress through its
+    // paths; many commits: through the commits.
+    if (options_.progress && fresh.size() == 1)
+      checker.progress = [&](std::size_t done, std::size_t total) { options_.progress("checking", done, total, 0); };
+    for (std::size_t i = 0; i < fresh.size() && !checker.full(); ++i) {
+      checker.check_commit(fresh[i]);
+      if (options_.progress && fresh.size() > 1) options_.progress("checking", i + 1, fresh.size(), 0);
+    }
+    new_objects_ = checker.new_objects();
+    std::vector<Problem> problems = checker.take_problems();
+    std::vector<Problem> clashes = dictionary_clashes(trees);
+    problems.insert(problems.end(), clashes.begin(), clashes.end());
+    if (problems.empty()) return false;
+    report_.result = "refused";
+    report_.problems = std::move(problems);
+    return true;
+  }
+
+  // A Dictionary_ID names one dictionary: a remote whose tree holds another
+  // dictionary under an ID the store has cannot be merged in (the frames of
+  // one side do not decode with the other's). Each side was checked alone.
+  std::vector<Problem> dictionary_clashes(const LayoutTrees& trees) {
+    std::vector<Problem> out;
+    // (A fast-forward's own commits were checked for changing one.)
+    if (!local_ || git::descends_from(quarantine_.repo(), incoming_, *local_)) return out;
+    const git_oid mine = git::commit_tree(quarantine_.repo(), *local_), theirs = git::commit_tree(quarantine_.repo(), incoming_);
+    for (const git::TreeDelta& d : trees.diff(&mine, &theirs, "dictionaries"))
+      if (d.status == git::TreeDelta::kModified && d.ids_differ())
+        out.push_back({ProblemKind::kHistoryRewritten, d.path,
+                       "the remote holds another dictionary under this ID than the store does; an ID names one "
+                       "dictionary, so the two cannot be merged"});
+    return out;
+  }
+
+  // Moves the branch to the incoming head when it is empty or behind; true
+  // when the pull is then done, false when the two sides diverged.
+  bool fast_forwarded() {
+    const std::string log = "kistore: pull " + conn_.remote() + " (fast-forward)";
+    for (int attempt = 0; attempt < kFastForwardAttempts; ++attempt) {
+      Snapshot now = store_.snapshot();
+      int rc;
+      if (now.empty()) {
+        rc = git::move_ref(repo_, branch_, incoming_, nullptr, log);
+      } else {
+        git_oid head = git::parse_oid(now.commit_id());
+        if (git::descends_from(repo_, head, incoming_)) {
+          report_.result = "up-to-date";
+          report_.commit = now.commit_id();
+          mark_synced();
+          return true;
+        }
+        if (!git::descends_from(repo_, incoming_, head)) return false;
+        rc = git::move_ref(repo_, branch_, incoming_, &head, log);
+      }
+      if (rc == 0) {
+        std::optional<git_oid> before;
+        if (!now.empty()) before = git::parse_oid(now.commit_id());
+        git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
+        report_.result = "fast-forward";
+        report_.commit = report_.incoming;
+        report_.new_documents = new_objects_;
+        mark_synced();
+        return true;
+      }
+      if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) git::check(rc, "moving " + branch_);
+      git_error_clear();
+    }
+    return false;
+  }
+
+  void merge(const LayoutTrees& trees, LevelAudit& levels) {
+    MergeOutcome outcome;
+    std::optional<std::string> merged = store_.commit(
+        [&](const Snapshot& head) { return build_merge(trees, levels, head, incoming_, conn_.remote(), outcome); },
+        options_.commit);
+    report_.notes.insert(report_.notes.end(), outcome.notes.begin(), outcome.notes.end());
+    mark_synced();
+    if (!merged) {
+      report_.result = "up-to-date";
+      report_.commit = store_.snapshot().commit_id();
+      return;
+    }
+    report_.result = "merge";
+    report_.commit = *merged;
+    report_.new_documents = outcome.new_documents;
+  }
+
+  void mark_synced() { git::set_ref(repo_, synced_ref(conn_.remote()), incoming_, "kistore: pull " + conn_.remote()); }
+
+  Store& store_;
+  git_repository* repo_;
+  git::Quarantine& quarantine_;
+  Connection& conn_;
+  const SyncOptions& options_;
+  const std::string& branch_;
+  Snapshot snap_;
+  std::optional<git_oid> local_;  // the branch head when the pull began
+  git_oid incoming_{};
+  std::size_t new_objects_ = 0;
+  PullReport report_;
+};
+
+// Removes what a failed clone created in `dir`: the folder, or (when it
+// existed, empty) what is in it.
+void undo_clone(const std::string& dir, bool existed) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  if (!existed) {
+    fs::remove_all(dir, ignored);
+    return;
+  }
+  for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry.path(), ignored);
+}
+
+}  // namespace
+
+PullReport pull_from(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine) {
+  return Pull(store, conn, branch, quarantine).run();
+}
+
+// A pull writes (it moves the branch or merges): like every writer, it
+// refuses a store of another format than format 2, before it fetches.
+void refuse_old_format(const Store& store) {
+  Snapshot snap = store.snapshot();
+  if (snap.format() != kCurrentFormat)
+    throw IOError(store.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
+                  format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was fetched or written");
+}
+
+PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
+  refuse_old_format(store);
+  git::Quarantine quarantine(store.repo());
+  Connection conn(store, remote, GIT_DIRECTION_FETCH, options, quarantine.repo());
+  conn.connect();
+  return pull_from(store, conn, store.branch(), quarantine);
+}
+
+PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // A link counts as there even when it leads nowhere: a failed clone must
+  // not remove it (undo_clone removes what it takes for its own folder).
+  bool existed = fs::exists(fs::symlink_status(dir, ec));
+  if (existed && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    throw InvalidInput(dir + ": already exists and is not an empty folder");
+  PullReport result;
+  try {
+    Store store = Store::init(dir);
+    add_remote(store, "origin", url);  // without the URL's password
+    SyncOptions with_password = options;
+    with_password.credentials.url_password = url_password(url);
+    git::Quarantine quarantine(store.repo());
+    Connection conn(store, "origin", GIT_DIRECTION_FETCH, with_password, quarantine.repo());
+    conn.connect();
+    std::string branch = store.branch();
+    if (!conn.head(branch)) {
+      // Follow the remote's HEAD when it names another branch (a store made
+      // with stock git whose default branch is not main).
+      std::string other = conn.default_branch();
+      if (!other.empty() && other != branch && conn.head(other)) {
+        git::check(git_repository_set_head(store.repo(), other.c_str()), dir + ": setting HEAD");
+        branch = other;
+      }
+    }
+    result = pull_from(store, conn, branch, quarantine);
+  } catch (...) {
+    undo_clone(dir, existed);
+    throw;
+  }
+  if (result.refused()) undo_clone(dir, existed);
+  return result;
+}
+
+}  // namespace kistore

@@ -1,0 +1,241 @@
+// push (sync.h): send the branch, pulling first when the remote moved.
+#include <git2/sys/repository.h>  // git_repository_set_config
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "store/git/git.h"
+#include "store/core/layout_trees.h"
+#include "store/sync/local_transport.h"
+#include "store/git/new_objects.h"
+#include "store/sync/pull.h"
+#include "store/sync/remote.h"
+#include "store/sync/url.h"
+
+namespace kistore {
+namespace {
+
+// How many rounds of pull-then-push before push gives up on a busy remote.
+constexpr int kPushRounds = 3;
+
+// A second handle on the store's repository for packing what push sends
+// through libgit2 (tune_packing gives it its settings once the remote is
+// reached, so that a push that reaches nothing writes nothing).
+git::Repository packing_handle(Store& store) {
+  git_repository* raw = nullptr;
+  git::check(git_repository_open_ext(&raw, git_repository_path(store.repo()), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+             store.dir() + ": opening for push");
+  return git::Repository(raw);
+}
+
+// kistore's objects are zstd frames: deflate gains nothing on them and a
+// delta search between them costs a third of a big push for ~3 % of pack
+// size, so the packing handle turns delta search off. libgit2 1.5 takes the
+// size above which it skips delta search from the key pack.deltaCacheSize (a
+// libgit2 bug: core.bigFileThreshold is never read); both are set. The
+// settings live in a file of the store's local folder, given to this handle
+// only: git's own commands on the store keep their defaults.
+void tune_packing(Store& store, git_repository* packer) {
+  namespace fs = std::filesystem;
+  std::string settings = store.local_dir() + "/push-pack.config";
+  if (!fs::exists(settings)) {
+    fs::create_directories(store.local_dir());
+    std::string tmp = settings + ".tmp." + std::to_string(getpid());
+    {
+      std::ofstream out(tmp);
+      out << "[core]\n\tbigFileThreshold = 1\n[pack]\n\tdeltaCacheSize = 1\n";
+      if (!out) throw IOError(tmp + ": cannot write");
+    }
+    fs::rename(tmp, settings);
+  }
+  git_config* cfg = nullptr;
+  git::check(git_config_new(&cfg), "config");
+  git::Config owned(cfg);
+  std::string base = git_repository_path(packer);
+  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, packer, 0),
+             store.dir() + ": reading config");
+  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, packer, 0),
+             store.dir() + ": reading " + settings);
+  git::check(git_repository_set_config(packer, cfg), "config");
+}
+
+// Pushes over the network with kistore's own pack (receive_pack.h): the
+// objects the new commits bring, as they are stored, and an update of
+// `branch` from `theirs` (none: it must not exist), which the server applies
+// only if the branch did not move meanwhile. A ref the server refuses is
+// recorded in the connection, as libgit2's callback would.
+void push_smart(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
+                const std::optional<git_oid>& theirs) {
+  std::vector<git_oid> have;
+  if (theirs) have.push_back(*theirs);
+  NewObjects objects(repo, local, have);
+  std::uint64_t bytes = 0;
+  auto progress = [&](std::size_t sent, std::size_t total) { conn.progress("sending", sent, total, bytes); };
+  std::string where = "the remote " + conn.where();
+  git::ReceivePack::Result result;
+  try {
+    result = conn.receive_pack().send(
+        branch, theirs ? &*theirs : nullptr, local, static_cast<std::uint32_t>(objects.size()),
+        [&](git::PackStream& pack) {
+          objects.read(
+              [&](const NewObjects::Object& o, std::string_view data, int level) { pack.write(o.type, data, level); },
+              progress);
+        },
+        [&](std::uint64_t sent) { bytes = sent; });
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kRemote) throw;
+    throw RemoteError("pushing to " + where + ": " + conn.scrub(e.what()));
+  }
+  progress(objects.size(), objects.size());
+  if (result.unpack != "ok")
+    throw RemoteError(where + " could not store the pushed objects: " + conn.scrub(result.unpack));
+  conn.record_sent(objects.size(), bytes);
+  if (!result.rejection.empty()) conn.record_rejection(branch, result.rejection);
+}
+
+// One push, round by round: each round looks at the remote's branch, pushes
+// or pulls, and says whether the push is done.
+class Push {
+ public:
+  Push(Store& store, const std::string& remote, const SyncOptions& options)
+      : store_(store),
+        repo_(store.repo()),
+        remote_(remote),
+        label_(remote_label(store.repo(), remote)),
+        options_(options),
+        branch_(store.branch()) {
+    report_.remote = label_;  // a URL given for a name: without its password
+  }
+
+  PushReport run() {
+    for (int round = 0; round < kPushRounds; ++round)
+      if (attempt(round + 1 < kPushRounds)) return std::move(report_);
+    throw RemoteError("gave up pushing to " + label_ + " (" + report_.url + ") after " + std::to_string(kPushRounds) +
+                      " rounds: its " + branch_ + " kept moving while kistore merged it");
+  }
+
+ private:
+  // One round; true when the push is done (pushed, up to date, or refused).
+  bool attempt(bool may_retry) {
+    Snapshot snap = store_.snapshot();
+    if (snap.empty()) throw InvalidInput(store_.dir() + ": the store is empty; nothing to push");
+    if (snap.format() != kCurrentFormat)
+      throw IOError(store_.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
+                    format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was sent");
+    git_oid local = git::parse_oid(snap.commit_id());
+    report_.commit = snap.commit_id();
+    git::Repository packer = packing_handle(store_);
+    Connection conn(store_, remote_, GIT_DIRECTION_PUSH, options_, packer.get());
+    report_.url = redact_url(conn.url());
+    conn.connect();
+    auto theirs = conn.head(branch_);
+    if (theirs && git_oid_equal(&*theirs, &local)) {
+      report_.result = "up-to-date";
+      mark_synced(local);
+      return true;
+    }
+    refuse_other_format(snap, theirs);
+    bool is_behind = behind(local, theirs);
+    if (!is_behind) tune_packing(store_, packer.get());
+    int rc = is_behind ? GIT_ENONFASTFORWARD : send(packer.get(), conn, local, theirs);
+    if (rc == GIT_ENONFASTFORWARD || rc == GIT_EMODIFIED) {
+      conn.disconnect();
+      return pulled(pull(store_, remote_, options_));
+    }
+    if (!conn.rejection().empty()) return after_rejection(conn, local, theirs, may_retry);
+    report_.pushed_objects = conn.sent_objects();
+    report_.pushed_bytes = conn.sent_bytes();
+    report_.result = "pushed";
+    mark_synced(local);
+    return true;
+  }
+
+  // A remote whose head this store has (it is behind) but of another format,
+  // as after an upgrade here: stores of different formats do not sync, in
+  // either direction. Error(kRefused), nothing sent. A head we lack is judged
+  // by the pull that follows.
+  void refuse_other_format(const Snapshot& snap, const std::optional<git_oid>& theirs) const {
+    if (!theirs) return;
+    git::Odb odb = git::open_odb(repo_);
+    bool known = git_odb_exists(odb.get(), &*theirs);
+    git_error_clear();
+    if (!known) return;
+    LayoutTrees trees(repo_);
+    git_oid tree = git::commit_tree(repo_, *theirs);
+    std::optional<Format> format = trees.format_of(&tree);
+    if (format == snap.format()) return;
+    throw Refused("push to " + label_ + ": the remote's " + branch_ + " is " +
+                  (format ? format_name(*format) : std::string("of a format this kistore cannot read")) +
+                  " and this store is " + format_name(snap.format()) +
+                  "; stores of different formats do not sync: run `kistore upgrade` in the remote store, then push "
+                  "again; nothing was sent");
+  }
+
+  // Whether the remote's branch has commits ours lacks (or ones we do not have).
+  bool behind(const git_oid& local, const std::optional<git_oid>& theirs) const {
+    if (!theirs) return false;
+    git::Odb odb = git::open_odb(repo_);
+    bool known = git_odb_exists(odb.get(), &*theirs);
+    git_error_clear();
+    return !known || !git::descends_from(repo_, local, *theirs);
+  }
+
+  // Sends the branch the way the remote takes it best: a repository on this
+  // machine directly, a network remote through kistore's receive-pack
+  // exchange. A server without report-status would not say whether it stored
+  // the pack and moved the branch (and libgit2 1.5 fails on one with an
+  // internal assertion): refused, Error(kRemote).
+  int send(git_repository* packer, Connection& conn, const git_oid& local, const std::optional<git_oid>& theirs) {
+    if (on_this_machine(conn.url())) return push_local(packer, conn, branch_, local, theirs);
+    if (conn.receive_pack().usable()) {
+      push_smart(packer, conn, branch_, local, theirs);
+      return 0;
+    }
+    throw RemoteError("cannot push to remote " + conn.where() +
+                      ": the server does not offer report-status, so it would not say whether it stored the pack "
+                      "and moved the branch; kistore pushes only to servers that do (git's receive-pack does)");
+  }
+
+  // Records a pull made on the way; true (the push is refused) when it was.
+  bool pulled(PullReport report) {
+    bool refused = report.refused();
+    report_.pulls.push_back(std::move(report));
+    if (refused) report_.result = "refused";
+    return refused;
+  }
+
+  // Someone else may have pushed between our look and our push: then pull
+  // and try again; any other rejection is the remote's answer.
+  bool after_rejection(Connection& conn, const git_oid& local, const std::optional<git_oid>& theirs, bool may_retry) {
+    std::string rejection = conn.scrub(conn.rejection());
+    conn.disconnect();
+    if (may_retry) {
+      git::Quarantine quarantine(store_.repo());
+      Connection again(store_, remote_, GIT_DIRECTION_FETCH, options_, quarantine.repo());
+      again.connect();
+      auto now = again.head(branch_);
+      bool moved = now.has_value() != theirs.has_value() || (now && !git_oid_equal(&*now, &*theirs));
+      if (moved && !(now && git_oid_equal(&*now, &local))) return pulled(pull_from(store_, again, branch_, quarantine));
+    }
+    throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection);
+  }
+
+  void mark_synced(const git_oid& local) { git::set_ref(repo_, synced_ref(label_), local, "kistore: push " + label_); }
+
+  Store& store_;
+  git_repository* repo_;
+  const std::string& remote_;
+  std::string label_;  // remote_ as references and messages name it (remote.h)
+  const SyncOptions& options_;
+  const std::string& branch_;
+  PushReport report_;
+};
+
+}  // namespace
+
+PushReport push(Store& store, const std::string& remote, const SyncOptions& options) {
+  return Push(store, remote, options).run();
+}
+
+}  // namespace kistore

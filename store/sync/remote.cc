@@ -1,0 +1,120 @@
+// The remotes of a store (sync.h: add_remote, remove_remote, list_remotes)
+// and kistore's references for each (remote.h).
+#include "store/sync/remote.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "objects/sha1.h"
+#include "store/git/git.h"
+#include "store/sync/sync.h"
+#include "store/sync/url.h"
+
+namespace kistore {
+namespace {
+
+// The folder name of a URL's references: SHA-1 hex of it without password.
+std::string url_key(const std::string& url) {
+  std::string text = redact_url(url);
+  unsigned char sum[20];
+  Sha1 sha;
+  sha.init();
+  sha.update(text.data(), text.size());
+  sha.final(sum);
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : sum) hex += digits[c >> 4], hex += digits[c & 15];
+  return hex;
+}
+
+}  // namespace
+
+bool valid_remote_name(const std::string& name) {
+  int valid = 0;
+  return git_remote_name_is_valid(&valid, name.c_str()) == 0 && valid && name.find('/') == std::string::npos;
+}
+
+bool looks_like_url(const std::string& text) {
+  if (text.empty()) return false;
+  if (text.find("://") != std::string::npos) return true;
+  if (text[0] == '/' || text.starts_with("./") || text.starts_with("../") || text.starts_with("~/")) return true;
+  if (url_kind(text) == UrlKind::kSsh) return true;
+  std::error_code ec;
+  return std::filesystem::is_directory(text, ec);
+}
+
+std::string remote_label(git_repository* repo, const std::string& text) {
+  git_remote* named = nullptr;
+  if (valid_remote_name(text) && git_remote_lookup(&named, repo, text.c_str()) == 0) {
+    git_remote_free(named);
+    return text;
+  }
+  git_error_clear();
+  if (!looks_like_url(text)) return text;
+  if (url_kind(text) == UrlKind::kPath) return std::filesystem::absolute(text).lexically_normal().string();
+  return redact_url(text);
+}
+
+std::string incoming_ref(const std::string& remote) {
+  return valid_remote_name(remote) ? "refs/kistore/incoming/" + remote : "refs/kistore/incoming-url/" + url_key(remote);
+}
+std::string synced_ref(const std::string& remote) {
+  return valid_remote_name(remote) ? "refs/kistore/synced/" + remote : "refs/kistore/synced-url/" + url_key(remote);
+}
+
+void add_remote(Store& store, const std::string& name, const std::string& url) {
+  git::ensure_init();
+  if (!valid_remote_name(name))
+    throw InvalidInput("remote name \"" + name +
+                       "\": expected a name git accepts for a remote (e.g. origin), without \"/\"");
+  if (url.empty()) throw InvalidInput("remote \"" + name + "\": the URL is empty");
+  // A password never reaches the config (a file anyone with the store may
+  // read, copy or back up): the URL is kept without it.
+  std::string stored = redact_url(url);
+  if (url_kind(url) == UrlKind::kPath) {
+    stored = std::filesystem::absolute(url).lexically_normal().string();
+    if (stored.size() > 1 && stored.back() == '/') stored.pop_back();
+  }
+  git_remote* remote = nullptr;
+  int rc = git_remote_create(&remote, store.repo(), name.c_str(), stored.c_str());
+  if (rc == GIT_EEXISTS)
+    throw InvalidInput("remote \"" + name + "\" already exists (remove it first with `kistore remote remove " + name +
+                       "`)");
+  if (rc == GIT_EINVALIDSPEC)
+    throw InvalidInput("remote \"" + name + "\": " + scrub_secrets(git::last_error(), url, ""));
+  if (rc < 0) throw IOError(store.dir() + ": adding remote " + name + ": " + scrub_secrets(git::last_error(), url, ""));
+  git_remote_free(remote);
+}
+
+void remove_remote(Store& store, const std::string& name) {
+  git::ensure_init();
+  git_remote* remote = nullptr;
+  int rc = git_remote_lookup(&remote, store.repo(), name.c_str());
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+    git_error_clear();
+    throw InvalidInput("no remote named \"" + redact_url(name) + "\"");
+  }
+  git::check(rc, "reading remote " + redact_url(name));
+  git_remote_free(remote);
+  git::check(git_remote_delete(store.repo(), name.c_str()), store.dir() + ": removing remote " + name);
+  git::delete_ref(store.repo(), synced_ref(name));
+  git::delete_ref(store.repo(), incoming_ref(name));
+}
+
+std::vector<RemoteInfo> list_remotes(const Store& store) {
+  git::ensure_init();
+  git_strarray names{};
+  git::check(git_remote_list(&names, store.repo()), store.dir() + ": listing remotes");
+  std::vector<RemoteInfo> out;
+  for (std::size_t i = 0; i < names.count; ++i) {
+    git_remote* remote = nullptr;
+    if (git_remote_lookup(&remote, store.repo(), names.strings[i]) < 0) continue;
+    out.push_back({names.strings[i], git_remote_url(remote) ? git_remote_url(remote) : ""});
+    git_remote_free(remote);
+  }
+  git_strarray_dispose(&names);
+  std::sort(out.begin(), out.end(), [](const RemoteInfo& a, const RemoteInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace kistore

@@ -1,0 +1,634 @@
+#include "store/write/bulk_add.h"
+
+#include <git2.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "objects/blob.h"
+#include "objects/error.h"
+#include "objects/parallel.h"
+#include "refs/index.h"
+#include "refs/layout.h"
+#include "store/core/frame_encoder.h"
+#include "store/git/objwrite.h"
+
+namespace kistore {
+namespace {
+
+// One document of the input, repeats aside: what it is, where it came from,
+// and the git ids of what was written for it. About 90 bytes.
+struct DocRecord {
+  Digest digest;
+  git_oid frame{};     // its object's blob (when written)
+  git_oid metadata{};  // its metadata's blob (when it has metadata)
+  std::uint32_t file = 0, line = 0;  // where: files[file] + ":" + line (line 0: the file alone)
+  Kind kind = Kind::kRun;
+  bool has_metadata = false;
+  bool in_base = false;  // the store had it when the add began: nothing was written for it
+};
+
+// One index entry a new document implies, as the digests its path is made
+// of (rendered through refs/layout.h when the tree is built), and its blob.
+enum class EntryKind : std::uint8_t { kGroup, kLevel, kAttestation, kLiteral };
+struct IndexRecord {
+  git_oid blob;
+  std::uint32_t doc;  // the document that implies it
+  // kGroup: the key (aux); kLevel: the Level; kAttestation: the subject
+  // (aux); kLiteral: the path (literals).
+  std::uint32_t arg;
+  EntryKind kind;
+};
+
+// What one new document writes, made on every core before it is written in order.
+struct Prepared {
+  std::string frame;
+  std::string_view metadata;  // the document's own metadata_canonical()
+  git_oid frame_id{}, metadata_id{};
+  std::vector<IndexEntry> entries;
+  std::vector<git_oid> entry_ids;
+  std::vector<EntryKind> kinds;
+  std::vector<std::optional<Digest>> others;  // key or subject
+  std::vector<Level> levels;
+};
+
+std::string plural(std::size_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+// How an index entry's path is made, checked by rendering it again: a path
+// the layout's parse and render do not give back is kept as text.
+void classify(const IndexEntry& e, const Digest& doc, Prepared& p) {
+  if (auto g = parse_group_path(kCurrentFormat, e.path); g && g->run == doc && group_path(kCurrentFormat, g->key, g->run) == e.path) {
+    p.kinds.push_back(EntryKind::kGroup), p.others.push_back(g->key), p.levels.push_back(Level::kReported);
+  } else if (auto l = parse_level_path(kCurrentFormat, e.path); l && l->run == doc && level_path(kCurrentFormat, l->level, l->run) == e.path) {
+    p.kinds.push_back(EntryKind::kLevel), p.others.push_back(std::nullopt), p.levels.push_back(l->level);
+  } else if (auto a = parse_attestation_path(kCurrentFormat, e.path);
+             a && a->attestation == doc && attestation_path(kCurrentFormat, a->run, a->attestation) == e.path) {
+    p.kinds.push_back(EntryKind::kAttestation), p.others.push_back(a->run), p.levels.push_back(Level::kReported);
+  } else {
+    p.kinds.push_back(EntryKind::kLiteral), p.others.push_back(std::nullopt), p.levels.push_back(Level::kReported);
+  }
+}
+
+// An open-addressing table of record numbers (+ 1; 0 is empty) keyed by
+// digest: 4 to 8 bytes a document where a node-based map takes over 60.
+class DigestTable {
+ public:
+  template <typename DigestOf>
+  std::optional<std::uint32_t> find(const Digest& d, DigestOf&& digest_of) const {
+    if (slots_.empty()) return std::nullopt;
+    for (std::size_t i = hash(d) & mask();; i = (i + 1) & mask()) {
+      if (slots_[i] == 0) return std::nullopt;
+      if (digest_of(slots_[i] - 1) == d) return slots_[i] - 1;
+    }
+  }
+  template <typename DigestOf>
+  void insert(std::uint32_t record, std::size_t count, DigestOf&& digest_of) {
+    if ((count + 1) * 2 > slots_.size()) {
+      std::vector<std::uint32_t> old(std::max<std::size_t>(1024, slots_.size() * 2), 0);
+      old.swap(slots_);
+      for (std::uint32_t s : old)
+        if (s) place(s, digest_of(s - 1));
+    }
+    place(record + 1, digest_of(record));
+  }
+
+ private:
+  static std::size_t hash(const Digest& d) { return std::hash<Digest>{}(d); }
+  std::size_t mask() const { return slots_.size() - 1; }
+  void place(std::uint32_t s, const Digest& d) {
+    std::size_t i = hash(d) & mask();
+    while (slots_[i]) i = (i + 1) & mask();
+    slots_[i] = s;
+  }
+  std::vector<std::uint32_t> slots_;
+};
+
+}  // namespace
+
+struct BulkAdd::State {
+  Store& store;
+  BulkAddOptions options;
+  Snapshot base;
+  FrameEncoder encoder;  // the base's dictionary, or the one trained here
+  // While the store has no dictionary and none was trained: the new
+  // documents so far, held back (at most kTrainingSampleDocuments or
+  // kTrainingSampleBytes of them) to train on, then written with what was
+  // learnt. Everything after is written as it comes.
+  struct Pending {
+    std::uint32_t record;
+    std::string canonical, metadata;
+    Prepared prepared;  // all but the frame (and metadata, which points into `metadata` when written)
+  };
+  bool training = false;
+  std::vector<Pending> pending;
+  std::size_t pending_bytes = 0;
+  git_oid dictionary_blob{};  // of encoder.trained(), once written into the pack
+  std::unique_ptr<git::PackWriter> pack;  // the blobs, then (first attempt) the trees and the commit
+  // Deques: they grow without copying, so a million records never exist twice.
+  std::deque<DocRecord> docs;
+  DigestTable doc_table;
+  std::deque<IndexRecord> index;
+  std::vector<Digest> aux;  // group keys and attestation subjects
+  std::unordered_map<Digest, std::uint32_t> aux_of;
+  // Paths kept as text (source ids), in chunks of about 1 MiB that never move.
+  struct Literal {
+    std::uint32_t chunk, offset, size;
+  };
+  std::vector<std::string> literal_chunks;
+  std::deque<Literal> literals;
+  std::vector<std::string> files;
+  std::unordered_map<std::string, std::uint32_t> file_of;
+  std::size_t seen = 0, repeats = 0, written = 0;
+  std::vector<std::uint32_t> repeat_list;  // the first list_limit + 1 repeats
+  std::vector<std::string> repeat_notes;
+
+  State(Store& s, BulkAddOptions o)
+      : store(s), options(std::move(o)), base(s.snapshot()), encoder(base), training(encoder.may_train()) {}
+
+  const Digest& digest_of(std::uint32_t r) const { return docs[r].digest; }
+  std::optional<std::uint32_t> find(const Digest& d) const {
+    return doc_table.find(d, [&](std::uint32_t r) -> const Digest& { return docs[r].digest; });
+  }
+  std::uint32_t aux_index(const Digest& d) {
+    auto [it, fresh] = aux_of.emplace(d, static_cast<std::uint32_t>(aux.size()));
+    if (fresh) aux.push_back(d);
+    return it->second;
+  }
+  std::string_view literal(std::uint32_t i) const {
+    const Literal& l = literals[i];
+    return std::string_view(literal_chunks[l.chunk]).substr(l.offset, l.size);
+  }
+  std::uint32_t add_literal(std::string_view text) {
+    constexpr std::size_t kChunk = 1u << 20;
+    if (literal_chunks.empty() || literal_chunks.back().size() + text.size() > literal_chunks.back().capacity()) {
+      literal_chunks.emplace_back();
+      literal_chunks.back().reserve(std::max(kChunk, text.size()));
+    }
+    std::string& chunk = literal_chunks.back();
+    literals.push_back({static_cast<std::uint32_t>(literal_chunks.size() - 1), static_cast<std::uint32_t>(chunk.size()),
+                        static_cast<std::uint32_t>(text.size())});
+    chunk += text;
+    return static_cast<std::uint32_t>(literals.size() - 1);
+  }
+
+  // "file:line" kept as a file number and a line.
+  void set_where(DocRecord& r, const std::string& where) {
+    std::string_view file = where;
+    std::uint32_t line = 0;
+    std::size_t colon = where.rfind(':');
+    if (colon != std::string::npos && colon + 1 < where.size() && where.size() - colon <= 10 &&
+        where.find_first_not_of("0123456789", colon + 1) == std::string::npos && where[colon + 1] != '0') {
+      file = std::string_view(where).substr(0, colon);
+      line = static_cast<std::uint32_t>(std::stoul(where.substr(colon + 1)));
+    }
+    auto [it, fresh] = file_of.emplace(std::string(file), static_cast<std::uint32_t>(files.size()));
+    if (fresh) files.emplace_back(file);
+    r.file = it->second;
+    r.line = line;
+  }
+  std::string where(std::uint32_t doc) const {
+    const DocRecord& r = docs[doc];
+    return r.line ? files[r.file] + ":" + std::to_string(r.line) : files[r.file];
+  }
+
+  void add(const std::vector<AddedDocument>& batch);
+  std::vector<std::uint32_t> take_new(const std::vector<AddedDocument>& batch, const std::vector<git_oid>& meta_ids,
+                                      const std::vector<std::string_view>& metas);
+  void write_new(std::uint32_t record, Prepared& p);
+  void settle_dictionary();
+  std::optional<std::string> write_commit(const Snapshot& head, BulkAddReport& report);
+  std::vector<char> resolve(const Snapshot& head, BulkAddReport& report);
+  std::vector<char> claim_sources(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report);
+  void check_attestations(const Snapshot& head, const std::vector<char>& added);
+  git_oid build_tree(const Snapshot& head, const std::vector<char>& added, const std::vector<char>& dropped,
+                     git::ObjectWriter& out);
+};
+
+BulkAdd::BulkAdd(Store& store, BulkAddOptions options) {
+  store.check_writable();
+  if (!options.commit.author.empty()) store.author(options.commit.author);  // refused before any pack is begun
+  store.sweep_temp_files();
+  state_ = std::make_unique<State>(store, std::move(options));
+  state_->pack = std::make_unique<git::PackWriter>(std::string(git_repository_path(store.repo())) + "objects/pack");
+}
+
+BulkAdd::~BulkAdd() = default;
+
+std::size_t BulkAdd::documents() const { return state_->seen; }
+
+void BulkAdd::add(const std::vector<AddedDocument>& batch) { state_->add(batch); }
+
+void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
+  // Metadata of every document, on every core: a repeat's is compared with
+  // the first's by its blob id.
+  std::vector<std::string_view> metas(batch.size());
+  std::vector<git_oid> meta_ids(batch.size());
+  parallel_for(batch.size(), [&](std::size_t i) {
+    if (!batch[i].doc->metadata()) return;
+    metas[i] = batch[i].doc->metadata_canonical();
+    meta_ids[i] = git::object_id(GIT_OBJECT_BLOB, metas[i]);
+  });
+  std::vector<std::uint32_t> fresh = take_new(batch, meta_ids, metas);
+  // Compressing, hashing and indexing each new document, on every core;
+  // then written in input order (or held back to train a dictionary on).
+  const bool hold = training;
+  std::vector<Prepared> prepared(fresh.size());
+  parallel_for(fresh.size(), [&](std::size_t k) {
+    const AddedDocument& in = batch[docs[fresh[k]].file];  // (the batch position, until set_where below)
+    Prepared& p = prepared[k];
+    if (!hold) {
+      p.frame = encoder.encode(in.doc->canonical());
+      p.frame_id = git::object_id(GIT_OBJECT_BLOB, p.frame);
+    }
+    p.entries = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
+    for (const IndexEntry& e : p.entries) {
+      p.entry_ids.push_back(git::object_id(GIT_OBJECT_BLOB, e.bytes));
+      classify(e, in.doc->digest(), p);
+    }
+  });
+  for (std::size_t k = 0; k < fresh.size(); ++k) {
+    DocRecord& r = docs[fresh[k]];
+    const std::uint32_t at = r.file;
+    const AddedDocument& in = batch[at];
+    set_where(r, in.where);
+    prepared[k].metadata = metas[at];
+    prepared[k].metadata_id = meta_ids[at];
+    if (!hold) {
+      write_new(fresh[k], prepared[k]);
+      continue;
+    }
+    pending_bytes += in.doc->canonical().size();
+    pending.push_back(Pending{fresh[k], in.doc->canonical(), std::string(metas[at]), std::move(prepared[k])});
+  }
+  if (hold && (pending.size() >= kTrainingSampleDocuments || pending_bytes >= kTrainingSampleBytes)) settle_dictionary();
+  if (options.commit.progress) options.commit.progress(written, 0);
+}
+
+// Trains the store's dictionary on the documents held back (with the
+// store's own when they are too few: FrameEncoder::train_from), writes it
+// into the pack, and writes those
+// documents with it (or without, when none was made), in input order.
+void BulkAdd::State::settle_dictionary() {
+  training = false;
+  std::vector<std::string_view> samples;
+  samples.reserve(pending.size());
+  for (const Pending& q : pending) samples.push_back(q.canonical);
+  if (!pending.empty() && encoder.train_from(base, samples)) dictionary_blob = pack->write(GIT_OBJECT_BLOB, encoder.trained()->bytes(), 0);
+  parallel_for(pending.size(), [&](std::size_t i) {
+    Prepared& p = pending[i].prepared;
+    p.frame = encoder.encode(pending[i].canonical);
+    p.frame_id = git::object_id(GIT_OBJECT_BLOB, p.frame);
+  });
+  for (Pending& q : pending) {
+    q.prepared.metadata = q.metadata;
+    write_new(q.record, q.prepared);
+  }
+  std::vector<Pending>().swap(pending);
+  pending_bytes = 0;
+}
+
+// Records the batch's documents that are new to the input, notes repeats
+// and those the store has; returns the records still to be written, whose
+// `file` holds their batch position until add() sets where they came from.
+std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocument>& batch,
+                                                    const std::vector<git_oid>& meta_ids,
+                                                    const std::vector<std::string_view>& metas) {
+  std::vector<std::uint32_t> fresh;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const AddedDocument& in = batch[i];
+    const Digest& d = in.doc->digest();
+    ++seen;
+    if (auto r = find(d)) {
+      ++repeats;
+      if (repeat_list.size() <= options.list_limit) repeat_list.push_back(*r);
+      if (in.doc->metadata() && docs[*r].has_metadata && !git_oid_equal(&docs[*r].metadata, &meta_ids[i]))
+        repeat_notes.push_back(in.where + ": " + d.str() + " appears again with other metadata than at " + where(*r) +
+                               "; the first metadata is kept");
+      continue;
+    }
+    auto record = static_cast<std::uint32_t>(docs.size());
+    DocRecord& rec = docs.emplace_back(DocRecord{d});
+    rec.kind = in.doc->kind();
+    rec.has_metadata = in.doc->metadata().has_value();
+    if (rec.has_metadata) rec.metadata = meta_ids[i];
+    doc_table.insert(record, docs.size() - 1, [&](std::uint32_t r) -> const Digest& { return docs[r].digest; });
+    rec.in_base = base.has_object(d);
+    if (rec.in_base) {
+      set_where(rec, in.where);
+      if (rec.has_metadata) {
+        auto old = base.read(metadata_path(kCurrentFormat, d));
+        if (old && *old != metas[i])
+          repeat_notes.push_back(in.where + ": " + d.str() +
+                                 " is already in the store with other metadata; the first metadata stays");
+      }
+      continue;
+    }
+    rec.file = static_cast<std::uint32_t>(i);
+    fresh.push_back(record);
+  }
+  return fresh;
+}
+
+void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
+  pack->write(p.frame_id, GIT_OBJECT_BLOB, p.frame, 0);
+  docs[record].frame = p.frame_id;
+  if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, 0);
+  for (std::size_t j = 0; j < p.entries.size(); ++j) {
+    pack->write(p.entry_ids[j], GIT_OBJECT_BLOB, p.entries[j].bytes, 0);
+    IndexRecord r{p.entry_ids[j], record, 0, p.kinds[j]};
+    switch (p.kinds[j]) {
+      case EntryKind::kGroup:
+      case EntryKind::kAttestation: r.arg = aux_index(*p.others[j]); break;
+      case EntryKind::kLevel: r.arg = static_cast<std::uint32_t>(p.levels[j]); break;
+      case EntryKind::kLiteral:
+        r.arg = add_literal(p.entries[j].path);
+        break;
+    }
+    index.push_back(r);
+  }
+  ++written;
+}
+
+// Which records are new on `head`: 1 for those to be committed, 0 for those
+// it already holds (the base's, and any another writer added since).
+std::vector<char> BulkAdd::State::resolve(const Snapshot& head, BulkAddReport& report) {
+  const bool moved = head.commit_id() != base.commit_id();
+  std::vector<char> added(docs.size(), 0);
+  std::vector<std::uint32_t> present;
+  report.notes = repeat_notes;
+  for (std::uint32_t r = 0; r < docs.size(); ++r) {
+    const DocRecord& d = docs[r];
+    bool there = d.in_base || (moved && head.has_object(d.digest));
+    if (!there) {
+      added[r] = 1;
+      ++report.added;
+      continue;
+    }
+    present.push_back(r);
+    if (!d.in_base && d.has_metadata)
+      if (auto old = head.read(metadata_path(kCurrentFormat, d.digest)); old) {
+        git_oid old_id = git::object_id(GIT_OBJECT_BLOB, *old);
+        if (!git_oid_equal(&old_id, &d.metadata))
+          report.notes.push_back(where(r) + ": " + d.digest.str() +
+                                 " is already in the store with other metadata; the first metadata stays");
+      }
+  }
+  report.present = repeats + present.size();
+  if (report.added + report.present <= options.list_limit) {
+    for (std::uint32_t r = 0; r < docs.size(); ++r)
+      if (added[r]) report.added_list.emplace_back(docs[r].digest, docs[r].kind);
+    for (std::uint32_t r : repeat_list) report.present_list.emplace_back(docs[r].digest, docs[r].kind);
+    for (std::uint32_t r : present) report.present_list.emplace_back(docs[r].digest, docs[r].kind);
+  }
+  return added;
+}
+
+namespace {
+
+// The source ids claimed so far in the input: each path, and every folder
+// above one (so that "is there a staged id below this path" is one lookup
+// rather than a walk of a sorted map with long shared prefixes). Views into
+// the add's literal chunks, which never move.
+struct StagedSources {
+  std::unordered_map<std::string_view, const Digest*> paths;
+  std::unordered_set<std::string_view> folders;
+
+  const Digest* find(std::string_view path) const {
+    auto it = paths.find(path);
+    return it == paths.end() ? nullptr : it->second;
+  }
+  void add(std::string_view path, const Digest* run) {
+    paths.emplace(path, run);
+    for (std::size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1))
+      folders.insert(path.substr(0, slash));
+  }
+};
+
+// Who already holds the source id `path`, as add.cc's source_holder says: the
+// run digest text at it, "a folder of other source ids", the id of a run
+// whose id is a prefix of it, or "" if it is free.
+std::string source_holder(const Snapshot& head, std::string_view path, const StagedSources& staged) {
+  // An empty store (the first bulk add) holds no source ids: only the input's
+  // own are looked at, without a tree read per path and per prefix.
+  const bool in_head = !head.empty();
+  if (const Digest* run = staged.find(path)) return run->str();
+  if (in_head)
+    if (auto bytes = head.read(path)) return *bytes;
+  if (in_head && head.exists(path)) return "a folder of other source ids";
+  if (staged.folders.count(path)) return "a folder of other source ids";
+  for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    std::string_view prefix = path.substr(0, slash);
+    if (const Digest* run = staged.find(prefix)) return "the source id of run " + run->str();
+    if (in_head)
+      if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
+  }
+  return "";
+}
+
+}  // namespace
+
+// The index records of new documents that are not written: source ids that
+// another run claimed first (in the store, or earlier in the input).
+std::vector<char> BulkAdd::State::claim_sources(const Snapshot& head, const std::vector<char>& added,
+                                               BulkAddReport& report) {
+  std::vector<char> dropped(index.size(), 0);
+  StagedSources staged;  // into docs, which no longer grows
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    const IndexRecord& r = index[i];
+    if (r.kind != EntryKind::kLiteral || !added[r.doc]) continue;
+    std::string_view path = literal(r.arg);
+    if (!parse_source_path(path)) continue;
+    const Digest& run = docs[r.doc].digest;
+    std::string holder = source_holder(head, path, staged);
+    if (holder.empty()) {
+      staged.add(path, &run);
+      continue;
+    }
+    dropped[i] = 1;
+    if (holder != run.str())
+      report.notes.push_back(where(r.doc) + ": " + std::string(path) + " already names " + holder + "; run " +
+                             run.str() + " is added but not indexed under that source id");
+  }
+  return dropped;
+}
+
+void BulkAdd::State::check_attestations(const Snapshot& head, const std::vector<char>& added) {
+  for (const IndexRecord& r : index) {
+    if (r.kind != EntryKind::kAttestation || !added[r.doc]) continue;
+    const Digest& subject = aux[r.arg];
+    auto staged = find(subject);
+    bool in_store = !staged && head.has_object(subject);
+    bool is_run = staged ? docs[*staged].kind == Kind::kRun
+                         : in_store && head.document(subject, false).kind() == Kind::kRun;
+    if (!is_run)
+      throw InvalidInput(where(r.doc) + ": /spec/subject: expected a run in the store, found " + subject.str() +
+                         (staged || in_store ? ", which is not a run" : ", which is not there"));
+  }
+}
+
+namespace {
+
+// One sorted sequence of paths of one kind, rendered on demand.
+struct PathStream {
+  std::vector<std::uint32_t> items;
+  std::function<void(std::uint32_t, std::string&)> render;
+  std::function<git_oid(std::uint32_t)> blob;
+  std::size_t at = 0;
+  std::string path;
+
+  // Sorted by digests, which the layout's paths follow; checked by
+  // rendering each path once, and sorted by the paths themselves otherwise.
+  template <typename Less>
+  void sort(Less&& less) {
+    std::sort(items.begin(), items.end(), less);
+    std::string prev, cur;
+    for (std::size_t i = 0; i < items.size(); ++i, prev.swap(cur)) {
+      render(items[i], cur);
+      if (i && !(prev < cur)) {
+        std::sort(items.begin(), items.end(), [&](std::uint32_t a, std::uint32_t b) {
+          std::string pa, pb;
+          render(a, pa), render(b, pb);
+          return pa < pb;
+        });
+        break;
+      }
+    }
+  }
+  bool next() {
+    if (at >= items.size()) return false;
+    render(items[at], path);
+    return true;
+  }
+};
+
+}  // namespace
+
+git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>& added,
+                                   const std::vector<char>& dropped, git::ObjectWriter& out) {
+  auto by_digest = [&](std::uint32_t a, std::uint32_t b) { return docs[a].digest < docs[b].digest; };
+  PathStream objects, metadata, groups, levels, attestations, texts;
+  objects.render = [&](std::uint32_t r, std::string& p) { p = object_path(docs[r].digest); };
+  objects.blob = [&](std::uint32_t r) { return docs[r].frame; };
+  metadata.render = [&](std::uint32_t r, std::string& p) { p = metadata_path(kCurrentFormat, docs[r].digest); };
+  metadata.blob = [&](std::uint32_t r) { return docs[r].metadata; };
+  for (std::uint32_t r = 0; r < docs.size(); ++r) {
+    if (!added[r]) continue;
+    objects.items.push_back(r);
+    if (docs[r].has_metadata) metadata.items.push_back(r);
+  }
+  objects.sort(by_digest);
+  metadata.sort(by_digest);
+  auto index_blob = [&](std::uint32_t i) { return index[i].blob; };
+  for (PathStream* s : {&groups, &levels, &attestations, &texts}) s->blob = index_blob;
+  groups.render = [&](std::uint32_t i, std::string& p) { p = group_path(kCurrentFormat, aux[index[i].arg], docs[index[i].doc].digest); };
+  levels.render = [&](std::uint32_t i, std::string& p) {
+    p = level_path(kCurrentFormat, static_cast<Level>(index[i].arg), docs[index[i].doc].digest);
+  };
+  attestations.render = [&](std::uint32_t i, std::string& p) {
+    p = attestation_path(kCurrentFormat, aux[index[i].arg], docs[index[i].doc].digest);
+  };
+  texts.render = [&](std::uint32_t i, std::string& p) { p = literal(index[i].arg); };
+  for (std::uint32_t i = 0; i < index.size(); ++i) {
+    if (!added[index[i].doc] || dropped[i]) continue;
+    PathStream* s[] = {&groups, &levels, &attestations, &texts};
+    s[static_cast<int>(index[i].kind)]->items.push_back(i);
+  }
+  auto by_arg_then_doc = [&](std::uint32_t a, std::uint32_t b) {
+    const IndexRecord &x = index[a], &y = index[b];
+    if (x.arg != y.arg) return x.kind == EntryKind::kLevel ? x.arg < y.arg : aux[x.arg] < aux[y.arg];
+    return docs[x.doc].digest < docs[y.doc].digest;
+  };
+  groups.sort(by_arg_then_doc);
+  levels.sort(by_arg_then_doc);
+  attestations.sort(by_arg_then_doc);
+  texts.sort([&](std::uint32_t a, std::uint32_t b) { return literal(index[a].arg) < literal(index[b].arg); });
+
+  // Merged in path order into the tree builder.
+  std::vector<PathStream*> streams;
+  std::size_t total = 0;
+  for (PathStream* s : {&objects, &metadata, &groups, &levels, &attestations, &texts}) {
+    total += s->items.size();
+    if (s->next()) streams.push_back(s);
+  }
+  git::TreeStream tree(store.repo(), head.tree_id(), out, total <= git::kSmallTreeChange);
+  // A new store's first tree says its format; "FORMAT" sorts before every
+  // other path of the layout.
+  if (head.empty()) tree.change(std::string(kFormatPath), git::PathChange{out.write(GIT_OBJECT_BLOB, kFormat2Bytes, 0)});
+  // The dictionary this add trained, which its frames name; "dictionaries/"
+  // sorts after FORMAT and before "objects/".
+  if (encoder.trained()) tree.change(encoder.trained_path(), git::PathChange{dictionary_blob});
+  for (std::size_t done = 0; !streams.empty(); ++done) {
+    auto lowest = std::min_element(streams.begin(), streams.end(),
+                                   [](const PathStream* a, const PathStream* b) { return a->path < b->path; });
+    PathStream& s = **lowest;
+    tree.change(s.path, git::PathChange{s.blob(s.items[s.at])});
+    ++s.at;
+    if (!s.next()) streams.erase(lowest);
+    if (options.commit.progress && (done % 4096 == 0)) options.commit.progress(done, total);
+  }
+  if (options.commit.progress) options.commit.progress(total, total);
+  return tree.finish();
+}
+
+std::optional<std::string> BulkAdd::State::write_commit(const Snapshot& head, BulkAddReport& report) {
+  report = BulkAddReport{};
+  std::vector<char> added = resolve(head, report);
+  check_attestations(head, added);
+  std::vector<char> dropped = claim_sources(head, added, report);
+  if (report.added == 0) return std::nullopt;
+  encoder.check_head(head);
+  // The first attempt completes the pack that holds the blobs; a later one
+  // (another writer moved the branch) writes its trees into a pack of its own.
+  std::unique_ptr<git::PackWriter> trees;
+  if (!pack) trees = std::make_unique<git::PackWriter>(std::string(git_repository_path(store.repo())) + "objects/pack");
+  git::PackWriter& out = pack ? *pack : *trees;
+  git_oid tree_id = build_tree(head, added, dropped, out);
+  ChangeSet message;
+  message.op = options.op;
+  std::map<Kind, std::size_t> counts;
+  for (std::uint32_t r = 0; r < docs.size(); ++r)
+    if (added[r]) ++counts[docs[r].kind];
+  std::string parts;
+  for (const auto& [kind, n] : counts) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(role_name(kind));
+  message.summary = options.op + ": " + plural(report.added, "document") + " (" + parts + ")";
+  for (const std::string& input : options.inputs) message.body += "from " + input + "\n";
+  std::string content = store.commit_text(head, tree_id, message, options.commit);
+  git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
+  out.finish();
+  pack.reset();
+  return git::oid_str(commit_id);
+}
+
+BulkAddReport BulkAdd::commit() {
+  State& s = *state_;
+#ifdef __GLIBC__
+  // The batches' parsed documents are freed but still resident (in every
+  // thread's malloc arena): hand them back before the trees are built, the
+  // add's peak.
+  malloc_trim(0);
+#endif
+  // Fewer new documents than a full training sample: train on what there is
+  // (or write them without a dictionary when too few).
+  if (s.training) s.settle_dictionary();
+  BulkAddReport report;
+  report.commit =
+      s.store.commit_written([&](const Snapshot& head) { return s.write_commit(head, report); }, s.options.op);
+  // Each add writes one pack; many single adds would leave thousands. The
+  // commit stands either way: a merge that fails leaves the small packs.
+  if (report.commit) try {
+      git::merge_small_packs(s.store.repo(), std::string(git_repository_path(s.store.repo())) + "objects/pack");
+    } catch (const Error&) {
+    }
+  return report;
+}
+
+}  // namespace kistore

@@ -1,0 +1,209 @@
+// kistore's own git object writing (store/git/objwrite.h), checked with stock git:
+// the pack stream that push sends. (Reading and diffing trees:
+// raw_tree_test.cc.)
+#include "store/git/objwrite.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "objects/error.h"
+#include "store/git/git.h"
+#include "store/git/packread.h"
+#include "tests/store/support.h"
+
+namespace kistore {
+namespace {
+
+using namespace test_support;
+
+std::string oid_hex(const git_oid& id) { return git::oid_str(id); }
+
+TEST_CASE("PackStream: a pack stock git indexes, with every object intact", "[objwrite][pack]") {
+  TempDir tmp;
+  std::string big(200000, '\0');  // more than one stored block (65,535 bytes)
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131 % 251);
+  struct Obj {
+    git_object_t type;
+    std::string data;
+    int level;
+  };
+  std::vector<Obj> objects = {
+      {GIT_OBJECT_BLOB, "{\"a\":1}\n", 0},
+      {GIT_OBJECT_BLOB, big, 0},
+      {GIT_OBJECT_BLOB, "", 0},
+      {GIT_OBJECT_BLOB, std::string(5000, 'x'), 6},
+  };
+  // A tree holding the first blob, and a commit of it (deflated, as commits are).
+  git_oid first = git::object_id(GIT_OBJECT_BLOB, objects[0].data);
+  std::string tree = "100644 a.json";
+  tree += '\0';
+  tree.append(reinterpret_cast<const char*>(first.id), 20);
+  objects.push_back({GIT_OBJECT_TREE, tree, 0});
+  git_oid tree_id = git::object_id(GIT_OBJECT_TREE, tree);
+  objects.push_back({GIT_OBJECT_COMMIT,
+                     "tree " + oid_hex(tree_id) +
+                         "\nauthor A <a@example.org> 1700000000 +0000\ncommitter A <a@example.org> 1700000000 +0000\n\nm\n",
+                     1});
+
+  std::string bytes;
+  std::size_t pieces = 0;
+  git::PackStream pack(static_cast<std::uint32_t>(objects.size()), [&](std::string_view piece) {
+    bytes += piece;
+    ++pieces;
+  }, 4096);
+  for (const Obj& o : objects) pack.write(o.type, o.data, o.level);
+  CHECK(bytes.size() > big.size() / 2);  // handed over as it was made, not at the end
+  pack.finish();
+  CHECK(pack.written() == objects.size());
+  CHECK(pack.bytes() == bytes.size());
+  CHECK(pieces > 3);
+  CHECK(bytes.substr(0, 4) == "PACK");
+
+  must("git init -q --bare " + quote(tmp.path + "/g.git"));
+  write_file(tmp.path + "/in.pack", bytes);
+  std::string git = "git --git-dir=" + quote(tmp.path + "/g.git") + " ";
+  must(git + "index-pack --stdin --strict < " + quote(tmp.path + "/in.pack"));
+  for (const Obj& o : objects) {
+    std::string id = oid_hex(git::object_id(o.type, o.data));
+    CHECK(trim(must(git + "cat-file -t " + id)) == git_object_type2string(o.type));
+    CHECK(must(git + "cat-file " + git_object_type2string(o.type) + " " + id) == o.data);
+  }
+  CHECK(sh(git + "fsck --strict --no-dangling").rc == 0);
+
+  SECTION("the object count is announced first and held to") {
+    std::string sink;
+    git::PackStream short_pack(2, [&](std::string_view p) { sink += p; });
+    short_pack.write(GIT_OBJECT_BLOB, "one", 0);
+    CHECK_THROWS_WITH(short_pack.finish(), Catch::Contains("1 objects written, 2 announced"));
+    git::PackStream long_pack(1, [&](std::string_view p) { sink += p; });
+    long_pack.write(GIT_OBJECT_BLOB, "one", 0);
+    CHECK_THROWS_WITH(long_pack.write(GIT_OBJECT_BLOB, "two", 0), Catch::Contains("more objects than the 1 announced"));
+  }
+}
+
+}  // namespace
+}  // namespace kistore
+
+namespace kistore {
+namespace {
+
+using namespace test_support;
+
+// A bare repository opened with libgit2, removed with its TempDir.
+struct Repo {
+  TempDir tmp;
+  std::string dir = tmp.path + "/r.git";
+  git_repository* repo = nullptr;
+  Repo() {
+    git::ensure_init();
+    must("git init -q --bare " + quote(dir));
+    REQUIRE(git_repository_open(&repo, dir.c_str()) == 0);
+  }
+  ~Repo() { git_repository_free(repo); }
+  std::string git(const std::string& args) const { return must("git --git-dir=" + quote(dir) + " " + args); }
+  // A blob of `text`, written by git.
+  git_oid blob(const std::string& text) const {
+    write_file(tmp.path + "/blob", text);
+    git_oid id;
+    REQUIRE(git_oid_fromstr(&id, trim(git("hash-object -w " + quote(tmp.path + "/blob"))).c_str()) == 0);
+    return id;
+  }
+};
+
+// The tree git builds of `paths` (path -> blob id): git's own answer.
+std::string git_tree_of(const Repo& r, const std::map<std::string, git_oid>& paths) {
+  std::string index = r.tmp.path + "/index";
+  std::remove(index.c_str());
+  std::string env = "GIT_INDEX_FILE=" + quote(index) + " ";
+  for (const auto& [path, id] : paths)
+    must(env + "git --git-dir=" + quote(r.dir) + " update-index --add --cacheinfo 100644," + git::oid_str(id) + "," +
+         quote(path));
+  return trim(must(env + "git --git-dir=" + quote(r.dir) + " write-tree"));
+}
+
+TEST_CASE("TreeStream: the tree git's own index builds, reading only what changes", "[objwrite][tree]") {
+  Repo r;
+  git_oid a = r.blob("a"), b = r.blob("b"), c = r.blob("c");
+  std::map<std::string, git_oid> base = {{"x/1", a}, {"x/2", a}, {"x-y", a}, {"y/deep/er/z", a}, {"z", a}, {"w/q", a}};
+  git_oid base_id;
+  REQUIRE(git_oid_fromstr(&base_id, git_tree_of(r, base).c_str()) == 0);
+  // Upserts, a removal that empties a folder, a blob where a folder was and
+  // a folder where a blob was (both kinds of one name in git's order).
+  std::map<std::string, git::PathChange> changes = {
+      {"x/2", {b}}, {"x/3", {c}}, {"y/deep/er/z", {}}, {"w", {b}}, {"z/new", {c}}, {"a/b/c", {c}}};
+  std::map<std::string, git_oid> want = {{"x/1", a}, {"x/2", b}, {"x/3", c}, {"x-y", a},
+                                         {"w", b},   {"z/new", c}, {"a/b/c", c}};
+  git::PackWriter out(r.dir + "/objects/pack");
+  git_oid got = git::build_tree(r.repo, &base_id, changes, out);
+  out.finish();
+  CHECK(git::oid_str(got) == git_tree_of(r, want));
+  CHECK(sh("git --git-dir=" + quote(r.dir) + " fsck --strict --no-dangling").rc == 0);
+
+  SECTION("paths must come in increasing order") {
+    git::PackWriter more(r.dir + "/objects/pack");
+    git::TreeStream stream(r.repo, &base_id, more);
+    stream.change("x/2", {b});
+    CHECK_THROWS_WITH(stream.change("x/1", {b}), Catch::Contains("changes must come in increasing order"));
+    CHECK_THROWS_WITH(stream.change("x//9", {b}), Catch::Contains("not a path"));
+  }
+  SECTION("a name changed as a file and then as a folder is refused") {
+    git::PackWriter more(r.dir + "/objects/pack");
+    git::TreeStream stream(r.repo, &base_id, more);
+    stream.change("q", {b});
+    CHECK_THROWS_WITH(stream.change("q/r", {b}), Catch::Contains("both as a file and as a folder"));
+  }
+}
+
+TEST_CASE("merge_small_packs: many small packs become one, every object still readable", "[objwrite][pack]") {
+  Repo r;
+  std::vector<git_oid> ids;
+  for (int i = 0; i < 40; ++i) {
+    git::PackWriter pack(r.dir + "/objects/pack");
+    ids.push_back(pack.write(GIT_OBJECT_BLOB, "object " + std::to_string(i), 0));
+    pack.write(GIT_OBJECT_BLOB, "shared", 0);  // in every pack: once in the merged one
+    pack.finish();
+  }
+  auto packs = [&] { return trim(must("ls " + quote(r.dir + "/objects/pack") + " | grep -c '\\.pack$'")); };
+  CHECK(packs() == "40");
+  CHECK(git::merge_small_packs(r.repo, r.dir + "/objects/pack", 32) == 40);
+  CHECK(packs() == "1");
+  for (const git_oid& id : ids) CHECK(!r.git("cat-file -p " + git::oid_str(id)).empty());
+  CHECK(trim(r.git("count-objects -v | grep in-pack")) == "in-pack: 41");
+  CHECK(git::merge_small_packs(r.repo, r.dir + "/objects/pack", 32) == 0);  // one pack: nothing to do
+}
+
+}  // namespace
+TEST_CASE("PackReader finds every object of a pack with full fan-out buckets, and no other", "[objwrite][pack]") {
+  // 20,000 objects: about 80 per fan-out bucket, so lookups take the
+  // interpolated start and the gallop, not only the binary search.
+  Repo r;
+  std::vector<std::pair<git_oid, std::string>> written;
+  {
+    git::PackWriter pack(r.dir + "/objects/pack");
+    for (int i = 0; i < 20000; ++i) {
+      std::string data = "object number " + std::to_string(i);
+      written.emplace_back(pack.write(GIT_OBJECT_BLOB, data, 0), data);
+    }
+    pack.finish();
+  }
+  git::PackReader reader(r.dir + "/");
+  std::size_t found = 0;
+  std::string out;
+  for (const auto& [id, data] : written) {
+    git_object_t type = GIT_OBJECT_INVALID;
+    if (reader.read(id, type, out) && type == GIT_OBJECT_BLOB && out == data) ++found;
+  }
+  CHECK(found == written.size());
+  std::size_t strays = 0;
+  for (int i = 0; i < 2000; ++i) {
+    git_oid absent = git::object_id(GIT_OBJECT_BLOB, "not written " + std::to_string(i));
+    git_object_t type = GIT_OBJECT_INVALID;
+    if (reader.read(absent, type, out)) ++strays;
+  }
+  CHECK(strays == 0);
+}
+
+}  // namespace kistore

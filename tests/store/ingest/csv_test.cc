@@ -1,0 +1,144 @@
+// The RFC 4180 reader the importers share (store/ingest/csv.h), table-driven.
+#include "store/ingest/csv.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace kistore {
+namespace {
+
+struct Read {
+  std::vector<CsvRecord> records;
+  std::vector<std::string> errors;
+  CsvStatus last;
+};
+
+Read read_all(std::string_view text) {
+  CsvReader reader(text, "t.csv");
+  Read out;
+  CsvRecord rec;
+  std::string error;
+  while (true) {
+    out.last = reader.next(rec, error);
+    if (out.last == CsvStatus::kEnd || out.last == CsvStatus::kFatal) {
+      if (out.last == CsvStatus::kFatal) out.errors.push_back(error);
+      return out;
+    }
+    if (out.last == CsvStatus::kError) out.errors.push_back(error);
+    else out.records.push_back(rec);
+  }
+}
+
+using Fields = std::vector<std::string>;
+
+TEST_CASE("csv: records, fields and the line each starts on", "[csv]") {
+  struct Case {
+    const char* name;
+    std::string text;
+    std::vector<Fields> fields;
+    std::vector<std::size_t> lines;
+  };
+  const std::vector<Case> cases = {
+      {"empty text", "", {}, {}},
+      {"one field", "a", {{"a"}}, {1}},
+      {"LF", "a,b\nc,d\n", {{"a", "b"}, {"c", "d"}}, {1, 2}},
+      {"CRLF", "a,b\r\nc,d\r\n", {{"a", "b"}, {"c", "d"}}, {1, 2}},
+      {"no final line end", "a,b\nc,d", {{"a", "b"}, {"c", "d"}}, {1, 2}},
+      {"byte order mark", "\xEF\xBB\xBF" "a,b\n", {{"a", "b"}}, {1}},
+      {"empty fields", ",,\n", {{"", "", ""}}, {1}},
+      {"quoted comma and quote", "\"a,\"\"b\"\"\",c\n", {{"a,\"b\"", "c"}}, {1}},
+      {"quoted line break", "\"x\ny\",z\nnext\n", {{"x\ny", "z"}, {"next"}}, {1, 3}},
+      {"a lone CR is data", "a\rb\n", {{"a\rb"}}, {1}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    Read r = read_all(c.text);
+    CHECK(r.errors.empty());
+    REQUIRE(r.records.size() == c.fields.size());
+    for (std::size_t i = 0; i < c.fields.size(); ++i) {
+      CHECK(r.records[i].fields == c.fields[i]);
+      CHECK(r.records[i].line == c.lines[i]);
+    }
+  }
+}
+
+TEST_CASE("csv: a malformed record is skipped with a message; reading goes on", "[csv][errors]") {
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string error;
+    std::vector<Fields> fields;  // the records read around it
+  };
+  const std::vector<Case> cases = {
+      {"text after a closing quote", "a\n\"b\"x,c\nd\n",
+       "t.csv:2: expected ',' or end of line after a closing quote, found \"x\"", {{"a"}, {"d"}}},
+      {"a quote inside an unquoted field", "a\nb\"c\nd\n",
+       "t.csv:2: expected a field quoted from its first character, found a quote inside unquoted field \"b\\\"\"",
+       {{"a"}, {"d"}}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    Read r = read_all(c.text);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0] == c.error);
+    REQUIRE(r.records.size() == c.fields.size());
+    for (std::size_t i = 0; i < c.fields.size(); ++i) CHECK(r.records[i].fields == c.fields[i]);
+    CHECK(r.records.back().line == 3);
+  }
+}
+
+TEST_CASE("csv: an unterminated quoted field ends the reading, naming where it opened", "[csv][errors]") {
+  Read r = read_all("a\nb,\"open\nmore\nstill\n");
+  CHECK(r.last == CsvStatus::kFatal);
+  REQUIRE(r.records.size() == 1);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0] == "t.csv:2: expected a closing quote for the field opened here, found end of file");
+}
+
+TEST_CASE("csv: a cell over 1 MiB is an error naming line:column, and reading goes on", "[csv][errors][limits]") {
+  const std::string big(kMaxCsvCellBytes + 1, 'x');
+  const std::string exact(kMaxCsvCellBytes, 'y');
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"unquoted, first field", "a,b\n" + big + ",c\nd,e\n",
+       "t.csv:2:1: field 1: expected a cell of at most 1048576 bytes, found a longer one"},
+      {"unquoted, third field", "a,b\nc,d," + big + "\nd,e\n",
+       "t.csv:2:5: field 3: expected a cell of at most 1048576 bytes, found a longer one"},
+      {"quoted, spanning lines", "a,b\nc,\"x\n" + big + "\"\nd,e\n",
+       "t.csv:2:3: field 2: expected a cell of at most 1048576 bytes, found a longer one"},
+      {"after a quoted field that spans lines", "a,b\n\"p\nq\",r," + big + "\nd,e\n",
+       "t.csv:3:6: field 3: expected a cell of at most 1048576 bytes, found a longer one"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    Read r = read_all(c.text);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0] == c.error);
+    REQUIRE(r.records.size() == 2);
+    CHECK(r.records[0].fields == Fields{"a", "b"});
+    CHECK(r.records[1].fields == Fields{"d", "e"});
+  }
+  Read ok = read_all("a," + exact + "\n");
+  CHECK(ok.errors.empty());
+  REQUIRE(ok.records.size() == 1);
+  CHECK(ok.records[0].fields[1].size() == kMaxCsvCellBytes);
+}
+
+TEST_CASE("csv: a record of more than 1024 fields is an error", "[csv][errors][limits]") {
+  std::string wide(kMaxCsvFields, ',');  // 1025 fields
+  Read r = read_all("a\n" + wide + "\nb\n");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0] == "t.csv:2: expected at most 1024 fields in a record, found more");
+  REQUIRE(r.records.size() == 2);
+  Read ok = read_all(std::string(kMaxCsvFields - 1, ',') + "\n");
+  CHECK(ok.errors.empty());
+  CHECK(ok.records.at(0).fields.size() == kMaxCsvFields);
+}
+
+}  // namespace
+}  // namespace kistore

@@ -1,0 +1,615 @@
+// add_documents against a real store, checked from the outside with stock
+// tools (git, zstd, sha256sum) so that the test does not trust kistore's own
+// codec or tree reader.
+#include "store/write/add.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "objects/error.h"
+#include "tests/store/support.h"
+#include "objects/json.h"
+#include "refs/layout.h"
+#include "store/git/git.h"
+#include "store/git/packread.h"
+#include "store/core/store.h"
+#include "store/verify/verify.h"
+
+namespace kistore {
+namespace {
+
+using namespace test_support;
+
+namespace fs = std::filesystem;
+
+// ---- helpers (shared ones: tests/store/support.h) ----
+
+std::string data(const std::string& rel) { return read_file(std::string(KISTORE_SOURCE_DIR) + "/tests/data/" + rel); }
+
+const char kFixture[] = "refs/seed-run-tiled-geglu-backward.json";
+const char kSeedRun[] = "sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0";
+const char kSeedProtocol[] = "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8";
+const char kSeedEnvironment[] = "sha256:e2646efafa5e5fbd428b49a99b1c076c10d51654a549c4e50ec36da7662d4328";
+const char kSeedKeyHex[] = "04a2550439d8b192200cc440806ec7651434ad8d662b93bfe882f33d0465b567";
+const char kSeedSource[] =
+    "refs/sources/liger-kernel-bench/tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/"
+    "batch2-hidden2048-intermediate4096-seq1024-bf16/2025-11-11-06-22-57";
+
+std::vector<Document> seed_documents() {
+  Bundle b = Bundle::from_json(parse_json(data(kFixture), kFixture), Location{"seed.json", ""});
+  return b.documents();
+}
+
+Json seed_json(const char* role) { return *parse_json(data(kFixture), kFixture).find(role); }
+
+Document implementation(const std::string& name, bool with_metadata = true) {
+  Json doc = Json::object();
+  doc.set("apiVersion", "kernelindex.dev/v1alpha1");
+  doc.set("kind", "Implementation");
+  Json spec = Json::object();
+  spec.set("name", name);
+  doc.set("spec", spec);
+  if (with_metadata) {
+    Json meta = Json::object();
+    meta.set("name", name);
+    doc.set("metadata", meta);
+  }
+  return Document::from_json(doc, Location{"impl.json", ""});
+}
+
+Document attestation(const std::string& subject, const std::string& body) {
+  Json doc = parse_json(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"type":"note","author":"Ann <a@example.com>"}})", "att");
+  doc.find("spec")->set("subject", subject);
+  doc.find("spec")->set("body", body);
+  return Document::from_json(doc, Location{"att.json", ""});
+}
+
+// The seed run with another median and external id: another run in the same group.
+Document seed_variant(int n, const std::string& external_id = "") {
+  Json run = seed_json("run");
+  Json* spec = run.find("spec");
+  spec->find("timing")->find("latencyNs")->set("median", 2600000 + n);
+  if (!external_id.empty()) spec->find("sourceNative")->set("externalId", external_id);
+  else spec->find("sourceNative")->set("externalId", "variant/" + std::to_string(n));
+  return Document::from_json(run, Location{"variant.json", ""});
+}
+
+const char* const kAuthor = "Test <t@example.com>";
+
+AddReport add(Store& store, const std::vector<Document>& docs, const std::string& where = "seed.json",
+              std::vector<std::string> inputs = {}) {
+  std::vector<AddedDocument> in;
+  for (const Document& d : docs) in.push_back({&d, where});
+  AddOptions opts;
+  opts.inputs = std::move(inputs);
+  opts.commit.author = kAuthor;
+  return add_documents(store, in, opts);
+}
+
+struct TestStore {
+  TempDir tmp;
+  std::string dir = tmp.path + "/store";
+  Store store = Store::init(dir);
+  std::string git() const { return "git --git-dir=" + quote(dir) + " "; }
+  std::string head() const { return trim(sh(git() + "rev-parse --verify -q refs/heads/main").out); }
+  std::string blob(const std::string& path) const { return must(git() + "cat-file blob " + quote("main:" + path)); }
+  std::set<std::string> paths() const {
+    std::set<std::string> out;
+    std::istringstream lines(must(git() + "ls-tree -r --name-only main"));
+    for (std::string line; std::getline(lines, line);) out.insert(line);
+    return out;
+  }
+};
+
+std::vector<std::string> strs(const std::vector<Digest>& ds) {
+  std::vector<std::string> out;
+  for (const Digest& d : ds) out.push_back(d.str());
+  return out;
+}
+
+std::string hex(const char* digest) { return std::string(digest).substr(7); }
+// A digest as format 2 names it below an index folder: <h0h1>/<h2h3>/<h4..h63>.
+std::string fan(const std::string& h) { return h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4); }
+std::string fanned(const char* digest) { return fan(hex(digest)); }
+
+// ---- tests -----------------------------------------------------------------
+
+TEST_CASE("add: the seed bundle lands at SPEC §2 paths, checked with git, zstd and sha256sum", "[store][add]") {
+  TestStore t;
+  auto docs = seed_documents();
+  AddReport report = add(t.store, docs);
+  CHECK(strs(report.added) == std::vector<std::string>{kSeedRun, kSeedProtocol, kSeedEnvironment});
+  CHECK(report.present.empty());
+  CHECK(report.notes.empty());
+  REQUIRE(report.commit.has_value());
+  CHECK(*report.commit == t.head());
+
+  auto object = [](const char* d) {
+    std::string h = hex(d);
+    return "objects/sha256/" + h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4);
+  };
+  const std::set<std::string> expected = {
+      "FORMAT",
+      object(kSeedRun),
+      object(kSeedProtocol),
+      object(kSeedEnvironment),
+      "refs/metadata/" + fanned(kSeedRun),
+      "refs/metadata/" + fanned(kSeedProtocol),
+      "refs/metadata/" + fanned(kSeedEnvironment),
+      "refs/groups/" + fan(kSeedKeyHex) + "/" + hex(kSeedRun),
+      "refs/levels/source-native/" + fanned(kSeedRun),
+      kSeedSource,
+  };
+  CHECK(t.paths() == expected);
+
+  for (const Document& d : docs) {
+    const std::string digest = d.digest().str();
+    INFO(digest);
+    const std::string frame = t.tmp.path + "/frame.zst";
+    must(t.git() + "cat-file blob " + quote("main:" + object(digest.c_str())) + " > " + quote(frame));
+    // The stock zstd CLI decodes it (checking the frame's checksum) to bytes hashing to the name.
+    CHECK(trim(must("zstd -q -dc " + quote(frame) + " | sha256sum")) == hex(digest.c_str()) + "  -");
+    CHECK(must("zstd -q -dc " + quote(frame)) == d.canonical());
+    std::string listing = sh("zstd -lv " + quote(frame), true).out;
+    CHECK_THAT(listing, Catch::Matchers::Contains("# Zstandard Frames: 1"));
+    CHECK_THAT(listing, Catch::Matchers::Contains("Check: XXH64"));
+  }
+
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedProtocol)) == data("store/seed-protocol.metadata.json"));
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedEnvironment)) == data("store/seed-environment.metadata.json"));
+  CHECK(t.blob("refs/groups/" + fan(kSeedKeyHex) + "/" + hex(kSeedRun)) == data("refs/seed-run.group-entry.json"));
+  CHECK(t.blob("refs/levels/source-native/" + fanned(kSeedRun)) == R"({"evidence":null})");
+  CHECK(t.blob(kSeedSource) == kSeedRun);
+}
+
+TEST_CASE("add: adding the same documents again makes no commit and reports them present", "[store][add]") {
+  TestStore t;
+  auto docs = seed_documents();
+  add(t.store, docs);
+  const std::string head = t.head();
+  AddReport again = add(t.store, docs);
+  CHECK(again.added.empty());
+  CHECK(strs(again.present) == std::vector<std::string>{kSeedRun, kSeedProtocol, kSeedEnvironment});
+  CHECK_FALSE(again.commit.has_value());
+  CHECK(again.notes.empty());
+  CHECK(t.head() == head);
+  CHECK(trim(must(t.git() + "rev-list --count main")) == "1");
+}
+
+TEST_CASE("add: a document repeated within one call is added once and reported present once", "[store][add]") {
+  TestStore t;
+  Document impl = implementation("dup");
+  AddReport r = add(t.store, {impl, impl});
+  CHECK(strs(r.added) == std::vector<std::string>{impl.digest().str()});
+  CHECK(strs(r.present) == std::vector<std::string>{impl.digest().str()});
+  CHECK(trim(must(t.git() + "rev-list --count main")) == "1");
+}
+
+TEST_CASE("add: differing metadata on re-add keeps the first and adds a note", "[store][add]") {
+  TestStore t;
+  add(t.store, seed_documents());
+  const std::string head = t.head();
+  Json run = seed_json("run");
+  run.find("metadata")->set("title", "another title");
+  Document renamed = Document::from_json(run, Location{"renamed.json", ""});
+  REQUIRE(renamed.digest().str() == kSeedRun);
+  AddReport r = add(t.store, {renamed}, "renamed.json");
+  CHECK(r.added.empty());
+  CHECK(strs(r.present) == std::vector<std::string>{kSeedRun});
+  REQUIRE(r.notes.size() == 1);
+  CHECK_THAT(r.notes[0], Catch::Matchers::Contains("renamed.json"));
+  CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
+  CHECK_FALSE(r.commit.has_value());
+  CHECK(t.head() == head);
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
+
+  SECTION("the same metadata, or none, is no note") {
+    auto docs = seed_documents();
+    CHECK(add(t.store, docs).notes.empty());
+    run.erase("metadata");
+    Document bare = Document::from_json(run, Location{"bare.json", ""});
+    CHECK(add(t.store, {bare}).notes.empty());
+    CHECK(t.head() == head);
+  }
+}
+
+// Regression: add skipped a document repeated within one call before
+// comparing its metadata, so a differing metadata in the same call is dropped
+// silently. SPEC §2: "the first metadata stays, a differing one is reported".
+// Input: one add_documents call with the seed run twice, the second copy with
+// metadata.title "another title"; expected one note naming the run; found none.
+TEST_CASE("add: differing metadata repeated within one call is reported", "[store][add]") {
+  TestStore t;
+  Document first = seed_documents()[0];
+  Json run = seed_json("run");
+  run.find("metadata")->set("title", "another title");
+  Document second = Document::from_json(run, Location{"second.json", ""});
+  REQUIRE(second.digest() == first.digest());
+  AddReport r = add(t.store, {first, second});
+  CHECK(strs(r.added) == std::vector<std::string>{kSeedRun});
+  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
+  REQUIRE(r.notes.size() == 1);
+  CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
+}
+
+TEST_CASE("add: a malformed author is InvalidInput and writes nothing", "[store][add][errors]") {
+  TestStore t;
+  Document impl = implementation("x");
+  std::vector<AddedDocument> in{{&impl, "x.json"}};
+  for (const char* author : {"nobody", "<t@example.com>", "Test <>", "Test <t@example.com> trailing", "Test t@example.com>",
+                             "Test <t<x@example.com>", "Te<st <t@example.com>", "Te>st <t@example.com>",
+                             "Test <t>x@example.com>"}) {
+    INFO(author);
+    AddOptions opts;
+    opts.commit.author = author;
+    try {
+      add_documents(t.store, in, opts);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kInvalidInput);
+      CHECK_THAT(e.what(), Catch::Matchers::Contains("expected \"Name <email>\""));
+      CHECK_THAT(e.what(), Catch::Matchers::Contains(author));
+    }
+    CHECK(t.head().empty());
+  }
+  // A line break would end the author line and start a header of the author's own.
+  for (const char* author : {"Test\nKistore-Op: forged <t@example.com>", "Test <t@example.com\r>"}) {
+    INFO(author);
+    AddOptions opts;
+    opts.commit.author = author;
+    CHECK_THROWS_WITH(add_documents(t.store, in, opts), Catch::Matchers::Contains("found a line break"));
+    CHECK(t.head().empty());
+  }
+  CHECK(add(t.store, {implementation("x")}).commit.has_value());
+}
+
+TEST_CASE("add: without an author the commit is git's user.name, else kistore <kistore@localhost>", "[store][add]") {
+  TestStore t;
+  Document first = implementation("first"), second = implementation("second");
+  std::vector<AddedDocument> in{{&first, "first.json"}};
+  AddOptions opts;
+  opts.commit.time = 1767225600;  // 2026-01-01T00:00:00Z
+  REQUIRE(add_documents(t.store, in, opts).commit);
+  CHECK(trim(must(t.git() + "log -1 --format='%an <%ae>|%cn <%ce>|%at|%ct' main")) ==
+        "kistore <kistore@localhost>|kistore <kistore@localhost>|1767225600|1767225600");
+  must(t.git() + "config user.name 'Store Owner'");
+  must(t.git() + "config user.email owner@example.com");
+  Store reopened = Store::open(t.dir);
+  in = {{&second, "second.json"}};
+  REQUIRE(add_documents(reopened, in, AddOptions{}).commit);
+  CHECK(trim(must(t.git() + "log -1 --format='%an <%ae>' main")) == "Store Owner <owner@example.com>");
+}
+
+TEST_CASE("add: an attestation whose subject is missing is InvalidInput and writes nothing", "[store][add][errors]") {
+  TestStore t;
+  const std::string missing = Digest::of("no such run").str();
+  Document att = attestation(missing, "about nothing");
+  Document impl = implementation("innocent bystander");
+
+  SECTION("on an empty store: no branch is created") {
+    try {
+      add(t.store, {impl, att}, "att.json");
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kInvalidInput);
+      CHECK_THAT(e.what(), Catch::Matchers::StartsWith("att.json: /spec/subject: "));
+      CHECK_THAT(e.what(), Catch::Matchers::Contains(missing));
+    }
+    CHECK(t.head().empty());
+  }
+  SECTION("on a store with other runs: head unchanged") {
+    add(t.store, seed_documents());
+    const std::string head = t.head();
+    CHECK_THROWS_MATCHES(add(t.store, {impl, att}, "att.json"), Error,
+                         Catch::Matchers::Predicate<Error>([](const Error& e) { return e.code() == ErrorCode::kInvalidInput; }));
+    CHECK(t.head() == head);
+    CHECK_FALSE(t.store.snapshot().has_object(impl.digest()));
+  }
+}
+
+TEST_CASE("add: an attestation is indexed under its subject, in the store or in the same call", "[store][add]") {
+  TestStore t;
+  auto docs = seed_documents();
+  Document att = attestation(kSeedRun, "reproduced on my 4090");
+  const std::string entry = "refs/attestations/" + fanned(kSeedRun) + "/" + att.digest().hex();
+  SECTION("subject in the same call") {
+    docs.push_back(att);
+    AddReport r = add(t.store, docs);
+    CHECK(r.added.size() == 4);
+  }
+  SECTION("subject already in the store") {
+    add(t.store, docs);
+    AddReport r = add(t.store, {att});
+    CHECK(strs(r.added) == std::vector<std::string>{att.digest().str()});
+    CHECK(trim(must(t.git() + "rev-list --count main")) == "2");
+  }
+  CHECK(t.blob(entry) == R"({"author":"Ann <a@example.com>","type":"note"})");
+}
+
+// Regression: add accepted an attestation whose subject is any object in
+// the store (or in the call), not only a run; SPEC §1 says an Attestation's
+// subject is a run digest (`kistore attest RUN`), and the index keeps it under
+// refs/attestations/<run hex>/. verify did not flag such an entry either. Input: the seed bundle, then a note whose subject is the
+// bundle's protocol sha256:080e6e66...; expected Error(kInvalidInput) naming
+// /spec/subject; found: added, indexed at refs/attestations/080e6e66.../<att>.
+TEST_CASE("add: an attestation whose subject is not a run is InvalidInput", "[store][add][errors]") {
+  TestStore t;
+  add(t.store, seed_documents());
+  const std::string head = t.head();
+  Document att = attestation(kSeedProtocol, "about a protocol");
+  try {
+    add(t.store, {att}, "att.json");
+    FAIL("added an attestation about a protocol");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    CHECK_THAT(e.what(), Catch::Matchers::StartsWith("att.json: /spec/subject: "));
+  }
+  CHECK(t.head() == head);
+}
+
+TEST_CASE("add: a run whose source id another run holds is added, not indexed there, and reported", "[store][add]") {
+  // An upstream id names one run: the first claim stays, as metadata does.
+  TestStore t;
+  add(t.store, seed_documents());
+  const std::string head = t.head();
+  Json run = seed_json("run");
+  run.find("spec")->find("timing")->find("latencyNs")->set("median", 1);  // another run, same source id
+  Document clash = Document::from_json(run, Location{"clash.json", ""});
+  AddReport report = add(t.store, {clash}, "clash.json");
+  CHECK(t.head() != head);
+  REQUIRE(report.added.size() == 1);
+  REQUIRE(report.notes.size() == 1);
+  CHECK_THAT(report.notes[0], Catch::Matchers::StartsWith("clash.json: refs/sources/"));
+  CHECK_THAT(report.notes[0], Catch::Matchers::Contains(kSeedRun));
+  CHECK_THAT(report.notes[0], Catch::Matchers::Contains(clash.digest().str()));
+  Snapshot snap = t.store.snapshot();
+  CHECK(snap.has_object(clash.digest()));
+  auto source = snap.read(*source_path(clash.spec(), "clash.json"));
+  REQUIRE(source);
+  CHECK(*source == kSeedRun);
+}
+
+TEST_CASE("add: two new runs claiming one source id in one call: the first is indexed", "[store][add]") {
+  TestStore t;
+  Document a = seed_variant(1, "same/id"), b = seed_variant(2, "same/id");
+  AddReport report = add(t.store, {a, b}, "two.json");
+  CHECK(report.added.size() == 2);
+  REQUIRE(report.notes.size() == 1);
+  CHECK_THAT(report.notes[0], Catch::Matchers::Contains(b.digest().str()));
+  auto source = t.store.snapshot().read(*source_path(a.spec(), "two.json"));
+  REQUIRE(source);
+  CHECK(*source == a.digest().str());
+}
+
+TEST_CASE("add: the commit has a summary, the inputs in its body, a Kistore-Op trailer and the author", "[store][add]") {
+  TestStore t;
+  add(t.store, seed_documents(), "seed.json", {"seed.json"});
+  const std::string git = t.git();
+  const std::string message = must(git + "log -1 --format=%B main");
+  CHECK_THAT(trim(must(git + "log -1 --format=%s main")), Catch::Matchers::StartsWith("add: 3 documents"));
+  // summary, blank line, body, blank line, trailer.
+  CHECK_THAT(message, Catch::Matchers::Matches("add: 3 documents[^\n]*\n\nfrom seed\\.json\n\nKistore-Op: add\n\n?"));
+  CHECK(trim(must(git + "log -1 --format='%(trailers:key=Kistore-Op,valueonly)' main")) == "add");
+  CHECK(trim(must(git + "log -1 --format='%an <%ae>|%cn <%ce>' main")) == "Test <t@example.com>|Test <t@example.com>");
+  CHECK(commit_op(message) == "add");
+}
+
+TEST_CASE("add: stock `git fsck --strict` accepts the store", "[store][add][fsck]") {
+  TestStore t;
+  auto docs = seed_documents();
+  add(t.store, docs);
+  add(t.store, {attestation(kSeedRun, "ok"), seed_variant(7)});
+  std::vector<Document> many;
+  for (int i = 0; i < 70; ++i) many.push_back(implementation("fsck-" + std::to_string(i)));
+  add(t.store, many);
+  Shell fsck = sh(t.git() + "fsck --strict --no-dangling", true);
+  INFO(fsck.out);
+  CHECK(fsck.rc == 0);
+  CHECK(fsck.out.find("error") == std::string::npos);
+  CHECK(fsck.out.find("warning") == std::string::npos);
+}
+
+TEST_CASE("add: unusual but valid source ids are stored verbatim and pass fsck", "[store][add][fsck]") {
+  TestStore t;
+  std::vector<Document> runs;
+  int n = 0;
+  for (const char* id : {"a/.../b", "a b/c", "ünïcødé/名前", "a/x.git", "a/con", "a/b:c", "a/b\\c",
+                         "a/-leading-dash", "a/~tilde", "a/*star", "a/x.lock"})
+    runs.push_back(seed_variant(100 + n++, id));
+  add(t.store, runs);
+  for (const Document& run : runs) {
+    std::string id = run.spec().find("sourceNative")->find("externalId")->as_string();
+    INFO(id);
+    CHECK(t.store.snapshot().read("refs/sources/liger-kernel-bench/" + id) == run.digest().str());
+  }
+  Shell fsck = sh(t.git() + "fsck --strict --no-dangling", true);
+  INFO(fsck.out);
+  CHECK(fsck.rc == 0);
+}
+
+// Regression: refs/layout's segment check rejected only the segment ".git";
+// git and libgit2 treat ".git.", ".git ", "git~1" (NTFS spellings) as ".git"
+// too. So source_path accepted externalId "a/.git./b", and add_documents then
+// failed late, in git_tree_create_updated, with Error(kIO) (exit 3, "store or
+// I/O error") "building the new tree: failed to insert entry: invalid name for
+// a tree entry - .git." - naming neither the input nor the JSON pointer.
+// Expected: Error(kInvalidInput) "<where>: /spec/sourceNative/externalId: ..."
+// (exit 2); if it were ever stored, `git fsck --strict` would fail (hasDotgit).
+TEST_CASE("add: a source id git treats as .git is refused, or the store still passes fsck", "[store][add][fsck]") {
+  for (const char* id : {"a/.git./b", "a/git~1/b"}) {
+    INFO(id);
+    TestStore t;
+    Document run = seed_variant(3, id);
+    bool refused = false;
+    try {
+      add(t.store, {run}, "dotgit.json");
+    } catch (const Error& e) {
+      refused = true;
+      CHECK(e.code() == ErrorCode::kInvalidInput);
+      CHECK_THAT(e.what(), Catch::Matchers::Contains("/spec/sourceNative/externalId"));
+      CHECK(t.head().empty());
+    }
+    if (!refused) {
+      Shell fsck = sh(t.git() + "fsck --strict --no-dangling", true);
+      INFO(fsck.out);
+      CHECK(fsck.rc == 0);
+    }
+  }
+}
+
+// Loose object files: objects/<2 hex>/<38 hex>.
+std::vector<std::string> loose_objects(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& sub : fs::directory_iterator(dir + "/objects")) {
+    std::string name = sub.path().filename().string();
+    if (name.size() != 2 || !sub.is_directory()) continue;
+    for (const auto& f : fs::directory_iterator(sub.path())) out.push_back(name + f.path().filename().string());
+  }
+  return out;
+}
+
+std::size_t loose_blobs(const TestStore& t) {
+  std::size_t n = 0;
+  for (const std::string& id : loose_objects(t.dir))
+    if (trim(must(t.git() + "cat-file -t " + id)) == "blob") ++n;
+  return n;
+}
+
+std::set<std::string> packs(const std::string& dir) {
+  std::set<std::string> out;
+  if (!fs::exists(dir + "/objects/pack")) return out;
+  for (const auto& f : fs::directory_iterator(dir + "/objects/pack"))
+    if (f.path().extension() == ".pack") out.insert(f.path().string());
+  return out;
+}
+
+TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loose blobs", "[store][add][pack]") {
+  TestStore t;
+  add(t.store, seed_documents());  // small: loose
+  const std::size_t loose_before = loose_blobs(t);
+  CHECK(loose_before == 10);  // FORMAT, 3 objects, 3 metadata, group, level, source
+  REQUIRE(packs(t.dir).empty());
+
+  std::vector<Document> many;
+  for (int i = 0; i < 80; ++i) many.push_back(implementation("bulk-" + std::to_string(i)));
+  AddReport r = add(t.store, many);
+  CHECK(r.added.size() == 80);
+  auto after = packs(t.dir);
+  REQUIRE(after.size() == 1);
+  CHECK(loose_blobs(t) == loose_before);
+
+  // The pack holds the 160 new blobs (object + metadata per document).
+  std::string idx = *after.begin();
+  idx.replace(idx.size() - 5, 5, ".idx");
+  std::string listing = must("git verify-pack -v " + quote(idx));
+  std::size_t blobs = 0;
+  for (std::size_t pos = 0; (pos = listing.find(" blob ", pos)) != std::string::npos; ++pos) ++blobs;
+  CHECK(blobs == 160);
+
+  // Readable by a fresh handle and by git.
+  Store reopened = Store::open(t.dir);
+  Snapshot snap = reopened.snapshot();
+  for (const Document& d : many) {
+    REQUIRE(snap.has_object(d.digest()));
+    CHECK(snap.object_bytes(d.digest()) == d.canonical());
+  }
+  CHECK(sh(t.git() + "fsck --strict --no-dangling").rc == 0);
+
+  SECTION("kistore's pack reader returns what libgit2 reads, and refuses damage") {
+    git::PackReader reader(t.dir + "/");
+    git_repository* raw = nullptr;
+    REQUIRE(git_repository_open(&raw, t.dir.c_str()) == 0);
+    git::Repository repo(raw);
+    git_odb* odb_raw = nullptr;
+    REQUIRE(git_repository_odb(&odb_raw, raw) == 0);
+    git::Odb odb(odb_raw);
+    std::string listing2 = must("git verify-pack -v " + quote(idx));
+    std::istringstream lines(listing2);
+    std::string line, target;
+    std::pair<std::string, std::size_t> tree_at;  // a deflated tree, and a byte inside its entry
+    std::size_t checked = 0;
+    while (std::getline(lines, line)) {
+      std::istringstream f(line);
+      std::string id, type;
+      std::size_t size = 0, packed = 0, offset = 0;
+      if (!(f >> id >> type) || id.size() != 40 || (type != "blob" && type != "tree" && type != "commit")) continue;
+      if (type == "tree" && f >> size >> packed >> offset) tree_at = {id, offset + packed / 2};
+      git_oid oid;
+      REQUIRE(git_oid_fromstr(&oid, id.c_str()) == 0);
+      git_object_t got = GIT_OBJECT_INVALID;
+      std::string bytes;
+      git_odb_object* o = nullptr;
+      REQUIRE(git_odb_read(&o, odb_raw, &oid) == 0);
+      git::OdbObject owned(o);
+      std::string expected(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
+      bool stored = reader.read(oid, got, bytes);
+      // Documents are stored (level 0); the commit, the metadata blobs and
+      // the trees of a change of up to 1,024 paths (this one: 80 documents)
+      // are deflated. Every whole object reads, as libgit2 reads it.
+      CHECK(stored);
+      if (stored) {
+        CHECK(got == git_odb_object_type(o));
+        CHECK(bytes == expected);
+        ++checked;
+        if (type == "blob" && expected.size() > 40) target = id;
+      }
+    }
+    CHECK(checked > 80);
+    REQUIRE(!target.empty());
+
+    // One byte of that blob's content flipped inside the pack: the reader
+    // declines it (Adler-32), and verify reports it through libgit2.
+    std::string pack_path = *after.begin();
+    std::string pack = read_file(pack_path);
+    git_oid oid;
+    git_oid_fromstr(&oid, target.c_str());
+    std::string content;
+    git_object_t got;
+    REQUIRE(reader.read(oid, got, content));
+    std::size_t at = pack.find(content);
+    REQUIRE(at != std::string::npos);
+    pack[at + content.size() / 2] ^= 0x01;
+    fs::permissions(pack_path, fs::perms::owner_write, fs::perm_options::add);
+    write_file(pack_path, pack);
+    git::PackReader damaged(t.dir + "/");
+    CHECK_FALSE(damaged.read(oid, got, content));
+    Store again = Store::open(t.dir);
+    VerifyReport v = verify_store(again, VerifyOptions{});
+    CHECK_FALSE(v.ok());
+    bool named = false;
+    for (const Problem& p : v.problems) named |= p.kind == ProblemKind::kObjectCorrupt && p.detail.find(target) != std::string::npos;
+    CHECK(named);
+    // And one byte inside a deflated tree's entry: declined too (zlib's
+    // Adler-32, or a stream that no longer inflates to the declared size).
+    REQUIRE(!tree_at.first.empty());
+    git_oid tree_oid;
+    git_oid_fromstr(&tree_oid, tree_at.first.c_str());
+    REQUIRE(damaged.read(tree_oid, got, content));
+    pack[tree_at.second] ^= 0x01;
+    write_file(pack_path, pack);
+    git::PackReader damaged_tree(t.dir + "/");
+    CHECK_FALSE(damaged_tree.read(tree_oid, got, content));
+  }
+
+  SECTION("a second bulk add writes a second pack") {
+    std::vector<Document> more;
+    for (int i = 0; i < 64; ++i) more.push_back(implementation("more-" + std::to_string(i), false));
+    add(t.store, more);
+    CHECK(packs(t.dir).size() == 2);
+    CHECK(loose_blobs(t) == loose_before);
+  }
+}
+
+}  // namespace
+}  // namespace kistore

@@ -1,0 +1,178 @@
+// kistore upgrade at the store layer (store/write/upgrade.h), on the store the
+// format-1 release made (tests/data/format1/store.bundle, see its README):
+// the reruns the signed history adds move to refs/reruns, nothing else
+// changes meaning, and the level audit sees no level change across it.
+#include "store/write/upgrade.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "objects/error.h"
+#include "refs/index.h"
+#include "refs/layout.h"
+#include "store/history/level_audit.h"
+#include "store/query/query.h"
+#include "store/history/trust.h"
+#include "tests/store/support.h"
+
+namespace kistore {
+namespace {
+
+using namespace test_support;
+
+const Digest kReproduced = *Digest::parse("sha256:628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354");
+const Digest kDisputed = *Digest::parse("sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0");
+const Digest kCloseRerun = *Digest::parse("sha256:588a4b483894c9c688ffed3529e59df566d7696c5e2475e264d0f5de598240f9");
+const Digest kFarRerun = *Digest::parse("sha256:6971164a9d6216d5f020f22b4f4cb7ad58ace0c441c9fb71a9665dd82f310f5c");
+
+// A bare clone of the format-1 fixture, its controller trusted or not.
+struct Format1Store {
+  TempDir tmp;
+  std::string dir = tmp.path + "/store";
+  Format1Store(bool trusted) {
+    const std::string data = std::string(KISTORE_SOURCE_DIR) + "/tests/data/";
+    must("git clone -q --bare " + quote(data + "format1/store.bundle") + " " + quote(dir));
+    must("git --git-dir=" + quote(dir) + " symbolic-ref HEAD refs/heads/main");
+    if (trusted) {
+      Store s = Store::open(dir);
+      save_trust(s, parse_allowed_signers("controller@example.org " + read_file(data + "keys/controller.pub"), "trust"));
+    }
+  }
+  std::string git() const { return "git --git-dir=" + quote(dir) + " "; }
+};
+
+CommitOptions fixed_options() {
+  CommitOptions o;
+  o.author = "Upgrade Test <upgrade@example.org>";
+  o.time = 1767225600;
+  return o;
+}
+
+TEST_CASE("upgrade: the format-1 fixture becomes format 2, its reruns beside their runs", "[store][upgrade]") {
+  Format1Store f(true);
+  Store store = Store::open(f.dir);
+  const std::string old_head = store.snapshot().commit_id();
+  const std::string old_objects = trim(must(f.git() + "rev-parse main:objects"));
+  REQUIRE(store.snapshot().format() == Format::k1);
+  const Digest key = comparison_key(store.snapshot().document(kReproduced).spec());
+  CHECK(store.snapshot().exists(group_path(Format::k1, key, kCloseRerun)));  // format 1: a competitor
+
+  UpgradeResult r = upgrade_store(store, fixed_options());
+  REQUIRE(r.commit.has_value());
+  CHECK(r.from == Format::k1);
+  CHECK(r.reruns == 2);
+  Snapshot snap = store.snapshot();
+  CHECK(snap.format() == Format::k2);
+  CHECK(snap.read("FORMAT") == "kistore 2\n");
+  CHECK(trim(must(f.git() + "rev-parse main^")) == old_head);
+  CHECK(trim(must(f.git() + "rev-parse main:objects")) == old_objects);
+  CHECK(commit_op(must(f.git() + "log -1 --format=%B main")) == "upgrade");
+  // No path of format 1 is left below refs/ (sources are the same in both).
+  for (const std::string& path : [&] {
+         std::string out = must(f.git() + "ls-tree -r --name-only main refs");
+         std::vector<std::string> lines;
+         for (std::size_t a = 0, b; a < out.size(); a = b + 1) lines.push_back(out.substr(a, (b = out.find('\n', a)) - a));
+         return lines;
+       }()) {
+    INFO(path);
+    CHECK((path.starts_with("refs/sources/") || parse_metadata_path(Format::k2, path) ||
+           parse_group_path(Format::k2, path) || parse_level_path(Format::k2, path) ||
+           parse_attestation_path(Format::k2, path) || parse_rerun_path(Format::k2, path)));
+  }
+  // The reruns: out of the group, beside their runs, with their verdicts.
+  CHECK_FALSE(snap.exists(group_path(Format::k2, key, kCloseRerun)));
+  CHECK(snap.exists(group_path(Format::k2, key, kReproduced)));
+  auto close = reruns_of(snap, kReproduced);
+  REQUIRE(close.size() == 1);
+  CHECK(close[0].rerun == kCloseRerun);
+  CHECK(close[0].verdict == Level::kReproduced);
+  CHECK(close[0].ratio == Approx(2650000.0 / 2606080.0));
+  auto far = reruns_of(snap, kDisputed);
+  REQUIRE(far.size() == 1);
+  CHECK(far[0].rerun == kFarRerun);
+  CHECK(far[0].verdict == Level::kDisputed);
+  // Levels, entry for entry.
+  CHECK(recorded_level(snap, kReproduced) == Level::kReproduced);
+  CHECK(recorded_level(snap, kDisputed) == Level::kDisputed);
+  CHECK(snap.read(level_path(Format::k2, Level::kReproduced, kReproduced)) == level_entry(kCloseRerun));
+  CHECK(attestations_of(snap, kReproduced).size() == 1);
+
+  // The level function over the history sees no level change across the upgrade.
+  LevelAudit audit(store, load_trust(store));
+  CHECK(audit.level_changes(old_head, *r.commit).empty());
+  CHECK(audit.judge(*r.commit, kReproduced, Level::kSourceNative,
+                    audit.entry_at(*r.commit, kReproduced)).agrees);
+  CHECK(audit.judge(*r.commit, kDisputed, Level::kSourceNative, audit.entry_at(*r.commit, kDisputed)).agrees);
+
+  UpgradeResult again = upgrade_store(store, fixed_options());
+  CHECK_FALSE(again.commit.has_value());
+  CHECK(again.from == Format::k2);
+  CHECK(store.snapshot().commit_id() == *r.commit);
+}
+
+TEST_CASE("level audit: across trees of two formats, a moved entry is no change, a changed one is", "[store][upgrade][level_audit]") {
+  Format1Store f(true);
+  Store store = Store::open(f.dir);
+  const std::string old_head = store.snapshot().commit_id();
+  std::string upgraded = *upgrade_store(store, fixed_options()).commit;
+  // A forged "upgrade" that also moves a run to another level: that run, and only it, changed.
+  const Digest other = *Digest::parse("sha256:fe4cf9df9ebc5952e31cb96ce6ac3ef0bc213d6a6c11b52fac0d6690189246be");
+  const std::string idx = f.tmp.path + "/index";
+  const std::string env = "GIT_INDEX_FILE=" + quote(idx) + " ";
+  must(env + f.git() + "read-tree main");
+  const std::string blob = trim(must("printf '{\"evidence\":null}' | " + f.git() + "hash-object -w --stdin"));
+  must("printf '0 0000000000000000000000000000000000000000\\t%s\\n100644 blob %s\\t%s\\n' " +
+       quote(level_path(Format::k2, Level::kSourceNative, other)) + " " + blob + " " +
+       quote(level_path(Format::k2, Level::kReported, other)) + " | " + env + f.git() + "update-index --index-info");
+  const std::string tree = trim(must(env + f.git() + "write-tree"));
+  const std::string forged = trim(must(f.git() + "-c user.name=f -c user.email=f@example.org commit-tree " + tree + " -p " +
+                                       old_head + " -m 'upgrade' -m 'Kistore-Op: upgrade'"));
+  LevelAudit audit(store, load_trust(store));
+  CHECK(audit.level_changes(old_head, upgraded).empty());
+  CHECK(audit.level_changes(old_head, forged) == std::set<Digest>{other});
+}
+
+TEST_CASE("upgrade: without the store's controllers no rerun moves", "[store][upgrade]") {
+  Format1Store f(false);
+  Store store = Store::open(f.dir);
+  UpgradeResult r = upgrade_store(store, fixed_options());
+  REQUIRE(r.commit.has_value());
+  CHECK(r.reruns == 0);
+  Snapshot snap = store.snapshot();
+  const Digest key = comparison_key(snap.document(kReproduced).spec());
+  CHECK(snap.exists(group_path(Format::k2, key, kCloseRerun)));  // still listed in its group, as before
+  CHECK(reruns_of(snap, kReproduced).empty());
+}
+
+TEST_CASE("writers refuse a format-1 store before writing anything; an empty store is format 2", "[store][upgrade][errors]") {
+  Format1Store f(true);
+  Store store = Store::open(f.dir);
+  const std::string head = store.snapshot().commit_id();
+  bool built = false;
+  auto build = [&](const Snapshot&) -> std::optional<ChangeSet> {
+    built = true;
+    ChangeSet c;
+    c.op = "add";
+    c.summary = "add: nothing";
+    return c;
+  };
+  try {
+    store.commit(build, fixed_options());
+    FAIL("a writer committed onto a format-1 store");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kIO);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("this store is format 1") &&
+                             Catch::Matchers::Contains("run `kistore upgrade` first; nothing was written"));
+  }
+  CHECK_FALSE(built);
+  CHECK(store.snapshot().commit_id() == head);
+
+  TempDir empty;
+  Store fresh = Store::init(empty.path + "/new");
+  CHECK(fresh.snapshot().format() == Format::k2);
+  CHECK(fresh.commit(build, fixed_options()).has_value());
+  CHECK(fresh.snapshot().read("FORMAT") == "kistore 2\n");
+}
+
+}  // namespace
+}  // namespace kistore
