@@ -48,34 +48,34 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     if (!g.quiet)
       for (const PullReport& p : report.pulls)
         for (const std::string& n : p.notes) std::fprintf(stderr, "note: %s\n", shown_message(n).c_str());
-    if (report.result == "refused") print_refusal(report.pulls.back());
+    if (report.result == PushResult::kRefused) print_refusal(report.pulls.back());
     if (g.json) {
       Json out = Json::object();
       out.set("remote", report.remote);
       out.set("url", report.url);
-      out.set("result", report.result);
+      out.set("result", std::string(push_result_name(report.result)));
       out.set("commit", report.commit);
       out.set("pushed_objects", static_cast<long long>(report.pushed_objects));
       out.set("pushed_bytes", static_cast<long long>(report.pushed_bytes));
       Json pulls = Json::array();
       for (const PullReport& p : report.pulls) pulls.push_back(pull_json(p));
       out.set("pulls", std::move(pulls));
-      if (report.result == "refused") out.set("error", error_member(kProblems, refusal_message(report.pulls.back())));
+      if (report.result == PushResult::kRefused) out.set("error", error_member(kProblems, refusal_message(report.pulls.back())));
       print_json(out);
-    } else if (!g.quiet && report.result != "refused") {
+    } else if (!g.quiet && report.result != PushResult::kRefused) {
       for (const PullReport& p : report.pulls)
-        if (p.result == "merge")
+        if (p.result == PullResult::kMerge)
           std::printf("Merged %s first (%s): merge commit %s.\n", shown(p.remote).c_str(),
                       shown(p.incoming.substr(0, 12)).c_str(),
                       p.commit ? p.commit->substr(0, 12).c_str() : "");
-      if (report.result == "up-to-date")
+      if (report.result == PushResult::kUpToDate)
         std::printf("%s is up to date (%s).\n", shown(report.remote).c_str(), shown(report.commit.substr(0, 12)).c_str());
       else
         std::printf("Pushed %s to %s (%s): %zu objects sent (%s).\n", shown(report.commit.substr(0, 12)).c_str(),
                     shown(report.remote).c_str(), shown(report.url).c_str(), report.pushed_objects,
                     size_text(report.pushed_bytes).c_str());
     }
-    return report.result == "refused" ? kProblems : kOk;
+    return report.result == PushResult::kRefused ? kProblems : kOk;
   }};
 });
 

@@ -92,7 +92,7 @@ Json pull_json(const PullReport& r) {
   Json out = Json::object();
   out.set("remote", r.remote);
   out.set("url", r.url);
-  out.set("result", r.result);
+  out.set("result", std::string(pull_result_name(r.result)));
   out.set("fetched_objects", static_cast<long long>(r.fetched_objects));
   out.set("new_commits", static_cast<long long>(r.new_commits));
   out.set("new_documents", static_cast<long long>(r.new_documents));
@@ -133,9 +133,9 @@ int print_pull(const Globals& g, const PullReport& r) {
   std::string head = r.commit ? r.commit->substr(0, 12) : std::string("empty");
   std::string remote = shown(r.remote), incoming = shown(r.incoming.substr(0, 12));
   std::string text;
-  if (r.result == "up-to-date")
+  if (r.result == PullResult::kUpToDate)
     text = "Already up to date with " + remote + " (" + head + ").";
-  else if (r.result == "fast-forward")
+  else if (r.result == PullResult::kFastForward)
     text = "Fast-forwarded to " + head + " from " + remote + ": " + plural(r.new_commits, "new commit") + ", " +
            plural(r.new_documents, "new document") + ".";
   else

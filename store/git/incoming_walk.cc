@@ -125,10 +125,12 @@ class Walker {
  private:
   bool full() const { return result_.problems.size() >= max_problems_; }
 
-  void problem(ProblemKind kind, const std::string& path, const std::string& detail) {
+  void problem(ProblemKind kind, const std::string& path, const std::string& detail,
+               WalkFault fault = WalkFault::kUnreadable) {
     if (full()) return;
     result_.problems.push_back({kind, path.empty() ? std::string("(the root folder)") : path,
                                 (commit_label_ ? "commit " : "") + commit_ + ": " + detail});
+    result_.faults.push_back(fault);
   }
 
   void counted() {
@@ -160,7 +162,8 @@ class Walker {
       NewCommit c{id, {}, std::nullopt};
       std::vector<git_oid> parents;
       if (!parse_commit(*text, c.tree, parents)) {
-        problem(ProblemKind::kHistoryMissing, oid_str(id), "the commit does not start with its tree, parents and author");
+        problem(ProblemKind::kHistoryMissing, oid_str(id), "the commit does not start with its tree, parents and author",
+                WalkFault::kBadCommit);
         continue;
       }
       if (!parents.empty()) c.first_parent = parents.front();
@@ -207,7 +210,8 @@ class Walker {
         if (full()) return;
         if (!first && compare_entries(previous.name, previous.tree, e.name, e.tree) >= 0)
           return problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " lists \"" + std::string(e.name) +
-                                                  "\" out of order or twice (git sorts a tree's entries by name)");
+                                                  "\" out of order or twice (git sorts a tree's entries by name)",
+                         WalkFault::kTreeOrder);
         previous = e, first = false;
         while (has_old && compare_entries(old.name, old.tree, e.name, e.tree) < 0) has_old = next_base(base_rest, old);
         bool same_name = has_old && old.name == e.name && old.tree == e.tree;
@@ -215,7 +219,7 @@ class Walker {
         check_entry(e, same_name ? &old : nullptr, dir, depth);
       }
     } catch (const Error&) {
-      problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " is malformed");
+      problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " is malformed", WalkFault::kTreeFormat);
     }
   }
 
@@ -234,7 +238,8 @@ class Walker {
     std::string path = dir.empty() ? std::string(e.name) : dir + "/" + std::string(e.name);
     if (e.name.empty() || e.name == "." || e.name == ".." || e.name.find('/') != std::string_view::npos)
       return problem(ProblemKind::kLayout, path, "the tree at " + (dir.empty() ? std::string("the root") : dir) +
-                                       " has an entry named \"" + std::string(e.name) + "\", which is no file name");
+                                       " has an entry named \"" + std::string(e.name) + "\", which is no file name",
+                     WalkFault::kBadName);
     std::string_view mode = e.mode;
     if (mode != "100644" && mode != "40000")
       return problem(ProblemKind::kLayout, path,
@@ -242,7 +247,8 @@ class Walker {
                                                                     : mode == "120000" ? " (a symbolic link)"
                                                                     : mode == "160000" ? " (a submodule)"
                                                                                        : "") +
-                         "; only 100644 (files) and 040000 (folders) belong in a store");
+                         "; only 100644 (files) and 040000 (folders) belong in a store",
+                     mode == "160000" ? WalkFault::kSubmodule : WalkFault::kBadMode);
     git_oid id;
     std::memcpy(id.id, e.id, GIT_OID_RAWSZ);
     if (e.tree) {
@@ -250,7 +256,8 @@ class Walker {
         result_.too_deep = true;
         return problem(ProblemKind::kLayout, path, path.substr(0, 120) + (path.size() > 120 ? "…" : "") + " is " +
                                                   std::to_string(depth + 1) + " folders deep; the limit is " +
-                                                  std::to_string(kMaxTreeDepth));
+                                                  std::to_string(kMaxTreeDepth),
+                       WalkFault::kTooDeep);
       }
       git_oid old_id;
       if (old) std::memcpy(old_id.id, old->id, GIT_OID_RAWSZ);

@@ -85,10 +85,25 @@ class ObjectSource {
 // a commit) and say "commit <12 hex>: …"; a mode, a name or a depth outside
 // the store's shape is a layout problem (SPEC §2), an object that cannot be
 // taken is object-corrupt, a commit that cannot be read history-missing.
+// What a walk found wrong, finer than its ProblemKind, for a caller that
+// treats some faults apart (verify leaves submodules to its own check, and
+// reports a tree's order here): matched by this code, never by the text.
+enum class WalkFault {
+  kUnreadable,   // an object missing, of another type, too large, or not hashing to its id
+  kBadCommit,    // a commit that does not start with its tree and parents
+  kTreeOrder,    // a tree lists an entry out of order or twice
+  kTreeFormat,   // a tree's bytes are no tree
+  kBadName,      // an entry named "", ".", ".." or holding "/"
+  kBadMode,      // an entry whose mode is neither 100644 nor 40000 (nor 160000)
+  kSubmodule,    // an entry of mode 160000
+  kTooDeep,      // a path past kMaxTreeDepth
+};
+
 struct WalkResult {
   std::vector<git_oid> commits;   // new to the store, oldest first (for a linear history)
   std::size_t objects = 0;        // commits, trees and blobs new to the store, each once
   std::vector<Problem> problems;  // empty: everything holds
+  std::vector<WalkFault> faults;  // faults[i] is what problems[i] is, finer than its kind
   bool too_deep = false;          // a path went past kMaxTreeDepth (its problem is among them)
 };
 

@@ -37,6 +37,15 @@ namespace {
 
 using State = Connection::State;
 
+// An http(s) remote that redirects to another host is refused by libgit2
+// before anything is sent there. A redirect to another port or scheme of the
+// same host is followed, and the credential callback (CredentialOffer) then
+// refuses to offer anything to the origin it landed on: a libgit2 that hands
+// the callback the configured URL instead (before Debian's
+// 1.5.1+ds-1+deb12u2, CVE-2026-53586) cannot make it send a password or
+// token to another host.
+constexpr git_remote_redirect_t kRedirects = GIT_REMOTE_REDIRECT_NONE;
+
 const char* ssh_key_type(git_cert_ssh_raw_type_t t) {
   switch (t) {
     case GIT_CERT_SSH_RAW_TYPE_RSA: return "ssh-rsa";
@@ -121,30 +130,11 @@ int on_transport(git_transport** out, git_remote* owner, void* payload) {
 
 }  // namespace
 
-Connection::Connection(Store& store, const std::string& remote, git_direction direction, const SyncOptions& options,
-                       git_repository* repo)
+Connection::Connection(Store& store, const ResolvedRemote& remote, git_direction direction,
+                       const SyncOptions& options, git_repository* repo)
     : options_(options), direction_(direction) {
-  git_remote* named = nullptr;
-  int rc = git_remote_lookup(&named, store.repo(), remote.c_str());
-  std::string url, name = remote;
-  if ((rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) && looks_like_url(remote)) {
-    // A URL where a remote's name goes, as git takes one: used as given (a
-    // path made absolute), shown and keyed without its password.
-    git_error_clear();
-    url = url_kind(remote) == UrlKind::kPath ? remote_label(store.repo(), remote) : remote;
-    name = remote_label(store.repo(), remote);
-  } else {
-    if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
-      throw InvalidInput("no remote named \"" + redact_url(remote) +
-                         "\" (add one with `kistore remote add NAME URL`, " +
-                         "or give a URL or path instead of a name)");
-    git::check(rc, "reading remote " + redact_url(remote));
-    git::Remote owned(named);
-    const char* configured = direction == GIT_DIRECTION_PUSH && git_remote_pushurl(named) ? git_remote_pushurl(named)
-                                                                                          : git_remote_url(named);
-    if (!configured || !*configured) throw InvalidInput("remote \"" + remote + "\" has no URL");
-    url = configured;
-  }
+  const std::string& name = remote.label;
+  const std::string& url = direction == GIT_DIRECTION_PUSH ? remote.push_url : remote.url;
   if (!options.credentials.ca_file.empty()) {
     // For the whole process (libgit2 keeps one TLS configuration): the CAs
     // that https servers are checked against instead of the system's.
@@ -185,7 +175,10 @@ void Connection::connect() {
   if (url_kind(state_->url) == UrlKind::kPath && !std::filesystem::exists(state_->url))
     throw RemoteError("cannot connect to remote " + where() + ": no such folder " + state_->url +
                       " (a path remote names a store's folder, or a bare repository made by git init --bare)");
-  check(git_remote_connect(remote_.get(), direction_, &callbacks_, nullptr, nullptr), "cannot connect to");
+  git_remote_connect_options opts = GIT_REMOTE_CONNECT_OPTIONS_INIT;
+  opts.callbacks = callbacks_;
+  opts.follow_redirects = kRedirects;
+  check(git_remote_connect_ext(remote_.get(), direction_, &opts), "cannot connect to");
   const git_remote_head** heads = nullptr;
   std::size_t n = 0;
   check(git_remote_ls(&heads, &n, remote_.get()), "cannot list the branches of");
@@ -217,6 +210,7 @@ void Connection::download(const std::string& refspec) {
   opts.update_fetchhead = 0;
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
   opts.prune = GIT_FETCH_NO_PRUNE;
+  opts.follow_redirects = kRedirects;
   char* specs[] = {const_cast<char*>(refspec.c_str())};
   git_strarray array{specs, 1};
   int rc = git_remote_download(remote_.get(), &array, &opts);
@@ -244,6 +238,7 @@ int Connection::upload(const std::string& refspec) {
   git_push_options opts = GIT_PUSH_OPTIONS_INIT;
   opts.callbacks = callbacks_;
   opts.pb_parallelism = 2;
+  opts.follow_redirects = kRedirects;
   char* specs[] = {const_cast<char*>(refspec.c_str())};
   git_strarray array{specs, 1};
   int rc = git_remote_upload(remote_.get(), &array, &opts);
@@ -282,6 +277,10 @@ void Connection::check(int rc, std::string_view what) const {
   if (rc >= 0) return;
   if (!state_->host_key_failure.empty()) throw RemoteError(state_->host_key_failure);
   if (!state_->credentials.failure().empty()) throw RemoteError(state_->credentials.failure());
+  const git_error* e = git_error_last();
+  if (e && e->klass == GIT_ERROR_NET && e->message && std::string_view(e->message).starts_with("cannot redirect from"))
+    throw RemoteError("refused to follow remote " + where() + ": it redirected to another host (" +
+                      scrub(git::last_error()) + "); kistore talks only to the host configured, and sent nothing there");
   std::string detail = scrub(git::last_error());
   if (rc == GIT_EAUTH || detail.find("authentication") != std::string::npos || detail.find("401") != std::string::npos)
     throw RemoteError("authentication failed for " + redact_url(state_->url) + ": " + detail);

@@ -31,18 +31,19 @@
 
 #include "store/git/git.h"
 #include "store/sync/receive_pack.h"
+#include "store/sync/remote.h"
 #include "store/sync/sync.h"
 
 namespace kistore {
 
 class Connection {
  public:
-  // Opens remote `remote` of `store` for `direction` (a push uses the
-  // remote's push URL when it has one), with `options` (credentials,
-  // progress), which must outlive the connection. `repo` (default: the
-  // store's) is the handle the transfer runs on: push passes one with
-  // packing settings of its own. Does not connect yet.
-  Connection(Store& store, const std::string& remote, git_direction direction, const SyncOptions& options,
+  // Opens `remote` (resolved once per command: remote.h) for `direction`
+  // (a push uses its push URL), with `options` (credentials, progress),
+  // which must outlive the connection. `repo` (default: the store's) is the
+  // handle the transfer runs on: push passes one with packing settings of
+  // its own. Does not connect yet.
+  Connection(Store& store, const ResolvedRemote& remote, git_direction direction, const SyncOptions& options,
              git_repository* repo = nullptr);
   ~Connection();
   Connection(const Connection&) = delete;

@@ -39,7 +39,7 @@ class Pull {
   PullReport run() {
     auto remote_head = conn_.head(branch_);
     if (!remote_head) {
-      report_.result = "up-to-date";
+      report_.result = PullResult::kUpToDate;
       report_.notes.push_back("the remote has no " + branch_ + " yet");
       return std::move(report_);
     }
@@ -96,7 +96,7 @@ class Pull {
     }
     conn_.disconnect();
     if (problems.empty()) return true;
-    report_.result = "refused";
+    report_.result = PullResult::kRefused;
     // A repository that is no store at all: that first, then two examples,
     // not a problem for each of its files (fetch_local does the same).
     lead_with(not_a_store(quarantine_.repo(), incoming_, branch_), problems);
@@ -131,7 +131,7 @@ class Pull {
     std::optional<Format> theirs = trees.format_of(&tree);
     const Format mine = snap_.format();
     if (theirs == mine) return false;
-    report_.result = "refused";
+    report_.result = PullResult::kRefused;
     std::string detail;
     if (!theirs) {
       detail = "the remote's " + unknown_format_problem(trees.read(&tree, std::string(kFormatPath)).value_or(""));
@@ -151,7 +151,7 @@ class Pull {
   bool history_rewritten() {
     auto synced = git::ref_target(repo_, synced_ref(conn_.remote()));
     if (!synced || git::descends_from(quarantine_.repo(), incoming_, *synced)) return false;
-    report_.result = "refused";
+    report_.result = PullResult::kRefused;
     report_.problems.push_back(
         {ProblemKind::kHistoryRewritten, branch_,
          "the remote's " + branch_ + " at " + short_id(report_.incoming) + " does not contain commit " +
@@ -163,7 +163,7 @@ class Pull {
 
   bool already_here() {
     if (!local_ || !git::descends_from(quarantine_.repo(), *local_, incoming_)) return false;
-    report_.result = "up-to-date";
+    report_.result = PullResult::kUpToDate;
     mark_synced();
     return true;
   }
@@ -199,7 +199,7 @@ class Pull {
     std::vector<Problem> clashes = dictionary_clashes(trees);
     problems.insert(problems.end(), clashes.begin(), clashes.end());
     if (problems.empty()) return false;
-    report_.result = "refused";
+    report_.result = PullResult::kRefused;
     report_.problems = std::move(problems);
     return true;
   }
@@ -232,7 +232,7 @@ class Pull {
       } else {
         git_oid head = git::parse_oid(now.commit_id());
         if (git::descends_from(repo_, head, incoming_)) {
-          report_.result = "up-to-date";
+          report_.result = PullResult::kUpToDate;
           report_.commit = now.commit_id();
           mark_synced();
           return true;
@@ -244,7 +244,7 @@ class Pull {
         std::optional<git_oid> before;
         if (!now.empty()) before = git::parse_oid(now.commit_id());
         git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
-        report_.result = "fast-forward";
+        report_.result = PullResult::kFastForward;
         report_.commit = report_.incoming;
         report_.new_documents = new_objects_;
         mark_synced();
@@ -264,11 +264,11 @@ class Pull {
     report_.notes.insert(report_.notes.end(), outcome.notes.begin(), outcome.notes.end());
     mark_synced();
     if (!merged) {
-      report_.result = "up-to-date";
+      report_.result = PullResult::kUpToDate;
       report_.commit = store_.snapshot().commit_id();
       return;
     }
-    report_.result = "merge";
+    report_.result = PullResult::kMerge;
     report_.commit = *merged;
     report_.new_documents = outcome.new_documents;
   }
@@ -317,6 +317,11 @@ void refuse_old_format(const Store& store) {
 
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options) {
   refuse_old_format(store);
+  return pull(store, resolve_remote(store.repo(), remote), options);
+}
+
+PullReport pull(Store& store, const ResolvedRemote& remote, const SyncOptions& options) {
+  refuse_old_format(store);
   git::Quarantine quarantine(store.repo());
   Connection conn(store, remote, GIT_DIRECTION_FETCH, options, quarantine.repo());
   conn.connect();
@@ -338,7 +343,8 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
     SyncOptions with_password = options;
     with_password.credentials.url_password = url_password(url);
     git::Quarantine quarantine(store.repo());
-    Connection conn(store, "origin", GIT_DIRECTION_FETCH, with_password, quarantine.repo());
+    Connection conn(store, resolve_remote(store.repo(), "origin"), GIT_DIRECTION_FETCH, with_password,
+                    quarantine.repo());
     conn.connect();
     std::string branch = store.branch();
     if (!conn.head(branch)) {
@@ -357,6 +363,16 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
   }
   if (result.refused()) undo_clone(dir, existed);
   return result;
+}
+
+std::string_view pull_result_name(PullResult result) {
+  switch (result) {
+    case PullResult::kUpToDate: return "up-to-date";
+    case PullResult::kFastForward: return "fast-forward";
+    case PullResult::kMerge: return "merge";
+    case PullResult::kRefused: return "refused";
+  }
+  return "refused";
 }
 
 }  // namespace kistore

@@ -19,5 +19,8 @@ namespace kistore {
 // store only when all of it holds, and fast-forwards or merges (merge.h),
 // with conn.options(). A refusal writes nothing in the store. Errors as pull().
 PullReport pull_from(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine);
+// pull() (sync.h) of a remote this command has resolved already (a push
+// that pulls on the way).
+PullReport pull(Store& store, const ResolvedRemote& remote, const SyncOptions& options);
 
 }  // namespace kistore

@@ -101,8 +101,8 @@ class Push {
   Push(Store& store, const std::string& remote, const SyncOptions& options)
       : store_(store),
         repo_(store.repo()),
-        remote_(remote),
-        label_(remote_label(store.repo(), remote)),
+        remote_(resolve_remote(store.repo(), remote)),
+        label_(remote_.label),
         options_(options),
         branch_(store.branch()) {
     report_.remote = label_;  // a URL given for a name: without its password
@@ -131,7 +131,7 @@ class Push {
     conn.connect();
     auto theirs = conn.head(branch_);
     if (theirs && git_oid_equal(&*theirs, &local)) {
-      report_.result = "up-to-date";
+      report_.result = PushResult::kUpToDate;
       mark_synced(local);
       return true;
     }
@@ -146,7 +146,7 @@ class Push {
     if (!conn.rejection().empty()) return after_rejection(conn, local, theirs, may_retry);
     report_.pushed_objects = conn.sent_objects();
     report_.pushed_bytes = conn.sent_bytes();
-    report_.result = "pushed";
+    report_.result = PushResult::kPushed;
     mark_synced(local);
     return true;
   }
@@ -201,7 +201,7 @@ class Push {
   bool pulled(PullReport report) {
     bool refused = report.refused();
     report_.pulls.push_back(std::move(report));
-    if (refused) report_.result = "refused";
+    if (refused) report_.result = PushResult::kRefused;
     return refused;
   }
 
@@ -225,8 +225,8 @@ class Push {
 
   Store& store_;
   git_repository* repo_;
-  const std::string& remote_;
-  std::string label_;  // remote_ as references and messages name it (remote.h)
+  const ResolvedRemote remote_;  // resolved once, for every round
+  const std::string& label_;     // remote_ as references and messages name it (remote.h)
   const SyncOptions& options_;
   const std::string& branch_;
   PushReport report_;
@@ -236,6 +236,15 @@ class Push {
 
 PushReport push(Store& store, const std::string& remote, const SyncOptions& options) {
   return Push(store, remote, options).run();
+}
+
+std::string_view push_result_name(PushResult result) {
+  switch (result) {
+    case PushResult::kPushed: return "pushed";
+    case PushResult::kUpToDate: return "up-to-date";
+    case PushResult::kRefused: return "refused";
+  }
+  return "refused";
 }
 
 }  // namespace kistore

@@ -55,6 +55,31 @@ std::string remote_label(git_repository* repo, const std::string& text) {
   return redact_url(text);
 }
 
+ResolvedRemote resolve_remote(git_repository* repo, const std::string& text) {
+  git::ensure_init();
+  git_remote* named = nullptr;
+  int rc = valid_remote_name(text) ? git_remote_lookup(&named, repo, text.c_str()) : GIT_ENOTFOUND;
+  if ((rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) && looks_like_url(text)) {
+    // A URL where a remote's name goes, as git takes one: used as given (a
+    // path made absolute), shown and keyed without its password.
+    git_error_clear();
+    std::string label = remote_label(repo, text);
+    std::string url = url_kind(text) == UrlKind::kPath ? label : text;
+    return {label, url, url};
+  }
+  if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+    git_error_clear();
+    throw InvalidInput("no remote named \"" + redact_url(text) +
+                       "\" (add one with `kistore remote add NAME URL`, or give a URL or path instead of a name)");
+  }
+  git::check(rc, "reading remote " + redact_url(text));
+  git::Remote owned(named);
+  const char* url = git_remote_url(named);
+  if (!url || !*url) throw InvalidInput("remote \"" + text + "\" has no URL");
+  const char* push_url = git_remote_pushurl(named);
+  return {text, url, push_url && *push_url ? push_url : url};
+}
+
 std::string incoming_ref(const std::string& remote) {
   return valid_remote_name(remote) ? "refs/kistore/incoming/" + remote : "refs/kistore/incoming-url/" + url_key(remote);
 }

@@ -39,4 +39,20 @@ bool looks_like_url(const std::string& text);
 // looks like a URL, the URL without its password (a path made absolute).
 std::string remote_label(git_repository* repo, const std::string& text);
 
+// A remote as one command uses it, resolved once from what the person gave
+// (a configured remote's name, or an address): every connection, pull and
+// reference of that command takes this value, so that a push that pulls on
+// the way, or a retry, talks to the remote the command started with even if
+// the config changes meanwhile.
+struct ResolvedRemote {
+  std::string label;     // as references and messages name it (remote_label)
+  std::string url;       // for fetching; may hold a password (print redact_url)
+  std::string push_url;  // for pushing: the remote's push URL, else url
+};
+
+// Resolves `text` in `repo`'s config. Error(kInvalidInput) when it names no
+// remote and is no address ("no remote named ..."), or names a remote without
+// a URL; Error(kIO) when the config cannot be read.
+ResolvedRemote resolve_remote(git_repository* repo, const std::string& text);
+
 }  // namespace kistore

@@ -94,6 +94,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "objects/ssh_signature.h"
@@ -164,10 +165,15 @@ struct SyncOptions {
 };
 
 // What a pull did, or why it was refused.
+// How a pull ended. Its name in --json output and messages is
+// pull_result_name(): "up-to-date", "fast-forward", "merge", "refused".
+enum class PullResult { kUpToDate, kFastForward, kMerge, kRefused };
+std::string_view pull_result_name(PullResult result);
+
 struct PullReport {
   std::string remote;
-  std::string url;     // redacted
-  std::string result;  // "up-to-date", "fast-forward", "merge" or "refused"
+  std::string url;  // redacted
+  PullResult result = PullResult::kUpToDate;
   std::size_t fetched_objects = 0;  // git objects received
   std::size_t new_commits = 0;      // commits new to this store
   std::size_t new_documents = 0;    // objects the branch gained
@@ -185,10 +191,15 @@ struct PullReport {
 PullReport pull(Store& store, const std::string& remote, const SyncOptions& options);
 
 // What a push did.
+// How a push ended: kRefused when a pull on the way was refused. Its name is
+// push_result_name(): "pushed", "up-to-date", "refused".
+enum class PushResult { kPushed, kUpToDate, kRefused };
+std::string_view push_result_name(PushResult result);
+
 struct PushReport {
   std::string remote;  // its name, or the URL given for one (redacted)
   std::string url;     // redacted
-  std::string result;  // "pushed", "up-to-date", or "refused" (a pull on the way was refused)
+  PushResult result = PushResult::kUpToDate;
   std::string commit;  // the branch head the remote now has
   std::size_t pushed_objects = 0;
   std::uint64_t pushed_bytes = 0;  // the pack's size

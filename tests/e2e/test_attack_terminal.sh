@@ -164,28 +164,56 @@ export KISTORE_TOKEN=Planted-T0ken-zq8
 secret=Planted-Passw0rd-x7
 auth_log=$SERVERS_DIR/authorization.log
 : >"$auth_log"
+# assert_no_authorization WHAT: no Authorization header reached either server
+# (checked before any message: a leaked secret is the failure that matters).
+assert_no_authorization() {
+    if grep -v 'auth=-$' "$auth_log" >&2; then
+        fail "$1: an Authorization header reached the hostile servers" \
+            "(libgit2 $(dpkg-query -W -f='${Version}' libgit2-1.5 2>/dev/null || echo '?'))"
+    fi
+}
+# Another host: libgit2 refuses the redirect itself; nothing reaches it.
 p_redirect=$(free_port) && p_elsewhere=$(free_port)
 start_hostile redirect "$here/lib/hostile_http_server.py" "$p_redirect" 127.0.0.2 "$p_elsewhere" "$auth_log" \
     "$SERVERS_DIR/ready-redirect"
 redirecting="http://alice:$secret@127.0.0.1:$p_redirect/store.git"
-run_tame 4 "clone from a remote that redirects to another origin" ks clone "$redirecting" "$W/redirected"
-assert_contains "$ERR" "redirected from http://127.0.0.1:$p_redirect to http://127.0.0.2:$p_elsewhere" \
-    "clone: the redirect is refused naming both origins"
+run_tame 4 "clone from a remote that redirects to another host" ks clone "$redirecting" "$W/redirected"
+assert_no_authorization clone
+assert_contains "$ERR" "it redirected to another host (cannot redirect from '127.0.0.1' to '127.0.0.2')" \
+    "clone: the redirect is refused naming both hosts"
 [[ ! -e $W/redirected ]] || fail "a refused clone left $W/redirected behind"
-before=$(store_fingerprint "$S")
 assert_exit 0 ks remote add redirector "$redirecting"
 before=$(store_fingerprint "$S")
 run_tame 4 "pull from a remote that redirects" ks pull redirector
-assert_contains "$ERR" "to http://127.0.0.2:$p_elsewhere" "pull: the redirect is refused"
+assert_contains "$ERR" "to '127.0.0.2'" "pull: the redirect is refused"
 run_tame 4 "pull --json from a remote that redirects" ks --json pull redirector
 assert_store_unchanged "$before" "$S" "pulls refused at a redirect"
-grep -q "127.0.0.2:$p_elsewhere GET" "$auth_log" || fail "the redirect was not followed: $(cat "$auth_log")"
-if grep -v 'auth=-$' "$auth_log" >&2; then fail "an Authorization header reached the hostile servers"; fi
+grep -q "127.0.0.1:$p_redirect GET" "$auth_log" || fail "the redirecting server was not asked: $(cat "$auth_log")"
+if grep "127.0.0.2:" "$auth_log" >&2; then fail "a request reached the other host"; fi
+assert_exit 0 ks remote remove redirector
+# The same host on another port: followed by libgit2, and the credential
+# callback refuses to offer anything to the origin it landed on.
+p_hop=$(free_port) && p_port=$(free_port)
+start_hostile hop "$here/lib/hostile_http_server.py" "$p_hop" 127.0.0.1 "$p_port" "$auth_log" \
+    "$SERVERS_DIR/ready-hop"
+hopping="http://alice:$secret@127.0.0.1:$p_hop/store.git"
+run_tame 4 "clone from a remote that redirects to another port" ks clone "$hopping" "$W/hopped"
+assert_no_authorization "clone (another port)"
+assert_contains "$ERR" "redirected from http://127.0.0.1:$p_hop to http://127.0.0.1:$p_port" \
+    "clone: the redirect to another port is refused naming both origins"
+[[ ! -e $W/hopped ]] || fail "a refused clone left $W/hopped behind"
+assert_exit 0 ks remote add hopper "$hopping"
+before=$(store_fingerprint "$S")
+run_tame 4 "pull from a remote that redirects to another port" ks pull hopper
+assert_contains "$ERR" "to http://127.0.0.1:$p_port" "pull: the redirect to another port is refused"
+assert_store_unchanged "$before" "$S" "pulls refused at a redirect to another port"
+grep -q "127.0.0.1:$p_port GET" "$auth_log" || fail "the redirect to another port was not followed: $(cat "$auth_log")"
+assert_no_authorization "clone and pulls"
 for f in "$OUT_FILE" "$ERR_FILE"; do
     if grep -aF -e "$secret" -e "$KISTORE_TOKEN" "$f" >&2; then fail "a secret was printed"; fi
 done
-assert_exit 0 ks remote remove redirector
-pass "http redirect to another origin: refused, exit 4, both named; no Authorization sent; store unchanged"
+assert_exit 0 ks remote remove hopper
+pass "http redirects: to another host refused before any request there; to another port, no credentials offered; exit 4; store unchanged"
 
 p_err=$(free_port)
 start_hostile err "$here/lib/hostile_git_server.py" err "$p_err" "$SERVERS_DIR/ready-err"

@@ -46,6 +46,11 @@ class Collector(http.server.BaseHTTPRequestHandler):
         body = b"credentials, please\n"
         self.send_response(401)
         self.send_header("WWW-Authenticate", 'Basic realm="elsewhere"')
+        # With a Content-Type, libgit2 1.5.1 reads the body through before it
+        # asks again; without one it leaves the body in its read buffer and,
+        # should it ask again, parses those bytes as the next answer ("http
+        # parser error: invalid constant string" instead of the real failure).
+        self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

@@ -108,6 +108,7 @@ TEST_CASE("a good commit: its new objects are copied, nothing the store has", "[
 TEST_CASE("what the walk refuses, naming the commit and the path", "[incoming]") {
   Pair p;
   ProblemKind kind{};
+  git::WalkFault fault{};
   std::string path, needle;
   git_oid head;
   std::string other;
@@ -120,30 +121,39 @@ TEST_CASE("what the walk refuses, naming the commit and the path", "[incoming]")
     must("chmod u+w " + quote(to) + " && cp " + quote(from) + " " + quote(to));
     head = p.commit_with("100644 blob " + b + "\\tobjects/b\\n");
     kind = ProblemKind::kObjectCorrupt, path = "objects/b", needle = "holds bytes whose id is " + other;
+    fault = git::WalkFault::kUnreadable;
   }
   SECTION("an executable") {
     head = p.commit_with("100755 blob " + p.blob("x\\n") + "\\tobjects/x\\n");
-    kind = ProblemKind::kLayout, path = "objects/x", needle = "mode 100755";
+    kind = ProblemKind::kLayout, path = "objects/x", needle = "mode 100755", fault = git::WalkFault::kBadMode;
   }
   SECTION("a symbolic link") {
     head = p.commit_with("120000 blob " + p.blob("objects/a") + "\\tobjects/l\\n");
-    kind = ProblemKind::kLayout, path = "objects/l", needle = "mode 120000";
+    kind = ProblemKind::kLayout, path = "objects/l", needle = "mode 120000", fault = git::WalkFault::kBadMode;
+  }
+  SECTION("a submodule") {
+    head = p.commit_with("160000 commit " + std::string(40, 'a') + "\\tobjects/s\\n");
+    kind = ProblemKind::kLayout, path = "objects/s", needle = "mode 160000", fault = git::WalkFault::kSubmodule;
   }
   SECTION("a tree 20 folders deep") {
     std::string deep;
     for (int i = 0; i < 20; ++i) deep += "d/";
     head = p.commit_with("100644 blob " + p.blob("deep\\n") + "\\t" + deep + "f\\n");
     kind = ProblemKind::kLayout, path = deep.substr(0, 16 * 2 + 1), needle = "17 folders deep; the limit is 16";
+    fault = git::WalkFault::kTooDeep;
   }
   SECTION("an object the remote does not have") {
     head = p.commit_with("100644 blob " + p.blob("gone\\n") + "\\tobjects/g\\n");
     std::string id = trim(must(p.rgit + "rev-parse " + git::oid_str(head) + ":objects/g"));
     fs::remove(p.remote + "/objects/" + id.substr(0, 2) + "/" + id.substr(2));
     kind = ProblemKind::kObjectCorrupt, path = "objects/g", needle = "has no blob " + id;
+    fault = git::WalkFault::kUnreadable;
   }
   Walked w = walk(p, head);
   INFO(describe(w.result));
   REQUIRE(w.result.problems.size() == 1);
+  REQUIRE(w.result.faults.size() == 1);  // one code for each problem, matched by code, never by text
+  CHECK(w.result.faults[0] == fault);
   CHECK(w.result.problems[0].kind == kind);
   CHECK(w.result.problems[0].path.rfind(path, 0) == 0);
   CHECK_THAT(w.result.problems[0].detail, Catch::Matchers::Contains(needle));

@@ -171,7 +171,7 @@ TEST_CASE("log --run's paths: a bulk add, attestations, a signed rerun and a mer
   add(store, {variant(7, "meanwhile")});
   add_remote(store, "b", tmp.path + "/b");
   PullReport pulled = pull(store, "b", sync);
-  REQUIRE(pulled.result == "merge");
+  REQUIRE(pulled.result == PullResult::kMerge);
 
   std::vector<LogEntry> all = read_history(store, {});
   REQUIRE(all.front().parents.size() == 2);

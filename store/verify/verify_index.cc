@@ -1,0 +1,323 @@
+// verify's checks of the index against the objects, and of every object
+// against the index (verify_state.h).
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+
+#include "store/verify/verify_state.h"
+
+namespace kistore::verifying {
+namespace {
+
+// One pass over the entries the walk gathered (state.index) and the objects
+// (state.objects): each entry kind in turn, then every object on every core.
+class IndexCheck {
+ public:
+  explicit IndexCheck(VerifyState& state) : s_(state) {}
+
+  // The entry that keeps a source id from being a path of its own (a
+  // shorter id that is a prefix of it, or longer ids below it), or "".
+  // Called from check_run_indexed's threads.
+  std::string source_holder(const std::string& path) const {
+    for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
+      if (auto held = source_at(std::string_view(path).substr(0, slash))) return s_.index.sources[*held].first;
+    std::call_once(sources_sorted_once_, [&] {
+      for (const auto& [p, value] : s_.index.sources) sources_sorted_.push_back(p);
+      std::sort(sources_sorted_.begin(), sources_sorted_.end());
+    });
+    const std::string folder = path + "/";
+    auto below = std::lower_bound(sources_sorted_.begin(), sources_sorted_.end(), std::string_view(folder));
+    if (below != sources_sorted_.end() && below->starts_with(folder)) return std::string(*below);
+    return "";
+  }
+
+  // Where in s_.index.sources the entry at `path` is (the first, should a tree
+  // list one twice), or nullopt.
+  std::optional<std::size_t> source_at(std::string_view path) const {
+    auto it = source_index_.find(path);
+    if (it == source_index_.end()) return std::nullopt;
+    return it->second;
+  }
+  void index_sources() {
+    source_index_.reserve(s_.index.sources.size());
+    source_checked_.assign(s_.index.sources.size(), 0);
+    for (std::size_t i = 0; i < s_.index.sources.size(); ++i)
+      if (!source_index_.try_emplace(s_.index.sources[i].first, i).second) source_checked_[i] = 1;  // a second entry: the tree's problem
+  }
+
+  // Every index entry against the objects, then every object against the index.
+  void run() {
+    // The source entries' index is built beside the checks that do not use
+    // it (metadata, reruns, groups, levels), on a thread of its own.
+    std::exception_ptr sources_error;
+    std::jthread sources([&] {
+      try {
+        index_sources();
+      } catch (...) {
+        sources_error = std::current_exception();
+      }
+    });
+    // By digest, the first entry (in tree order) of each.
+    std::stable_sort(s_.index.metadata.begin(), s_.index.metadata.end(),
+                     [](const MetadataEntry& a, const MetadataEntry& b) { return a.digest < b.digest; });
+    for (std::size_t i = 0; i < s_.index.metadata.size(); ++i) {
+      const MetadataEntry& m = s_.index.metadata[i];
+      if (i > 0 && s_.index.metadata[i - 1].digest == m.digest) continue;
+      if (!s_.object(m.digest))
+        s_.problem(ProblemKind::kDanglingRef, metadata_path(s_.format, m.digest), "names " + m.digest.str() + ", which is not in the store");
+    }
+    std::vector<MetadataEntry>().swap(s_.index.metadata);
+    s_.timer.lap("index: metadata");
+    check_reruns();
+    s_.timer.lap("index: reruns");
+    check_groups();
+    s_.timer.lap("index: groups");
+    check_levels();
+    s_.timer.lap("index: levels");
+    check_attestations();
+    s_.timer.lap("index: attestations");
+    sources.join();
+    if (sources_error) std::rethrow_exception(sources_error);
+    s_.timer.lap("index: waiting for the source index");
+    std::vector<const std::pair<const Digest, StoredObject>*> all;
+    all.reserve(s_.object_count());
+    for (const VerifyState::ObjectShard& shard : s_.objects)
+      for (const auto& entry : shard.map) all.push_back(&entry);
+    s_.check_in_parallel(all.size(), [&](std::size_t i) {
+      const auto& [digest, stored] = *all[i];
+      const ObjectFacts& facts = stored.facts;
+      if (!facts.valid()) return;
+      if (facts.kind == Kind::kRun) {
+        check_run_indexed(digest, stored);
+      } else if (facts.kind == Kind::kAttestation && !attested_.count(digest)) {
+        s_.problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
+      }
+    });
+    s_.timer.lap("index: objects");
+    check_sources();
+  }
+
+  // The valid run an entry at `path` names, or null: a dangling-ref, or
+  // `mismatch` when it names another kind (an invalid object is reported
+  // where it is stored).
+  const ObjectFacts* run_named(const Digest& digest, const std::string& path, ProblemKind mismatch) {
+    const ObjectFacts* run = s_.object(digest);
+    if (!run) s_.problem(ProblemKind::kDanglingRef, path, "names run " + digest.str() + ", which is not in the store");
+    else if (!run->valid()) return nullptr;
+    else if (run->kind != Kind::kRun) s_.problem(mismatch, path, "expected a run, found a " + std::string(kind_name(run->kind)));
+    else return run;
+    return nullptr;
+  }
+
+  // Format 2: the reruns the signed history adds (valid rerun commits, as
+  // the level audit knows them) are exactly those under refs/reruns/, each
+  // a controlled rerun of its run, with that commit's verdict and the ratio
+  // of their primary values; a rerun is no member of a group.
+  void check_reruns() {
+    if (s_.format != Format::k2 || s_.snap.empty()) return;
+    std::map<std::pair<Digest, Digest>, Level> expected;
+    for (const LevelAudit::RerunCommitAudit* a : s_.audit.rerun_commits(s_.snap.commit_id()))
+      if (a->valid) expected.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
+    std::set<std::pair<Digest, Digest>> indexed;
+    for (const auto& r : s_.index.reruns) {
+      indexed.emplace(r.first, r.second);
+      const ObjectFacts* run = run_named(r.first, r.path, ProblemKind::kRerunMismatch);
+      const ObjectFacts* rerun = run ? run_named(r.second, r.path, ProblemKind::kRerunMismatch) : nullptr;
+      if (!rerun) continue;
+      reruns_indexed_.insert(r.second);
+      if (auto why = rerun_entry_problem(*run, *rerun, r.bytes)) {
+        s_.problem(ProblemKind::kRerunMismatch, r.path, *why);
+        continue;
+      }
+      auto it = expected.find({r.first, r.second});
+      if (it == expected.end())
+        s_.problem(ProblemKind::kRerunMismatch, r.path, "no valid rerun commit (signed by a controller) adds this rerun of " + r.first.str());
+      else if (r.bytes.find(std::string("\"") + std::string(level_name(it->second)) + "\"") == std::string::npos)
+        s_.problem(ProblemKind::kRerunMismatch, r.path, "the rerun commit that adds it says " + std::string(level_name(it->second)));
+    }
+    for (const auto& [pair, verdict] : expected) {
+      reruns_indexed_.insert(pair.second);
+      if (!indexed.count(pair) && s_.object(pair.first) && s_.object(pair.second))
+        s_.problem(ProblemKind::kRerunMismatch, rerun_path(pair.first, pair.second),
+                "a valid rerun commit adds this " + std::string(level_name(verdict)) + " rerun of " + pair.first.str() +
+                    ", which is not indexed");
+    }
+  }
+
+  void check_groups() {
+    s_.check_in_parallel(s_.index.groups.size(), [&](std::size_t i) {
+      const PairEntry& g = s_.index.groups[i];
+      // A valid run in its place with its bytes (most entries) needs no path spelled out.
+      StoredObject* found = s_.stored(g.second);
+      if (found && found->facts.valid() && found->facts.kind == Kind::kRun && found->facts.key == g.first &&
+          g.bytes == found->facts.group_bytes && !reruns_indexed_.count(g.second)) {
+        ++found->groups;
+        return;
+      }
+      const std::string path = group_path(s_.format, g.first, g.second);
+      const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
+      if (!run) return;
+      ++found->groups;
+      if (reruns_indexed_.count(g.second)) {
+        s_.problem(ProblemKind::kGroupMismatch, path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
+        return;
+      }
+      if (run->key != g.first)  // the path and the run's own group path name the same run
+        s_.problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + s_.group_path_of(g.second, *run));
+      else if (g.bytes != run->group_bytes)
+        s_.problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
+    });
+    std::vector<PairEntry>().swap(s_.index.groups);
+  }
+
+  // Every level entry is exactly what the signed history gives at the head
+  // (store/history/level_audit.h), evidence included, and that evidence is a stored
+  // rerun of its run. A run with several entries is judged entry by entry.
+  void check_levels() {
+    LevelAudit& audit = s_.audit;
+    for (const auto& l : s_.index.levels) {
+      auto path = [&] { return level_path(s_.format, l.level, l.run); };  // spelled out for problems only
+      const std::string& bytes = l.bytes.empty() ? s_.null_entry : l.bytes;
+      StoredObject* found = s_.stored(l.run);
+      const ObjectFacts* run = found ? &found->facts : nullptr;
+      if (!run || !run->valid() || run->kind != Kind::kRun) {
+        run_named(l.run, path(), ProblemKind::kLevelMismatch);
+        continue;
+      }
+      ++found->levels;
+      if (l.level == run->default_level && bytes != s_.null_entry) {
+        s_.problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":null} for a default level, found " + bytes.substr(0, 80));
+        continue;
+      }
+      // The default's bytes (most entries) are not parsed again.
+      std::optional<LevelEntryValue> recorded =
+          l.bytes.empty() ? std::optional<LevelEntryValue>(LevelEntryValue{}) : parse_level_entry(bytes);
+      if (!recorded) {
+        s_.problem(ProblemKind::kLevelMismatch, path(), "expected {\"evidence\":<digest or null>}, found " + bytes.substr(0, 80));
+        continue;
+      }
+      recorded->level = l.level;
+      LevelJudgement j = audit.judge(s_.snap.commit_id(), l.run, run->default_level, recorded);
+      if (!j.agrees) s_.problem(ProblemKind::kLevelUnjustified, path(), j.detail);
+      else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
+        s_.problem(ProblemKind::kLevelUnjustified, path(), *why);
+    }
+    std::vector<LevelEntry>().swap(s_.index.levels);
+  }
+
+  // Of `evidence`, what the store holds as a rerun of the run `digest`: a
+  // valid run object (not the run itself) with its comparison key and its
+  // implementation (store/write/rerun.h).
+  std::set<Digest> stored_reruns(const Digest& digest, const ObjectFacts& run, const std::optional<Digest>& evidence) const {
+    if (!evidence || *evidence == digest) return {};
+    const ObjectFacts* rerun = s_.object(*evidence);
+    if (!rerun || !rerun->valid() || rerun->kind != Kind::kRun) return {};
+    auto key = [](const ObjectFacts& f) { return f.key; };
+    auto implementation = [](const ObjectFacts& f) -> std::optional<Digest> {
+      for (const auto& [role, d] : f.references)
+        if (role == "implementation") return d;
+      return std::nullopt;
+    };
+    if (!key(run) || key(*rerun) != key(run) || !implementation(run) || implementation(*rerun) != implementation(run))
+      return {};
+    return {*evidence};
+  }
+
+  void check_attestations() {
+    for (const auto& a : s_.index.attestations) {
+      const ObjectFacts* run = s_.object(a.first);
+      const ObjectFacts* att = s_.object(a.second);
+      if (!run) s_.problem(ProblemKind::kDanglingRef, a.path, "attests run " + a.first.str() + ", which is not in the store");
+      else if (run->valid() && run->kind != Kind::kRun)
+        s_.problem(ProblemKind::kAttestationMismatch, a.path, "attests a " + std::string(kind_name(run->kind)) + ", not a run");
+      if (!att) { s_.problem(ProblemKind::kDanglingRef, a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
+      if (!att->valid()) continue;
+      if (att->kind != Kind::kAttestation) { s_.problem(ProblemKind::kAttestationMismatch, a.path, "expected an Attestation, found a " + std::string(kind_name(att->kind))); continue; }
+      attested_.insert(a.second);
+      if (!att->subject || *att->subject != a.first)
+        s_.problem(ProblemKind::kAttestationMismatch, a.path, "the attestation's subject is " + (att->subject ? att->subject->str() : std::string("missing")));
+      else if (a.bytes != att->attestation_bytes)
+        s_.problem(ProblemKind::kAttestationMismatch, a.path, "expected " + att->attestation_bytes + ", found " + a.bytes);
+    }
+  }
+
+  // A run has one group entry, one level, its source entry (or a warning
+  // when an earlier claim holds the id), and what it names is in the store
+  // (else a warning: an external reference).
+  void check_run_indexed(const Digest& digest, const StoredObject& stored) {
+    const ObjectFacts& facts = stored.facts;
+    const int groups = stored.groups, levels = stored.levels;
+    // A controlled rerun is indexed under its run (check_reruns), not in a group.
+    const bool rerun = reruns_indexed_.count(digest) > 0;
+    if (!rerun && groups == 0)
+      s_.problem(ProblemKind::kMissingGroup, s_.group_path_of(digest, facts), "run " + digest.str() + " is missing from its group");
+    else if (!rerun && groups > 1)
+      s_.problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(groups) + " groups");
+    if (levels == 0)
+      s_.problem(ProblemKind::kMissingLevel, level_path(s_.format, facts.default_level, digest), "run " + digest.str() + " has no level");
+    else if (levels > 1)
+      s_.problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(levels) + " levels");
+    if (facts.source_path) {
+      std::optional<std::size_t> at = source_at(*facts.source_path);
+      const SourceBytes* entry = at ? &s_.index.sources[*at].second : nullptr;
+      if (!entry) {
+        std::string holder = source_holder(*facts.source_path);
+        if (holder.empty())
+          s_.problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
+        else
+          s_.warning(ProblemKind::kSourceClaimed, *facts.source_path,
+                  "run " + digest.str() + " claims this source id, which is blocked by " + holder);
+      } else if (entry->digest == digest) {
+        source_checked_[*at] = 1;  // names this valid run, whose source id it is (only this run's thread writes it)
+      } else {
+        s_.warning(ProblemKind::kSourceClaimed, *facts.source_path,
+                "run " + digest.str() + " claims this source id, which names " + entry->str() + " (the first claim)");
+      }
+    }
+    for (const auto& [role, ref] : facts.references)
+      if (!s_.object(ref))
+        s_.warning(ProblemKind::kExternalReference, object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
+  }
+
+  void check_sources() {
+    std::optional<std::unordered_map<std::string_view, const Digest*>> claimed;  // source path -> a run claiming it
+    for (std::size_t i = 0; i < s_.index.sources.size(); ++i) {
+      if (source_checked_[i]) continue;  // a run's own entry (check_run_indexed), or a second entry of its path
+      const auto& [path, value] = s_.index.sources[i];
+      const std::string bytes = value.str();
+      const ObjectFacts* run = value.digest ? s_.object(*value.digest) : nullptr;
+      if (!run || !run->valid() || run->kind != Kind::kRun)
+        s_.problem(ProblemKind::kSourceMismatch, path, "names " + bytes + ", which is not a run in the store");
+      else if (run->source_path != path) {
+        if (!claimed) {
+          claimed.emplace();
+          for (const VerifyState::ObjectShard& shard : s_.objects)
+            for (const auto& [digest, stored] : shard.map)
+              if (stored.facts.valid() && stored.facts.source_path) (*claimed)[*stored.facts.source_path] = &digest;
+        }
+        auto it = claimed->find(path);
+        std::string claimant = it == claimed->end() ? "" : "; run " + it->second->str() + " does";
+        s_.problem(ProblemKind::kSourceMismatch, path, "the run " + bytes + " does not have this source id" + claimant);
+      }
+    }
+  }
+
+ private:
+  VerifyState& s_;
+  std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
+  std::set<Digest> attested_;        // the attestations found indexed
+  std::unordered_map<std::string_view, std::size_t> source_index_;  // path -> its first entry in index.sources
+  std::vector<char> source_checked_;  // per index.sources entry: nothing more to check
+  mutable std::once_flag sources_sorted_once_;
+  mutable std::vector<std::string_view> sources_sorted_;  // every source path, sorted (source_holder)
+};
+
+}  // namespace
+
+void check_index(VerifyState& state) { IndexCheck(state).run(); }
+
+}  // namespace kistore::verifying

@@ -1,0 +1,208 @@
+// verify's walk of the tree and its shape check (verify_state.h).
+#include <exception>
+#include <functional>
+#include <thread>
+
+#include "objects/blob.h"
+#include "store/git/git.h"
+#include "store/git/incoming_walk.h"
+#include "store/git/raw_tree.h"
+#include "store/verify/verify_state.h"
+
+namespace kistore::verifying {
+namespace {
+
+// One index entry (or FORMAT), or a dictionary, into a part of the walk.
+// Called from the walk's threads: reads only what is constant.
+class Visitor {
+ public:
+  explicit Visitor(const VerifyState& state) : s_(state) {}
+
+  // One index entry (or FORMAT), placed by the layout of the store's format,
+  // into `out`. Called from the walk's threads: reads only what is constant.
+  void visit(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
+    auto problem = [&](ProblemKind kind, const std::string& where, std::string detail) {
+      out.problems.push_back({kind, where, std::move(detail)});
+    };
+    auto h = [&] { return std::string(s_.format == Format::k1 ? "<64 hex>" : "<2 hex>/<2 hex>/<60 hex>"); };
+    auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
+    IndexEntries& index = out.index;
+    if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
+    if (path.starts_with("dictionaries/")) return check_dictionary(out, path, bytes);
+    if (path.starts_with("refs/metadata/")) {
+      auto d = parse_metadata_path(s_.format, path);
+      if (!d) return outside("refs/metadata/" + h());
+      index.metadata.push_back({*d});  // its bytes were checked while read
+      return;
+    }
+    if (path.starts_with("refs/groups/")) {
+      auto e = parse_group_path(s_.format, path);
+      if (!e) return outside("refs/groups/" + h() + "/<64 hex>");
+      index.groups.push_back({std::string(), e->key, e->run, std::string(bytes)});
+      return;
+    }
+    if (path.starts_with("refs/attestations/")) {
+      auto e = parse_attestation_path(s_.format, path);
+      if (!e) return outside("refs/attestations/" + h() + "/<64 hex>");
+      index.attestations.push_back({path, e->run, e->attestation, std::string(bytes)});
+      return;
+    }
+    if (path.starts_with("refs/levels/")) {
+      auto e = parse_level_path(s_.format, path);
+      if (!e) return outside("refs/levels/<" + std::string(level_names()) + ">/" + h());
+      index.levels.push_back({bytes == s_.null_entry ? std::string() : std::string(bytes), e->level, e->run});
+      return;
+    }
+    if (s_.format == Format::k2 && path.starts_with("refs/reruns/")) {
+      auto e = parse_rerun_path(s_.format, path);
+      if (!e) return outside("refs/reruns/" + h() + "/<64 hex>");
+      index.reruns.push_back({path, e->run, e->rerun, std::string(bytes)});
+      return;
+    }
+    if (path.starts_with("refs/sources/")) {
+      SourceBytes value;
+      value.digest = Digest::parse(bytes);
+      if (value.digest && value.digest->str() != bytes) value.digest.reset();
+      if (!value.digest) value.other = std::string(bytes);
+      index.sources.emplace_back(path, std::move(value));
+      return;
+    }
+    problem(ProblemKind::kLayout, path,
+            std::string("path outside the store layout of ") + format_name(s_.format) +
+                (s_.format == Format::k1 ? " (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)"
+                                       : " (FORMAT, objects/sha256/…, dictionaries/<id>, refs/{metadata,groups,levels,reruns,attestations,sources}/…)"));
+  }
+
+  // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>, an
+  // ID outside the ranges zstd reserves (objects/blob.h); one zstd cannot
+  // compress with is a warning. Called from the walk's threads, as visit.
+  void check_dictionary(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
+    std::optional<std::uint32_t> id = parse_dictionary_path(s_.format, path);
+    if (!id)
+      return out.problems.push_back({ProblemKind::kLayout, path,
+                                     s_.format == Format::k1
+                                         ? "a dictionary in a format-1 store, which has none"
+                                         : "expected dictionaries/<Dictionary_ID, decimal, 1 to 4294967295>"});
+    if (dictionary_id_reserved(*id))
+      out.problems.push_back({ProblemKind::kLayout, path, reserved_dictionary_id_detail(*id)});
+    try {
+      Dictionary check(bytes, *id, path);
+      // Frames that name it still decode, and writers pass it over
+      // (store/core/frame_encoder.h): a warning, as it can never be removed.
+      if (!check.compression_problem().empty())
+        out.warnings.push_back({ProblemKind::kDictionaryReadOnly, path,
+                                check.compression_problem() +
+                                    "; writers compress with another dictionary or none, and a pull refuses it"});
+    } catch (const Error& e) {
+      out.problems.push_back({ProblemKind::kObjectCorrupt, path, e.what()});
+    }
+  }
+
+ private:
+  const VerifyState& s_;
+};
+
+}  // namespace
+
+// Reading, decoding, hashing and parsing run on every core; what the
+// objects imply is then merged in tree order, so reports are the same
+// whatever the thread count. Submodule links go to `links`.
+void walk_tree(VerifyState& state, std::vector<WalkPartResult>& parts, std::vector<Problem>& links, bool trees_checked) {
+const Visitor visitor(state);
+  std::mutex links_mutex;
+  // Frames that name a dictionary decode with the tree's (loaded once, on
+  // the first frame that names it, by whichever thread meets it first).
+  const DictionaryLookup dictionaries = state.snap.dictionaries();
+  state.snap.walk_parallel(
+      "", 0, [&](std::size_t n) { parts.resize(n); },
+      [&](std::size_t part, const std::string& path, const std::string_view* bytes, const std::string& error) {
+        WalkPartResult& out = parts[part];
+        if (!bytes) {
+          out.problems.push_back({ProblemKind::kObjectCorrupt, path, error});
+        } else if (path.starts_with("objects/")) {
+          ObjectFacts facts = object_facts(state.format, path, *bytes,
+                                           state.options.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow, dictionaries);
+          if (facts.problem) out.problems.push_back(std::move(*facts.problem));  // facts.problem stays set: invalid
+          std::string().swap(facts.group_path);  // group_path_of gives it again
+          if (facts.digest) {
+            // Into its shard here, on every core; a part holds one shard's objects (objects/sha256/<first byte>),
+            // in tree order, so the last of a digest listed twice stays, as in one map filled in tree order.
+            VerifyState::ObjectShard& shard = state.objects[facts.digest->bytes()[0]];
+            std::lock_guard lock(shard.mutex);
+            shard.map.try_emplace(*facts.digest).first->second.facts = std::move(facts);
+          }
+        } else {
+          // Metadata documents are checked here, on every core: a parse per document.
+          if (parse_metadata_path(state.format, path))
+            if (auto p = metadata_problem(path, *bytes)) out.problems.push_back(std::move(*p));
+          visitor.visit(out, path, *bytes);
+        }
+      },
+      [&](const std::string& path) {
+        std::lock_guard lock(links_mutex);
+        links.push_back({ProblemKind::kLayout, path, "expected only blobs and trees, found a submodule or link entry"});
+      },
+      [](const std::string& path) { return path.starts_with("objects/"); },
+      state.options.progress ? std::function<void(std::size_t, std::size_t)>(
+                              [&](std::size_t done, std::size_t total) { state.options.progress(done, total); })
+                        : nullptr,
+      trees_checked);
+}
+
+// The parts' findings, in part order (tree order), into the report and
+// state.index (the objects went into state.objects during the walk).
+void merge_parts(VerifyState& state, std::vector<WalkPartResult>& parts) {
+  for (WalkPartResult& part : parts) {
+    append(state.report.problems, part.problems);
+    append(state.report.warnings, part.warnings);
+    append(state.index.metadata, part.index.metadata);
+    append(state.index.groups, part.index.groups);
+    append(state.index.attestations, part.index.attestations);
+    append(state.index.reruns, part.index.reruns);
+    append(state.index.levels, part.index.levels);
+    append(state.index.sources, part.index.sources);
+    part = WalkPartResult();
+  }
+  std::vector<WalkPartResult>().swap(parts);
+}
+
+Shape check_shape(const VerifyState& state) {
+  Shape out;
+  if (state.snap.empty()) return out;
+  git_repository* raw_repo = nullptr;
+  const std::string gitdir = git_repository_path(state.store.repo());
+  git::check(git_repository_open_ext(&raw_repo, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+             gitdir + ": opening for reading");
+  git::Repository repo(raw_repo);
+  git_oid head = git::parse_oid(state.snap.commit_id());
+  git_commit* raw = nullptr;
+  git::check(git_commit_lookup(&raw, raw_repo, &head), "reading the head commit " + state.snap.commit_id());
+  git::Commit commit(raw);
+  git::StoreTreeSource source(raw_repo);
+  git::WalkResult shape =
+      git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + state.snap.commit_id().substr(0, 12));
+  out.hashed = shape.problems.empty() && !shape.too_deep;
+  out.too_deep = shape.too_deep;
+  for (std::size_t i = 0; i < shape.problems.size(); ++i) {
+    // Names, modes and depth are reported here, and a tree whose entries
+    // are out of order or listed twice: the walk takes entries as they
+    // come and sees neither (an index entry listed twice would then count
+    // once). Submodules and unreadable objects are the walk's to report.
+    switch (shape.faults[i]) {
+      case git::WalkFault::kBadName:
+      case git::WalkFault::kBadMode:
+      case git::WalkFault::kTooDeep:
+      case git::WalkFault::kTreeOrder:
+        out.problems.push_back(std::move(shape.problems[i]));
+        break;
+      case git::WalkFault::kSubmodule:
+      case git::WalkFault::kUnreadable:
+      case git::WalkFault::kBadCommit:
+      case git::WalkFault::kTreeFormat:
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace kistore::verifying
