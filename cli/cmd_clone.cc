@@ -2,7 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/sync_output.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "store/sync/remote_head.h"
 #include "store/sync/sync.h"
 #include "store/history/trust.h"

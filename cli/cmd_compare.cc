@@ -1,8 +1,8 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/describe.h"
-#include "cli/terminal.h"
+#include "cli/output/describe.h"
+#include "cli/output/terminal.h"
 #include "refs/compare.h"
 #include "store/query/query.h"
 #include "store/history/trust.h"

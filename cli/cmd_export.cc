@@ -3,9 +3,9 @@
 #include <map>
 
 #include "cli/common.h"
-#include "cli/csv_cell.h"
-#include "cli/describe.h"
-#include "cli/group_json.h"
+#include "cli/output/csv_cell.h"
+#include "cli/output/describe.h"
+#include "cli/output/group_json.h"
 #include "objects/shown_text.h"
 #include "refs/compare.h"
 #include "store/query/group_view.h"
@@ -55,7 +55,7 @@ Json export_row(const GroupView& view, const GroupRow& row, const GroupLabel& la
   return j;
 }
 
-// One CSV line of `row`: text cells neutralised and quoted (cli/csv_cell.h),
+// One CSV line of `row`: text cells neutralised and quoted (cli/output/csv_cell.h),
 // numbers as JSON writes them, the parameters as one JSON text cell.
 std::string csv_line(const Json& row) {
   std::string line;

@@ -6,9 +6,9 @@
 #include <tuple>
 
 #include "cli/common.h"
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 #include "cli/table.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "store/query/query.h"
 
 namespace kistore::cli {

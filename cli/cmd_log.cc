@@ -2,10 +2,10 @@
 #include <ctime>
 
 #include "cli/common.h"
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 #include "cli/signing.h"
 #include "cli/table.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "objects/error.h"
 #include "store/query/group_story.h"
 #include "store/history/history.h"

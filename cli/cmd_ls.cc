@@ -1,9 +1,9 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 #include "cli/table.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "refs/level.h"
 #include "store/history/level_audit.h"
 #include "store/query/query.h"

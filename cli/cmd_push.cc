@@ -2,7 +2,7 @@
 
 #include "cli/common.h"
 #include "cli/sync_output.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "store/sync/sync.h"
 
 namespace kistore::cli {

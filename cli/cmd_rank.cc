@@ -1,10 +1,10 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 #include "cli/table.h"
-#include "cli/group_json.h"
-#include "cli/terminal.h"
+#include "cli/output/group_json.h"
+#include "cli/output/terminal.h"
 #include "store/history/level_audit.h"
 #include "store/query/group_view.h"
 #include "store/query/query.h"

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "store/sync/sync.h"
 
 namespace kistore::cli {

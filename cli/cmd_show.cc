@@ -1,10 +1,10 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 #include "store/history/level_audit.h"
 #include "store/history/trust.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 namespace kistore::cli {
 namespace {

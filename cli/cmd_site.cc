@@ -1,8 +1,8 @@
 #include <cstdio>
 
 #include "cli/common.h"
-#include "cli/site.h"
-#include "cli/terminal.h"
+#include "cli/site/site.h"
+#include "cli/output/terminal.h"
 #include "store/history/trust.h"
 
 namespace kistore::cli {

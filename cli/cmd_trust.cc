@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "cli/common.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "objects/ssh_signature.h"
 #include "store/history/trust.h"
 

@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "cli/common.h"
 
 #include "cli/input_batches.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 #include "objects/parallel.h"
 

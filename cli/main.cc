@@ -11,7 +11,7 @@
 
 #include "cli/command_table.h"
 #include "cli/common.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 using namespace kistore;
 using namespace kistore::cli;

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 namespace kistore::cli {
 

@@ -1,5 +1,5 @@
 #include "cli/report.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 #include <cstdio>
 #include <unordered_map>

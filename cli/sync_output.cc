@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "cli/problems.h"
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 #include "store/history/trust.h"
 
 namespace kistore::cli {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "cli/csv_cell.h"
-#include "cli/terminal.h"
+#include "cli/output/csv_cell.h"
+#include "cli/output/terminal.h"
 
 namespace kistore::cli {
 namespace {

@@ -12,7 +12,7 @@
 // them), so that each line is one row and each row splits into its columns;
 // a field that a spreadsheet could read as a formula, or a part of one after
 // a `,` or `;` that a spreadsheet splitting there would, gets a ' before it
-// (cli/csv_cell.h: OWASP's rule), unless the field is a plain number.
+// (cli/output/csv_cell.h: OWASP's rule), unless the field is a plain number.
 // JSON (--json, or --format json) is each command's own document.
 //
 // Thread-safety: a Table belongs to one thread; tsv_field is pure.

@@ -1,6 +1,6 @@
 // parse_json for a JSON text kistore itself wrote and may read back whole
 // although it is over kMaxInputBytes: the manifest of a big static site
-// (cli/site.cc). Documents, bundles and everything else from outside keep
+// (cli/site/site.cc). Documents, bundles and everything else from outside keep
 // parse_json's 16 MiB bound.
 //
 // Thread-safety: a pure function.

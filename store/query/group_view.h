@@ -2,7 +2,7 @@
 // document, implementation name, level standing and controlled reruns.
 //
 // The one gathering behind `rank`, `compare`, `export` and the static site
-// (cli/site.h), so that they cannot rank or judge levels two ways: levels
+// (cli/site/site.h), so that they cannot rank or judge levels two ways: levels
 // come from level_standing, ranks from rank_group
 // (store/query/query.h, refs/rank.h); nothing here decides either.
 //

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/table.h"
-#include "cli/workload_text.h"
+#include "cli/output/workload_text.h"
 #include "objects/json.h"
 
 using kistore::Json;

@@ -46,6 +46,11 @@ cases=(
   "cli_sees_store       ok"
   "cli_sees_cli         ok"
   "cli_sees_tests       refused"
+  "cliout_sees_store    ok"
+  "cliout_sees_cli      refused"
+  "cliout_sees_site     refused"
+  "clisite_sees_output  ok"
+  "clisite_sees_cli     refused"
 )
 
 declared=()

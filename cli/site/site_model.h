@@ -1,6 +1,6 @@
-// What the site's pages are made from (cli/site.h): the store's evidence as
+// What the site's pages are made from (cli/site/site.h): the store's evidence as
 // the queries give it, gathered once, then rendered into pages by pure
-// functions (cli/site_pages.cc) that may run on several threads at once.
+// functions (cli/site/site_pages.cc) that may run on several threads at once.
 //
 // For cli/site*.cc only. Thread-safety: built on one thread; read-only
 // afterwards, so rendering may read it from any thread.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 #include "store/history/audit.h"
 #include "store/query/group_view.h"
 #include "store/query/run_story.h"
@@ -92,7 +92,7 @@ std::string index_json(const SiteData& data);
 extern const char* const kStyleSheet;  // style.css
 extern const char* const kScript;      // site.js
 
-// The keys of the pages (cli/site_keys.cc): a digest of everything the
+// The keys of the pages (cli/site/site_keys.cc): a digest of everything the
 // page is rendered from, as hex. Equal keys: equal pages, so a rebuild
 // skips rendering a page whose key the manifest recorded. group_key is the
 // digest of a group and all its rows; the pages made of groups take theirs
@@ -111,7 +111,7 @@ std::string index_key(const SiteData& data, const std::vector<std::string>& grou
 
 namespace kistore::cli::site {
 
-// Pieces every page uses (cli/site_html.cc).
+// Pieces every page uses (cli/site/site_html.cc).
 // `depth` is how many folders below the site's root the page is (0: index).
 std::string page_start(const std::string& title, int depth);
 std::string page_end(int depth);

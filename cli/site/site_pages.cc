@@ -1,13 +1,13 @@
 // The pages of a comparison group, of a benchmark definition and the index
-// (cli/site.h).
+// (cli/site/site.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
 
-#include "cli/group_json.h"
-#include "cli/site_model.h"
+#include "cli/output/group_json.h"
+#include "cli/site/site_model.h"
 #include "refs/rank.h"
 
 namespace kistore::cli::site {

@@ -1,4 +1,4 @@
-#include "cli/site.h"
+#include "cli/site/site.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <thread>
 
-#include "cli/site_model.h"
+#include "cli/site/site_model.h"
 #include "objects/error.h"
 #include "objects/json_large.h"
 #include "objects/parallel.h"

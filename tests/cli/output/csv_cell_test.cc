@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/csv_cell.h"
+#include "cli/output/csv_cell.h"
 
 TEST_CASE("csv_text_cell quotes as RFC 4180 and neutralises formulas", "[cli][csv]") {
   struct Case {

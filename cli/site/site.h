@@ -21,7 +21,7 @@
 // removes the files an earlier build wrote that this one does not; a page
 // names no build time, so a page changes only when its evidence does. The
 // manifest also records each page's key (a digest of what the page is
-// rendered from, cli/site_keys.cc): a rebuild does not render a page whose
+// rendered from, cli/site/site_keys.cc): a rebuild does not render a page whose
 // key is unchanged and whose file is in place, so that a rebuild after one
 // add costs the gathering of the evidence and the pages that changed.
 //

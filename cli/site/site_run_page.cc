@@ -1,8 +1,8 @@
-// The page of one run (cli/site.h), section by section.
+// The page of one run (cli/site/site.h), section by section.
 #include <cstdio>
 #include <ctime>
 
-#include "cli/site_model.h"
+#include "cli/site/site_model.h"
 #include "objects/parallel.h"
 #include "objects/shown_text.h"
 #include "refs/compare.h"

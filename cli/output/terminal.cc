@@ -1,4 +1,4 @@
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 #include <cstdint>
 

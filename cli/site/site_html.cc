@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cli/html.h"
-#include "cli/site_model.h"
+#include "cli/output/html.h"
+#include "cli/site/site_model.h"
 #include "refs/compare.h"
 #include "refs/rank.h"
 

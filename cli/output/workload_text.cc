@@ -1,4 +1,4 @@
-#include "cli/workload_text.h"
+#include "cli/output/workload_text.h"
 
 #include <algorithm>
 #include <utility>

@@ -7,8 +7,7 @@
 // (Error(kCorruption) for a damaged object). Thread-safety: as Snapshot.
 #pragma once
 
-#include "cli/common.h"
-#include "cli/workload_text.h"
+#include "cli/output/workload_text.h"
 #include "store/query/query.h"
 
 namespace kistore {

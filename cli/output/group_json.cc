@@ -1,6 +1,6 @@
-#include "cli/group_json.h"
+#include "cli/output/group_json.h"
 
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 
 namespace kistore::cli {
 

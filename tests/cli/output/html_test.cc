@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/html.h"
+#include "cli/output/html.h"
 
 using kistore::cli::append_html_text;
 using kistore::cli::html_text;

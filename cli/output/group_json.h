@@ -3,7 +3,7 @@
 // "unit","level",("verified","why"),"observedAt",("reason"),"reruns"}]}.
 //
 // For `rank --json` and for the static site, which writes the same document
-// beside each group page (cli/site.h), so that the two cannot differ.
+// beside each group page (cli/site/site.h), so that the two cannot differ.
 // Pure functions of their arguments; never fail (allocation aside).
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "cli/describe.h"
+#include "cli/output/describe.h"
 
 #include <algorithm>
 #include <cstdio>

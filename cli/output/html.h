@@ -1,4 +1,4 @@
-// Text in HTML: how the static site (cli/site.h) puts text that came from
+// Text in HTML: how the static site (cli/site/site.h) puts text that came from
 // data (titles, notes, author names, parameters, units) into its pages.
 //
 // Every such string goes through html_text() before it reaches a page, in
@@ -21,7 +21,7 @@ namespace kistore::cli {
 
 // `text` as HTML character data or a double-quoted attribute value: & < > "
 // and ' as character references (&amp; &lt; &gt; &quot; &#39;), so that no
-// input reads as markup. What the terminal escapes (cli/terminal.h) is shown
+// input reads as markup. What the terminal escapes (cli/output/terminal.h) is shown
 // the same way here, as visible text, so that every page is valid UTF-8 and
 // nothing reorders or hides what surrounds it: C0 controls other than tab,
 // newline and carriage return, and DEL, as \xNN; C1 controls (U+0080-U+009F)

@@ -1,4 +1,4 @@
-#include "cli/html.h"
+#include "cli/output/html.h"
 
 #include <cstdint>
 #include <cstdio>

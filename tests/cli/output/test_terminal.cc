@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/terminal.h"
+#include "cli/output/terminal.h"
 
 using kistore::cli::kMaxFieldChars;
 using kistore::cli::shown;

@@ -1,4 +1,4 @@
-// The keys of the site's pages (cli/site_model.h): a digest of everything a
+// The keys of the site's pages (cli/site/site_model.h): a digest of everything a
 // page is rendered from, so that a rebuild can skip a page whose inputs the
 // manifest already recorded. A key costs a few hundred bytes of text and one
 // sha256, against the tens of kilobytes a run page renders.
@@ -10,13 +10,13 @@
 // Thread-safety: pure functions of the read-only model; any thread.
 #include <cstdio>
 
-#include "cli/site_model.h"
+#include "cli/site/site_model.h"
 
 namespace kistore::cli::site {
 namespace {
 
 // Bump whenever what a page shows or how changes (any edit to
-// cli/site_pages.cc, cli/site_run_page.cc or cli/site_html.cc that changes
+// cli/site/site_pages.cc, cli/site/site_run_page.cc or cli/site/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
 constexpr const char* kPageFormat = "kistore-site-pages/3";
 

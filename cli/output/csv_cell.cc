@@ -1,4 +1,4 @@
-#include "cli/csv_cell.h"
+#include "cli/output/csv_cell.h"
 
 namespace kistore::cli {
 namespace {

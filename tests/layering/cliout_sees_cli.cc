@@ -1,0 +1,2 @@
+// cli/output/ must not see the commands of cli/.
+#include "cli/common.h"

@@ -1,0 +1,2 @@
+// cli/output/ must not see cli/site/.
+#include "cli/site/site.h"

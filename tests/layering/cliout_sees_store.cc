@@ -1,0 +1,2 @@
+// cli/output/ sees store/ (and the layers below).
+#include "store/query/query.h"

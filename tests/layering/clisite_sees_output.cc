@@ -1,0 +1,2 @@
+// cli/site/ sees cli/output/.
+#include "cli/output/html.h"
