@@ -53,6 +53,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "objects/record_index.h"
 #include "objects/sha1.h"
 #include "store/git/git.h"
 
@@ -106,15 +107,17 @@ class PackWriter final : public ObjectWriter {
   std::vector<std::uint32_t> sorted_by_id() const;
   void write_index(int fd, const std::string& path, const std::string& checksum);
   std::string place(const std::string& checksum);
-  void remember(std::size_t entry);
-  void place_slot(std::uint32_t slot);
+  // The id of entry `n`, for by_id_.
+  auto entry_id() const {
+    return [this](std::uint32_t n) -> const git_oid& { return entries_[n].id; };
+  }
 
   std::string dir_, tmp_path_;
   int fd_ = -1;
   std::uint64_t offset_ = 0;
   std::string buffer_, deflated_;
   std::deque<Entry> entries_;         // grows without copying: a bulk pack holds millions
-  std::vector<std::uint32_t> slots_;  // entries_ by id (has, remember); a power of two long
+  RecordIndex<git_oid, OidHash, OidEq> by_id_;  // entries_ by id (has)
   bool finished_ = false;
 };
 

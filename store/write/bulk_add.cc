@@ -15,6 +15,7 @@
 #include "objects/blob.h"
 #include "objects/error.h"
 #include "objects/parallel.h"
+#include "objects/record_index.h"
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/core/frame_encoder.h"
@@ -78,40 +79,6 @@ void classify(const IndexEntry& e, const Digest& doc, Prepared& p) {
   }
 }
 
-// An open-addressing table of record numbers (+ 1; 0 is empty) keyed by
-// digest: 4 to 8 bytes a document where a node-based map takes over 60.
-class DigestTable {
- public:
-  template <typename DigestOf>
-  std::optional<std::uint32_t> find(const Digest& d, DigestOf&& digest_of) const {
-    if (slots_.empty()) return std::nullopt;
-    for (std::size_t i = hash(d) & mask();; i = (i + 1) & mask()) {
-      if (slots_[i] == 0) return std::nullopt;
-      if (digest_of(slots_[i] - 1) == d) return slots_[i] - 1;
-    }
-  }
-  template <typename DigestOf>
-  void insert(std::uint32_t record, std::size_t count, DigestOf&& digest_of) {
-    if ((count + 1) * 2 > slots_.size()) {
-      std::vector<std::uint32_t> old(std::max<std::size_t>(1024, slots_.size() * 2), 0);
-      old.swap(slots_);
-      for (std::uint32_t s : old)
-        if (s) place(s, digest_of(s - 1));
-    }
-    place(record + 1, digest_of(record));
-  }
-
- private:
-  static std::size_t hash(const Digest& d) { return std::hash<Digest>{}(d); }
-  std::size_t mask() const { return slots_.size() - 1; }
-  void place(std::uint32_t s, const Digest& d) {
-    std::size_t i = hash(d) & mask();
-    while (slots_[i]) i = (i + 1) & mask();
-    slots_[i] = s;
-  }
-  std::vector<std::uint32_t> slots_;
-};
-
 }  // namespace
 
 struct BulkAdd::State {
@@ -135,7 +102,7 @@ struct BulkAdd::State {
   std::unique_ptr<git::PackWriter> pack;  // the blobs, then (first attempt) the trees and the commit
   // Deques: they grow without copying, so a million records never exist twice.
   std::deque<DocRecord> docs;
-  DigestTable doc_table;
+  RecordIndex<Digest> doc_table;  // docs by digest
   std::deque<IndexRecord> index;
   std::vector<Digest> aux;  // group keys and attestation subjects
   std::unordered_map<Digest, std::uint32_t> aux_of;
@@ -320,7 +287,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
     rec.kind = in.doc->kind();
     rec.has_metadata = in.doc->metadata().has_value();
     if (rec.has_metadata) rec.metadata = meta_ids[i];
-    doc_table.insert(record, docs.size() - 1, [&](std::uint32_t r) -> const Digest& { return docs[r].digest; });
+    doc_table.insert(record, [&](std::uint32_t r) -> const Digest& { return docs[r].digest; });
     rec.in_base = base.has_object(d);
     if (rec.in_base) {
       set_where(rec, in.where);
