@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <cstdio>
 
 #include "cli/common.h"
@@ -57,6 +58,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     } else {
       Store store = open_store(g);
       VerifyOptions opts;
+      opts.timing = std::getenv("KISTORE_VERIFY_TIMING") != nullptr;  // bench/: where the time goes
       opts.deep = o->deep;
       opts.trust = o->allowed_signers.empty() ? load_trust(store) : load_allowed_signers(o->allowed_signers);
       Progress progress(g, "verifying");

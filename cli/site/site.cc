@@ -1,5 +1,7 @@
 #include "cli/site/site.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -401,7 +403,7 @@ void remove_old_file(const BeneathDir& out, const std::string& path, const std::
 
 SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trust, const SiteOptions& options,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
-  PhaseTimer timer("KISTORE_SITE_TIMING", "site");
+  PhaseTimer timer(std::getenv("KISTORE_SITE_TIMING") != nullptr, "site");
   // Every file is written, read and removed beneath the folder, never
   // through a link (store/edge/beneath.h); the folder is made once there is a site to write.
   std::optional<BeneathDir> opened;

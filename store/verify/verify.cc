@@ -69,7 +69,7 @@ VerifyReport run(VerifyState& s) {
 VerifyReport verify_store(const Store& store, const VerifyOptions& options) {
   git::HashCheck hashes(true);  // every commit and tree of the history is checked against its id
   VerifyReport report;
-  PhaseTimer timer("KISTORE_VERIFY_TIMING", "verify");
+  PhaseTimer timer(options.timing, "verify");
   {
     verifying::VerifyState state(store, options);
     report = verifying::run(state);

@@ -42,6 +42,7 @@ struct VerifyOptions {
   // Empty: no level other than a run's default is justified.
   std::vector<AllowedSigner> trust;
   std::function<void(std::size_t done, std::size_t total)> progress;
+  bool timing = false;  // each phase's time on stderr (bench/: KISTORE_VERIFY_TIMING, read by cli/)
 };
 
 // Verifies `store`'s branch head and history. A fault in the store's content

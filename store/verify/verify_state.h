@@ -100,7 +100,7 @@ struct VerifyState {
   Format format;
   LevelAudit audit;  // the signed history, judged against options.trust
   VerifyReport report;
-  PhaseTimer timer{"KISTORE_VERIFY_TIMING", "verify"};  // bench/: where the time goes
+  PhaseTimer timer{options.timing, "verify"};  // bench/: where the time goes
   const std::string null_entry = level_entry(std::nullopt);  // a default level's entry
   // Every object's facts (group_path left empty: group_path_of), by the first
   // byte of its digest, each shard filled by the walk's parts under its lock.

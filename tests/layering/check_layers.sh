@@ -121,6 +121,13 @@ must_call store "$store_lib" "$libgit2" libgit2
 must_not_call store "$store_lib" "$openssl" OpenSSL
 must_not_call store "$store_lib" "$zstd" zstd
 for room in edge ingest; do must_not_call "store/$room" "${room_lib[$room]}" "$libgit2" libgit2; done
+# The environment is read in cli/ alone and passed down as values.
+getenv_pattern='^(getenv|secure_getenv|environ)$'
+for layer in objects refs; do
+  lib_var="${layer}_lib"
+  must_not_call "$layer" "${!lib_var}" "$getenv_pattern" "getenv"
+done
+must_not_call store "$store_lib" "$getenv_pattern" "getenv"
 for lib in openssl zstd libgit2 zlib; do must_not_call cli "$cli_files" "${!lib}" "$lib"; done
 # CLI11 is header-only: its code is compiled into each file that includes it.
 with_cli11=()
