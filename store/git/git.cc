@@ -44,6 +44,47 @@ std::string last_error() {
   return e && e->message ? e->message : "unknown error";
 }
 
+std::string oid_str(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+std::string gitdir(git_repository* repo) { return git_repository_path(repo); }
+
+std::size_t count_commits(git_repository* repo, const git_oid& head) {
+  git_revwalk* raw = nullptr;
+  check(git_revwalk_new(&raw, repo), "walking history");
+  Revwalk walk(raw);
+  check(git_revwalk_push(raw, &head), "walking history");
+  std::size_t n = 0;
+  git_oid id;
+  while (git_revwalk_next(&id, raw) == 0) ++n;
+  return n;
+}
+
+ObjectDatabase::ObjectDatabase(git_repository* repo) {
+  check(git_repository_odb(&odb_, repo), "opening the object database");
+}
+ObjectDatabase::~ObjectDatabase() {
+  if (odb_) git_odb_free(odb_);
+}
+
+std::size_t ObjectDatabase::size_of(const git_oid& id, const std::string& what) const {
+  std::size_t size = 0;
+  git_object_t type;
+  check(git_odb_read_header(&size, &type, odb_, &id), "reading " + what);
+  return size;
+}
+
+void ObjectDatabase::read(const git_oid& id, const std::string& what,
+                          const std::function<void(std::string_view)>& fn) const {
+  git_odb_object* raw = nullptr;
+  check(git_odb_read(&raw, odb_, &id), "reading " + what);
+  OdbObject object(raw);
+  fn(std::string_view(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw)));
+}
+
 git_oid parse_oid(const std::string& text) {
   git_oid id;
   if (text.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, text.c_str()) < 0)

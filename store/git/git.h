@@ -13,6 +13,7 @@
 #include <git2.h>
 
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,15 +110,16 @@ struct OidHash {
     return h;
   }
 };
+// Whether two ids are the same (no libgit2 call: the rooms above git/ use it).
+inline bool same_id(const git_oid& a, const git_oid& b) noexcept {
+  return __builtin_memcmp(a.id, b.id, GIT_OID_RAWSZ) == 0;
+}
 struct OidEq {
-  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return git_oid_equal(&a, &b); }
+  bool operator()(const git_oid& a, const git_oid& b) const noexcept { return same_id(a, b); }
 };
 
-inline std::string oid_str(const git_oid& oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &oid);
-  return buf;
-}
+// The id in 40 lowercase hex digits.
+std::string oid_str(const git_oid& oid);
 
 // The id written as `text` (40 hex digits). Error(kIO) naming it otherwise.
 git_oid parse_oid(const std::string& text);
@@ -138,6 +140,32 @@ bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& a
 void commit_signature(git_repository* repo, const git_oid& commit, std::string& signature, std::string& payload);
 // The id of the tree of commit `commit`. Error(kIO) when it cannot be read.
 git_oid commit_tree(git_repository* repo, const git_oid& commit);
+// The repository's git folder (with a trailing "/").
+std::string gitdir(git_repository* repo);
+// How many commits `head` reaches, itself included. Error(kIO) on failure.
+std::size_t count_commits(git_repository* repo, const git_oid& head);
+
+// A repository's object database, for the rooms above git/: they hold it and
+// read through it without calling libgit2 themselves (its calls are in
+// git.cc). Error(kIO) naming `what` when an object cannot be read.
+class ObjectDatabase {
+ public:
+  explicit ObjectDatabase(git_repository* repo);
+  ~ObjectDatabase();
+  ObjectDatabase(ObjectDatabase&& other) noexcept : odb_(other.odb_) { other.odb_ = nullptr; }
+  ObjectDatabase(const ObjectDatabase&) = delete;
+  ObjectDatabase& operator=(const ObjectDatabase&) = delete;
+  ObjectDatabase& operator=(ObjectDatabase&&) = delete;
+
+  git_odb* get() const { return odb_; }
+  // The object's size, from its header only.
+  std::size_t size_of(const git_oid& id, const std::string& what) const;
+  // Calls fn with the object's bytes (valid during the call only).
+  void read(const git_oid& id, const std::string& what, const std::function<void(std::string_view)>& fn) const;
+
+ private:
+  git_odb* odb_ = nullptr;
+};
 // The content of the blob `id`. Error(kIO) when it cannot be read (or,
 // under HashCheck(true), does not hash to its id).
 std::string blob_bytes(git_repository* repo, const git_oid& id);

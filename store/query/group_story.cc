@@ -48,7 +48,7 @@ std::optional<Digest> group_run_of(const PathChange& c, const Digest& key) {
 class ChangeReader {
  public:
   explicit ChangeReader(const Store& store)
-      : repo_(store.repo()), odb_(git::open_odb(repo_)), trees_(odb_.get(), git::TreeReader::Options{}) {}
+      : repo_(store.repo()), odb_(repo_), trees_(odb_.get(), git::TreeReader::Options{}) {}
 
   std::vector<PathChange> changes(const std::string& commit, const std::vector<std::string>& parents,
                                   const git::PathPatterns& paths) {
@@ -62,17 +62,10 @@ class ChangeReader {
   }
 
  private:
-  git_oid tree_of(const std::string& commit) {
-    git_oid id;
-    git::check(git_oid_fromstr(&id, commit.c_str()), "reading commit " + commit);
-    git_commit* raw = nullptr;
-    git::check(git_commit_lookup(&raw, repo_, &id), "reading commit " + commit);
-    git::Commit owned(raw);
-    return *git_commit_tree_id(raw);
-  }
+  git_oid tree_of(const std::string& commit) { return git::commit_tree(repo_, git::parse_oid(commit)); }
 
   git_repository* repo_;
-  git::Odb odb_;
+  git::ObjectDatabase odb_;
   git::TreeReader trees_;
 };
 

@@ -26,7 +26,7 @@ Area area_of(const std::string& path) {
 // One walk of the head tree, every git object counted once.
 class Counter {
  public:
-  Counter(git_odb* odb, StoreStats& out) : odb_(odb), trees_(odb, {}), out_(out) {}
+  Counter(const git::ObjectDatabase& odb, StoreStats& out) : odb_(odb), trees_(odb.get(), {}), out_(out) {}
 
   void tree(const git_oid& id, const std::string& path) {
     if (!seen_.insert(id).second) return;
@@ -56,22 +56,17 @@ class Counter {
                                                            : out_.index;
     ++part.count;
     if (area != Area::kObjects) {
-      std::size_t size = 0;
-      git_object_t type;
-      git::check(git_odb_read_header(&size, &type, odb_, &id), "reading " + path);
-      part.bytes += size;
+      part.bytes += odb_.size_of(id, path);
       return;
     }
-    git_odb_object* raw = nullptr;
-    git::check(git_odb_read(&raw, odb_, &id), "reading " + path);
-    git::OdbObject object(raw);
-    std::string_view frame(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
-    part.bytes += frame.size();
-    out_.content_bytes += frame_content_size(frame);
-    if (frame_dictionary_id(frame)) ++out_.frames_with_dictionary;
+    odb_.read(id, path, [&](std::string_view frame) {
+      part.bytes += frame.size();
+      out_.content_bytes += frame_content_size(frame);
+      if (frame_dictionary_id(frame)) ++out_.frames_with_dictionary;
+    });
   }
 
-  git_odb* odb_;
+  const git::ObjectDatabase& odb_;
   git::TreeReader trees_;
   StoreStats& out_;
   std::unordered_set<git_oid, git::OidHash, git::OidEq> seen_;
@@ -81,7 +76,7 @@ class Counter {
 
 StoreStats store_stats(const Store& store) {
   StoreStats out;
-  const std::string gitdir = git_repository_path(store.repo());
+  const std::string gitdir = git::gitdir(store.repo());
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(gitdir + "objects", ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
@@ -90,14 +85,9 @@ StoreStats store_stats(const Store& store) {
   Snapshot head = store.snapshot();
   if (head.empty()) return out;
   out.dictionary_ids = dictionary_ids(head);
-  git::Odb odb = git::open_odb(store.repo());
-  Counter(odb.get(), out).tree(*head.tree_id(), "");
-  git_revwalk* raw = nullptr;
-  git::check(git_revwalk_new(&raw, store.repo()), "walking history");
-  git::Revwalk walk(raw);
-  git_oid id = git::parse_oid(head.commit_id());
-  git::check(git_revwalk_push(raw, &id), "walking history");
-  while (git_revwalk_next(&id, raw) == 0) ++out.commits;
+  const git::ObjectDatabase odb(store.repo());
+  Counter(odb, out).tree(*head.tree_id(), "");
+  out.commits = git::count_commits(store.repo(), git::parse_oid(head.commit_id()));
   return out;
 }
 

@@ -185,7 +185,7 @@ BulkAdd::BulkAdd(Store& store, BulkAddOptions options) {
   if (!options.commit.author.empty()) store.author(options.commit.author);  // refused before any pack is begun
   store.sweep_temp_files();
   state_ = std::make_unique<State>(store, std::move(options));
-  state_->pack = std::make_unique<git::PackWriter>(std::string(git_repository_path(store.repo())) + "objects/pack");
+  state_->pack = std::make_unique<git::PackWriter>(git::gitdir(store.repo()) + "objects/pack");
 }
 
 BulkAdd::~BulkAdd() = default;
@@ -277,7 +277,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
     if (auto r = find(d)) {
       ++repeats;
       if (repeat_list.size() <= options.list_limit) repeat_list.push_back(*r);
-      if (in.doc->metadata() && docs[*r].has_metadata && !git_oid_equal(&docs[*r].metadata, &meta_ids[i]))
+      if (in.doc->metadata() && docs[*r].has_metadata && !git::same_id(docs[*r].metadata, meta_ids[i]))
         repeat_notes.push_back(in.where + ": " + d.str() + " appears again with other metadata than at " + where(*r) +
                                "; the first metadata is kept");
       continue;
@@ -344,7 +344,7 @@ std::vector<char> BulkAdd::State::resolve(const Snapshot& head, BulkAddReport& r
     if (!d.in_base && d.has_metadata)
       if (auto old = head.read(metadata_path(kCurrentFormat, d.digest)); old) {
         git_oid old_id = git::object_id(GIT_OBJECT_BLOB, *old);
-        if (!git_oid_equal(&old_id, &d.metadata))
+        if (!git::same_id(old_id, d.metadata))
           report.notes.push_back(where(r) + ": " + d.digest.str() +
                                  " is already in the store with other metadata; the first metadata stays");
       }
@@ -556,7 +556,7 @@ std::optional<std::string> BulkAdd::State::write_commit(const Snapshot& head, Bu
   // The first attempt completes the pack that holds the blobs; a later one
   // (another writer moved the branch) writes its trees into a pack of its own.
   std::unique_ptr<git::PackWriter> trees;
-  if (!pack) trees = std::make_unique<git::PackWriter>(std::string(git_repository_path(store.repo())) + "objects/pack");
+  if (!pack) trees = std::make_unique<git::PackWriter>(git::gitdir(store.repo()) + "objects/pack");
   git::PackWriter& out = pack ? *pack : *trees;
   git_oid tree_id = build_tree(head, added, dropped, out);
   ChangeSet message;
@@ -592,7 +592,7 @@ BulkAddReport BulkAdd::commit() {
   // Each add writes one pack; many single adds would leave thousands. The
   // commit stands either way: a merge that fails leaves the small packs.
   if (report.commit) try {
-      git::merge_small_packs(s.store.repo(), std::string(git_repository_path(s.store.repo())) + "objects/pack");
+      git::merge_small_packs(s.store.repo(), git::gitdir(s.store.repo()) + "objects/pack");
     } catch (const Error&) {
     }
   return report;
