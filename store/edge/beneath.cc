@@ -191,9 +191,9 @@ bool create_at(int dir, const std::string& name, std::string_view bytes, const s
 
 bool BeneathDir::create(std::string_view rel, std::string_view bytes) const {
   std::string leaf;
-  std::size_t made = 0;
-  Fd parent(parent_of(rel, leaf, kMake, &made));
+  std::size_t made = std::string_view::npos;
   try {
+    Fd parent(parent_of(rel, leaf, kMake, &made));
     return create_at(parent.fd, leaf, bytes, shown(rel));
   } catch (...) {
     unmake_dirs(rel, made);
@@ -203,12 +203,12 @@ bool BeneathDir::create(std::string_view rel, std::string_view bytes) const {
 
 void BeneathDir::replace(std::string_view rel, std::string_view bytes) const {
   std::string leaf;
-  std::size_t made = 0;
-  Fd parent(parent_of(rel, leaf, kMake, &made));
+  std::size_t made = std::string_view::npos;
   FileSystem& fs = file_system();
-  const std::string tmp = leaf + ".tmp";
-  const std::string tmp_shown = shown(rel) + ".tmp";
   try {
+    Fd parent(parent_of(rel, leaf, kMake, &made));
+    const std::string tmp = leaf + ".tmp";
+    const std::string tmp_shown = shown(rel) + ".tmp";
     if (!create_at(parent.fd, tmp, bytes, tmp_shown)) {  // left by a build that was killed (or a link: removed, not followed)
       fs.unlink_at(parent.fd, tmp.c_str(), 0);
       if (!create_at(parent.fd, tmp, bytes, tmp_shown)) throw IOError(tmp_shown + ": cannot create the file: it exists");
