@@ -286,9 +286,10 @@ std::size_t Quarantine::migrate() {
   std::string from_objects = path_ + "/objects", to_objects = objects_dir_of(store_);
   std::size_t moved = 0;
   auto move = [&](const fs::path& from, const std::string& to) {
-    if (fs::exists(to)) return;  // the store has it already: same name, same bytes
+    if (fs::exists(to)) return false;  // the store has it already: same name, same bytes
     rename_file(from.string(), to);
     ++moved;
+    return true;
   };
   // Packs: each .pack before its .idx, so that no reader sees an index
   // without its pack.
@@ -302,8 +303,16 @@ std::size_t Quarantine::migrate() {
   for (const std::string& pack : packs) {
     std::string from = from_objects + "/pack/" + pack;
     if (!fs::exists(from + ".idx")) continue;  // not a complete pack: never moved
-    move(from + ".pack", to_objects + "/pack/" + pack + ".pack");
-    move(from + ".idx", to_objects + "/pack/" + pack + ".idx");
+    const std::string to = to_objects + "/pack/" + pack;
+    const bool moved_pack = move(from + ".pack", to + ".pack");
+    try {
+      move(from + ".idx", to + ".idx");
+    } catch (...) {
+      // A pack without its index is of use to no one: it goes back to the
+      // quarantine, which is removed with it.
+      if (moved_pack) file_system().rename_at(AT_FDCWD, (to + ".pack").c_str(), AT_FDCWD, (from + ".pack").c_str(), false);
+      throw;
+    }
   }
   // Loose objects (objects/xx/<38 hex>), should anything have written some.
   std::vector<std::string> dirs;
@@ -314,12 +323,17 @@ std::size_t Quarantine::migrate() {
       dirs.push_back(name);
   }
   for (const std::string& dir : dirs) {
-    make_folder(to_objects + "/" + dir);
+    const bool made = make_folder(to_objects + "/" + dir);
     std::size_t before = moved;
-    for (const auto& f : fs::directory_iterator(from_objects + "/" + dir, ec)) {
-      std::string name = f.path().filename().string();
-      if (name.size() == 38 && name.find_first_not_of("0123456789abcdef") == std::string::npos)
-        move(f.path(), to_objects + "/" + dir + "/" + name);
+    try {
+      for (const auto& f : fs::directory_iterator(from_objects + "/" + dir, ec)) {
+        std::string name = f.path().filename().string();
+        if (name.size() == 38 && name.find_first_not_of("0123456789abcdef") == std::string::npos)
+          move(f.path(), to_objects + "/" + dir + "/" + name);
+      }
+    } catch (...) {
+      if (made && moved == before) remove_empty_folder_quietly(to_objects + "/" + dir);
+      throw;
     }
     if (moved != before) sync_folder(to_objects + "/" + dir);
   }
