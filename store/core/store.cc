@@ -368,6 +368,7 @@ void Store::sweep_temp_files() const {
   const std::string objects = objects_->gitdir() + "objects";
   sweep_stale_temp_files(objects);
   sweep_stale_temp_files(objects + "/pack");
+  sweep_stale_temp_files(local_dir());  // the trust list's and push's settings' (store/edge/files.h, replace_file)
 }
 
 void Store::check_writable() const {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "objects/error.h"
-#include "store/edge/tempfiles.h"
+#include "store/edge/files.h"
 
 namespace kistore {
 namespace {
@@ -32,7 +32,7 @@ struct Fd {
   explicit Fd(int f) : fd(f) {}
   Fd(const Fd&) = delete;
   ~Fd() {
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0) file_system().close(fd);
   }
 };
 
@@ -74,7 +74,7 @@ BeneathDir BeneathDir::open(const std::string& dir, bool create) {
 BeneathDir::BeneathDir(BeneathDir&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) { other.fd_ = -1; }
 
 BeneathDir::~BeneathDir() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) file_system().close(fd_);
 }
 
 std::string BeneathDir::shown(std::string_view rel) const {
@@ -83,11 +83,13 @@ std::string BeneathDir::shown(std::string_view rel) const {
   return out + std::string(rel);
 }
 
-int BeneathDir::parent_of(std::string_view rel, std::string& leaf, bool make) const {
+int BeneathDir::parent_of(std::string_view rel, std::string& leaf, bool make, std::size_t* first_made) const {
   if (std::string why = check_relative_path(rel); !why.empty())
     throw InvalidInput(shown(rel) + ": expected a path beneath " + path_ + ", found one that " + why);
   std::vector<std::string_view> parts = components(rel);
   leaf = std::string(parts.back());
+  if (first_made) *first_made = std::string_view::npos;
+  FileSystem& fs = file_system();
   int cur = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (cur < 0) throw IOError(path_ + ": cannot open the folder: " + std::strerror(errno));
   std::string walked;
@@ -96,15 +98,17 @@ int BeneathDir::parent_of(std::string_view rel, std::string& leaf, bool make) co
     walked += (walked.empty() ? "" : "/") + name;
     int next = ::openat(cur, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (next < 0 && errno == ENOENT && make) {
-      if (::mkdirat(cur, name.c_str(), 0777) != 0 && errno != EEXIST) {
+      if (fs.mkdir_at(cur, name.c_str(), 0777) == 0) {
+        if (first_made && *first_made == std::string_view::npos) *first_made = i;
+      } else if (errno != EEXIST) {
         const int err = errno;
-        ::close(cur);
+        fs.close(cur);
         throw IOError(shown(walked) + ": cannot create the folder: " + std::strerror(err));
       }
       next = ::openat(cur, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     const int err = errno;
-    ::close(cur);
+    fs.close(cur);
     if (next >= 0) {
       cur = next;
       continue;
@@ -118,6 +122,25 @@ int BeneathDir::parent_of(std::string_view rel, std::string& leaf, bool make) co
     throw IOError(shown(walked) + ": cannot open the folder: " + std::strerror(err));
   }
   return cur;
+}
+
+void BeneathDir::unmake_dirs(std::string_view rel, std::size_t first_made) const noexcept {
+  if (first_made == std::string_view::npos) return;
+  std::vector<std::string_view> parts = components(rel);
+  FileSystem& fs = file_system();
+  // Deepest first; each walk again from the top, never through a link.
+  for (std::size_t j = parts.size() - 1; j-- > first_made;) {
+    int cur = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (std::size_t i = 0; cur >= 0 && i < j; ++i) {
+      int next = ::openat(cur, std::string(parts[i]).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      fs.close(cur);
+      cur = next;
+    }
+    if (cur < 0) return;
+    // Only an empty folder goes: another writer's file in it keeps it.
+    fs.unlink_at(cur, std::string(parts[j]).c_str(), AT_REMOVEDIR);
+    fs.close(cur);
+  }
 }
 
 void BeneathDir::make_dirs(std::string_view rel) const {
@@ -143,7 +166,8 @@ namespace {
 // Makes `name` in the folder `dir` holding `bytes`: false when something is
 // there. `shown` names it in errors.
 bool create_at(int dir, const std::string& name, std::string_view bytes, const std::string& shown) {
-  int fd = ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  FileSystem& fs = file_system();
+  int fd = fs.open_at(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) {
     if (errno == EEXIST) return false;
     throw IOError(shown + ": cannot create the file: " + std::strerror(errno));
@@ -151,13 +175,13 @@ bool create_at(int dir, const std::string& name, std::string_view bytes, const s
   try {
     write_all(fd, bytes, shown);
   } catch (...) {
-    ::close(fd);
-    ::unlinkat(dir, name.c_str(), 0);
+    fs.close(fd);
+    fs.unlink_at(dir, name.c_str(), 0);
     throw;
   }
-  if (::close(fd) != 0) {
+  if (fs.close(fd) != 0) {
     const int err = errno;
-    ::unlinkat(dir, name.c_str(), 0);
+    fs.unlink_at(dir, name.c_str(), 0);
     throw IOError(shown + ": cannot write the file: " + std::strerror(err));
   }
   return true;
@@ -167,23 +191,36 @@ bool create_at(int dir, const std::string& name, std::string_view bytes, const s
 
 bool BeneathDir::create(std::string_view rel, std::string_view bytes) const {
   std::string leaf;
-  Fd parent(parent_of(rel, leaf, kMake));
-  return create_at(parent.fd, leaf, bytes, shown(rel));
+  std::size_t made = std::string_view::npos;
+  try {
+    Fd parent(parent_of(rel, leaf, kMake, &made));
+    return create_at(parent.fd, leaf, bytes, shown(rel));
+  } catch (...) {
+    unmake_dirs(rel, made);
+    throw;
+  }
 }
 
 void BeneathDir::replace(std::string_view rel, std::string_view bytes) const {
   std::string leaf;
-  Fd parent(parent_of(rel, leaf, kMake));
-  const std::string tmp = leaf + ".tmp";
-  const std::string tmp_shown = shown(rel) + ".tmp";
-  if (!create_at(parent.fd, tmp, bytes, tmp_shown)) {  // left by a build that was killed (or a link: removed, not followed)
-    ::unlinkat(parent.fd, tmp.c_str(), 0);
-    if (!create_at(parent.fd, tmp, bytes, tmp_shown)) throw IOError(tmp_shown + ": cannot create the file: it exists");
-  }
-  if (::renameat(parent.fd, tmp.c_str(), parent.fd, leaf.c_str()) != 0) {
-    const int err = errno;
-    ::unlinkat(parent.fd, tmp.c_str(), 0);
-    throw IOError(shown(rel) + ": cannot write the file: " + std::strerror(err));
+  std::size_t made = std::string_view::npos;
+  FileSystem& fs = file_system();
+  try {
+    Fd parent(parent_of(rel, leaf, kMake, &made));
+    const std::string tmp = leaf + ".tmp";
+    const std::string tmp_shown = shown(rel) + ".tmp";
+    if (!create_at(parent.fd, tmp, bytes, tmp_shown)) {  // left by a build that was killed (or a link: removed, not followed)
+      fs.unlink_at(parent.fd, tmp.c_str(), 0);
+      if (!create_at(parent.fd, tmp, bytes, tmp_shown)) throw IOError(tmp_shown + ": cannot create the file: it exists");
+    }
+    if (fs.rename_at(parent.fd, tmp.c_str(), parent.fd, leaf.c_str(), false) != 0) {
+      const int err = errno;
+      fs.unlink_at(parent.fd, tmp.c_str(), 0);
+      throw IOError(shown(rel) + ": cannot write the file: " + std::strerror(err));
+    }
+  } catch (...) {
+    unmake_dirs(rel, made);
+    throw;
   }
 }
 
@@ -222,7 +259,7 @@ bool BeneathDir::remove_file(std::string_view rel) const {
   if (parent.fd < 0) return false;
   struct stat st;
   if (::fstatat(parent.fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (::unlinkat(parent.fd, leaf.c_str(), 0) != 0) {
+  if (file_system().unlink_at(parent.fd, leaf.c_str(), 0) != 0) {
     if (errno == ENOENT) return false;
     throw IOError(shown(rel) + ": cannot remove the file: " + std::strerror(errno));
   }

@@ -13,7 +13,13 @@
 //
 // What it never does: follow a link (a link at a file's place is replaced by
 // a rename, never written through, and never read or removed as the file),
-// write or remove anything outside the folder, remove a folder.
+// write or remove anything outside the folder, remove a folder (but an
+// empty one that create or replace made on the way to a file it then failed
+// to write: a failed write leaves the folder as it found it).
+//
+// Every change goes through the file gate (files.h: file_system()), so a
+// test can fail any write, close or rename of it; reads and the walk's
+// opens of folders do not.
 //
 // Thread-safety: a BeneathDir may be used from several threads at once
 // (every call opens its own descriptors; the folder's is only read).
@@ -60,13 +66,15 @@ class BeneathDir {
   // Makes the file `rel` holding `bytes`, when nothing is there yet (a link
   // counts as something): false, writing nothing, when something is.
   // Error(kIO) naming the file when it cannot be made or written (then it
-  // is removed).
+  // is removed, with the folders made for it). The file is not synced: what
+  // a BeneathDir writes (a site) is made again from the store.
   bool create(std::string_view rel, std::string_view bytes) const;
 
   // Puts `bytes` at `rel` through a temporary file "<rel>.tmp" beside it and
   // a rename, so that a reader never sees half a file; whatever was at `rel`
   // (a file, or a link, which is replaced and never written through) is
-  // gone. Error(kIO) naming the file.
+  // gone. Error(kIO) naming the file; the old file is then untouched and
+  // the temporary file and folders made for it removed.
   void replace(std::string_view rel, std::string_view bytes) const;
 
   // The bytes of the regular file `rel`, at most `max_bytes` of them:
@@ -83,7 +91,11 @@ class BeneathDir {
   BeneathDir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   // A descriptor of the folder holding `rel` (the caller closes it; -1 when
   // a folder on the way is missing and not `make`), and the last component.
-  int parent_of(std::string_view rel, std::string& leaf, bool make) const;
+  // `first_made`, when given, receives the index of the first component
+  // that was made (npos when none was).
+  int parent_of(std::string_view rel, std::string& leaf, bool make, std::size_t* first_made = nullptr) const;
+  // Removes the empty folders of `rel` from component `first_made` down.
+  void unmake_dirs(std::string_view rel, std::size_t first_made) const noexcept;
   std::string shown(std::string_view rel) const;
 
   int fd_ = -1;

@@ -55,15 +55,6 @@ std::string temp_file_template(std::string_view dir, std::string_view kind) {
   return out;
 }
 
-void sync_folder(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw IOError(dir + ": cannot open to sync: " + std::strerror(errno));
-  int rc = ::fsync(fd);
-  int e = errno;
-  ::close(fd);
-  if (rc != 0) throw IOError(dir + ": cannot sync: " + std::strerror(e));
-}
-
 std::size_t sweep_stale_temp_files(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return 0;
@@ -81,15 +72,6 @@ std::size_t sweep_stale_temp_files(const std::string& dir) {
   }
   ::closedir(d);
   return removed;
-}
-
-void write_all(int fd, std::string_view bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    ssize_t w = ::write(fd, bytes.data(), bytes.size());
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) throw IOError(path + ": cannot write: " + std::strerror(errno));
-    bytes.remove_prefix(static_cast<std::size_t>(w));
-  }
 }
 
 }  // namespace kistore

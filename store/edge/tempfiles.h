@@ -1,6 +1,7 @@
 // Temporary files that kistore's writers create inside a store's git
-// directory, the sweep that removes those a crash left behind, and the one
-// loop every writer writes a file descriptor with.
+// directory, and the sweep that removes those a crash left behind. They are
+// made and written through the file gate (files.h: NewFile), which this
+// header brings along with it.
 //
 // A writer makes every file under a temporary name in the folder that will
 // hold it (or in objects/ for a loose object), syncs it, then renames it into
@@ -20,19 +21,13 @@
 #include <string>
 #include <string_view>
 
+#include "store/edge/files.h"
+
 namespace kistore {
 
 // A mkstemp template for a temporary file of `kind` ("pack", "idx", "obj")
 // in folder `dir`: "<dir>/tmp_<kind>_kistore_<this pid>_XXXXXX".
 std::string temp_file_template(std::string_view dir, std::string_view kind);
-
-// Makes the entries of folder `dir` (a file renamed into it, a folder made
-// in it) durable: fsync of the folder. Error(kIO) naming `dir` when it fails.
-void sync_folder(const std::string& dir);
-
-// Writes all of `bytes` to `fd`, through short writes and EINTR. Error(kIO)
-// "<path>: cannot write: <why>" when a write fails; `path` names the file.
-void write_all(int fd, std::string_view bytes, const std::string& path);
 
 // Removes from `dir` (not recursively) kistore temporary files whose writer
 // is no longer running, and pid-less ones over an hour old. Returns how many

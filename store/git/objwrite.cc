@@ -16,6 +16,7 @@
 #include "store/git/git.h"
 #include "store/git/packread.h"
 #include "store/git/raw_tree.h"
+#include "store/edge/files.h"
 #include "store/edge/tempfiles.h"
 
 namespace kistore::git {
@@ -164,18 +165,22 @@ git_oid object_id(git_object_t type, std::string_view data) {
 // ---- PackWriter -----------------------------------------------------------
 
 PackWriter::PackWriter(std::string pack_dir) : dir_(std::move(pack_dir)) {
-  tmp_path_ = temp_file_template(dir_, "pack");
-  ::mkdir(dir_.c_str(), 0755);
-  fd_ = ::mkstemp(tmp_path_.data());
-  if (fd_ < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create a pack file: " + errno_text());
+  made_dir_ = make_folder(dir_);
+  try {
+    pack_ = std::make_unique<NewFile>(dir_, "pack", 0444);
+  } catch (...) {
+    if (made_dir_) remove_empty_folder_quietly(dir_);
+    throw;
+  }
+  tmp_path_ = pack_->path();
   // The object count is filled in by finish.
   std::string head = pack_header(0);
   put(head.data(), head.size());
 }
 
 PackWriter::~PackWriter() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!finished_) ::unlink(tmp_path_.c_str());
+  pack_.reset();  // removes the temporary file unless it was placed
+  if (!finished_ && made_dir_) remove_empty_folder_quietly(dir_);
 }
 
 void PackWriter::put(const void* data, std::size_t n) {
@@ -185,14 +190,14 @@ void PackWriter::put(const void* data, std::size_t n) {
 }
 
 void PackWriter::flush() {
-  write_all(fd_, buffer_, tmp_path_);
+  pack_->write(buffer_);
   buffer_.clear();
 }
 
 bool PackWriter::has(const git_oid& id) const { return by_id_.find(id, entry_id()).has_value(); }
 
 void PackWriter::write(const git_oid& id, git_object_t type, std::string_view data, int level) {
-  if (finished_ || fd_ < 0) throw Error(ErrorCode::kIO, tmp_path_ + ": writing into a finished pack");
+  if (finished_ || !pack_ || pack_->fd() < 0) throw Error(ErrorCode::kIO, tmp_path_ + ": writing into a finished pack");
   if (has(id)) return;
   unsigned char head[16];
   std::size_t n = entry_header(head, type, data.size());
@@ -217,8 +222,9 @@ void PackWriter::write(const git_oid& id, git_object_t type, std::string_view da
 
 std::string PackWriter::finish() {
   if (entries_.empty()) {
-    ::close(fd_);
-    fd_ = -1;
+    pack_.reset();
+    if (made_dir_) remove_empty_folder_quietly(dir_);
+    made_dir_ = false;
     return "";
   }
   flush();
@@ -231,22 +237,20 @@ std::string PackWriter::finish() {
 std::string PackWriter::seal() {
   std::string count;
   put32(count, static_cast<std::uint32_t>(entries_.size()));
-  if (::pwrite(fd_, count.data(), 4, 8) != 4) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot write: " + errno_text());
+  pack_->pwrite(count, 8);
   Sha1& h = sha1();
   h.init();
   std::string chunk(1 << 20, '\0');
   for (std::uint64_t at = 0; at < offset_;) {
-    ssize_t r = ::pread(fd_, chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
+    ssize_t r = ::pread(pack_->fd(), chunk.data(), std::min<std::uint64_t>(chunk.size(), offset_ - at), at);
     if (r <= 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot read back: " + errno_text());
     h.update(chunk.data(), static_cast<std::size_t>(r));
     at += static_cast<std::uint64_t>(r);
   }
   unsigned char checksum[20];
   h.final(checksum);
-  write_all(fd_, std::string_view(reinterpret_cast<const char*>(checksum), 20), tmp_path_);
-  if (::fsync(fd_) != 0) throw Error(ErrorCode::kIO, tmp_path_ + ": cannot sync: " + errno_text());
-  ::close(fd_);
-  fd_ = -1;
+  pack_->write(std::string_view(reinterpret_cast<const char*>(checksum), 20));
+  pack_->seal();
   return std::string(reinterpret_cast<const char*>(checksum), 20);
 }
 
@@ -274,7 +278,7 @@ std::vector<std::uint32_t> PackWriter::sorted_by_id() const {
 // a second table), the pack's checksum, its own checksum. Written to the
 // file `fd` through a small buffer, hashed as it goes: a bulk add's index
 // holds millions of entries, and need not be in memory twice.
-void PackWriter::write_index(int fd, const std::string& path, const std::string& checksum) {
+void PackWriter::write_index(NewFile& file, const std::string& checksum) {
   std::vector<std::uint32_t> order = sorted_by_id();
   Sha1 h;
   h.init();
@@ -282,7 +286,7 @@ void PackWriter::write_index(int fd, const std::string& path, const std::string&
   auto drain = [&](bool all) {
     if (out.size() < (1u << 20) && !all) return;
     h.update(out.data(), out.size());
-    write_all(fd, out, path);
+    file.write(out);
     out.clear();
   };
   out = "\377tOc";
@@ -308,7 +312,7 @@ void PackWriter::write_index(int fd, const std::string& path, const std::string&
   drain(true);
   unsigned char idx_sum[20];
   h.final(idx_sum);
-  write_all(fd, std::string_view(reinterpret_cast<const char*>(idx_sum), 20), path);
+  file.write(std::string_view(reinterpret_cast<const char*>(idx_sum), 20));
 }
 
 // Writes the index beside the pack and renames both into place, the pack
@@ -318,29 +322,20 @@ std::string PackWriter::place(const std::string& checksum) {
   std::memcpy(name_id.id, checksum.data(), 20);
   std::string name = "pack-" + oid_str(name_id);
   std::string pack_path = dir_ + "/" + name + ".pack", idx_path = dir_ + "/" + name + ".idx";
-  std::string idx_tmp = temp_file_template(dir_, "idx");
-  int ifd = ::mkstemp(idx_tmp.data());
-  if (ifd < 0) throw Error(ErrorCode::kIO, dir_ + ": cannot create an index file: " + errno_text());
+  NewFile idx(dir_, "idx", 0444);
+  write_index(idx, checksum);
+  idx.seal();
+  // Each rename keeps a file of the same name already there: it holds the
+  // same bytes, and another writer may be relying on it.
+  const bool placed_pack = pack_->place(pack_path, /*keep_existing=*/true);
   try {
-    write_index(ifd, idx_tmp, checksum);
-    if (::fsync(ifd) != 0) throw Error(ErrorCode::kIO, idx_tmp + ": cannot sync: " + errno_text());
+    idx.place(idx_path, /*keep_existing=*/true);
   } catch (...) {
-    ::close(ifd);
-    ::unlink(idx_tmp.c_str());
+    if (placed_pack) remove_quietly(pack_path);  // a pack without its index is of no use to anyone
     throw;
   }
-  ::close(ifd);
-  ::chmod(tmp_path_.c_str(), 0444);
-  ::chmod(idx_tmp.c_str(), 0444);
-  if (::rename(tmp_path_.c_str(), pack_path.c_str()) != 0) {
-    ::unlink(idx_tmp.c_str());
-    throw Error(ErrorCode::kIO, pack_path + ": cannot move into place: " + errno_text());
-  }
   finished_ = true;
-  if (::rename(idx_tmp.c_str(), idx_path.c_str()) != 0) {
-    ::unlink(idx_tmp.c_str());
-    throw Error(ErrorCode::kIO, idx_path + ": cannot move into place: " + errno_text());
-  }
+  pack_.reset();
   sync_folder(dir_);  // the renames, before the branch names what they hold
   return name;
 }
@@ -397,8 +392,8 @@ std::size_t merge_small_packs(git_repository* repo, const std::string& pack_dir,
     }
   merged.finish();
   for (const std::string& base : small) {
-    ::unlink((pack_dir + "/" + base + ".idx").c_str());
-    ::unlink((pack_dir + "/" + base + ".pack").c_str());
+    remove_quietly(pack_dir + "/" + base + ".idx");
+    remove_quietly(pack_dir + "/" + base + ".pack");
   }
   sync_folder(pack_dir);
   git_odb_refresh(odb.get());
@@ -472,15 +467,14 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
   std::string head = header(type, data.size());
   std::string deflated;
   if (level != 0) deflate_into(deflated, head, data, level);
-  if (::mkdir(folder.c_str(), 0755) == 0) new_folders_ = true;
-  // In objects/ itself, so that the next writer finds a crash's leftovers
-  // without listing every fan-out folder (store/edge/tempfiles.h).
-  std::string tmp = temp_file_template(objects_, "obj");
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw Error(ErrorCode::kIO, folder + ": cannot create an object file: " + errno_text());
+  const bool made = make_folder(folder);
+  if (made) new_folders_ = true;
   try {
+    // In objects/ itself, so that the next writer finds a crash's leftovers
+    // without listing every fan-out folder (store/edge/tempfiles.h).
+    NewFile file(objects_, "obj", 0444);
     if (level != 0) {
-      write_all(fd, deflated, tmp);
+      file.write(deflated);
     } else {
       // Stored blocks written as they are made: a big tree is not copied
       // into a buffer first.
@@ -490,31 +484,17 @@ void LooseWriter::write(const git_oid& id, git_object_t type, std::string_view d
       stored_stream(head, data, [&](const char* p, std::size_t n) {
         frame.append(p, n);
         if (frame.size() >= (1u << 20)) {
-          write_all(fd, frame, tmp);
+          file.write(frame);
           frame.clear();
         }
       });
-      write_all(fd, frame, tmp);
+      file.write(frame);
     }
+    file.seal();
+    file.place(path);
   } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
+    if (made) remove_empty_folder_quietly(folder);  // as it was: no folder of ours without its object
     throw;
-  }
-  ::fchmod(fd, 0444);
-  if (::fsync(fd) != 0) {
-    int e = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    errno = e;
-    throw Error(ErrorCode::kIO, tmp + ": cannot sync: " + errno_text());
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    errno = e;
-    throw Error(ErrorCode::kIO, path + ": cannot move into place: " + errno_text());
   }
   folders_.insert(folder);
 }

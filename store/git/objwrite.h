@@ -57,6 +57,10 @@
 #include "objects/sha1.h"
 #include "store/git/git.h"
 
+namespace kistore {
+class NewFile;  // store/edge/files.h
+}
+
 namespace kistore::git {
 
 // git's id of an object: SHA-1 of "<type> <size>\0" + data.
@@ -92,7 +96,12 @@ class PackWriter final : public ObjectWriter {
 
   // Completes the pack and its index and moves both into place; returns the
   // pack's name (pack-<hex>), or "" when nothing was written (no files are
-  // left). Error(kIO) naming the file on failure.
+  // left). Error(kIO) naming the file on failure: then neither the pack nor
+  // its index nor a temporary file is left (the one exception: when only
+  // the final sync of the folder fails, the complete pack and index stay in
+  // place, named by nothing yet, as a crash there would leave them). A pack
+  // of the same name already in place (the same bytes: its name is their
+  // checksum) is kept, never replaced.
   std::string finish();
 
  private:
@@ -105,7 +114,7 @@ class PackWriter final : public ObjectWriter {
   void flush();
   std::string seal();
   std::vector<std::uint32_t> sorted_by_id() const;
-  void write_index(int fd, const std::string& path, const std::string& checksum);
+  void write_index(NewFile& out, const std::string& checksum);
   std::string place(const std::string& checksum);
   // The id of entry `n`, for by_id_.
   auto entry_id() const {
@@ -113,7 +122,8 @@ class PackWriter final : public ObjectWriter {
   }
 
   std::string dir_, tmp_path_;
-  int fd_ = -1;
+  std::unique_ptr<NewFile> pack_;  // the pack under its temporary name, until finish
+  bool made_dir_ = false;          // whether dir_ was made for it (removed again if it fails)
   std::uint64_t offset_ = 0;
   std::string buffer_, deflated_;
   std::deque<Entry> entries_;         // grows without copying: a bulk pack holds millions
@@ -172,10 +182,17 @@ class LooseWriter final : public ObjectWriter {
   LooseWriter(const LooseWriter&) = delete;
   LooseWriter& operator=(const LooseWriter&) = delete;
   using ObjectWriter::write;
+  // Writes the object through the file gate (store/edge/files.h, NewFile):
+  // a temporary file in objects/, synced, renamed to objects/xx/<38 hex>.
+  // Error(kIO) naming the file when that fails; then no file of it is left
+  // (nor its fan-out folder, when this write made it).
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
   // Makes the objects written so far durable (each file is synced as it is
   // written; this syncs the folders that name them), as PackWriter::finish
-  // does for a pack. Call it before the branch names them. Error(kIO).
+  // does for a pack. Call it before the branch names them. Error(kIO)
+  // naming the folder; the objects already written stay (complete, named by
+  // nothing yet: another writer may have found them there and relied on
+  // them, so they are not removed).
   void sync();
 
  private:

@@ -66,8 +66,7 @@ IncomingPack::Impl::Impl(std::string dest_dir, PackLimits limits, PackProgressFn
       cache_(limits.delta_cache_bytes) {
   limits_.max_delta_depth = std::min(limits_.max_delta_depth, 65535u);  // Entry::depth's range
   incoming_path_ = dest_ + "/tmp_pack_incoming_XXXXXX";
-  fd_ = ::mkstemp(incoming_path_.data());
-  if (fd_ < 0) throw IOError(dest_ + ": cannot create a file for the incoming pack: " + errno_text());
+  fd_ = create_temp_file(incoming_path_, 0600, "a file for the incoming pack");
   try {
     if (inflateInit(&z_) != Z_OK) throw IOError("zlib: cannot start inflate");
     z_ready_ = true;
@@ -80,8 +79,8 @@ IncomingPack::Impl::Impl(std::string dest_dir, PackLimits limits, PackProgressFn
 
 void IncomingPack::Impl::discard() {
   if (fd_ >= 0) {
-    ::close(fd_);
-    ::unlink(incoming_path_.c_str());
+    file_system().close(fd_);
+    remove_quietly(incoming_path_);
     fd_ = -1;
   }
   writer_.reset();  // removes its temporary file unless finished

@@ -1,10 +1,7 @@
 #include "store/history/trust.h"
 
 #include "objects/error.h"
-#include "store/edge/tempfiles.h"
-
-#include <fcntl.h>
-#include <unistd.h>
+#include "store/edge/files.h"
 
 #include <cstdio>
 #include <ctime>
@@ -57,25 +54,16 @@ std::vector<AllowedSigner> load_trust(const Store& store) {
 }
 
 void save_trust_text(const Store& store, const std::string& text) {
-  std::string path = trust_file(store);
-  std::filesystem::create_directories(store.local_dir());
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw IOError(tmp + ": cannot create");
+  const std::string dir = store.local_dir();
+  // Made beside the store's other files, whose folder exists: only the
+  // local folder itself may be missing.
+  const bool made = make_folder(dir);
   try {
-    write_all(fd, text, tmp);
-  } catch (const Error&) {
-    ::close(fd);
-    std::remove(tmp.c_str());
+    replace_file(trust_file(store), text, "trust");
+  } catch (...) {
+    if (made) remove_empty_folder_quietly(dir);
     throw;
   }
-  bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw IOError(path + ": cannot write the trust list");
-  }
-  sync_folder(store.local_dir());
 }
 
 void save_trust(const Store& store, const std::vector<AllowedSigner>& signers) {

@@ -24,7 +24,10 @@ SigningTime signing_time(std::int64_t seconds);
 // The file's text; empty when it does not exist. Throws IOError when it
 // cannot be read.
 std::string load_trust_text(const Store& store);
-// Replaces the file with `text` atomically (temporary file, fsync, rename).
+// Replaces the file with `text` atomically (temporary file, fsync, rename,
+// through the file gate: store/edge/files.h, replace_file). Error(kIO)
+// naming the file or the temporary file; the old list is then untouched
+// (unless only the final sync of the folder failed).
 void save_trust_text(const Store& store, const std::string& text);
 // Reads an allowed-signers file given by the user.
 std::vector<AllowedSigner> load_allowed_signers(const std::string& path);

@@ -7,6 +7,7 @@
 
 #include "objects/error.h"
 #include "store/ingest/capture.h"
+#include "store/edge/files.h"
 #include "store/edge/process.h"
 
 namespace kistore {
@@ -23,11 +24,7 @@ std::string read_file(const fs::path& path) {
   return out.str();
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw IOError(path.string() + ": cannot write");
-}
+void write_file(const fs::path& path, const std::string& text) { replace_file(path.string(), text, "bench"); }
 
 std::string seconds_text(double s) {
   char buf[32];

@@ -3,7 +3,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
+
+#include "store/edge/files.h"
 
 #include "store/git/git.h"
 #include "store/core/layout_trees.h"
@@ -40,14 +41,13 @@ void tune_packing(Store& store, git_repository* packer) {
   namespace fs = std::filesystem;
   std::string settings = store.local_dir() + "/push-pack.config";
   if (!fs::exists(settings)) {
-    fs::create_directories(store.local_dir());
-    std::string tmp = settings + ".tmp." + std::to_string(getpid());
-    {
-      std::ofstream out(tmp);
-      out << "[core]\n\tbigFileThreshold = 1\n[pack]\n\tdeltaCacheSize = 1\n";
-      if (!out) throw IOError(tmp + ": cannot write");
+    const bool made = make_folder(store.local_dir());
+    try {
+      replace_file(settings, "[core]\n\tbigFileThreshold = 1\n[pack]\n\tdeltaCacheSize = 1\n", "config");
+    } catch (...) {
+      if (made) remove_empty_folder_quietly(store.local_dir());
+      throw;
     }
-    fs::rename(tmp, settings);
   }
   git_config* cfg = nullptr;
   git::check(git_config_new(&cfg), "config");

@@ -18,7 +18,7 @@
 #include "store/git/git.h"
 #include "store/git/objwrite.h"
 #include "store/git/store_access.h"
-#include "store/edge/tempfiles.h"
+#include "store/edge/files.h"
 
 namespace kistore::git {
 namespace fs = std::filesystem;
@@ -32,29 +32,20 @@ constexpr int kReceiverPriority = 1000;
 
 std::string errno_text() { return std::strerror(errno); }
 
+// A small file of the quarantine's repository, made (never an existing
+// one) through the file gate. The quarantine is removed whole when making
+// it fails, so a half-written file here never outlives the failure.
 void write_file(const std::string& path, std::string_view text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  FileSystem& files = file_system();
+  int fd = files.open_at(AT_FDCWD, path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw IOError(path + ": cannot create: " + errno_text());
   try {
     write_all(fd, text, path);
   } catch (...) {
-    ::close(fd);
+    files.close(fd);
     throw;
   }
-  if (::close(fd) != 0) throw IOError(path + ": cannot write: " + errno_text());
-}
-
-void make_dir(const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) throw IOError(path + ": cannot create: " + errno_text());
-}
-
-void sync_dir(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw IOError(path + ": cannot open to sync: " + errno_text());
-  int rc = ::fsync(fd);
-  std::string why = rc == 0 ? "" : errno_text();
-  ::close(fd);
-  if (rc != 0) throw IOError(path + ": cannot sync: " + why);
+  if (files.close(fd) != 0) throw IOError(path + ": cannot write: " + errno_text());
 }
 
 // The process id a quarantine folder's name records, if it is one.
@@ -234,14 +225,12 @@ Quarantine::Quarantine(git_repository* store) : store_(store) {
   check_write_access(git_repository_path(store));  // "permission denied" and the folder, as every writer says
   std::string objects = objects_dir_of(store);
   remove_stale(git_repository_path(store));
-  std::string tmpl = objects + "/" + std::string(kPrefix) + std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) throw IOError(objects + ": cannot create a quarantine folder: " + errno_text());
-  path_ = tmpl;
+  path_ = make_temp_folder(objects + "/" + std::string(kPrefix) + std::to_string(::getpid()) + "-XXXXXX");
   try {
     // What git and libgit2 need to open a bare repository (HEAD, objects/,
     // refs/; no config: the defaults do), and the alternates file. Each
     // file and folder is a metadata write on the way in and out.
-    for (const char* dir : {"/objects", "/objects/pack", "/objects/info", "/refs"}) make_dir(path_ + dir);
+    for (const char* dir : {"/objects", "/objects/pack", "/objects/info", "/refs"}) make_folder(path_ + dir);
     write_file(path_ + "/HEAD", "ref: refs/heads/main\n");
     write_file(path_ + "/objects/info/alternates", fs::absolute(objects).lexically_normal().string() + "\n");
     check(git_repository_open_bare(&repo_, path_.c_str()), path_ + ": opening the quarantine");
@@ -297,10 +286,10 @@ std::size_t Quarantine::migrate() {
   std::string from_objects = path_ + "/objects", to_objects = objects_dir_of(store_);
   std::size_t moved = 0;
   auto move = [&](const fs::path& from, const std::string& to) {
-    if (fs::exists(to)) return;  // the store has it already: same name, same bytes
-    if (::rename(from.c_str(), to.c_str()) != 0)
-      throw IOError(to + ": cannot move " + from.string() + " into the store: " + errno_text());
+    if (fs::exists(to)) return false;  // the store has it already: same name, same bytes
+    rename_file(from.string(), to);
     ++moved;
+    return true;
   };
   // Packs: each .pack before its .idx, so that no reader sees an index
   // without its pack.
@@ -314,8 +303,16 @@ std::size_t Quarantine::migrate() {
   for (const std::string& pack : packs) {
     std::string from = from_objects + "/pack/" + pack;
     if (!fs::exists(from + ".idx")) continue;  // not a complete pack: never moved
-    move(from + ".pack", to_objects + "/pack/" + pack + ".pack");
-    move(from + ".idx", to_objects + "/pack/" + pack + ".idx");
+    const std::string to = to_objects + "/pack/" + pack;
+    const bool moved_pack = move(from + ".pack", to + ".pack");
+    try {
+      move(from + ".idx", to + ".idx");
+    } catch (...) {
+      // A pack without its index is of use to no one: it goes back to the
+      // quarantine, which is removed with it.
+      if (moved_pack) file_system().rename_at(AT_FDCWD, (to + ".pack").c_str(), AT_FDCWD, (from + ".pack").c_str(), false);
+      throw;
+    }
   }
   // Loose objects (objects/xx/<38 hex>), should anything have written some.
   std::vector<std::string> dirs;
@@ -326,16 +323,21 @@ std::size_t Quarantine::migrate() {
       dirs.push_back(name);
   }
   for (const std::string& dir : dirs) {
-    make_dir(to_objects + "/" + dir);
+    const bool made = make_folder(to_objects + "/" + dir);
     std::size_t before = moved;
-    for (const auto& f : fs::directory_iterator(from_objects + "/" + dir, ec)) {
-      std::string name = f.path().filename().string();
-      if (name.size() == 38 && name.find_first_not_of("0123456789abcdef") == std::string::npos)
-        move(f.path(), to_objects + "/" + dir + "/" + name);
+    try {
+      for (const auto& f : fs::directory_iterator(from_objects + "/" + dir, ec)) {
+        std::string name = f.path().filename().string();
+        if (name.size() == 38 && name.find_first_not_of("0123456789abcdef") == std::string::npos)
+          move(f.path(), to_objects + "/" + dir + "/" + name);
+      }
+    } catch (...) {
+      if (made && moved == before) remove_empty_folder_quietly(to_objects + "/" + dir);
+      throw;
     }
-    if (moved != before) sync_dir(to_objects + "/" + dir);
+    if (moved != before) sync_folder(to_objects + "/" + dir);
   }
-  if (!packs.empty()) sync_dir(to_objects + "/pack");
+  if (!packs.empty()) sync_folder(to_objects + "/pack");
   git_odb* odb = nullptr;
   check(git_repository_odb(&odb, store_), "opening the store's object database");
   Odb owned(odb);

@@ -91,7 +91,10 @@ class Quarantine {
   // folders; an object the store already has is left out. Makes the store's
   // object database see them (git_odb_refresh). Returns the number of files
   // moved. Error(kIO) naming the file on failure; what was already moved
-  // stays (only whole, checked objects are ever moved).
+  // stays (only whole, checked objects are ever moved: a pack goes back to
+  // the quarantine when its index cannot follow it, and a folder made for
+  // loose objects none of which could be moved is removed again). Every
+  // rename, mkdir and fsync goes through the file gate (store/edge/files.h).
   std::size_t migrate();
 
   // Removes every quarantine folder of the store at `gitdir` (its git

@@ -1,0 +1,235 @@
+#include "store/edge/files.h"
+
+#include <fcntl.h>
+#include <stdio.h>  // renameat2
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <random>
+
+#include "objects/error.h"
+#include "store/edge/tempfiles.h"
+
+namespace kistore {
+
+// ---- The seam ------------------------------------------------------------------
+
+int PosixFileSystem::open_at(int dir, const char* name, int flags, mode_t mode) {
+  return ::openat(dir, name, flags, mode);
+}
+
+ssize_t PosixFileSystem::write(int fd, const void* data, std::size_t n) { return ::write(fd, data, n); }
+
+ssize_t PosixFileSystem::pwrite(int fd, const void* data, std::size_t n, off_t at) {
+  return ::pwrite(fd, data, n, at);
+}
+
+int PosixFileSystem::sync(int fd) { return ::fsync(fd); }
+
+int PosixFileSystem::close(int fd) { return ::close(fd); }
+
+int PosixFileSystem::rename_at(int from_dir, const char* from, int to_dir, const char* to, bool no_replace) {
+  if (!no_replace) return ::renameat(from_dir, from, to_dir, to);
+  int rc = ::renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE);
+  if (rc == 0 || (errno != EINVAL && errno != ENOSYS)) return rc;
+  // A file system without RENAME_NOREPLACE: look first (a race with another
+  // writer placing the same name can then replace its file, which holds the
+  // same bytes wherever kistore asks for no_replace: names are checksums).
+  struct stat st;
+  if (::fstatat(to_dir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    errno = EEXIST;
+    return -1;
+  }
+  return ::renameat(from_dir, from, to_dir, to);
+}
+
+int PosixFileSystem::unlink_at(int dir, const char* name, int flags) { return ::unlinkat(dir, name, flags); }
+
+int PosixFileSystem::mkdir_at(int dir, const char* name, mode_t mode) { return ::mkdirat(dir, name, mode); }
+
+namespace {
+
+PosixFileSystem the_posix_file_system;
+std::atomic<FileSystem*> current{&the_posix_file_system};
+
+std::string why(int err) { return std::strerror(err); }
+
+// The folder part of a path, for messages about making a file in it.
+std::string folder_of(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Six characters for a temporary name (as mkstemp's), different per call.
+void fill_unique(char* six) {
+  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  thread_local std::uint64_t state = [] {
+    std::random_device rd;
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (std::uint64_t{rd()} << 32 | rd()) ^ static_cast<std::uint64_t>(ts.tv_nsec) ^
+           (static_cast<std::uint64_t>(::getpid()) << 40);
+  }();
+  // splitmix64
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  for (int i = 0; i < 6; ++i, z /= 62) six[i] = kChars[z % 62];
+}
+
+constexpr int kAttempts = 100;
+
+}  // namespace
+
+FileSystem& posix_file_system() { return the_posix_file_system; }
+
+FileSystem& file_system() { return *current.load(std::memory_order_acquire); }
+
+ScopedFileSystem::ScopedFileSystem(FileSystem& fs) : previous_(current.exchange(&fs, std::memory_order_acq_rel)) {}
+
+ScopedFileSystem::~ScopedFileSystem() { current.store(previous_, std::memory_order_release); }
+
+// ---- The writers' tools ----------------------------------------------------------
+
+void write_all(int fd, std::string_view bytes, const std::string& path) {
+  FileSystem& fs = file_system();
+  while (!bytes.empty()) {
+    ssize_t w = fs.write(fd, bytes.data(), bytes.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw IOError(path + ": cannot write: " + why(errno));
+    if (w == 0) throw IOError(path + ": cannot write: the file system took no bytes");
+    bytes.remove_prefix(static_cast<std::size_t>(w));
+  }
+}
+
+void pwrite_all(int fd, std::string_view bytes, off_t at, const std::string& path) {
+  FileSystem& fs = file_system();
+  while (!bytes.empty()) {
+    ssize_t w = fs.pwrite(fd, bytes.data(), bytes.size(), at);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw IOError(path + ": cannot write: " + why(errno));
+    if (w == 0) throw IOError(path + ": cannot write: the file system took no bytes");
+    bytes.remove_prefix(static_cast<std::size_t>(w));
+    at += w;
+  }
+}
+
+void sync_file(int fd, const std::string& path) {
+  if (file_system().sync(fd) != 0) throw IOError(path + ": cannot sync: " + why(errno));
+}
+
+void sync_folder(const std::string& dir) {
+  FileSystem& fs = file_system();
+  int fd = fs.open_at(AT_FDCWD, dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd < 0) throw IOError(dir + ": cannot open to sync: " + why(errno));
+  int rc = fs.sync(fd);
+  int err = errno;
+  fs.close(fd);
+  if (rc != 0) throw IOError(dir + ": cannot sync: " + why(err));
+}
+
+bool make_folder(const std::string& path, mode_t mode) {
+  if (file_system().mkdir_at(AT_FDCWD, path.c_str(), mode) == 0) return true;
+  if (errno == EEXIST) return false;
+  throw IOError(path + ": cannot create the folder: " + why(errno));
+}
+
+void remove_quietly(const std::string& path) {
+  const int saved = errno;
+  file_system().unlink_at(AT_FDCWD, path.c_str(), 0);
+  errno = saved;
+}
+
+void remove_empty_folder_quietly(const std::string& path) {
+  const int saved = errno;
+  file_system().unlink_at(AT_FDCWD, path.c_str(), AT_REMOVEDIR);
+  errno = saved;
+}
+
+void rename_file(const std::string& from, const std::string& to) {
+  if (file_system().rename_at(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), false) != 0)
+    throw IOError(to + ": cannot move " + from + " into place: " + why(errno));
+}
+
+int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what) {
+  if (tmpl.size() < 6 || tmpl.compare(tmpl.size() - 6, 6, "XXXXXX") != 0)
+    throw IOError(tmpl + ": not a temporary file's template (expected it to end in XXXXXX)");
+  FileSystem& fs = file_system();
+  char* six = tmpl.data() + tmpl.size() - 6;
+  for (int i = 0; i < kAttempts; ++i) {
+    fill_unique(six);
+    int fd = fs.open_at(AT_FDCWD, tmpl.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(errno));
+  }
+  throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + std::to_string(kAttempts) +
+                " names tried were taken");
+}
+
+std::string make_temp_folder(std::string tmpl) {
+  if (tmpl.size() < 6 || tmpl.compare(tmpl.size() - 6, 6, "XXXXXX") != 0)
+    throw IOError(tmpl + ": not a temporary folder's template (expected it to end in XXXXXX)");
+  FileSystem& fs = file_system();
+  char* six = tmpl.data() + tmpl.size() - 6;
+  for (int i = 0; i < kAttempts; ++i) {
+    fill_unique(six);
+    if (fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0) return tmpl;
+    if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(errno));
+  }
+  throw IOError(folder_of(tmpl) + ": cannot create a folder: " + std::to_string(kAttempts) + " names tried were taken");
+}
+
+// ---- NewFile -----------------------------------------------------------------------
+
+NewFile::NewFile(const std::string& dir, std::string_view kind, mode_t mode) : path_(temp_file_template(dir, kind)) {
+  fd_ = create_temp_file(path_, mode);
+}
+
+NewFile::~NewFile() {
+  if (!placed_) discard();
+}
+
+void NewFile::discard() {
+  FileSystem& fs = file_system();
+  if (fd_ >= 0) fs.close(fd_);
+  fd_ = -1;
+  if (!placed_ && !path_.empty()) remove_quietly(path_);
+  path_.clear();
+}
+
+void NewFile::seal() {
+  if (fd_ < 0) throw IOError(path_ + ": cannot sync: the file is closed");
+  sync_file(fd_, path_);
+  int fd = fd_;
+  fd_ = -1;
+  if (file_system().close(fd) != 0) throw IOError(path_ + ": cannot write: " + why(errno));
+}
+
+bool NewFile::place(const std::string& dest, bool keep_existing) {
+  if (fd_ >= 0 || path_.empty()) throw IOError(dest + ": cannot move into place: the file is not sealed");
+  if (file_system().rename_at(AT_FDCWD, path_.c_str(), AT_FDCWD, dest.c_str(), keep_existing) != 0) {
+    if (keep_existing && errno == EEXIST) {
+      discard();
+      return false;
+    }
+    throw IOError(dest + ": cannot move " + path_ + " into place: " + why(errno));
+  }
+  placed_ = true;
+  return true;
+}
+
+void replace_file(const std::string& path, std::string_view bytes, std::string_view kind, mode_t mode) {
+  NewFile file(folder_of(path), kind, mode);
+  file.write(bytes);
+  file.seal();
+  file.place(path);
+  sync_folder(folder_of(path));
+}
+
+}  // namespace kistore

@@ -1,0 +1,157 @@
+// The file gate (store/edge/files.h) and BeneathDir (beneath.h) on a broken
+// disk: every write, fsync, create, close, rename and mkdir they make is
+// failed in turn (full disk, EIO, a short write then a full disk, a failed
+// fsync), and each failure must be Error(kIO) naming the path, leaving the
+// folder byte for byte as it was; a short write alone must change nothing
+// in the result.
+#include "store/edge/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "objects/error.h"
+#include "store/edge/beneath.h"
+#include "tests/store/faulty_files.h"
+#include "tests/store/support.h"
+
+namespace kistore {
+namespace {
+using namespace test_support;
+namespace fs = std::filesystem;
+
+// Bytes that a write takes in more than one piece when it is cut short.
+std::string bytes_of(std::size_t n, char seed) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>(seed + i * 7 % 251);
+  return s;
+}
+
+TEST_CASE("file gate: ScopedFileSystem puts a FileSystem in use and back", "[files]") {
+  CHECK(&file_system() == &posix_file_system());
+  {
+    FaultyFileSystem counter;
+    ScopedFileSystem use(counter);
+    CHECK(&file_system() == &counter);
+    TempDir tmp;
+    replace_file(tmp.path + "/a", "bytes", "test");
+    CHECK(counter.count(Call::kCreate) == 1);
+    CHECK(counter.count(Call::kWrite) == 1);
+    CHECK(counter.count(Call::kSync) == 2);  // the file, then its folder
+    CHECK(counter.count(Call::kRename) == 1);
+  }
+  CHECK(&file_system() == &posix_file_system());
+}
+
+TEST_CASE("file gate: write_all goes on through short writes", "[files]") {
+  TempDir tmp;
+  const std::string path = tmp.path + "/f";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  REQUIRE(fd >= 0);
+  const std::string bytes = bytes_of(100000, 'a');
+  for (int round = 0; round < 3; ++round) {
+    FaultyFileSystem faulty(Call::kWrite, 1, Fault::kShortWrite);
+    ScopedFileSystem use(faulty);
+    write_all(fd, bytes, path);
+    CHECK(faulty.fired());
+    CHECK(faulty.count(Call::kWrite) >= 2);
+  }
+  ::close(fd);
+  CHECK(read_file(path) == bytes + bytes + bytes);
+}
+
+TEST_CASE("file gate: a NewFile that is not placed leaves nothing", "[files]") {
+  TempDir tmp;
+  {
+    NewFile f(tmp.path, "test", 0644);
+    f.write("half");
+    CHECK(fs::exists(f.path()));
+    CHECK(fs::path(f.path()).filename().string().starts_with("tmp_test_kistore_" + std::to_string(::getpid()) + "_"));
+  }
+  CHECK(fs::is_empty(tmp.path));
+  NewFile g(tmp.path, "test", 0444);
+  g.write("whole");
+  g.seal();
+  CHECK(g.place(tmp.path + "/name"));
+  NewFile h(tmp.path, "test", 0444);
+  h.seal();
+  CHECK_FALSE(h.place(tmp.path + "/name", /*keep_existing=*/true));  // kept; the temporary file goes
+  CHECK(listing(tmp.path).size() == 1);
+  CHECK(read_file(tmp.path + "/name") == "whole");
+}
+
+TEST_CASE("file gate: a message names the path and the system's reason", "[files]") {
+  TempDir tmp;
+  FaultyFileSystem faulty(Call::kWrite, 1, Fault::kNoSpace);
+  ScopedFileSystem use(faulty);
+  try {
+    replace_file(tmp.path + "/list", "text", "test");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kIO);  // exit 3 (cli/exit_code.cc)
+    CHECK_THAT(e.what(), Catch::StartsWith(tmp.path + "/tmp_test_kistore_"));
+    CHECK_THAT(e.what(), Catch::EndsWith(": cannot write: No space left on device"));
+  }
+  CHECK(fs::is_empty(tmp.path));
+}
+
+// ---- Every writer of the gate, under every fault ------------------------------
+
+struct Folder : Scenario {
+  TempDir tmp;
+  std::string dir = tmp.path + "/out";
+  Folder() {
+    fs::create_directories(dir + "/runs");
+    write_file(dir + "/index.html", "old index");
+    write_file(dir + "/runs/a.html", "old a");
+  }
+  std::string root() const override { return dir; }
+};
+
+TEST_CASE("file gate under faults: replace_file replacing a file", "[files][faults]") {
+  struct S : Folder {
+    void run() override { replace_file(dir + "/index.html", bytes_of(300000, 'i'), "test"); }
+  };
+  CHECK(sweep_faults([] { return std::make_unique<S>(); }, {.last_sync_may_keep_result = true}) > 5);
+}
+
+TEST_CASE("file gate under faults: NewFile placed beside others, then the folder synced", "[files][faults]") {
+  struct S : Folder {
+    void run() override {
+      NewFile f(dir + "/runs", "obj", 0444);
+      f.write(bytes_of(5000, 'x'));
+      f.pwrite("HEAD", 0);
+      f.write(bytes_of(70000, 'y'));
+      f.seal();
+      f.place(dir + "/runs/b.pack", /*keep_existing=*/true);
+      sync_folder(dir + "/runs");
+    }
+  };
+  CHECK(sweep_faults([] { return std::make_unique<S>(); }, {.last_sync_may_keep_result = true}) > 5);
+}
+
+TEST_CASE("file gate under faults: BeneathDir::create into folders it makes", "[files][faults][beneath]") {
+  struct S : Folder {
+    void run() override {
+      BeneathDir out = BeneathDir::open(dir, false);
+      if (!out.create("runs/new/deeper/b.html", bytes_of(200000, 'b'))) throw std::logic_error("b.html was there");
+    }
+  };
+  CHECK(sweep_faults([] { return std::make_unique<S>(); }) > 5);
+}
+
+TEST_CASE("file gate under faults: BeneathDir::replace of a file", "[files][faults][beneath]") {
+  struct S : Folder {
+    void run() override {
+      BeneathDir out = BeneathDir::open(dir, false);
+      out.replace("runs/a.html", bytes_of(200000, 'a'));
+    }
+  };
+  CHECK(sweep_faults([] { return std::make_unique<S>(); }) > 5);
+}
+
+}  // namespace
+}  // namespace kistore
