@@ -15,18 +15,11 @@
 # closed, as root or not; everything lives in a temp dir it removes.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-
-W=$SERVERS_DIR/w
+work_in w markers
 M=$W/markers
-mkdir -p "$W" "$M"
-cd "$W"
 S=$W/store
 BASE=$W/remotes
 

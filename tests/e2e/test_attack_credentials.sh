@@ -22,17 +22,9 @@
 # their logs hold no Authorization header at all; A, asked the same way, gets
 # the token.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-W=$SERVERS_DIR/cred
-mkdir -p "$W"
-cd "$W"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
+work_in cred
 LOG=$W/authorization.log
 : >"$LOG"
 

@@ -23,19 +23,10 @@
 # closed, as root or not; everything lives in a temp dir it removes.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-
-W=$SERVERS_DIR/w
-mkdir -p "$W"
-cd "$W"
+work_in w
 ks() { timeout -k 2 120 "$KISTORE" --no-progress "$@" </dev/null; }
 export GIT_AUTHOR_NAME=forger GIT_AUTHOR_EMAIL=forger@example.invalid
 export GIT_COMMITTER_NAME=forger GIT_COMMITTER_EMAIL=forger@example.invalid
@@ -102,12 +93,10 @@ assert_store_unchanged "$before" V "add of an attestation of a protocol"
 
 C=$(attestation "$PROTO")
 git --git-dir="$F" update-ref refs/heads/main "$C"
-before=$(store_fingerprint V)
-assert_exit 1 ks --store V pull evil
+assert_exit_unchanged 1 V "pull of an attestation of a protocol" ks --store V pull evil
 assert_contains "$ERR" "commit ${C:0:12}" "pull: names the commit"
 assert_contains "$ERR" "${PROTO#sha256:}" "pull: names the subject"
 assert_contains "$ERR" "not a run" "pull: says the subject is not a run"
-assert_store_unchanged "$before" V "pull of an attestation of a protocol"
 assert_exit 1 ks clone "$F" "$W/clone-a"
 [[ ! -e $W/clone-a ]] || fail "a refused clone left its folder"
 pass "(a) an attestation whose subject is a protocol: add exits 2, pull and clone exit 1 naming it, store unchanged"

@@ -17,19 +17,12 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Needs /usr/bin/time.
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
 [[ -x /usr/bin/time ]] || fail "/usr/bin/time is missing (Debian package time, scripts/deps.sh)"
-S=$SERVERS_DIR/store
-W=$SERVERS_DIR/work
-mkdir -p "$W"
-export KISTORE_DIR=$S
+work_in work
+use_store "$SERVERS_DIR/store"
 NAME_BYTES=$((15 << 20))
 OUT_LIMIT=$((2 << 20))  # bytes a reader may print
 RSS_LIMIT=$((200 << 10))  # KiB of peak memory: the 15 MiB document a few times, never once per run

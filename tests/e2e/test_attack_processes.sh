@@ -14,19 +14,11 @@
 #
 # Env: KISTORE (the binary). Runs in seconds, without a GPU (tests/e2e/gpu_double).
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/isolate.sh
-. "$here/lib/isolate.sh"
-. "$here/lib/fingerprint.sh"
-K="${KISTORE:?KISTORE must name the kistore binary}"
-[[ $K == /* ]] || K=$PWD/$K
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 double="$here/gpu_double"
 export KISTORE_AUTHOR="Decoy Test <decoy@example.org>"
-export KISTORE_DIR="$SERVERS_DIR/store"
-export TMPDIR="$SERVERS_DIR/tmp"
-mkdir -p "$TMPDIR"
+use_store "$SERVERS_DIR/store"
 export PATH="$double:/usr/bin:/bin"
 real_python=/usr/bin/python3
 
@@ -71,12 +63,12 @@ no_markers() {
 hostile() {
     (cd "$decoys" && env PATH=".::relative/bin:$double:/usr/bin:/bin" PYTHONPATH=. PYTHONSTARTUP="$decoys/startup.py" \
         PYTHONHOME="$decoys" PYTHONUSERBASE="$decoys/userbase" PYTHONINSPECT=1 BASH_ENV="$decoys/bash_env" \
-        ENV="$decoys/bash_env" "$K" --no-progress "$@")
+        ENV="$decoys/bash_env" "$KISTORE" --no-progress "$@")
 }
 
 # --- capture ------------------------------------------------------------------
 mkdir -p "$SERVERS_DIR/empty"
-assert_exit 0 bash -c 'cd "$1" && shift && "$@"' _ "$SERVERS_DIR/empty" "$K" capture --json
+assert_exit 0 bash -c 'cd "$1" && shift && "$@"' _ "$SERVERS_DIR/empty" "$KISTORE" capture --json
 clean_doc=$OUT
 no_markers "capture in an empty folder"
 
@@ -97,7 +89,7 @@ pass "capture with the real python3 among decoys: the snippet imports none of th
 assert_exit 2 hostile capture --python python3-no-such
 assert_contains "$ERR" "python3-no-such: not found on PATH (kistore looks in absolute folders only; it skipped \".\", \"\", \"relative/bin\")" \
     "the skipped PATH entries are named"
-(cd "$decoys" && env PATH=".:" "$K" capture) >/dev/null 2>"$SERVERS_DIR/err" && fail "capture with PATH=.: succeeded"
+(cd "$decoys" && env PATH=".:" "$KISTORE" capture) >/dev/null 2>"$SERVERS_DIR/err" && fail "capture with PATH=.: succeeded"
 assert_contains "$(cat "$SERVERS_DIR/err")" "nvidia-smi: not found on PATH" "a decoy nvidia-smi in '.' is not found"
 no_markers "PATH of '.' and '' alone"
 pass "PATH: '.', '' and relative entries are never searched; a decoy nvidia-smi there never runs"
@@ -124,7 +116,7 @@ no_markers "explicit options"
 pass "--env and --pythonpath reach the programs; --env PYTHON*, malformed --env and a missing --pythonpath exit 2"
 
 # --- bench liger ------------------------------------------------------------------
-assert_exit 0 "$K" init
+assert_exit 0 "$KISTORE" init
 store_before=$(store_fingerprint "$KISTORE_DIR")
 assert_exit 2 hostile bench liger --liger "$double/liger" benchmark_double_geglu.py --env PYTHONPATH=.
 assert_contains "$ERR" "found PYTHONPATH" "bench: --env PYTHONPATH refused"
@@ -144,7 +136,7 @@ PY
 assert_not_contains "$OUT" "6.6.6" "bench: no decoy version"
 no_markers "bench liger among decoys"
 assert_eq "$checkout_before" "$(store_fingerprint "$double/liger")" "bench: the checkout is not written"
-assert_exit 0 "$K" ls --kind BenchmarkRun
+assert_exit 0 "$KISTORE" ls --kind BenchmarkRun
 assert_eq 12 "$(wc -l <<<"$OUT")" "bench: 12 runs"
 pass "bench liger among decoys: the scripts and both captures import none of them; rows and environment are the real ones"
 

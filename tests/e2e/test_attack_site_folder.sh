@@ -21,22 +21,14 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs in seconds.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-
-S=$SERVERS_DIR/store
-W=$SERVERS_DIR/work
+work_in work
+use_store "$SERVERS_DIR/store"
 V=$W/home            # the user's files, outside the site
 O=$W/pub/site        # the site: $O/../.. is $W
-mkdir -p "$W" "$V/www" "$V/docs"
-export KISTORE_DIR=$S
+mkdir -p "$V/www" "$V/docs"
 echo "my victim" >"$V/victim"
 echo "my second victim" >"$V/victim2"
 echo "my notes" >"$V/docs/notes.txt"

@@ -21,20 +21,11 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs in seconds.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-
-S=$SERVERS_DIR/store
-W=$SERVERS_DIR/work
-mkdir -p "$W"
-export KISTORE_DIR=$S
+work_in work
+use_store "$SERVERS_DIR/store"
 
 # assert_tame WHAT FILE... : no byte a terminal acts on in the files (a
 # command's captured stdout and stderr): no ESC, BEL, CR, other C0 controls

@@ -23,19 +23,10 @@
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Everything lives in
 # a temp dir it removes. E2E_KEEP_GOING=1 records a failed check and goes on.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-
-W=$SERVERS_DIR/w
-mkdir -p "$W"
-cd "$W"
+work_in w
 ks() { timeout -k 2 60 "$KISTORE" --no-progress "$@" </dev/null; }
 
 cp "$SRC/tests/data/keys/controller" "$SRC/tests/data/keys/controller.pub" \
@@ -55,15 +46,7 @@ new_store() {
 # make_rerun STORE MEDIAN_NS OUT : a controlled rerun of RUN with another median
 make_rerun() {
     ks --store "$1" show "$RUN" --canonical >bundle.json
-    "$PY" - "$2" >"$3" <<'PY'
-import json, sys
-b = json.load(open("bundle.json"))
-r = b["run"]
-r["spec"]["timing"]["latencyNs"]["median"] = int(sys.argv[1])
-r["spec"]["observedAt"] = "2026-11-30T09:00:00.000Z"
-del r["spec"]["sourceNative"]
-print(json.dumps(b))
-PY
+    rerun_bundle bundle.json "$2" >"$3"
 }
 # git_verifies STORE COMMIT : stock git's verdict on COMMIT against the store's trust list
 git_verifies() {

@@ -11,23 +11,14 @@
 # as root or not, with stdin closed; everything lives in a temp dir it removes.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-nlines() { if [[ -z $1 ]]; then echo 0; else printf '%s\n' "$1" | wc -l | tr -d ' '; fi; }
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 # ------------------------------------------------------------------------------
 
 PROT=sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8
-W=$SERVERS_DIR/w
+work_in w in
 IN=$W/in
 S=$W/store
-mkdir -p "$IN"
-cd "$W"
 
 # store_state : everything that must not change when an add is refused
 store_state() {

@@ -4,23 +4,14 @@
 # PyTorch sees that H200, and a Liger-Kernel checkout whose scripts write rows as Liger's
 # utils.py does). The doubles are of the GPU; the kistore under test is the real binary.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/isolate.sh
-. "$here/lib/isolate.sh"
-. "$here/lib/fingerprint.sh"
-K="${KISTORE:?KISTORE must name the kistore binary}"
-[[ $K == /* ]] || K=$PWD/$K
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 data="$here/../data"
 double="$here/gpu_double"
 export KISTORE_AUTHOR="Bench Test <bench@example.org>"
-export KISTORE_DIR="$SERVERS_DIR/store"
-export TMPDIR="$SERVERS_DIR/tmp"
-mkdir -p "$TMPDIR"
+use_store "$SERVERS_DIR/store"
 cd "$SERVERS_DIR"
 export PATH="$double:$PATH"
-ks() { "$K" --no-progress "$@"; }
 
 # --- capture -----------------------------------------------------------------
 assert_exit 0 ks capture --json
@@ -47,16 +38,16 @@ assert_not_contains "$OUT" smCount "no torch: no smCount"
 assert_not_contains "$OUT" '"torch"' "no torch: no torch version"
 pass "capture without torch: the hardware part alone, said on stderr"
 
-assert_exit 2 env PATH=/usr/bin:/bin "$K" capture
+assert_exit 2 env PATH=/usr/bin:/bin "$KISTORE" capture
 assert_eq "" "$OUT" "no GPU: nothing on stdout"
 assert_eq 1 "$(wc -l <<<"$ERR")" "no GPU: one line"
 assert_contains "$ERR" "nvidia-smi: not found on PATH" "no GPU: says what is missing"
 pass "capture without nvidia-smi: exit 2, one line"
 
-assert_exit 2 "$K" capture --env GPU_DOUBLE_FAIL=9
+assert_exit 2 "$KISTORE" capture --env GPU_DOUBLE_FAIL=9
 assert_contains "$ERR" "nvidia-smi -q -x: exit 9 (NVIDIA-SMI has failed" "failing nvidia-smi"
 head -c 4000 "$data/gpu-env/nvidia-smi-q.xml" > cut.xml
-assert_exit 2 "$K" capture --env GPU_DOUBLE_XML=$PWD/cut.xml
+assert_exit 2 "$KISTORE" capture --env GPU_DOUBLE_XML=$PWD/cut.xml
 assert_eq "" "$OUT" "cut-off XML: no document"
 assert_contains "$ERR" "nvidia-smi -q -x: <nvidia_smi_log>" "cut-off XML: named"
 assert_exit 2 ks capture --python /nonexistent/python
@@ -95,7 +86,7 @@ assert_exit 0 ks trust add controller@example.org controller.pub
 before_checkout=$(store_fingerprint "$checkout")
 store_before=$(store_fingerprint "$KISTORE_DIR")
 
-assert_exit 2 "$K" bench liger --env "GPU_DOUBLE_TIME=2026-01-01 09:00:00" --liger "$checkout" \
+assert_exit 2 "$KISTORE" bench liger --env "GPU_DOUBLE_TIME=2026-01-01 09:00:00" --liger "$checkout" \
     benchmark_double_fails.py benchmark_double_hangs.py --timeout 2
 assert_contains "$ERR" "benchmark_double_fails.py: exit 1 after" "failed script: exit code"
 assert_contains "$ERR" "CUDA out of memory" "failed script: stderr tail"
@@ -112,14 +103,14 @@ assert_store_unchanged "$store_before" "$KISTORE_DIR" "refused before running"
 pass "bench: bad usage refused before anything runs"
 
 : >upgrade
-assert_exit 2 "$K" bench liger --env GPU_DOUBLE_UPGRADE=$PWD/upgrade --env "GPU_DOUBLE_TIME=2026-01-01 09:30:00" \
+assert_exit 2 "$KISTORE" bench liger --env GPU_DOUBLE_UPGRADE=$PWD/upgrade --env "GPU_DOUBLE_TIME=2026-01-01 09:30:00" \
     --liger "$checkout" benchmark_double_geglu.py
 assert_contains "$ERR" "the environment changed while the benchmarks ran (software.driver \"580.159.04\" -> \"580.200.01\")" "driver change"
 assert_store_unchanged "$store_before" "$KISTORE_DIR" "environment changed"
 pass "bench: a driver change between the two captures refuses the rows"
 
 start=$(date +%s)
-assert_exit 1 "$K" --json bench liger --env "GPU_DOUBLE_TIME=2026-01-01 10:00:00" --liger "$checkout" \
+assert_exit 1 "$KISTORE" --json bench liger --env "GPU_DOUBLE_TIME=2026-01-01 10:00:00" --liger "$checkout" \
     benchmark_double_geglu.py benchmark_double_fails.py
 assert_contains "$ERR" "bench: [1/2] benchmark_double_geglu.py: running" "progress line"
 assert_contains "$ERR" "bench: [2/2] benchmark_double_fails.py: FAILED, exit 1" "progress line of the failure"
@@ -138,7 +129,7 @@ assert_eq "$before_checkout" "$(store_fingerprint "$checkout")" "the checkout is
 assert_exit 0 ks verify
 pass "bench: the rows of the script that succeeded become runs, one commit; the checkout untouched"
 
-assert_exit 0 "$K" --json bench liger --env "GPU_DOUBLE_TIME=2026-01-01 11:00:00" --env GPU_DOUBLE_SLOWER=1.5 \
+assert_exit 0 "$KISTORE" --json bench liger --env "GPU_DOUBLE_TIME=2026-01-01 11:00:00" --env GPU_DOUBLE_SLOWER=1.5 \
     --liger "$checkout" benchmark_double_geglu.py --rerun --sign controller
 python3 - "$OUT" <<'PY'
 import json, sys

@@ -22,18 +22,10 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). About 40 s.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-
-W=$SERVERS_DIR/bulk
-mkdir -p "$W"
+work_in bulk
 LIMIT_KIB=$((200 * 1024))
 # Under AddressSanitizer (scripts/test.sh's sanitized run sets KISTORE_SANITIZED)
 # a process maps terabytes of shadow memory, so no address-space limit can
@@ -95,11 +87,9 @@ assert_exit 0 ks init "$T"
 assert_exit 0 ks --store "$T" add "$FX"
 cp "$W/base.jsonl" "$W/bad.jsonl"
 echo '{"run": {"kind": "BenchmarkRun"' >>"$W/bad.jsonl"
-before=$(store_fingerprint "$T")
-assert_exit 2 ks --store "$T" add "$W/bad.jsonl"
+assert_exit_unchanged 2 "$T" "a bulk add refused at its last line" ks --store "$T" add "$W/bad.jsonl"
 assert_contains "$ERR" "bad.jsonl:10001" "the error names the bad line"
 assert_contains "$ERR" "nothing was written" "the error says nothing was written"
-assert_store_unchanged "$before" "$T" "a bulk add refused at its last line"
 pass "a bad line after 10,000 good ones: exit 2, the line named, the store byte for byte as it was"
 
 assert_exit 0 ks init "$W/store3"

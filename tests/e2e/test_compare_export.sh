@@ -8,18 +8,11 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs in seconds.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-
-S=$SERVERS_DIR/store
-W=$SERVERS_DIR/work
-mkdir -p "$W"
-export KISTORE_DIR=$S
+work_in work
+use_store "$SERVERS_DIR/store"
 run=628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354   # liger_tiled, 2.606 ms (4 of 5 once the 2 ms run is in)
 assert_exit 0 ks init
 assert_exit 0 ks import liger "$SRC/tests/data/liger/sample.csv"

@@ -18,20 +18,11 @@
 # as root or not, with stdin closed; everything lives in a temp dir it removes.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-nlines() { if [[ -z $1 ]]; then echo 0; else printf '%s\n' "$1" | wc -l | tr -d ' '; fi; }
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 # ------------------------------------------------------------------------------
 
-W=$SERVERS_DIR/w
-mkdir -p "$W"
-cd "$W"
+work_in w
 PROT=sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8
 ENV=sha256:e2646efafa5e5fbd428b49a99b1c076c10d51654a549c4e50ec36da7662d4328
 

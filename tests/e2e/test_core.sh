@@ -12,14 +12,8 @@
 # as root or not, with stdin closed; everything lives in a temp dir it removes.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 # jcs_of FILE PYEXPR : RFC 8785 bytes of the value PYEXPR (of d, the file's JSON)
 # without its top-level metadata, made by Python (sorted keys, no whitespace:
 # JCS for the fixture's content), independently of kistore.
@@ -31,7 +25,6 @@ if isinstance(v, dict):
     v = {k: x for k, x in v.items() if k != "metadata"}
 sys.stdout.write(json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False))' "$1" "$2"
 }
-nlines() { if [[ -z $1 ]]; then echo 0; else printf '%s\n' "$1" | wc -l | tr -d ' '; fi; }
 # ------------------------------------------------------------------------------
 
 RUN=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0

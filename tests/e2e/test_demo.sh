@@ -9,12 +9,8 @@
 # line saying so (checked with stand-ins for dpkg-query and apt-get). The
 # README's tour lists the demo's commands.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 shared="$SRC/../shared"
 [[ -f $shared/data/liger/all_benchmark_data.csv && -f $shared/fixtures/seed-run-tiled-geglu-backward.json ]] ||
     fail "the Liger corpus and fixture are not in $shared"

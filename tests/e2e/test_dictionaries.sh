@@ -8,18 +8,9 @@
 # dictionary changed after it came in) is refused with the store byte for byte
 # as it was, and `verify` of such a store reports it.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-W=$SERVERS_DIR/dict
-mkdir -p "$W/samples" "$W/other"
-cd "$W"
-gd() { git --git-dir="$1" "${@:2}"; }
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
+work_in dict samples other
 
 # Two dictionaries of ID 424242 (a store's own range: 32768 to 2^31 - 1): one trained on documents like the store's, one
 # on other text; and the bundles: one the victim has, two a remote adds.
@@ -41,25 +32,12 @@ git clone -q --bare "$V" "$W/victim0.git"  # as it was before any pull
 # that add wrote re-compressed by `zstd -D FRAMEDICT` (default dict424242), DICTFILE at DICTPATH
 # ("" for none). The commit keeps its parent, message and index entries.
 remote() {
-    local name=$1 dpath=$2 dfile=$3 framedict=${4:-dict424242} r=$W/$1.git idx=$W/$1.index c tree p blob
-    rm -rf "$r" "$idx" && git clone -q --bare "$W/victim0.git" "$r"
+    local dpath=$2 dfile=$3 r=$W/$1.git
+    rm -rf "$r" && git clone -q --bare "$W/victim0.git" "$r"
     assert_exit 0 ks --store "$r" add b2.jsonl
-    c=$(head_of "$r")
-    GIT_INDEX_FILE=$idx gd "$r" read-tree "$c"
-    while IFS= read -r p; do
-        gd "$r" cat-file blob "$c:$p" | zstd -q -d -c >plain
-        zstd -q -f --check -D "$framedict" plain -o framed
-        blob=$(gd "$r" hash-object -w framed)
-        GIT_INDEX_FILE=$idx gd "$r" update-index --cacheinfo "100644,$blob,$p"
-    done < <(gd "$r" diff-tree -r --name-only --diff-filter=A "$c^" "$c" -- objects/)
-    if [[ -n $dpath ]]; then
-        blob=$(gd "$r" hash-object -w "$dfile")
-        GIT_INDEX_FILE=$idx gd "$r" update-index --add --cacheinfo "100644,$blob,$dpath"
-    fi
-    tree=$(GIT_INDEX_FILE=$idx gd "$r" write-tree)
-    c=$(gd "$r" cat-file commit "$c" | sed '1,/^$/d' | gd "$r" commit-tree "$tree" -p "$BASE")
-    gd "$r" update-ref refs/heads/main "$c"
-    rm -f "$idx"
+    reframe_added "$r" "$(head_of "$r")" "${4:-dict424242}" >"$W/$1.info"
+    [[ -z $dpath ]] || cacheinfo_lines "100644,$(gd "$r" hash-object -w "$dfile"),$dpath" >>"$W/$1.info"
+    commit_index_info "$r" - "$BASE" <"$W/$1.info" >/dev/null
     printf '%s\n' "$r"
 }
 
@@ -121,16 +99,10 @@ refused "$R" "bytes that are no dictionary at dictionaries/424242" "magic number
 # A dictionary the victim has, changed by the remote's next commit.
 R=$W/good.git
 gd "$R" cat-file blob main:dictionaries/424242 >/dev/null
-idx=$W/change.index
-GIT_INDEX_FILE=$idx gd "$R" read-tree main
-GIT_INDEX_FILE=$idx gd "$R" update-index --cacheinfo "100644,$(gd "$R" hash-object -w other424242),dictionaries/424242"
-C=$(gd "$R" commit-tree "$(GIT_INDEX_FILE=$idx gd "$R" write-tree)" -p main -m "add: a better dictionary")
-gd "$R" update-ref refs/heads/main "$C"
-before=$(store_fingerprint "$V")
-assert_exit 1 ks --store "$V" pull "$R"
+commit_with "$R" "add: a better dictionary" "100644,$(gd "$R" hash-object -w other424242),dictionaries/424242" >/dev/null
+assert_exit_unchanged 1 "$V" "a changed dictionary" ks --store "$V" pull "$R"
 assert_contains "$ERR" "dictionaries/424242" "a changed dictionary: named"
 assert_contains "$ERR" "immutable" "a changed dictionary: says why"
-assert_store_unchanged "$before" "$V" "a changed dictionary"
 pass "a commit that changes a dictionary the store has is refused (exit 1, 'immutable'), the store unchanged"
 
 summary

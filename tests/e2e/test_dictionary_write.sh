@@ -7,18 +7,9 @@
 # by verify; two stores that trained different dictionaries merge into one
 # that keeps both.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-W=$SERVERS_DIR/dictwrite
-mkdir -p "$W"
-cd "$W"
-gd() { git --git-dir="$1" "${@:2}"; }
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
+work_in dictwrite
 
 # ---- all or nothing: a bad last line leaves no dictionary and no file -------------
 S=$W/store
@@ -26,10 +17,8 @@ assert_exit 0 ks init "$S"
 mkruns --start 1 --count 1 >seed.jsonl
 assert_exit 0 ks --store "$S" add seed.jsonl
 mkruns --start 2 --count 1500 --bad-line 1500 >bad.jsonl
-before=$(store_fingerprint "$S")
-assert_exit 2 ks --store "$S" add bad.jsonl
+assert_exit_unchanged 2 "$S" "a bulk add whose last line is bad" ks --store "$S" add bad.jsonl
 assert_contains "$ERR" "bad.jsonl:1500" "the bad line is named"
-assert_store_unchanged "$before" "$S" "a bulk add whose last line is bad"
 [[ -z $(gd "$S" ls-tree main dictionaries/) ]] || fail "a dictionary was recorded by a refused add"
 pass "a bulk add of 1,500 bundles whose last line is bad: exit 2, no dictionary, the store byte for byte as it was"
 
@@ -172,11 +161,9 @@ GIT_INDEX_FILE=$idx gd "$R" update-index --add --cacheinfo "100644,$(gd "$R" has
 c=$(gd "$R" cat-file commit "$c" | sed '1,/^$/d' | gd "$R" commit-tree "$(GIT_INDEX_FILE=$idx gd "$R" write-tree)" -p "$c^")
 gd "$R" update-ref refs/heads/main "$c"
 assert_exit 0 ks --store "$R" verify
-before=$(store_fingerprint "$A")
-assert_exit 1 ks --store "$A" pull "$R"
+assert_exit_unchanged 1 "$A" "a pull whose dictionary clashes with the store's" ks --store "$A" pull "$R"
 assert_contains "$ERR" "$DA" "a clashing dictionary: named"
 assert_contains "$ERR" "another dictionary under this ID" "a clashing dictionary: says why"
-assert_store_unchanged "$before" "$A" "a pull whose dictionary clashes with the store's"
 assert_exit 0 ks --store "$A" verify
 pass "a remote holding another dictionary under the store's ID $ID_A: pull refused (exit 1), the store as it was"
 

@@ -3,33 +3,28 @@
 # that never change a level, signed controlled reruns, the trust list, forged
 # promotions made with stock git caught by verify, and the audit log.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/isolate.sh
-. "$here/lib/isolate.sh"
-K="${KISTORE:?KISTORE must name the kistore binary}"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 data="$here/../data"
 export KISTORE_AUTHOR="Evidence Test <evidence@example.org>"
-export KISTORE_DIR="$SERVERS_DIR/store"
+use_store "$SERVERS_DIR/store"
 cd "$SERVERS_DIR"
-S="$KISTORE_DIR"
 head_of() { git --git-dir="$S" rev-parse main; }
 run=sha256:628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354   # fixture row, liger_tiled
 
-assert_exit 0 "$K" init
-assert_exit 0 "$K" --json import liger "$data/liger/sample.csv"
+assert_exit 0 "$KISTORE" init
+assert_exit 0 "$KISTORE" --json import liger "$data/liger/sample.csv"
 assert_contains "$OUT" '"added":' "import --json summary"
-n_runs=$("$K" ls --kind BenchmarkRun | wc -l)
+n_runs=$("$KISTORE" ls --kind BenchmarkRun | wc -l)
 assert_eq 17 "$n_runs" "every sample row is a run"
 pass "import: 17 rows -> 17 runs"
-assert_exit 0 "$K" --json import liger "$data/liger/sample.csv"
+assert_exit 0 "$KISTORE" --json import liger "$data/liger/sample.csv"
 assert_contains "$OUT" '"added":0' "re-import adds nothing"
 assert_contains "$OUT" '"commit":null' "re-import makes no commit"
 pass "import is idempotent"
 
 # Rank: the fixture's row is 3 of 4 in its group.
-assert_exit 0 "$K" --json rank 628643ba
+assert_exit 0 "$KISTORE" --json rank 628643ba
 python3 - "$OUT" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
@@ -40,26 +35,26 @@ assert r["group"].startswith("sha256:")
 PY
 pass "rank: liger_tiled ranks 3 of 4 (json)"
 group=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["group"])' "$OUT")
-assert_exit 0 "$K" rank "${group#sha256:}"
+assert_exit 0 "$KISTORE" rank "${group#sha256:}"
 assert_contains "$OUT" "liger_tiled" "rank by group key"
 assert_contains "$OUT" "NVIDIA GeForce RTX 4090" "rank header names the GPU"
 pass "rank by group key"
-assert_exit 0 "$K" --json groups --gpu 4090
+assert_exit 0 "$KISTORE" --json groups --gpu 4090
 assert_contains "$OUT" "$group" "groups --gpu lists the group"
-assert_exit 0 "$K" groups --benchmark tiled_geglu/backward
+assert_exit 0 "$KISTORE" groups --benchmark tiled_geglu/backward
 assert_eq 2 "$(printf '%s\n' "$OUT" | wc -l)" "speed and memory groups of tiled_geglu backward"
 pass "groups with filters"
-assert_exit 0 "$K" ls --level source-native
+assert_exit 0 "$KISTORE" ls --level source-native
 assert_eq 17 "$(printf '%s\n' "$OUT" | wc -l)" "every passed row is source-native"
 pass "ls --level"
 
 # Attestations never change a level; attesting an unknown run is refused.
 before=$(head_of)
-assert_exit 1 "$K" attest deadbeefdeadbeef --note "no such run"
+assert_exit 1 "$KISTORE" attest deadbeefdeadbeef --note "no such run"
 assert_contains "$ERR" "no object in the store matches" "unknown run"
 assert_eq "$before" "$(head_of)" "nothing written for an unknown run"
-assert_exit 0 "$K" attest 628643ba --note "matches our numbers"
-assert_exit 0 "$K" --json show 628643ba
+assert_exit 0 "$KISTORE" attest 628643ba --note "matches our numbers"
+assert_exit 0 "$KISTORE" --json show 628643ba
 assert_contains "$OUT" '"attestations":1' "show counts attestations"
 assert_contains "$OUT" '"level":"source-native"' "attestation leaves the level"
 assert_contains "$OUT" '"rank":3' "show gives the rank"
@@ -68,33 +63,22 @@ pass "attest: note indexed, level unchanged"
 # Controlled reruns: keys and the trust list.
 cp "$data/keys/controller" "$data/keys/controller.pub" "$data/keys/outsider" "$data/keys/outsider.pub" .
 chmod 600 controller outsider
-"$K" show 628643ba --canonical > bundle.json
-make_rerun() {  # make_rerun MEDIAN_NS OUT
-  python3 - "$1" > "$2" <<'PY'
-import json, sys
-b = json.load(open("bundle.json"))
-r = b["run"]
-r["spec"]["timing"]["latencyNs"]["median"] = int(sys.argv[1])
-r["spec"]["observedAt"] = "2026-11-30T09:00:00.000Z"
-del r["spec"]["sourceNative"]
-r["metadata"] = {"name": "rerun-" + sys.argv[1]}
-print(json.dumps(b))
-PY
-}
+"$KISTORE" show 628643ba --canonical > bundle.json
+make_rerun() { rerun_bundle bundle.json "$1" "rerun-$1" >"$2"; }  # make_rerun MEDIAN_NS OUT
 make_rerun 2650000 close.json      # +1.7 %
 make_rerun 3400000 far.json        # +30 %
 before=$(head_of)
-assert_exit 2 "$K" rerun 628643ba close.json
+assert_exit 2 "$KISTORE" rerun 628643ba close.json
 assert_contains "$ERR" "must be signed" "rerun without a key"
-assert_exit 2 "$K" rerun 628643ba close.json --sign outsider
+assert_exit 2 "$KISTORE" rerun 628643ba close.json --sign outsider
 assert_contains "$ERR" "is not a controller" "rerun with an untrusted key"
-assert_exit 0 "$K" trust add controller@example.org controller.pub
-assert_exit 0 "$K" trust list
+assert_exit 0 "$KISTORE" trust add controller@example.org controller.pub
+assert_exit 0 "$KISTORE" trust list
 assert_contains "$OUT" "controller@example.org SHA256:" "trust list"
-assert_exit 2 "$K" rerun deadbeefdeadbeef close.json --sign controller
+assert_exit 2 "$KISTORE" rerun deadbeefdeadbeef close.json --sign controller
 assert_contains "$ERR" "no object in the store matches" "rerun of an unknown run"
-other=$("$K" ls --kind BenchmarkRun | grep -v 628643ba | head -1 | cut -d' ' -f1)
-assert_exit 2 "$K" rerun "$other" close.json --sign controller
+other=$("$KISTORE" ls --kind BenchmarkRun | grep -v 628643ba | head -1 | cut -d' ' -f1)
+assert_exit 2 "$KISTORE" rerun "$other" close.json --sign controller
 assert_contains "$ERR" "expected a rerun in RUN's comparison group" "rerun from another group"
 assert_eq "$before" "$(head_of)" "refused reruns write nothing"
 pass "rerun refusals: no key, untrusted key, unknown run, other group (exit 2, nothing written)"
@@ -103,7 +87,7 @@ pass "rerun refusals: no key, untrusted key, unknown run, other group (exit 2, n
 # naming it, and nothing is written (every file of the store hashed before and after).
 store_hash() { (cd "$S" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
 hash_before=$(store_hash)
-assert_exit 3 "$K" rerun 628643ba close.json --sign "$SERVERS_DIR/no-such-key"
+assert_exit 3 "$KISTORE" rerun 628643ba close.json --sign "$SERVERS_DIR/no-such-key"
 assert_contains "$ERR" "$SERVERS_DIR/no-such-key: cannot open the private key file: No such file or directory" \
   "missing key file"
 assert_eq "$hash_before" "$(store_hash)" "a missing key leaves the store as it was"
@@ -111,8 +95,8 @@ pass "rerun --sign with a missing key file: exit 3 naming the file, store unchan
 
 # A controlled rerun times the same code: a run of another implementation in
 # the same group (same protocol, GPU and workload) is refused, naming the member.
-hf=$("$K" --json rank 628643ba | python3 -c 'import json,sys; print([m["run"] for m in json.load(sys.stdin)["members"] if m["implementation"] == "huggingface"][0])')
-"$K" show "$hf" --canonical > hf-bundle.json
+hf=$("$KISTORE" --json rank 628643ba | python3 -c 'import json,sys; print([m["run"] for m in json.load(sys.stdin)["members"] if m["implementation"] == "huggingface"][0])')
+"$KISTORE" show "$hf" --canonical > hf-bundle.json
 python3 - > other-impl.json <<'PY'
 import json
 b = json.load(open("hf-bundle.json"))
@@ -125,7 +109,7 @@ PY
 want_impl=$(python3 -c 'import json; print(json.load(open("bundle.json"))["run"]["spec"]["implementationDigest"])')
 found_impl=$(python3 -c 'import json; print(json.load(open("other-impl.json"))["run"]["spec"]["implementationDigest"])')
 [[ $want_impl != "$found_impl" ]] || fail "the huggingface run has the same implementation as liger_tiled"
-assert_exit 2 "$K" rerun 628643ba other-impl.json --sign controller
+assert_exit 2 "$KISTORE" rerun 628643ba other-impl.json --sign controller
 assert_contains "$ERR" "other-impl.json: /run/spec/implementationDigest: expected RUN's implementation $want_impl" \
   "names the pointer and the implementation expected"
 assert_contains "$ERR" "found $found_impl" "names the implementation found"
@@ -134,22 +118,22 @@ pass "rerun of another implementation: exit 2, /run/spec/implementationDigest ex
 
 # --tolerance is a finite number in (0, 1]; anything else is refused before anything is written.
 for t in nan 0 -1 2 inf; do
-  assert_exit 2 "$K" rerun 628643ba close.json --sign controller --tolerance "$t"
+  assert_exit 2 "$KISTORE" rerun 628643ba close.json --sign controller --tolerance "$t"
   assert_contains "$ERR" "--tolerance: expected a finite number greater than 0 and at most 1" "--tolerance $t refused"
   assert_contains "$ERR" "found $t" "--tolerance $t: the message names what was given"
   assert_eq "$hash_before" "$(store_hash)" "--tolerance $t leaves the store as it was"
 done
 pass "rerun --tolerance nan, 0, -1, 2, inf: exit 2, a message, store unchanged"
 
-assert_exit 0 "$K" --json rerun 628643ba close.json --sign controller
+assert_exit 0 "$KISTORE" --json rerun 628643ba close.json --sign controller
 assert_contains "$OUT" '"level":"reproduced"' "within tolerance: reproduced"
-git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$K" trust path)" verify-commit main 2>verify.err \
+git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$KISTORE" trust path)" verify-commit main 2>verify.err \
   || fail "stock git verify-commit rejects kistore's signed rerun: $(cat verify.err)"
 assert_contains "$(cat verify.err)" 'Good "git" signature for controller@example.org' "git verify-commit output"
-show=$(git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$K" trust path)" log -1 --show-signature main 2>&1)
+show=$(git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$KISTORE" trust path)" log -1 --show-signature main 2>&1)
 assert_contains "$show" 'Good "git" signature' "git log --show-signature"
 pass "stock git verifies kistore's SSH signature"
-assert_exit 0 "$K" --json rank 628643ba --min-level reproduced
+assert_exit 0 "$KISTORE" --json rank 628643ba --min-level reproduced
 python3 - "$OUT" <<'PY'
 import json, sys
 m = json.loads(sys.argv[1])["members"]
@@ -157,19 +141,19 @@ assert [x["implementation"] for x in m] == ["liger_tiled"], m
 assert m[0]["level"] == "reproduced" and m[0]["rank"] == 1
 PY
 pass "rank --min-level reproduced keeps the reproduced run"
-assert_exit 0 "$K" verify
+assert_exit 0 "$KISTORE" verify
 pass "verify accepts a signed rerun by a trusted controller"
 
 # A rerun far off disputes; the tolerance is honoured.
-assert_exit 0 "$K" --json rerun 628643ba far.json --sign controller --tolerance 0.10
+assert_exit 0 "$KISTORE" --json rerun 628643ba far.json --sign controller --tolerance 0.10
 assert_contains "$OUT" '"level":"disputed"' "30 % off: disputed"
-assert_exit 0 "$K" verify
-assert_exit 0 "$K" ls --level disputed
+assert_exit 0 "$KISTORE" verify
+assert_exit 0 "$KISTORE" ls --level disputed
 assert_contains "$OUT" "628643ba" "ls --level disputed"
 pass "rerun outside tolerance disputes"
 
 # log --run tells the whole story, newest first.
-assert_exit 0 "$K" --json log --run 628643ba
+assert_exit 0 "$KISTORE" --json log --run 628643ba
 python3 - "$OUT" <<'PY'
 import json, sys
 e = json.loads(sys.argv[1])["entries"]
@@ -183,7 +167,7 @@ assert any(c.startswith("attested by sha256:") for c in e[2]["changes"])
 assert any(c.startswith("added sha256:628643ba") for c in e[3]["changes"])
 PY
 pass "log --run: import, attest, two reruns with level changes and signers"
-assert_exit 0 "$K" log --op rerun -n 1
+assert_exit 0 "$KISTORE" log --op rerun -n 1
 assert_contains "$OUT" "Op:     rerun" "log --op"
 assert_contains "$OUT" "trusted controller" "log shows the signer"
 pass "log --op and -n"
@@ -207,19 +191,19 @@ tamper_level() {  # tamper_level RUN-HEX [SIGNING-KEY]: move a run's level to re
 victim=$(echo "$other" | sed 's/sha256://')
 good=$(head_of)
 tamper_level "$victim"
-assert_exit 1 "$K" --json verify
+assert_exit 1 "$KISTORE" --json verify
 assert_contains "$OUT" '"kind":"level-unjustified"' "unsigned promotion"
 assert_contains "$OUT" "refs/levels/reproduced/$(fan "$victim")" "names the path"
 pass "verify: unsigned promotion made with stock git"
 git --git-dir="$S" update-ref refs/heads/main "$good"
 tamper_level "$victim" "$SERVERS_DIR/outsider"
 git --git-dir="$S" cat-file commit main | grep -q "BEGIN SSH SIGNATURE" || fail "forged commit is not signed"
-assert_exit 1 "$K" --json verify
+assert_exit 1 "$KISTORE" --json verify
 assert_contains "$OUT" '"kind":"level-unjustified"' "promotion signed by an untrusted key"
 assert_contains "$OUT" 'untrusted key' "says the key is untrusted"
 pass "verify: promotion signed by a key outside the trust list"
 printf 'outsider@example.org namespaces="git" %s\n' "$(cut -d' ' -f1,2 outsider.pub)" > published-signers
-assert_exit 1 "$K" verify --allowed-signers published-signers
+assert_exit 1 "$KISTORE" verify --allowed-signers published-signers
 assert_contains "$ERR" "refs/levels/disputed/" "without the controller, its reruns are unjustified too"
 # A trusted signature is not enough: the promotion adds no rerun, so it is no
 # valid rerun commit (SPEC §1) whoever signed it.
@@ -227,11 +211,11 @@ assert_contains "$ERR" "refs/levels/reproduced/$(fan "$victim")" "the outsider's
 assert_contains "$ERR" "adds no rerun of this run" "says why the promotion is no valid rerun commit"
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >> published-signers
 git --git-dir="$S" update-ref refs/heads/main "$good"
-assert_exit 0 "$K" verify --allowed-signers published-signers
+assert_exit 0 "$KISTORE" verify --allowed-signers published-signers
 pass "verify --allowed-signers: a third party's list of controllers decides"
-assert_exit 0 "$K" verify
-assert_exit 0 "$K" trust remove controller@example.org
-assert_exit 1 "$K" verify
+assert_exit 0 "$KISTORE" verify
+assert_exit 0 "$KISTORE" trust remove controller@example.org
+assert_exit 1 "$KISTORE" verify
 assert_contains "$ERR" "level-unjustified" "removing the controller un-trusts its reruns"
 pass "trust remove: the store no longer accepts that controller's levels"
 
@@ -241,14 +225,14 @@ pass "trust remove: the store no longer accepts that controller's levels"
 golden="$data/e2e/log-run.golden"
 export KISTORE_DIR="$SERVERS_DIR/golden" KISTORE_DATE=1767225600
 cp "$data/liger/sample.csv" sample.csv   # commit bodies name inputs as given: keep them relative
-assert_exit 0 "$K" init
-assert_exit 0 "$K" import liger sample.csv
+assert_exit 0 "$KISTORE" init
+assert_exit 0 "$KISTORE" import liger sample.csv
 export KISTORE_DATE=1767229200
-assert_exit 0 "$K" attest 628643ba --note "matches our numbers" --author "Reader <reader@example.org>"
-assert_exit 0 "$K" trust add controller@example.org controller.pub
+assert_exit 0 "$KISTORE" attest 628643ba --note "matches our numbers" --author "Reader <reader@example.org>"
+assert_exit 0 "$KISTORE" trust add controller@example.org controller.pub
 export KISTORE_DATE=1767232800
-assert_exit 0 "$K" rerun 628643ba close.json --sign controller
-assert_exit 0 "$K" log --run 628643ba
+assert_exit 0 "$KISTORE" rerun 628643ba close.json --sign controller
+assert_exit 0 "$KISTORE" log --run 628643ba
 if [[ ${KISTORE_ACCEPT:-} == 1 ]]; then printf '%s\n' "$OUT" > "$golden"; fi
 assert_eq "$(cat "$golden")" "$OUT" "log --run matches $golden"
 pass "golden log --run"

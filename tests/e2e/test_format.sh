@@ -6,14 +6,8 @@
 # byte for byte as it was; a FORMAT naming a later format refused by every
 # command. KISTORE_ACCEPT=1 rewrites the golden files.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-K="${KISTORE:?KISTORE must name the kistore binary}"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 data="$here/../data"
 export KISTORE_AUTHOR="Format Test <format@example.org>" KISTORE_DATE=1767225600
 cd "$SERVERS_DIR"
@@ -24,16 +18,7 @@ seed=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
 # make_rerun STORE RUN MEDIAN_NS OUT : the run's bundle with another median, as a controller's rerun
 make_rerun() {
     ks --store "$1" show "$2" --canonical >bundle.json
-    python3 - "$3" >"$4" <<'PY'
-import json, sys
-b = json.load(open("bundle.json"))
-r = b["run"]
-r["spec"]["timing"]["latencyNs"]["median"] = int(sys.argv[1])
-r["spec"]["observedAt"] = "2026-11-30T09:00:00.000Z"
-del r["spec"]["sourceNative"]
-r["metadata"] = {"name": "rerun-" + sys.argv[1]}
-print(json.dumps(b))
-PY
+    rerun_bundle bundle.json "$3" "rerun-$3" >"$4"
 }
 
 # golden NAME ACTUAL WHAT : ACTUAL equals tests/data/format2/NAME (rewritten with KISTORE_ACCEPT=1)
@@ -109,10 +94,8 @@ forged() {
     [[ $(jv --arg k "$kind" --arg p "$path" '[.problems[] | select(.kind == $k and .path == $p)] | length') -ge 1 ]] ||
         fail "$name: verify does not report $kind at $path: $OUT"
     assert_exit 0 ks --store "$SERVERS_DIR/clean" remote add "$name" "$SERVERS_DIR/forged"
-    before=$(store_fingerprint "$SERVERS_DIR/clean")
-    assert_exit 1 ks --store "$SERVERS_DIR/clean" pull "$name"
+    assert_exit_unchanged 1 "$SERVERS_DIR/clean" "$name: refused pull" ks --store "$SERVERS_DIR/clean" pull "$name"
     assert_contains "$ERR" "$kind" "$name: the pull names the problem"
-    assert_store_unchanged "$before" "$SERVERS_DIR/clean" "$name: refused pull"
 }
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
 assert_exit 0 ks clone --allowed-signers signers "$G" "$SERVERS_DIR/clean"

@@ -3,19 +3,15 @@
 # 3,897 rows -> 3,897 runs, each findable by its upstream id; a second import
 # changes nothing; the fixture's row ranks 3 of 4; verify is clean.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/isolate.sh
-. "$here/lib/isolate.sh"
-K="${KISTORE:?KISTORE must name the kistore binary}"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 corpus="${KISTORE_SOURCE_DIR:?}/../shared/data/liger"
 [[ -f $corpus/all_benchmark_data.csv ]] || fail "the corpus is not at $corpus"
-export KISTORE_AUTHOR="Corpus Test <corpus@example.org>" KISTORE_DIR="$SERVERS_DIR/store"
-S=$KISTORE_DIR
+export KISTORE_AUTHOR="Corpus Test <corpus@example.org>"
+use_store "$SERVERS_DIR/store"
 
-assert_exit 0 "$K" init
-assert_exit 0 "$K" --json import liger "$corpus"/*.csv
+assert_exit 0 "$KISTORE" init
+assert_exit 0 "$KISTORE" --json import liger "$corpus"/*.csv
 python3 - "$OUT" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
@@ -32,11 +28,11 @@ run=$(git --git-dir="$S" cat-file -p "main:refs/sources/liger-kernel-bench/$id")
 assert_eq sha256:628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354 "$run" "the fixture's row by its upstream id"
 pass "every row findable at refs/sources/liger-kernel-bench/<externalId>"
 head=$(git --git-dir="$S" rev-parse main)
-assert_exit 0 "$K" --json import liger "$corpus"/*.csv
+assert_exit 0 "$KISTORE" --json import liger "$corpus"/*.csv
 assert_contains "$OUT" '"added":0' "re-import adds nothing"
 assert_eq "$head" "$(git --git-dir="$S" rev-parse main)" "re-import makes no commit"
 pass "re-import changes nothing"
-assert_exit 0 "$K" --json rank "$run"
+assert_exit 0 "$KISTORE" --json rank "$run"
 python3 - "$OUT" "$run" <<'PY'
 import json, sys
 m = json.loads(sys.argv[1])["members"]
@@ -46,7 +42,7 @@ assert me["rank"] == 3 and me["implementation"] == "liger_tiled", me
 assert sorted(x["implementation"] for x in m) == ["deepspeed_tiled", "huggingface", "liger", "liger_tiled"]
 PY
 pass "the fixture's row ranks 3 of 4 among liger, huggingface, liger_tiled, deepspeed_tiled"
-assert_exit 0 "$K" verify
+assert_exit 0 "$KISTORE" verify
 git --git-dir="$S" fsck --strict --no-dangling >/dev/null 2>&1 || fail "git fsck --strict"
 pass "verify and git fsck --strict"
 summary

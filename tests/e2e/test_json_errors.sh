@@ -12,18 +12,11 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs in seconds.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-
-W=$SERVERS_DIR/w
+work_in w
 S=$W/store
-mkdir -p "$W"
-cd "$W"
 assert_exit 0 ks --store "$S" init
 assert_exit 0 ks --store "$S" add "$FX"
 printf '{"a":' >bad.json

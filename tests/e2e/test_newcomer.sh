@@ -10,16 +10,9 @@
 # of the nearest parent folder; a store another user owns; a read-only store;
 # a clone over git:// of a remote whose HEAD names a branch it lacks.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-# shellcheck source=lib/fingerprint.sh
-. "$here/lib/fingerprint.sh"
-W=$SERVERS_DIR/newcomer
-mkdir -p "$W" && cd "$W"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
+work_in newcomer
 S=$W/store
 assert_exit 0 ks init "$S"
 assert_exit 0 ks --store "$S" add "$FX"

@@ -12,18 +12,11 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs in seconds.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-
-S=$SERVERS_DIR/store
-W=$SERVERS_DIR/work
-mkdir -p "$W"
-export KISTORE_DIR=$S
+work_in work
+use_store "$SERVERS_DIR/store"
 ext=tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/batch2-hidden2048-intermediate4096-seq1024-bf16/2025-11-11-06-22-57
 
 # hostile OUT.jsonl NAME:UNIT:VALUE... : run documents in liger_tiled's group, one

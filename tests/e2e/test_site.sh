@@ -16,19 +16,12 @@
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs in ~20 s.
 set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
-
-S=$SERVERS_DIR/store
-W=$SERVERS_DIR/work
+work_in work
+use_store "$SERVERS_DIR/store"
 O=$W/site
-mkdir -p "$W"
-export KISTORE_DIR=$S
 CHECK="$PY $here/lib/site_check.py"
 ART=${KISTORE_TEST_ARTIFACTS:-$(dirname "$KISTORE")/test-artifacts}/site
 run=628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354   # liger_tiled, rank 3 of 4

@@ -15,21 +15,13 @@
 # as root or not, with stdin closed; everything lives in a temp dir it removes.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib/servers.sh
-. "$here/lib/servers.sh"
-servers_init
-
-# shellcheck source=lib/common.sh
-. "$here/lib/common.sh"
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
 # ------------------------------------------------------------------------------
 
-W=$SERVERS_DIR/w
+work_in w
 S=$W/store
 S0=$W/store0
-mkdir -p "$W"
-cd "$W"
 
 RUN=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
 RH=${RUN#sha256:}
@@ -44,16 +36,7 @@ blob() { g hash-object -w --stdin; }
 # tamper MSG < INDEX-INFO : commit on main the tree of main changed by the
 # `git update-index --index-info` lines on stdin ("MODE SP blob SP ID TAB PATH";
 # mode 0 with the null id removes PATH)
-tamper() {
-    local idx=$W/tamper.index tree commit
-    rm -f "$idx"
-    GIT_INDEX_FILE=$idx g read-tree main
-    GIT_INDEX_FILE=$idx g update-index --index-info
-    tree=$(GIT_INDEX_FILE=$idx g write-tree)
-    commit=$(g commit-tree -p main -m "$1" "$tree")
-    g update-ref refs/heads/main "$commit"
-    rm -f "$idx"
-}
+tamper() { commit_index_info "$S" "$1" >/dev/null; }
 put() { printf '100644 blob %s\t%s\n' "$1" "$2"; }   # put BLOB PATH
 del() { printf '%s\t%s\n' "$NULL_ENTRY" "$1"; }      # del PATH
 # Tampering only adds git objects and moves main: moving main back restores the

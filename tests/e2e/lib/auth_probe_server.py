@@ -12,11 +12,12 @@ records what a client would hand it). With --redirect it
 answers every request with 302 to BASE + the same path instead (another
 origin). READY is created once it listens. Runs until killed.
 """
-import http.server
-import socketserver
 import ssl
 import sys
 import threading
+
+sys.dont_write_bytecode = True  # import e2e_http without a __pycache__ in the source tree
+from e2e_http import QuietHandler, Server  # noqa: E402
 
 name, port, log_path, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rest = sys.argv[5:]
@@ -31,7 +32,7 @@ while rest:
 lock = threading.Lock()
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     protocol_version = "HTTP/1.1"
 
     def handle_any(self):
@@ -49,16 +50,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("WWW-Authenticate", 'Basic realm="probe"')
         self.send_header("Content-Length", "0")
         self.end_headers()
-
-    do_GET = do_POST = handle_any
-
-    def log_message(self, *args):
-        pass
-
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
 
 
 server = Server(("127.0.0.1", port), Handler)

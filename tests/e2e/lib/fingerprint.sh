@@ -32,3 +32,34 @@ assert_store_unchanged() {
         fail "$what: the store changed (above: < before, > after)"
     fi
 }
+
+# assert_exit_unchanged CODE DIR WHAT CMD ARGS... : assert_exit CODE CMD ARGS
+# (setting $OUT, $ERR and $RC as it does), then assert_store_unchanged: DIR
+# byte for byte as it was before CMD ran.
+assert_exit_unchanged() {
+    local code=$1 dir=$2 what=$3 before
+    shift 3
+    before=$(store_fingerprint "$dir")
+    assert_exit "$code" "$@"
+    assert_store_unchanged "$before" "$dir" "$what"
+}
+
+# pull_refused STORE SOURCE WHAT NEEDLE... : STORE pulls SOURCE: exit 1,
+# "refused" and every NEEDLE on stderr, the store byte for byte as it was; the
+# same with --json (result refused, error code 1). Leaves in $W/problems the
+# refusal's distinct problem lines, commit ids and object paths left out (to
+# compare two refusals). Uses ks and jv (lib/common.sh).
+pull_refused() {
+    local store=$1 src=$2 what=$3 before n
+    shift 3
+    before=$(store_fingerprint "$store")
+    assert_exit 1 ks --store "$store" pull "$src"
+    assert_contains "$ERR" "refused" "$what: says refused"
+    for n in "$@"; do assert_contains "$ERR" "$n" "$what: names $n"; done
+    assert_store_unchanged "$before" "$store" "$what"
+    assert_exit 1 ks --store "$store" --json pull "$src"
+    assert_eq "refused 1" "$(jv '"\(.result) \(.error.code)"')" "$what: --json says refused, code 1"
+    printf '%s\n' "$ERR" | { grep '^refused: ' || true; } | sed -E 's/commit [0-9a-f]{12}/commit C/g; s|objects/sha256/[0-9a-f/]+|OBJ|g' |
+        LC_ALL=C sort -u >"$W/problems"
+    assert_store_unchanged "$before" "$store" "$what (--json)"
+}

@@ -11,10 +11,11 @@ Every request is logged to LOG as "<origin> <method> <path> auth=<header or ->",
 so a test can assert that no Authorization header reached either side. READY
 is created once both listen. Runs until killed.
 """
-import http.server
-import socketserver
 import sys
 import threading
+
+sys.dont_write_bytecode = True  # import e2e_http without a __pycache__ in the source tree
+from e2e_http import QuietHandler, Server  # noqa: E402
 
 port, target_host, target_port, log_path, ready = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
                                                    sys.argv[4], sys.argv[5])
@@ -26,7 +27,7 @@ def log(origin, handler):
         f.write(f"{origin} {handler.command} {handler.path} auth={handler.headers.get('Authorization', '-')}\n")
 
 
-class Redirector(http.server.BaseHTTPRequestHandler):
+class Redirector(QuietHandler):
     def handle_any(self):
         log(f"127.0.0.1:{port}", self)
         self.send_response(302)
@@ -34,13 +35,8 @@ class Redirector(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_GET = do_POST = handle_any
 
-    def log_message(self, *args):
-        pass
-
-
-class Collector(http.server.BaseHTTPRequestHandler):
+class Collector(QuietHandler):
     def handle_any(self):
         log(f"{target_host}:{target_port}", self)
         body = b"credentials, please\n"
@@ -54,16 +50,6 @@ class Collector(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-
-    do_GET = do_POST = handle_any
-
-    def log_message(self, *args):
-        pass
-
-
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
 
 
 servers = [Server(("127.0.0.1", port), Redirector), Server((target_host, target_port), Collector)]

@@ -40,6 +40,7 @@ _SERVERS_SEQ=0
 _SERVERS_STOP_TIMEOUT=${SERVERS_STOP_TIMEOUT:-5}    # seconds, TERM -> KILL
 _SERVERS_START_TIMEOUT=${SERVERS_START_TIMEOUT:-10} # seconds to wait for a port
 _SERVERS_CLEANED=0
+_SERVERS_T0=$SECONDS # when servers_init ran: the test's clock (finished_within)
 
 TESTS_PASSED=${TESTS_PASSED:-0}
 TESTS_FAILED=${TESTS_FAILED:-0}
@@ -70,6 +71,7 @@ servers_init() {
     export SERVERS_DIR
     _SERVERS_MAIN_PID=$$
     _SERVERS_CLEANED=0
+    _SERVERS_T0=$SECONDS
 
     # Chain an existing EXIT trap: `trap -p EXIT` prints  trap -- 'CMD' EXIT
     local old
@@ -796,6 +798,17 @@ assert_exit() {
         printf '  --- stdout ---\n%s\n  --- stderr ---\n%s\n' "$OUT" "$ERR"
     } >&2
     fail "exit status of: $*"
+}
+
+# finished_within WHAT SECONDS : fails ("WHAT took Ns (limit Ls)") unless the
+# test took less than SECONDS since servers_init, or less than
+# KISTORE_E2E_TIME_LIMIT where that is set (scripts/test.sh's sanitized run,
+# several times slower, sets it); else passes "finished in Ns". The timed
+# tests end with it, just before summary.
+finished_within() {
+    local elapsed=$((SECONDS - _SERVERS_T0)) limit=${KISTORE_E2E_TIME_LIMIT:-$2}
+    ((elapsed < limit)) || fail "$1 took ${elapsed}s (limit ${limit}s)"
+    pass "finished in ${elapsed}s"
 }
 
 # summary : print "N passed, M failed"; returns 1 if anything failed.
