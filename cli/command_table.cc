@@ -5,6 +5,7 @@
 #include "cli/output/terminal.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <string_view>
@@ -120,6 +121,48 @@ const OptionSpec* option_for(const std::vector<const CommandSpec*>& chain, const
   return nullptr;
 }
 
+// The option of `chain` nearest to `arg` ("--frmat" -> "--format"), or "".
+std::string nearest_option(const std::vector<const CommandSpec*>& chain, const std::string& arg) {
+  std::string word = arg.substr(0, arg.find('='));
+  std::vector<std::string> names{"--help"};
+  for (const CommandSpec* level : chain)
+    for (const OptionSpec& o : level->options())
+      if (!o.is_positional())
+        for (const std::string& n : o.each_name()) names.push_back(n);
+  std::size_t limit = word.size() <= 5 ? 1 : 2, best = limit + 1;
+  std::string found;
+  for (const std::string& n : names)
+    if (std::size_t d = edit_distance(word, n); d < best) best = d, found = n;
+  return found;
+}
+
+// "kistore trust" for the chain root -> trust.
+std::string command_path(const std::vector<const CommandSpec*>& chain) {
+  std::string path = "kistore";
+  for (std::size_t k = 1; k < chain.size(); ++k) path += " " + chain[k]->name();
+  return path;
+}
+
+// A word that starts with '-' but is a value: "-" (standard input) or a negative number.
+bool is_dash_value(const std::string& arg) {
+  return arg == "-" || (arg.size() > 1 && arg[0] == '-' && (std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.'));
+}
+
+// What `kistore` alone (or a command group without its subcommand) prints:
+// the commands it takes, on one screen, and where to read more.
+std::string short_usage(const CommandSpec& level, const std::vector<const CommandSpec*>& chain) {
+  std::string path = command_path(chain);
+  std::string text = "usage: " + path + (chain.size() == 1 ? " [--store DIR] [--json] [-q]" : "") + " COMMAND [ARGS...]\n";
+  std::size_t width = 0;
+  for (const auto& sub : level.subcommands()) width = std::max(width, sub->name().size());
+  for (const auto& sub : level.subcommands()) {
+    std::string line = sub->description().substr(0, sub->description().find('\n'));
+    text += "  " + sub->name() + std::string(width - sub->name().size() + 2, ' ') + line + "\n";
+  }
+  text += "`" + path + " --help` says more; `kistore help COMMAND` explains one command\n";
+  return text;
+}
+
 // Before CLI11 sees the words: rewrites `help CMD...` as `CMD... --help`, and
 // refuses a word that should name a command but names none (CLI11 would only
 // say that a command is required, or that an argument was not expected).
@@ -129,17 +172,33 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
   for (bool rewritten = false;;) {
     std::vector<const CommandSpec*> chain{&root};
     std::size_t i = 0;
-    bool again = false;
+    bool again = false, asked_help = false;
     while (i < args.size()) {
       const std::string& arg = args[i];
       if (arg == "--") break;
-      if (arg.size() > 1 && arg[0] == '-') {
+      if (arg.size() > 1 && arg[0] == '-' && !is_dash_value(arg)) {
         const OptionSpec* o = option_for(chain, arg);
+        std::string name = arg.substr(0, arg.find('='));
+        bool built_in = name == "--help" || name == "-h" || name == "--version";
+        if (!o && !built_in) {
+          std::string path = command_path(chain);
+          std::string near = nearest_option(chain, arg);
+          std::string message = "unknown option \"" + name + "\" for " + path;
+          if (!near.empty()) message += "; did you mean \"" + near + "\"?";
+          message += (near.empty() ? "; `" : " `") + path + " --help` lists the options";
+          if (usage_error) usage_error(message);
+          else std::fprintf(stderr, "error: %s\n", shown_message(message).c_str());
+          return kUsageExit;
+        }
+        if (built_in) asked_help = true;
         i += o && o->takes_value() && arg.find('=') == std::string::npos ? 2 : 1;
         continue;
       }
       const CommandSpec* level = chain.back();
-      if (level->subcommands().empty()) break;  // the command's own arguments begin
+      if (level->subcommands().empty()) {  // the command's own arguments: only options are checked
+        ++i;
+        continue;
+      }
       if (level == &root && arg == "help" && rewritten) break;  // `help help`: help's own --help
       if (level == &root && arg == "help" && !rewritten) {
         // The words after help, then --help; options given before help stay.
@@ -167,7 +226,17 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
       chain.push_back(sub);
       ++i;
     }
-    if (!again) return std::nullopt;
+    if (again) continue;
+    // A command group given without its command (`kistore`, `kistore trust`):
+    // what it takes, rather than CLI11's "A subcommand is required".
+    const CommandSpec* level = chain.back();
+    if (!asked_help && level->required_subcommands() > 0) {
+      std::string message = command_path(chain) + " needs a command";
+      if (usage_error) usage_error(message + "; `" + command_path(chain) + " --help` lists them");
+      else std::fprintf(stderr, "error: %s\n%s", message.c_str(), short_usage(*level, chain).c_str());
+      return kUsageExit;
+    }
+    return std::nullopt;
   }
 }
 
@@ -195,8 +264,25 @@ std::optional<int> parse_command_line(CommandSpec& root, const std::string& vers
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (usage_error) usage_error(std::string(e.what()) + "; `kistore --help` lists the options");
-    else app.exit(e);
+    // In kistore's own shape: the command, what was wrong, where to read more.
+    std::vector<const CommandSpec*> chain;
+    for (auto& [spec, parsed_app] : made)
+      if (parsed_app->parsed()) chain.push_back(spec);
+    if (chain.empty()) chain.push_back(&root);
+    std::string path = command_path(chain), what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      std::string extras;
+      for (const CLI::App* a = &app; a;) {
+        for (const std::string& r : a->remaining()) extras += (extras.empty() ? "\"" : " \"") + r + "\"";
+        const CLI::App* next = nullptr;
+        for (const CLI::App* sub : a->get_subcommands()) next = sub;
+        a = next;
+      }
+      what = "unexpected argument" + std::string(extras.find(' ') == std::string::npos ? " " : "s ") + extras;
+    }
+    std::string message = path + ": " + what + "; `" + path + " --help` says what it takes";
+    if (usage_error) usage_error(message);
+    else std::fprintf(stderr, "error: %s\n", shown_message(message).c_str());
     return kUsageExit;
   }
   for (auto& [spec, parsed_app] : made) spec->set_parsed(parsed_app->parsed());

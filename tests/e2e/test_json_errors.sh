@@ -44,7 +44,7 @@ check_error 2 'unknown command "pusj"' pusj --json
 check_error 2 'REF is required' --store "$S" rank --json
 check_error 2 'frobnicate' --store "$S" ls --frobnicate --json
 check_error 2 'frobnicate' --json --store "$S" ls --frobnicate
-check_error 2 'A subcommand is required' --json
+check_error 2 'kistore needs a command' --json
 check_error 2 'unknown command "remote frob"' --store "$S" remote frob origin --json
 pass "usage errors are one JSON document, --json before or after the command"
 
