@@ -1,3 +1,4 @@
+#include <cctype>
 #include <cstdio>
 
 #include "cli/common.h"
@@ -20,12 +21,27 @@ std::string title_of(const Document& d) {
   return "";
 }
 
+// --kind takes a kind's name as documents spell it (BenchmarkRun) or its role
+// as people say it (run), in any case.
+std::optional<Kind> kind_named(const std::string& word) {
+  auto lower = [](std::string_view text) {
+    std::string out;
+    for (char c : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  for (Kind k : {Kind::kRun, Kind::kProtocol, Kind::kEnvironment, Kind::kWorkload, Kind::kImplementation,
+                 Kind::kAttestation})
+    if (lower(word) == lower(kind_name(k)) || lower(word) == role_name(k)) return k;
+  return std::nullopt;
+}
+
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("ls", "List the documents in the store");
   app->footer(
       "Prints one line per document: <digest> <kind> <title>. --kind keeps one kind\n"
       "(BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation,\n"
-      "Attestation); --level keeps runs at exactly that evidence level (disputed, reported,\n"
+      "Attestation, or by its role: run, protocol, environment, workload, implementation,\n"
+      "attestation); --level keeps runs at exactly that evidence level (disputed, reported,\n"
       "source-native, reproduced): the level the signed history gives under the store's trust\n"
       "list, as verify computes it. A stored level entry that the trust list no longer justifies\n"
       "is shown beside it: [reported (stored: reproduced, not justified by the trust list:\n"
@@ -41,8 +57,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   add_format_option(app, g, "digest, kind, title, level (with --level)");
   return Command{app, [&g, o]() -> int {
     std::optional<Kind> kind;
-    if (!o->kind.empty() && !(kind = parse_kind(o->kind)))
-      throw InvalidInput("--kind: expected one of " + known_kinds() + ", found \"" + o->kind + "\"");
+    if (!o->kind.empty() && !(kind = kind_named(o->kind)))
+      throw InvalidInput("--kind: expected one of " + known_kinds() + " (or run, protocol, environment, workload, "
+                         "implementation, attestation), found \"" + o->kind + "\"");
     std::optional<Level> level;
     if (!o->level.empty() && !(level = parse_level(o->level)))
       throw InvalidInput("--level: expected one of " + std::string(level_names()) + ", found \"" + o->level + "\"");

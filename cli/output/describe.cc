@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "objects/error.h"
 #include "objects/shown_text.h"
 #include "refs/compare.h"
 #include "refs/index.h"
@@ -34,6 +35,41 @@ Evidence evidence_of(const Snapshot& snap, AuditOnDemand& audit, const Document&
     if (r.member.run == run.digest()) e.rank = r.rank, e.unrankable = r.unrankable;
   e.attestations = attestations_of(snap, run.digest()).size();
   return e;
+}
+
+// An attestation indexed under a run, as show prints it: its type, author and
+// body (a note, or "reproduction <digest>"). One that cannot be read is shown
+// by its digest and "(unreadable; see kistore verify)".
+struct AttestationLine {
+  Digest digest;
+  std::string type, author, body;
+};
+
+// `text` on one line: a line break or other control character in what a
+// document says (an attestation's note) becomes a space, so that it can never
+// print a line of its own ("level: reproduced") in show's evidence.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return text;
+}
+
+std::vector<AttestationLine> attestation_lines(const Snapshot& snap, const Digest& run) {
+  std::vector<AttestationLine> lines;
+  for (const Digest& d : attestations_of(snap, run)) {
+    AttestationLine line{d, "?", "?", "(unreadable; see `kistore verify`)"};
+    try {
+      Document doc = snap.document(d, false);
+      auto text = [&](const char* member) {
+        const Json* v = doc.spec().find(member);
+        return v && v->is_string() ? v->as_string() : std::string("?");
+      };
+      line.type = text("type"), line.author = text("author"), line.body = text("body");
+    } catch (const Error&) {
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -99,6 +135,16 @@ Json run_evidence_json(const Snapshot& snap, AuditOnDemand& audit, const Documen
   if (!e.rank && !e.unrankable.empty()) out.set("reason", e.unrankable);
   out.set("group", e.group.str());
   out.set("attestations", static_cast<long long>(e.attestations));
+  Json attestations = Json::array();
+  for (const AttestationLine& a : attestation_lines(snap, run.digest())) {
+    Json one = Json::object();
+    one.set("digest", a.digest.str());
+    one.set("type", a.type);
+    one.set("author", a.author);
+    one.set("body", a.body);
+    attestations.push_back(std::move(one));
+  }
+  out.set("attestation_list", std::move(attestations));
   out.set("reruns", reruns_json(reruns_of(snap, run.digest())));
   return out;
 }
@@ -111,6 +157,10 @@ std::string run_evidence_text(const Snapshot& snap, AuditOnDemand& audit, const 
   if (!e.rank && !e.unrankable.empty()) out += " (unrankable: " + e.unrankable + ")";
   out += "\n";
   out += "attestations: " + std::to_string(e.attestations) + "\n";
+  for (const AttestationLine& a : attestation_lines(snap, run.digest()))
+    out += one_line("attestation " + a.type + "  " + a.digest.hex().substr(0, 12) + "  " + a.author + ": " +
+                    cut_text(a.body)) +
+           "\n";
   for (const RerunInfo& r : reruns_of(snap, run.digest())) out += rerun_text(r) + "\n";
   return out;
 }

@@ -58,7 +58,25 @@ assert_exit 0 "$KISTORE" --json show 628643ba
 assert_contains "$OUT" '"attestations":1' "show counts attestations"
 assert_contains "$OUT" '"level":"source-native"' "attestation leaves the level"
 assert_contains "$OUT" '"rank":3' "show gives the rank"
-pass "attest: note indexed, level unchanged"
+assert_eq "matches our numbers" "$(jv '.evidence.attestation_list[0].body')" "show --json carries the note"
+assert_eq "note" "$(jv '.evidence.attestation_list[0].type')" "show --json carries the type"
+assert_exit 0 "$KISTORE" show 628643ba
+assert_contains "$OUT" "attestation note" "show lists each attestation"
+assert_contains "$OUT" ": matches our numbers" "show prints the note"
+pass "attest: note indexed and shown, level unchanged"
+
+# A note is what an attester wrote: a line break in it cannot print a line of
+# its own in show's evidence (a forged "level: reproduced").
+# (Another run than 628643ba, whose history is checked below.)
+assert_exit 0 "$KISTORE" ls --kind run
+other=$(grep -v '^sha256:628643ba' <<<"$OUT" | head -1 | cut -d' ' -f1)
+assert_exit 0 "$KISTORE" attest "$other" --note $'fine\nlevel: reproduced'
+assert_exit 0 "$KISTORE" show "$other"
+assert_eq 0 "$(grep -c '^level: reproduced' <<<"$OUT" || true)" "no forged level line"
+assert_contains "$OUT" ": fine level: reproduced" "the note on its one line"
+assert_exit 0 "$KISTORE" --json show "$other"
+assert_contains "$OUT" '"level":"source-native"' "the level stands"
+pass "attest: a note cannot forge a line of show"
 
 # Controlled reruns: keys and the trust list.
 cp "$data/keys/controller" "$data/keys/controller.pub" "$data/keys/outsider" "$data/keys/outsider.pub" .

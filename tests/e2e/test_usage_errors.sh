@@ -59,6 +59,15 @@ assert_exit 0 ks --store "$S" help add
 assert_contains "$OUT" "Usage: kistore add" "help add"
 assert_exit 0 ks --store "$S" log --help
 assert_exit 0 ks --version
-pass "standard input, help and version are not usage errors"
+# ls --kind takes a kind as documents spell it or by its role, in any case.
+assert_exit 0 ks --store "$S" ls --kind BenchmarkRun
+full=$OUT
+[[ -n $full ]] || fail "ls --kind BenchmarkRun lists the run"
+for k in run Run benchmarkrun; do
+    assert_exit 0 ks --store "$S" ls --kind "$k"
+    assert_eq "$full" "$OUT" "ls --kind $k is --kind BenchmarkRun"
+done
+usage_error "an unknown kind" '--kind: expected one of BenchmarkRun' '(or run, protocol' 'found "runs"' -- ls --kind runs
+pass "standard input, help, version and --kind run are not usage errors"
 
 summary
