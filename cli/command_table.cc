@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/output/terminal.h"
+#include "objects/nearest.h"
 
 #include <algorithm>
 #include <cctype>
@@ -81,21 +82,6 @@ void build(CLI::App& app, CommandSpec& spec, MadeApps& made) {
   for (const auto& sub : spec.subcommands()) build(*app.add_subcommand(sub->name(), sub->description()), *sub, made);
 }
 
-// Optimal string alignment distance: insertions, deletions, substitutions and
-// swaps of two neighbours each count one ("pusj" -> "push": 1, "improt" -> "import": 1).
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
 // The command of `level` nearest to `word`, or "" when none is near enough to
 // be what was meant (one edit for short words, two for longer ones).
 std::string nearest_command(const CommandSpec& level, const std::string& word, bool with_help) {
@@ -105,11 +91,7 @@ std::string nearest_command(const CommandSpec& level, const std::string& word, b
     for (const std::string& a : sub->aliases()) names.push_back(a);
   }
   if (with_help) names.push_back("help");
-  std::size_t limit = word.size() <= 4 ? 1 : 2, best = limit + 1;
-  std::string found;
-  for (const std::string& n : names)
-    if (std::size_t d = edit_distance(word, n); d < best) best = d, found = n;
-  return found;
+  return nearest_name(word, names);
 }
 
 // The option `arg` names among those of `chain` (the command given and the
@@ -129,11 +111,7 @@ std::string nearest_option(const std::vector<const CommandSpec*>& chain, const s
     for (const OptionSpec& o : level->options())
       if (!o.is_positional())
         for (const std::string& n : o.each_name()) names.push_back(n);
-  std::size_t limit = word.size() <= 5 ? 1 : 2, best = limit + 1;
-  std::string found;
-  for (const std::string& n : names)
-    if (std::size_t d = edit_distance(word, n); d < best) best = d, found = n;
-  return found;
+  return nearest_name(word, names, 5);
 }
 
 // "kistore trust" for the chain root -> trust.

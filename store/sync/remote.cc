@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "objects/nearest.h"
 #include "objects/sha1.h"
 #include "store/git/git.h"
 #include "store/sync/sync.h"
@@ -69,6 +70,17 @@ ResolvedRemote resolve_remote(git_repository* repo, const std::string& text) {
   }
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
     git_error_clear();
+    std::vector<std::string> names;
+    git_strarray listed{};
+    if (git_remote_list(&listed, repo) == 0) {
+      for (std::size_t i = 0; i < listed.count; ++i) names.emplace_back(listed.strings[i]);
+      git_strarray_dispose(&listed);
+    }
+    git_error_clear();
+    std::string near = nearest_name(text, names);
+    if (!near.empty())
+      throw InvalidInput("no remote named \"" + redact_url(text) + "\"; did you mean \"" + near +
+                         "\"? (`kistore remote` lists the remotes)");
     throw InvalidInput("no remote named \"" + redact_url(text) +
                        "\" (add one with `kistore remote add NAME URL`, or give a URL or path instead of a name)");
   }

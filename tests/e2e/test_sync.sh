@@ -213,6 +213,8 @@ assert_exit 4 ks clone "$GIT_DAEMON_URL/does-not-exist.git" "$WORK/clone-missing
 assert_exit 2 ks --store A pull no-such-remote
 assert_contains "$ERR" "no remote named" "unknown remote name"
 assert_contains "$ERR" "or give a URL or path instead of a name" "unknown remote name: says a URL works too"
+assert_exit_unchanged 2 A "a misspelt remote" ks --store A pull nowher
+assert_contains "$ERR" 'no remote named "nowher"; did you mean "nowhere"?' "a misspelt remote: the nearest name"
 pass "unreachable remotes: closed port, missing path, missing repo -> exit 4 fast; unknown name -> 2"
 
 # Progress on a terminal (script(1) gives kistore one): objects and bytes,
