@@ -192,8 +192,8 @@ std::optional<Problem> not_a_store(git_repository* repo, const git_oid& commit, 
   return Problem{ProblemKind::kLayout, branch,
                  "not a kistore store: the remote's " + short_branch(branch) + " holds " +
                      (n ? names : std::string("an empty tree")) +
-                     " and nothing of kistore's (FORMAT, objects/, refs/); pull and clone take only stores "
-                     "(made by kistore init, add and push)"};
+                     " and nothing of kistore's (FORMAT, objects/, refs/); kistore pulls from, clones and pushes "
+                     "to only a store (made by kistore init, add and push) or an empty repository"};
 }
 
 void lead_with(std::optional<Problem> summary, std::vector<Problem>& problems) {

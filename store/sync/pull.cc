@@ -135,6 +135,12 @@ class Pull {
     std::string detail;
     if (!theirs) {
       detail = "the remote's " + unknown_format_problem(trees.read(&tree, std::string(kFormatPath)).value_or(""));
+    } else if (std::optional<Problem> none = not_a_store(quarantine_.repo(), incoming_, branch_);
+               *theirs == Format::k1 && none) {
+      // A tree with no FORMAT reads as format 1; one with nothing of kistore's
+      // (a README.md) is no store at all, and upgrading it is not the cure.
+      report_.problems.push_back(std::move(*none));
+      return true;
     } else if (*theirs == Format::k1) {
       detail = "the remote is a format-1 store and this one is " + format_name(mine) +
                "; stores of different formats do not sync: run `kistore upgrade` in the remote store (or clone it "

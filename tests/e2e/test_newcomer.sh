@@ -64,6 +64,21 @@ assert_contains "$(grep -m1 '^refused' <<<"$ERR")" "not a kistore store" "pull o
 assert_store_unchanged "$FP" "$S" "pull of a project"
 pass "clone and pull of a git repository that is no store: exit 1, saying so first, two examples, nothing written"
 
+# A repository holding only a README.md: its tree has no FORMAT, as a format-1
+# store's has none, yet it is no store: push and pull say so, not "upgrade it".
+ugit init -q "$W/readme" && echo hi >"$W/readme/README.md"
+ugit -C "$W/readme" add . && ugit -C "$W/readme" commit -q -m "a readme"
+git clone -q --bare "$W/readme" "$W/readme.git"
+RFP=$(store_fingerprint "$W/readme.git")
+for cmd in push pull; do
+    assert_exit_unchanged 1 "$S" "$cmd to a README-only repository" ks --store "$S" "$cmd" "$W/readme.git"
+    assert_contains "$ERR" "not a kistore store: the remote's main holds README.md and nothing of kistore's" \
+        "$cmd to a README-only repository: says what it is"
+    assert_not_contains "$ERR" "format-1" "$cmd to a README-only repository: not a format to upgrade"
+    assert_store_unchanged "$RFP" "$W/readme.git" "$cmd to a README-only repository: the remote"
+done
+pass "push and pull with a README-only repository: not a kistore store, both sides unchanged"
+
 # ---- a path remote that is not there ------------------------------------------------
 for cmd in "pull $W/no-such.git" "push $W/no-such.git" "pull ./typo"; do
     # shellcheck disable=SC2086
