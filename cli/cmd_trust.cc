@@ -33,7 +33,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "lines it removed and keeps every other line, comments included, byte for byte.");
   app->require_subcommand(1);
   auto* add = app->add_subcommand("add", "Trust a public key as a controller");
-  app->add_subcommand("list", "List the controllers");  // what runs when no other is given
+  app->add_subcommand("list", "List the controllers");
   auto* remove = app->add_subcommand("remove", "Remove a controller");
   auto* path = app->add_subcommand("path", "Print the allowed-signers file's path");
   auto principal = std::make_shared<std::string>();

@@ -221,6 +221,7 @@ std::optional<std::string> Store::setting(const std::string& key) const {
 }
 
 void Store::set_setting(const std::string& key, const std::string& value) {
+  check_settings_writable();
   git_config* cfg = nullptr;
   git::check(git_repository_config(&cfg, repo()), dir_ + ": opening config");
   git::Config owned(cfg);
@@ -370,6 +371,8 @@ void Store::sweep_temp_files() const {
   sweep_stale_temp_files(objects + "/pack");
   sweep_stale_temp_files(local_dir());  // the trust list's and push's settings' (store/edge/files.h, replace_file)
 }
+
+void Store::check_settings_writable() const { check_write_access(objects_->gitdir()); }
 
 void Store::check_writable() const {
   check_write_access(objects_->gitdir());

@@ -278,6 +278,11 @@ class Store {
   // or naming the folder when this process may not write to it
   // (store/git/store_access.h: "permission denied").
   void check_writable() const;
+  // Error(kIO) naming the folder, before anything is written, when this
+  // process may not write the store's own settings (config, the trust list):
+  // a read-only mount, or folders of another user. What trust, config and
+  // remote check before they write.
+  void check_settings_writable() const;
 
  private:
   Store(git_repository* repo, std::string dir);

@@ -54,6 +54,7 @@ std::vector<AllowedSigner> load_trust(const Store& store) {
 }
 
 void save_trust_text(const Store& store, const std::string& text) {
+  store.check_settings_writable();
   const std::string dir = store.local_dir();
   // Made beside the store's other files, whose folder exists: only the
   // local folder itself may be missing.

@@ -101,6 +101,7 @@ std::string synced_ref(const std::string& remote) {
 
 void add_remote(Store& store, const std::string& name, const std::string& url) {
   git::ensure_init();
+  store.check_settings_writable();
   if (!valid_remote_name(name))
     throw InvalidInput("remote name \"" + name +
                        "\": expected a name git accepts for a remote (e.g. origin), without \"/\"");
@@ -125,6 +126,7 @@ void add_remote(Store& store, const std::string& name, const std::string& url) {
 
 void remove_remote(Store& store, const std::string& name) {
   git::ensure_init();
+  store.check_settings_writable();
   git_remote* remote = nullptr;
   int rc = git_remote_lookup(&remote, store.repo(), name.c_str());
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {

@@ -246,9 +246,17 @@ if [[ $(id -u) == 0 ]] && have_tool setpriv && as_nobody test -x "$KISTORE" &&
     assert_eq "$want" "$ERR" "attest in a read-only store"
     assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" pull "$W/served.git"
     assert_eq "$want" "$ERR" "pull into a read-only store"
+    # The store's own settings too: the trust list, config and remotes
+    # (not "internal: filesystem error").
+    ssh-keygen -q -t ed25519 -N '' -C ctl@example.org -f "$W/ro/ctl" && chmod a+r "$W/ro/ctl.pub"
+    for cmd in "trust add ctl@example.org $W/ro/ctl.pub" "config sign.key $W/ro/ctl" "remote add o $W/served.git"; do
+        # shellcheck disable=SC2086
+        assert_exit 3 as_nobody "$KISTORE" --store "$W/ro/store" $cmd
+        assert_eq "$want" "$ERR" "$cmd in a read-only store"
+    done
     assert_exit 0 as_nobody "$KISTORE" --store "$W/ro/store" verify
     assert_store_unchanged "$FP_RO" "$W/ro/store" "writes refused by a read-only store"
-    pass "a read-only store: add, attest and pull are exit 3 with \"permission denied\" and the folder; verify still reads it; nothing written"
+    pass "a read-only store: add, attest, pull, trust add, config and remote add are exit 3 with \"permission denied\" and the folder; verify still reads it; nothing written"
 else
     pass "skipped: another user's store and a read-only one need root and setpriv"
 fi
