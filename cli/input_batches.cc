@@ -270,6 +270,22 @@ void read_one(const std::string& path, InputFormat format, Batcher& out) {
   stream_lines(in.f, source, std::move(head), out);
 }
 
+// What a folder without a *.json or *.jsonl file holds, for add's refusal.
+std::string nothing_to_read(const std::string& folder, std::vector<std::string> others) {
+  std::string text = "expected *.json or *.jsonl files in this folder (or below it), found ";
+  if (others.empty()) return text + "no file; nothing was written";
+  std::sort(others.begin(), others.end());
+  bool csv = false;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    csv = csv || others[i].ends_with(".csv");
+    if (i < 3) text += (i ? ", " : "") + fs::path(others[i]).lexically_relative(folder).string();
+  }
+  if (others.size() > 3) text += " and " + std::to_string(others.size() - 3) + " more";
+  text += "; nothing was written";
+  if (csv) text += " (CSV tables go in with `kistore import`)";
+  return text;
+}
+
 }  // namespace
 
 void read_in_batches(const std::vector<std::string>& paths, const std::function<void(ParsedInput&)>& on_batch,
@@ -292,14 +308,17 @@ void read_in_batches(const std::vector<std::string>& paths, const std::function<
       inputs.emplace_back(path, format_for_name(path));
       continue;
     }
-    std::vector<std::string> files;
+    std::vector<std::string> files, others;
     for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
       if (!it->is_regular_file()) continue;
       std::string ext = it->path().extension().string();
-      if (ext == ".json" || ext == ".jsonl") files.push_back(it->path().string());
+      (ext == ".json" || ext == ".jsonl" ? files : others).push_back(it->path().string());
     }
     if (ec) throw IOError(path + ": cannot list folder: " + ec.message());
+    // A folder with nothing add reads is a mistaken argument, not an empty
+    // success: say what it holds instead.
+    if (files.empty()) throw InvalidInput(path + ": " + nothing_to_read(path, others));
     std::sort(files.begin(), files.end());
     for (std::string& f : files) inputs.emplace_back(f, format_for_name(f));
   }

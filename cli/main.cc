@@ -65,6 +65,10 @@ int main(int argc, char** argv) {
       read_environment(g);
       int rc = c.run();
       std::fflush(stdout);
+      if (used_fallback_identity() && !g.quiet)
+        std::fputs("warning: the author was kistore <kistore@localhost>, for want of an identity; set yours with "
+                   "KISTORE_AUTHOR=\"Name <email>\", --author, or git config --global user.name and user.email\n",
+                   stderr);
       return rc;
     } catch (const Error& e) {
       print_error(json_errors, exit_code_for(e.code()), e.what());

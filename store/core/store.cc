@@ -75,6 +75,9 @@ std::pair<std::string, std::string> parse_author(std::string_view text) {
   return {name, std::string(email)};
 }
 
+// Set when a commit or a document took the fallback identity.
+std::atomic<bool> fallback_identity_used{false};
+
 // The signature of a commit: `author` ("Name <email>") if given, else git's
 // user.name/user.email, else the fallback; at `time` (unix seconds) if given,
 // else now.
@@ -87,6 +90,7 @@ git::Signature make_signature(git_repository* repo, const std::string& author, s
     // No identity anywhere (a fresh machine, a CI runner): a store never
     // fails for want of one (SPEC §2).
     git::check(git_signature_now(&sig, kFallbackAuthorName, kFallbackAuthorEmail), "author");
+    fallback_identity_used = true;
   }
   if (time) {
     git_signature* pinned = nullptr;
@@ -196,6 +200,8 @@ std::optional<Store> Store::open_native(const std::string& dir) {
   store.check_format();
   return store;
 }
+
+bool used_fallback_identity() { return fallback_identity_used; }
 
 std::string Store::author(const std::string& option) const {
   git::Signature sig = make_signature(repo(), option, std::nullopt);

@@ -180,6 +180,11 @@ struct ChangeSet {
   std::vector<std::string> extra_parents;  // commit ids, for merges
 };
 
+// Whether this process has, so far, written an author as the fallback
+// "kistore <kistore@localhost>" (no --author, KISTORE_AUTHOR or git identity),
+// so that the command line can say how to set one, as git does.
+bool used_fallback_identity();
+
 struct CommitOptions {
   // Author and committer, "Name <email>"; empty: git's user.name/user.email,
   // else "kistore <kistore@localhost>".

@@ -108,12 +108,16 @@ assert_exit 0 anon init
 assert_exit 0 anon add "$FX"
 assert_eq "kistore <kistore@localhost>|kistore <kistore@localhost>" \
     "$(git --git-dir="$W/anon" log -1 --format='%an <%ae>|%cn <%ce>' main)" "fallback author and committer"
+assert_contains "$ERR" "warning: the author was kistore <kistore@localhost>, for want of an identity; set yours with KISTORE_AUTHOR=" \
+    "the fallback identity is said, with how to set one"
+assert_eq 1 "$(grep -c '^warning:' <<<"$ERR")" "one warning line"
 git --git-dir="$W/anon" config user.name "Store Owner"
 git --git-dir="$W/anon" config user.email owner@example.invalid
 mkruns --start 1 --count 1 >"$W/anon-one.jsonl"
 assert_exit 0 anon add "$W/anon-one.jsonl"
 assert_eq "Store Owner <owner@example.invalid>" "$(git --git-dir="$W/anon" log -1 --format='%an <%ae>' main)" \
     "author from git's user.name/user.email"
+assert_not_contains "$ERR" "warning:" "no warning with git's identity"
 pass "without --author, KISTORE_AUTHOR or git identity, commits are by kistore <kistore@localhost>; git config comes first"
 
 # the on-disk layout of SPEC.md §2, checked with stock git and zstd

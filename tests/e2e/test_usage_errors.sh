@@ -52,6 +52,14 @@ usage_error "stray word" 'kistore log: unexpected argument "tsv"' -- log tsv
 usage_error "misspelt command" 'unknown command "pul"; did you mean "pull"?' -- pul
 pass "usage errors: error: first, the command, the nearest name, exit 2, nothing written"
 
+# A folder with nothing add reads is no empty success: exit 2 saying what it holds.
+mkdir -p "$W/tables/more" "$W/empty"
+echo "kernel,ms" >"$W/tables/a.csv" && echo notes >"$W/tables/more/notes.txt"
+usage_error "a folder of CSV files" "tables: expected *.json or *.jsonl files in this folder (or below it), found a.csv, more/notes.txt; nothing was written" \
+    "kistore import" -- add "$W/tables"
+usage_error "an empty folder" "empty: expected *.json or *.jsonl files" "found no file; nothing was written" -- add "$W/empty"
+pass "add of a folder with nothing to read: exit 2 naming what it holds, nothing written"
+
 # What is not a mistake stays accepted: "-" for standard input, a value that
 # begins with a dash, --help and --version anywhere.
 assert_exit 0 ks --store "$S" add - <"$FX"
