@@ -37,6 +37,7 @@ struct Measurement {
   // {"metric","statistic","unit","value"}; parse is the inverse (nullopt if malformed).
   Json to_json() const;
   static std::optional<Measurement> from_json(const Json& json);
+  friend bool operator==(const Measurement&, const Measurement&) = default;
 };
 
 // The run's primary measurement: spec.timing.latencyNs[primaryStatistic] (unit

@@ -1,0 +1,316 @@
+#include "refs/index_lines.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+#include <utility>
+
+#include "objects/error.h"
+
+namespace kistore {
+
+namespace {
+
+constexpr std::string_view kFamilyNames[] = {"metadata", "groups", "levels", "reruns", "attestations", "sources"};
+
+constexpr std::string_view kMetadataMembers[] = {"metadata"};
+constexpr std::string_view kGroupMembers[] = {"metric", "statistic", "unit", "value"};
+constexpr std::string_view kLevelMembers[] = {"evidence", "level"};
+constexpr std::string_view kRerunMembers[] = {"level", "ratio"};
+constexpr std::string_view kAttestationMembers[] = {"author", "type"};
+constexpr std::string_view kSourceMembers[] = {"externalId", "run", "source"};
+
+// The members of a family's line after "@key", in JCS order.
+std::span<const std::string_view> members(Family family) {
+  switch (family) {
+    case Family::kMetadata: return kMetadataMembers;
+    case Family::kGroups: return kGroupMembers;
+    case Family::kLevels: return kLevelMembers;
+    case Family::kReruns: return kRerunMembers;
+    case Family::kAttestations: return kAttestationMembers;
+    case Family::kSources: return kSourceMembers;
+  }
+  throw std::logic_error("unknown index family");
+}
+
+// "@key, metric, statistic, unit and value", for messages.
+std::string member_list(Family family) {
+  std::string out(kKeyMember);
+  const auto names = members(family);
+  for (std::size_t i = 0; i < names.size(); ++i) out.append(i + 1 == names.size() ? " and " : ", ").append(names[i]);
+  return out;
+}
+
+// A value as a message shows what it found: JSON text, cut after 80 bytes.
+std::string shown(const Json& value) {
+  if (value.is_string()) return quoted_excerpt(value.as_string());
+  std::string text = canonical(value);
+  if (text.size() <= 80) return text;
+  std::size_t cut = 80;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+bool lowercase_hex(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool is_verdict(Level level) { return level == Level::kDisputed || level == Level::kReproduced; }
+bool is_attestation_type(std::string_view type) { return type == "note" || type == "reproduction"; }
+
+// Reads the members of one parsed line, throwing Error(kCorruption) that
+// names the path, the line number and the member's pointer.
+class LineReader {
+ public:
+  LineReader(std::string_view path, std::size_t line_number, const Json& object)
+      : at_(std::string(path) + ":" + std::to_string(line_number) + ": "), object_(object) {}
+
+  Error fail(const std::string& what) const { return Corruption(at_ + what); }
+  Error fail(std::string_view member, const std::string& expected, const Json& found) const {
+    return fail("/" + pointer_token(member) + ": expected " + expected + ", found " + shown(found));
+  }
+
+  const Json& member(std::string_view name) const { return *object_.find(name); }
+
+  const std::string& string(std::string_view name, std::string_view expected = "a string") const {
+    const Json& v = member(name);
+    if (!v.is_string()) throw fail(name, std::string(expected), v);
+    return v.as_string();
+  }
+  // A string that separates fields of a sources key: no U+0000.
+  const std::string& text(std::string_view name) const {
+    const std::string& s = string(name, "a string without U+0000");
+    if (s.find('\0') != std::string::npos) throw fail(name, "a string without U+0000", member(name));
+    return s;
+  }
+  Digest digest(std::string_view name) const {
+    const Json& v = member(name);
+    std::optional<Digest> d;
+    if (v.is_string()) d = Digest::parse(v.as_string());
+    if (!d) throw fail(name, "a digest \"sha256:<64 lowercase hex>\"", v);
+    return *d;
+  }
+  Level verdict(std::string_view name) const {
+    const Json& v = member(name);
+    std::optional<Level> level;
+    if (v.is_string()) level = parse_level(v.as_string());
+    if (!level || !is_verdict(*level)) throw fail(name, "\"disputed\" or \"reproduced\"", v);
+    return *level;
+  }
+  double number(std::string_view name, std::string_view expected = "a number") const {
+    const Json& v = member(name);
+    if (!v.is_number()) throw fail(name, std::string(expected), v);
+    return v.as_number();
+  }
+
+ private:
+  std::string at_;
+  const Json& object_;
+};
+
+// The first and second digests of a 128-digit key.
+Digest first_digest(std::string_view key) { return *Digest::parse_hex(key.substr(0, 64)); }
+Digest second_digest(std::string_view key) { return *Digest::parse_hex(key.substr(64, 64)); }
+
+std::optional<Measurement> read_primary(const LineReader& in) {
+  if (std::all_of(std::begin(kGroupMembers), std::end(kGroupMembers),
+                  [&](std::string_view name) { return in.member(name).is_null(); }))
+    return std::nullopt;
+  const std::string either = " (metric, statistic, unit and value are all null, or none is)";
+  Measurement m;
+  m.metric = in.string("metric", "a string" + either);
+  m.statistic = in.string("statistic", "a string" + either);
+  m.unit = in.string("unit", "a string" + either);
+  m.value = in.number("value", "a number" + either);
+  return m;
+}
+
+IndexFact read_fact(Family family, const std::string& key, const LineReader& in) {
+  switch (family) {
+    case Family::kMetadata: {
+      const Json& metadata = in.member("metadata");
+      if (!metadata.is_object()) throw in.fail("metadata", "a JSON object", metadata);
+      return MetadataFact{*Digest::parse_hex(key), metadata};
+    }
+    case Family::kGroups:
+      return GroupFact{first_digest(key), second_digest(key), read_primary(in)};
+    case Family::kLevels:
+      return LevelFact{*Digest::parse_hex(key), in.verdict("level"), in.digest("evidence")};
+    case Family::kReruns:
+      return RerunFact{first_digest(key), second_digest(key), in.verdict("level"), in.number("ratio")};
+    case Family::kAttestations: {
+      const std::string& type = in.string("type", "\"note\" or \"reproduction\"");
+      if (!is_attestation_type(type)) throw in.fail("type", "\"note\" or \"reproduction\"", in.member("type"));
+      return AttestationFact{first_digest(key), second_digest(key), in.string("author"), type};
+    }
+    case Family::kSources: {
+      SourceFact fact{in.text("source"), in.text("externalId"), in.digest("run")};
+      const std::string expected = source_key(fact.source, fact.external_id);
+      if (key != expected)
+        throw in.fail("/@key: expected the SHA-256 of source, a NUL and externalId, " + expected + ", found " + key);
+      return fact;
+    }
+  }
+  throw std::logic_error("unknown index family");
+}
+
+// The line's object: "@key" first, then the family's members.
+Json line_object(const IndexFact& fact) {
+  Json out = Json::object();
+  out.set(kKeyMember, fact_key(fact));
+  auto check = [](bool ok, const char* what) {
+    if (!ok) throw std::logic_error(std::string("cannot render an index line: ") + what);
+  };
+  std::visit(
+      [&](const auto& f) {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, MetadataFact>) {
+          check(f.metadata.is_object(), "metadata that is not an object");
+          out.set("metadata", f.metadata);
+        } else if constexpr (std::is_same_v<T, GroupFact>) {
+          const Measurement* m = f.primary ? &*f.primary : nullptr;
+          check(!m || std::isfinite(m->value), "a measurement that is not finite");
+          out.set("metric", m ? Json(m->metric) : Json());
+          out.set("statistic", m ? Json(m->statistic) : Json());
+          out.set("unit", m ? Json(m->unit) : Json());
+          out.set("value", m ? Json(m->value) : Json());
+        } else if constexpr (std::is_same_v<T, LevelFact>) {
+          check(is_verdict(f.level), "a level other than disputed or reproduced");
+          out.set("evidence", f.evidence.str());
+          out.set("level", std::string(level_name(f.level)));
+        } else if constexpr (std::is_same_v<T, RerunFact>) {
+          check(is_verdict(f.verdict), "a verdict other than disputed or reproduced");
+          check(std::isfinite(f.ratio), "a ratio that is not finite");
+          out.set("level", std::string(level_name(f.verdict)));
+          out.set("ratio", f.ratio);
+        } else if constexpr (std::is_same_v<T, AttestationFact>) {
+          check(is_attestation_type(f.type), "an attestation type other than note or reproduction");
+          out.set("author", f.author);
+          out.set("type", f.type);
+        } else {
+          check(f.source.find('\0') == std::string::npos && f.external_id.find('\0') == std::string::npos,
+                "a source or externalId holding U+0000");
+          out.set("externalId", f.external_id);
+          out.set("run", f.run.str());
+          out.set("source", f.source);
+        }
+      },
+      fact);
+  return out;
+}
+
+}  // namespace
+
+std::string_view family_name(Family family) { return kFamilyNames[static_cast<std::size_t>(family)]; }
+
+std::optional<Family> parse_family(std::string_view name) {
+  for (Family f : kFamilies)
+    if (family_name(f) == name) return f;
+  return std::nullopt;
+}
+
+std::size_t key_digits(Family family) {
+  return family == Family::kGroups || family == Family::kReruns || family == Family::kAttestations ? 128 : 64;
+}
+
+Family family_of(const IndexFact& fact) { return static_cast<Family>(fact.index()); }
+
+std::string source_key(std::string_view source, std::string_view external_id) {
+  std::string bytes(source);
+  bytes.push_back('\0');
+  bytes.append(external_id);
+  return Digest::of(bytes).hex();
+}
+
+std::string fact_key(const IndexFact& fact) {
+  return std::visit(
+      [](const auto& f) -> std::string {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, MetadataFact>) return f.document.hex();
+        else if constexpr (std::is_same_v<T, GroupFact>) return f.key.hex() + f.run.hex();
+        else if constexpr (std::is_same_v<T, LevelFact>) return f.run.hex();
+        else if constexpr (std::is_same_v<T, RerunFact>) return f.run.hex() + f.rerun.hex();
+        else if constexpr (std::is_same_v<T, AttestationFact>) return f.run.hex() + f.attestation.hex();
+        else return source_key(f.source, f.external_id);
+      },
+      fact);
+}
+
+std::string render_line(const IndexFact& fact) {
+  std::string out = canonical(line_object(fact));
+  out.push_back('\n');
+  return out;
+}
+
+IndexFact parse_line(Family family, std::string_view line, std::string_view path, std::size_t line_number) {
+  const Json empty = Json::object();
+  const LineReader at(path, line_number, empty);
+  if (line.empty()) throw at.fail("expected a line ending in \"\\n\", found the end of the file");
+  if (line.back() != '\n') throw at.fail("expected a line ending in \"\\n\", found the end of the file after " +
+                                         quoted_excerpt(line.substr(line.size() > 20 ? line.size() - 20 : 0)));
+  const std::string_view body = line.substr(0, line.size() - 1);
+  if (body.find('\n') != std::string_view::npos) throw at.fail("expected one line, found a \"\\n\" inside it");
+  Json object;
+  try {
+    object = parse_json(body, path, line_number);
+  } catch (const Error& e) {
+    throw Corruption(e.what());
+  }
+  if (!object.is_object()) throw at.fail("expected a JSON object, found " + shown(object));
+  const auto names = members(family);
+  for (const auto& [name, value] : object.as_object())
+    if (name != kKeyMember && std::find(names.begin(), names.end(), name) == names.end())
+      throw at.fail("expected only the members " + member_list(family) + " in a " + std::string(family_name(family)) +
+                    " line, found " + quoted_excerpt(name));
+  const Json* key = object.find(kKeyMember);
+  if (!key) throw at.fail("expected the member \"@key\", found none");
+  const std::size_t digits = key_digits(family);
+  if (!key->is_string() || key->as_string().size() != digits || !lowercase_hex(key->as_string()))
+    throw at.fail(std::string(kKeyMember), std::to_string(digits) + " lowercase hex digits", *key);
+  for (std::string_view name : names)
+    if (!object.find(name))
+      throw at.fail("expected the member " + quoted_excerpt(name) + " (a " + std::string(family_name(family)) +
+                    " line has " + member_list(family) + "), found none");
+  IndexFact fact = read_fact(family, key->as_string(), LineReader(path, line_number, object));
+  const std::string expected = render_line(fact);
+  if (expected != line) {
+    const std::size_t at_byte = std::mismatch(expected.begin(), expected.end(), line.begin(), line.end()).first -
+                                expected.begin();
+    throw at.fail("expected the RFC 8785 form of the line's object, which differs from it at column " +
+                  std::to_string(at_byte + 1) + ": expected " + quoted_excerpt(expected.substr(at_byte), 24) +
+                  ", found " + quoted_excerpt(line.substr(at_byte), 24));
+  }
+  return fact;
+}
+
+std::vector<IndexFact> parse_index_file(Family family, std::string_view path, std::string_view prefix,
+                                        std::string_view bytes) {
+  if (bytes.empty()) throw Corruption(std::string(path) + ": expected at least one line, found an empty file");
+  std::vector<IndexFact> facts;
+  std::string previous;
+  std::size_t number = 0;
+  for (std::size_t start = 0; start < bytes.size();) {
+    ++number;
+    const std::size_t end = bytes.find('\n', start);
+    const std::string_view line = bytes.substr(start, end == std::string_view::npos ? end : end - start + 1);
+    start += line.size();
+    IndexFact fact = parse_line(family, line, path, number);
+    std::string key = fact_key(fact);
+    const Json empty = Json::object();
+    const LineReader at(path, number, empty);
+    if (!key.starts_with(prefix))
+      throw at.fail("/@key: expected a key starting with " + std::string(prefix.empty() ? "anything" : prefix) +
+                    " (the digits its file's path stands for), found " + key);
+    if (number > 1 && key == previous)
+      throw at.fail("/@key: expected each key once, found " + key + " again (line " + std::to_string(number - 1) + ")");
+    if (number > 1 && key < previous)
+      throw at.fail("/@key: expected keys in ascending order, found " + key + " after line " +
+                    std::to_string(number - 1) + "'s " + previous);
+    previous = std::move(key);
+    facts.push_back(std::move(fact));
+  }
+  return facts;
+}
+
+}  // namespace kistore
