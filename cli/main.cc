@@ -12,6 +12,7 @@
 #include "cli/command_table.h"
 #include "cli/common.h"
 #include "cli/output/terminal.h"
+#include "store/edge/interrupt.h"
 
 using namespace kistore;
 using namespace kistore::cli;
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
   // a pack over receive.maxInputSize, a dropped connection) must give a write
   // error that sync reports (exit 4), not a silent death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
+  // Ctrl-C, SIGTERM, SIGHUP: stop children, remove temporary files, say what
+  // was written, exit 130 (store/edge/interrupt.h). Before any thread starts.
+  handle_interrupts();
   CommandSpec root(
       "kistore",
       "kistore keeps GPU-kernel benchmark evidence (KernelIndex manifests) as immutable, content-addressed\n"

@@ -16,6 +16,7 @@
 #include "objects/shown_text.h"
 #include "refs/layout.h"
 #include "store/edge/beneath.h"
+#include "store/edge/interrupt.h"
 #include "store/history/level_audit.h"
 #include "store/query/query.h"
 
@@ -418,9 +419,19 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
   std::vector<std::string> group_keys(data.groups.size());
   parallel_for(group_keys.size(), [&](std::size_t g) { group_keys[g] = site::group_key(data, g); });
   std::vector<PageJob> jobs = page_jobs(data, group_keys);
+  // Interrupted (store/edge/interrupt.h), a first build leaves no half site:
+  // a folder it made goes whole, in a folder it found empty what it made
+  // goes. A rebuild is said to have rewritten part of the site.
+  TemporaryPaths first_build;
+  const bool made_here = !opened;
   if (!opened) opened.emplace(BeneathDir::open(options.out_dir, true));
   const BeneathDir& out = *opened;
-  for (const char* sub : {"runs", "groups", "benchmarks", "documents"}) out.make_dirs(sub);
+  if (made_here) first_build.add(options.out_dir);
+  else if (before.found) note_written("part of the site in " + options.out_dir + " (build it again to finish it)");
+  for (const char* sub : {"runs", "groups", "benchmarks", "documents"}) {
+    if (!made_here && !before.found) first_build.add((fs::path(options.out_dir) / sub).string());
+    out.make_dirs(sub);
+  }
   SiteReport report{jobs.size() + 1, 0, 0, 0, data.groups.size(), data.benchmarks.size(), {}};
   for (const auto& g : data.groups) report.runs += g.view.rows.size();
   std::vector<ManifestEntry> entries;
@@ -446,6 +457,8 @@ SiteReport build_site(const Store& store, const std::vector<AllowedSigner>& trus
         // yet (the manifest, written last, makes it one), so no reader can
         // see a page change under it.
         const std::string& path = page.entry.path;
+        if (!made_here && !before.found && path.find('/') == std::string::npos)
+          first_build.add((fs::path(options.out_dir) / path).string());
         if (before.found || !out.create(path, *page.bytes)) out.replace(path, *page.bytes);
       }
     });

@@ -29,6 +29,7 @@
 #include "store/git/raw_tree.h"
 #include "store/git/store_access.h"
 #include "store/core/store_shape.h"
+#include "store/edge/interrupt.h"
 #include "store/edge/tempfiles.h"
 
 namespace kistore {
@@ -423,6 +424,7 @@ std::optional<std::string> Store::commit_written(
     if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
     int rc = git::move_ref(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
     if (rc == 0) {
+      note_written("commit " + id.substr(0, 12));  // what an interruption from now on says (interrupt.h)
       git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr);
       git_odb* odb = nullptr;
       if (git_repository_odb(&odb, repo()) == 0) {

@@ -1,4 +1,5 @@
 #include "store/edge/files.h"
+#include "store/edge/interrupt.h"
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2
@@ -143,6 +144,7 @@ bool make_folder(const std::string& path, mode_t mode) {
 void remove_quietly(const std::string& path) {
   const int saved = errno;
   file_system().unlink_at(AT_FDCWD, path.c_str(), 0);
+  untrack_temporary(path);
   errno = saved;
 }
 
@@ -155,6 +157,7 @@ void remove_empty_folder_quietly(const std::string& path) {
 void rename_file(const std::string& from, const std::string& to) {
   if (file_system().rename_at(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), false) != 0)
     throw IOError(to + ": cannot move " + from + " into place: " + why(errno));
+  untrack_temporary(from);
 }
 
 int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what) {
@@ -165,7 +168,10 @@ int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what) {
   for (int i = 0; i < kAttempts; ++i) {
     fill_unique(six);
     int fd = fs.open_at(AT_FDCWD, tmpl.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd >= 0) return fd;
+    if (fd >= 0) {
+      track_temporary(tmpl);  // removed if the command is interrupted (interrupt.h)
+      return fd;
+    }
     if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(errno));
   }
   throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + std::to_string(kAttempts) +
@@ -179,7 +185,10 @@ std::string make_temp_folder(std::string tmpl) {
   char* six = tmpl.data() + tmpl.size() - 6;
   for (int i = 0; i < kAttempts; ++i) {
     fill_unique(six);
-    if (fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0) return tmpl;
+    if (fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0) {
+      track_temporary(tmpl);  // removed if the command is interrupted (interrupt.h)
+      return tmpl;
+    }
     if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(errno));
   }
   throw IOError(folder_of(tmpl) + ": cannot create a folder: " + std::to_string(kAttempts) + " names tried were taken");
@@ -221,6 +230,7 @@ bool NewFile::place(const std::string& dest, bool keep_existing) {
     throw IOError(dest + ": cannot move " + path_ + " into place: " + why(errno));
   }
   placed_ = true;
+  untrack_temporary(path_);
   return true;
 }
 

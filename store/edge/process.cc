@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "objects/error.h"
+#include "store/edge/interrupt.h"
 
 namespace kistore {
 namespace {
@@ -44,6 +45,7 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 [[noreturn]] void exec_child(const ProcessSpec& spec, const char* program, char* const* argv, char* const* envp,
                              int out_fd, int err_fd, int report) {
   setpgid(0, 0);
+  reset_signals_in_child();
   int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, 0);
   dup2(out_fd, 1);
@@ -121,11 +123,13 @@ WorkFolder::WorkFolder(const std::string& parent, const std::string& prefix) {
   std::string tmpl = (fs::path(parent) / ("kistore-" + prefix + "-XXXXXX")).string();
   if (!mkdtemp(tmpl.data())) throw IOError(parent + ": cannot make a working folder: " + std::strerror(errno));
   path_ = tmpl;
+  track_temporary(path_);  // removed if the command is interrupted (interrupt.h)
 }
 
 WorkFolder::~WorkFolder() {
   std::error_code ignored;
   if (!keep_) fs::remove_all(path_, ignored);
+  untrack_temporary(path_);
 }
 
 ProcessResult run_process(const ProcessSpec& spec) {
@@ -168,12 +172,14 @@ ProcessResult run_process(const ProcessSpec& spec) {
     return result;
   }
   setpgid(pid, pid);  // also in the child: whichever runs first
+  track_child(pid);    // stopped if the command is interrupted (interrupt.h)
 
   int child_errno = 0;
   ssize_t got = read(report_pipe[0], &child_errno, sizeof child_errno);
   close(report_pipe[0]);
   if (got == sizeof child_errno) {
     waitpid(pid, nullptr, 0);
+    untrack_child(pid);
     close(out_pipe[0]);
     close(err_pipe[0]);
     result.not_found = child_errno == ENOENT;
@@ -228,6 +234,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   close(err_pipe[0]);
   kill(-pid, SIGKILL);  // whatever of its group is left
   if (!exited) waitpid(pid, &status, 0);
+  untrack_child(pid);
   result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   if (result.err_tail.size() > spec.stderr_tail) result.err_tail.erase(0, result.err_tail.size() - spec.stderr_tail);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);

@@ -2,6 +2,7 @@
 // there, move in, fast-forward or merge.
 #include <filesystem>
 
+#include "store/edge/interrupt.h"
 #include "store/git/git.h"
 #include "store/sync/incoming.h"
 #include "store/git/incoming_walk.h"
@@ -247,6 +248,7 @@ class Pull {
         rc = git::move_ref(repo_, branch_, incoming_, &head, log);
       }
       if (rc == 0) {
+        note_written("commit " + report_.incoming.substr(0, 12) + " (" + branch_ + " fast-forwarded)");
         std::optional<git_oid> before;
         if (!now.empty()) before = git::parse_oid(now.commit_id());
         git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
@@ -343,6 +345,9 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
   if (existed && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     throw InvalidInput(dir + ": already exists and is not an empty folder");
   PullReport result;
+  // An interrupted clone leaves no half store (interrupt.h); a folder that
+  // was there, empty, is left as it was found only by undo_clone.
+  if (!existed) track_temporary(dir);
   try {
     Store store = Store::init(dir);
     add_remote(store, "origin", url);  // without the URL's password
@@ -365,9 +370,11 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
     result = pull_from(store, conn, branch, quarantine);
   } catch (...) {
     undo_clone(dir, existed);
+    if (!existed) untrack_temporary(dir);
     throw;
   }
   if (result.refused()) undo_clone(dir, existed);
+  if (!existed) untrack_temporary(dir);
   return result;
 }
 

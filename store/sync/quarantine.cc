@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "store/edge/interrupt.h"
 #include "objects/error.h"
 #include "store/git/git.h"
 #include "store/git/objwrite.h"
@@ -237,6 +238,7 @@ Quarantine::Quarantine(git_repository* store) : store_(store) {
   } catch (...) {
     std::error_code ec;
     fs::remove_all(path_, ec);
+    untrack_temporary(path_);
     throw;
   }
 }
@@ -245,6 +247,7 @@ Quarantine::~Quarantine() {
   if (repo_) git_repository_free(repo_);  // frees the receiver with the odb
   std::error_code ec;
   fs::remove_all(path_, ec);
+  untrack_temporary(path_);
 }
 
 void Quarantine::set_ref(const std::string& name, const git_oid& id) {

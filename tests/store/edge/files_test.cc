@@ -15,6 +15,7 @@
 
 #include "objects/error.h"
 #include "store/edge/beneath.h"
+#include "store/edge/interrupt.h"
 #include "tests/store/faulty_files.h"
 #include "tests/store/support.h"
 
@@ -81,6 +82,40 @@ TEST_CASE("file gate: a NewFile that is not placed leaves nothing", "[files]") {
   CHECK_FALSE(h.place(tmp.path + "/name", /*keep_existing=*/true));  // kept; the temporary file goes
   CHECK(listing(tmp.path).size() == 1);
   CHECK(read_file(tmp.path + "/name") == "whole");
+}
+
+// What an interruption removes (store/edge/interrupt.h): each temporary file
+// and folder from its creation until it is placed, renamed or removed.
+TEST_CASE("file gate: temporary files and folders are tracked until placed or removed", "[files][interrupt]") {
+  TempDir tmp;
+  const std::size_t at_start = tracked_temporaries();
+  {
+    NewFile f(tmp.path, "test", 0644);
+    CHECK(tracked_temporaries() == at_start + 1);
+  }  // not placed: removed, and no longer tracked
+  CHECK(tracked_temporaries() == at_start);
+  NewFile g(tmp.path, "test", 0444);
+  g.write("whole");
+  g.seal();
+  CHECK(tracked_temporaries() == at_start + 1);
+  CHECK(g.place(tmp.path + "/name"));
+  CHECK(tracked_temporaries() == at_start);  // placed: the store's now, never removed by an interruption
+  std::string tmpl = tmp.path + "/raw_XXXXXX";
+  int fd = create_temp_file(tmpl, 0600);
+  ::close(fd);
+  CHECK(tracked_temporaries() == at_start + 1);
+  rename_file(tmpl, tmp.path + "/raw");
+  CHECK(tracked_temporaries() == at_start);
+  std::string folder = make_temp_folder(tmp.path + "/dir_XXXXXX");
+  CHECK(tracked_temporaries() == at_start + 1);
+  {
+    TemporaryPaths made;
+    made.add(tmp.path + "/site");
+    CHECK(tracked_temporaries() == at_start + 2);
+  }
+  CHECK(tracked_temporaries() == at_start + 1);
+  untrack_temporary(folder);
+  CHECK(tracked_temporaries() == at_start);
 }
 
 TEST_CASE("file gate: a message names the path and the system's reason", "[files]") {
