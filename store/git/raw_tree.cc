@@ -121,6 +121,7 @@ std::string join(const std::string& prefix, std::string_view name) {
 }  // namespace
 
 TreeReader::TreeReader(git_odb* odb, Options options) : odb_(odb), options_(options) {}
+TreeReader::TreeReader(ObjectLoader load, Options options) : load_(std::move(load)), options_(options) {}
 
 std::shared_ptr<const RawTree> TreeReader::tree(const git_oid& id, std::string_view where) const {
   if (options_.keep)
@@ -129,6 +130,13 @@ std::shared_ptr<const RawTree> TreeReader::tree(const git_oid& id, std::string_v
   std::string stored;
   git_object_t type = GIT_OBJECT_INVALID;
   if (options_.packs && options_.packs->read(id, type, stored) && type == GIT_OBJECT_TREE) {
+    out = std::make_shared<const RawTree>(std::move(stored));
+  } else if (load_) {
+    std::string why;
+    if (!load_(id, type, stored, why))
+      throw Error(ErrorCode::kCorruption,
+                  "reading the tree " + (where.empty() ? std::string("at the root") : std::string(where)) + ": " + why);
+    if (type != GIT_OBJECT_TREE) throw Error(ErrorCode::kCorruption, where_of(where) + ": " + oid_str(id) + " is not a tree");
     out = std::make_shared<const RawTree>(std::move(stored));
   } else {
     git_odb_object* o = nullptr;

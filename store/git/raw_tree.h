@@ -117,7 +117,7 @@ struct TreeDelta {
   std::string path;         // from the root of the trees compared
   git_oid old_id{}, new_id{};  // all zero on the side that lacks the path
   std::uint32_t old_mode = 0, new_mode = 0;  // 0 on the side that lacks the path
-  bool ids_differ() const { return !git_oid_equal(&old_id, &new_id); }
+  bool ids_differ() const { return !same_id(old_id, new_id); }
 };
 
 // Which sides of a diff matter. A diff that wants no removed paths does not
@@ -147,8 +147,14 @@ class PathPatterns {
   Node root_;
 };
 
+// Reads object `id` into `type` and `bytes`; false, with `why` saying why,
+// when it cannot (absent, unreadable). A TreeReader's source other than
+// libgit2's object database (an in-memory repository in tests).
+using ObjectLoader = std::function<bool(const git_oid& id, git_object_t& type, std::string& bytes, std::string& why)>;
+
 // Reads the trees of one repository: whole stored objects through `packs`
-// first (may be null), else through `odb`, which must outlive the reader.
+// first (may be null), else through `odb`, which must outlive the reader, or
+// through `load`.
 class TreeReader {
  public:
   struct Options {
@@ -160,10 +166,11 @@ class TreeReader {
     bool keep = false;
   };
   TreeReader(git_odb* odb, Options options);
+  TreeReader(ObjectLoader load, Options options);
   TreeReader(const TreeReader&) = delete;
   TreeReader& operator=(const TreeReader&) = delete;
 
-  git_odb* odb() const { return odb_; }
+  git_odb* odb() const { return odb_; }  // null for a reader over an ObjectLoader
 
   // The tree `id`; `where` names its path in messages ("" is the root).
   // Error(kCorruption) when it cannot be read, is not a tree or (check_ids)
@@ -215,7 +222,8 @@ class TreeReader {
   };
   std::optional<Found> lookup(const git_oid& root, std::string_view path) const;
 
-  git_odb* odb_;
+  git_odb* odb_ = nullptr;
+  ObjectLoader load_;
   Options options_;
   mutable std::unordered_map<git_oid, std::shared_ptr<const RawTree>, OidHash, OidEq> kept_;
 };

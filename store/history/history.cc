@@ -1,6 +1,5 @@
 #include "store/history/history.h"
 
-#include "store/git/git.h"
 #include "store/git/raw_tree.h"
 
 namespace kistore {
@@ -20,60 +19,49 @@ std::vector<PathChange> changes_between(const git::TreeReader& trees, const git_
 }  // namespace
 
 std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
-  std::vector<LogEntry> out;
   Snapshot snap = store.snapshot();
-  if (snap.empty()) return out;
-  git_repository* repo = store.repo();
-  git_revwalk* raw = nullptr;
-  git::check(git_revwalk_new(&raw, repo), "walking history");
-  git::Revwalk walk(raw);
-  git_revwalk_sorting(raw, GIT_SORT_TIME | GIT_SORT_TOPOLOGICAL);
-  git_oid head;
-  git_oid_fromstr(&head, snap.commit_id().c_str());
-  git::check(git_revwalk_push(raw, &head), "walking history");
+  if (snap.empty()) return {};
+  std::unique_ptr<git::CommitGraph> commits = git::repository_commits(store.repo());
+  return read_history(*commits, *CommitId::parse(snap.commit_id()), query);
+}
+
+std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& head, const LogQuery& query) {
+  std::vector<LogEntry> out;
   const git::PathPatterns paths(query.paths.empty() ? std::vector<std::string>{"refs/", "objects/"} : query.paths);
-  git::Odb odb = git::open_odb(repo);
-  const git::TreeReader trees(odb.get(), git::TreeReader::Options{});
-  git_oid id;
-  while (git_revwalk_next(&id, raw) == 0) {
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
-    git::Commit commit(c);
-    std::string message = git_commit_message(c) ? git_commit_message(c) : "";
-    std::string op = commit_op(message);
-    if (!query.op.empty() && op != query.op) continue;
+  const std::unique_ptr<git::TreeReader> trees = commits.trees(git::TreeReader::Options{});
+  // A commit below that cannot be read ends the history read so far (libgit2
+  // then yields none): what is shown is what could be read.
+  commits.walk({{head}, {}, git::WalkOrder::kTimeTopological}, [&](const CommitId& id) {
+    git::CommitInfo c = commits.read(id);
+    std::string op = commit_op(c.message);
+    if (!query.op.empty() && op != query.op) return true;
     std::vector<std::string> parents;
-    for (unsigned i = 0; i < git_commit_parentcount(c); ++i)
-      parents.push_back(git::oid_str(*git_commit_parent_id(c, i)));
-    if (query.keep && !query.keep(git::oid_str(id), parents)) continue;
+    for (const CommitId& p : c.parents) parents.push_back(p.hex());
+    if (query.keep && !query.keep(id.hex(), parents)) return true;
     std::vector<PathChange> changes;
     if (!query.paths.empty() || query.with_changes) {
       std::optional<git_oid> parent_tree;
-      if (git_commit_parentcount(c) > 0) {
-        git_commit* p = nullptr;
-        git::check(git_commit_parent(&p, c, 0), "reading parent");
-        git::Commit parent(p);
-        parent_tree = *git_commit_tree_id(p);
-      }
-      changes = changes_between(trees, parent_tree ? &*parent_tree : nullptr, *git_commit_tree_id(c), paths);
-      if (!query.paths.empty() && changes.empty()) continue;
+      if (!c.parents.empty()) parent_tree = commits.read(c.parents[0]).tree;
+      changes = changes_between(*trees, parent_tree ? &*parent_tree : nullptr, c.tree, paths);
+      if (!query.paths.empty() && changes.empty()) return true;
     }
     LogEntry e;
-    e.id = git::oid_str(id);
+    e.id = id.hex();
     e.parents = std::move(parents);
-    const git_signature* author = git_commit_author(c);
-    e.time = author->when.time;
-    e.offset_minutes = author->when.offset;
-    e.committer_time = git_commit_time(c);
-    e.author = std::string(author->name) + " <" + author->email + ">";
+    e.time = c.author_time;
+    e.offset_minutes = c.author_offset_minutes;
+    e.committer_time = c.committer_time;
+    e.author = c.author_name + " <" + c.author_email + ">";
     e.op = op;
-    e.summary = git_commit_summary(c) ? git_commit_summary(c) : "";
-    e.message = message;
+    e.summary = std::move(c.summary);
+    e.message = std::move(c.message);
     e.changes = std::move(changes);
-    git::commit_signature(repo, id, e.signature, e.signed_payload);
+    git::CommitSignature sig = commits.signature(id);
+    e.signature = std::move(sig.signature);
+    e.signed_payload = std::move(sig.payload);
     out.push_back(std::move(e));
-    if (query.limit && out.size() >= query.limit) break;
-  }
+    return !(query.limit && out.size() >= query.limit);
+  });
   return out;
 }
 

@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "objects/commit_id.h"
 #include "store/core/store.h"
+#include "store/git/commit_graph.h"
 
 namespace kistore {
 
@@ -58,5 +60,8 @@ struct LogQuery {
 // The commits `query` keeps, newest first. Error(kIO) when a commit cannot be
 // read; Error(kCorruption) when a tree along `paths` cannot (store/git/raw_tree.h).
 std::vector<LogEntry> read_history(const Store& store, const LogQuery& query);
+// The same for the commits of `commits` reachable from `head` (tests read a
+// repository made in memory).
+std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& head, const LogQuery& query);
 
 }  // namespace kistore

@@ -11,7 +11,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/core/dictionaries.h"
-#include "store/git/git.h"
+#include "store/git/commit_graph.h"
 #include "store/git/raw_tree.h"
 
 namespace kistore {
@@ -60,30 +60,17 @@ std::string describe(const std::optional<LevelEntryValue>& v) {
   return std::string(level_name(v->level)) + " " + level_entry(v->evidence);
 }
 
-// A blob's bytes; nullopt when it is longer than `max` (read no further)
-// or not a blob.
-std::optional<std::string> bounded_blob(git_odb* odb, const git_oid& id, std::size_t max) {
-  std::size_t size = 0;
-  git_object_t type;
-  git::check(git_odb_read_header(&size, &type, odb, &id), "reading blob " + git::oid_str(id));
-  if (size > max || type != GIT_OBJECT_BLOB) return std::nullopt;
-  git_odb_object* raw = nullptr;
-  git::check(git_odb_read(&raw, odb, &id), "reading blob " + git::oid_str(id));
-  git::OdbObject object(raw);
-  return std::string(static_cast<const char*>(git_odb_object_data(raw)), git_odb_object_size(raw));
-}
-
 }  // namespace
 
 struct LevelAudit::State {
-  git_repository* repo;
+  std::unique_ptr<git::CommitGraph> owned;  // when the audit opened the door itself
+  git::CommitGraph& commits;
   std::vector<AllowedSigner> trust;
-  git::Odb odb;
-  git::TreeReader trees;  // raw trees, checked against their ids, kept
+  std::unique_ptr<git::TreeReader> trees;  // raw trees, checked against their ids, kept
   // Tips whose history was walked; for a tip walked with nothing hidden, the
   // rerun commits reachable from it (so reachability needs no graph query).
-  std::vector<git_oid> walked;
-  std::unordered_set<std::string> known;  // every commit walked (raw ids): its ancestors are known too
+  std::vector<CommitId> walked;
+  std::unordered_set<CommitId> known;  // every commit walked: its ancestors are known too
   std::unordered_map<std::string, std::unordered_set<std::string>> complete;
   // Rerun commits, every one before its ancestors (newest first), their audits,
   // and the valid ones by the run they are valid for.
@@ -91,21 +78,21 @@ struct LevelAudit::State {
   std::unordered_map<std::string, RerunCommitAudit> audits;
   std::map<Digest, std::vector<RerunCommit>> valid_by_run;
   std::map<std::pair<std::string, std::string>, bool> ancestry;
-  std::unordered_map<std::string, Format> formats;  // by tree id
+  std::unordered_map<git_oid, Format, git::OidHash, git::OidEq> formats;  // by tree id
   // For each commit asked about (and its ancestors), the valid rerun commits
-  // reachable from it (raw ids as keys; hex ids, sorted, as values).
-  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> rerun_sets;
+  // reachable from it (hex ids, sorted).
+  std::unordered_map<CommitId, std::shared_ptr<const std::vector<std::string>>> rerun_sets;
 
-  State(git_repository* r, std::vector<AllowedSigner> t)
-      : repo(r), trust(std::move(t)), odb(git::open_odb(r)), trees(odb.get(), {nullptr, true, true}) {}
+  State(std::unique_ptr<git::CommitGraph> own, git::CommitGraph& c, std::vector<AllowedSigner> t)
+      : owned(std::move(own)), commits(c), trust(std::move(t)), trees(c.trees({nullptr, true, true})) {}
 
-  git_oid commit_tree(const std::string& commit) { return git::commit_tree(repo, git::parse_oid(commit)); }
+  git_oid commit_tree(const std::string& commit) { return commits.read(git::parse_commit_id(commit)).tree; }
 
   void learn(const std::string& tip);
   RerunCommitAudit audit(const std::string& id);
   bool is_ancestor(const std::string& ancestor, const std::string& descendant);
   bool reachable(const std::string& commit, const std::string& tip);
-  std::shared_ptr<const std::vector<std::string>> reruns_below(const git_oid& start);
+  std::shared_ptr<const std::vector<std::string>> reruns_below(const CommitId& start);
   std::optional<Document> run_document(const git_oid& tree, const Digest& d);
   std::optional<LevelEntryValue> single_entry(const git_oid& tree, const Digest& run);
   Format format_at(const git_oid& tree);
@@ -116,61 +103,57 @@ struct LevelAudit::State {
   std::string reason(const RerunCommitAudit& a, const Digest& run) const;
 };
 
-LevelAudit::LevelAudit(git_repository* repo, std::vector<AllowedSigner> trust)
-    : state_(std::make_unique<State>(repo, std::move(trust))) {}
+LevelAudit::LevelAudit(git::CommitGraph& commits, std::vector<AllowedSigner> trust)
+    : state_(std::make_unique<State>(nullptr, commits, std::move(trust))) {}
+LevelAudit::LevelAudit(git_repository* repo, std::vector<AllowedSigner> trust) {
+  std::unique_ptr<git::CommitGraph> commits = git::repository_commits(repo);
+  git::CommitGraph& door = *commits;
+  state_ = std::make_unique<State>(std::move(commits), door, std::move(trust));
+}
 LevelAudit::LevelAudit(const Store& store, std::vector<AllowedSigner> trust) : LevelAudit(store.repo(), std::move(trust)) {}
 LevelAudit::~LevelAudit() = default;
 
 void LevelAudit::State::learn(const std::string& tip) {
-  git_oid tip_id = git::parse_oid(tip);
-  if (known.count(oid_key(tip_id))) return;
-  git_revwalk* raw = nullptr;
-  git::check(git_revwalk_new(&raw, repo), "walking history");
-  git::Revwalk walk(raw);
-  git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL);
-  git::check(git_revwalk_push(raw, &tip_id), "walking history from " + tip);
-  for (const git_oid& seen : walked) git::check(git_revwalk_hide(raw, &seen), "walking history");
+  const CommitId tip_id = git::parse_commit_id(tip);
+  if (known.count(tip_id)) return;
   const bool whole = walked.empty();
   std::unordered_set<std::string> found;
   std::vector<std::string> fresh;
-  git_oid id;
-  int rc;
-  while ((rc = git_revwalk_next(&id, raw)) == 0) {
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
-    git::Commit commit(c);
-    known.insert(oid_key(id));
-    const char* message = git_commit_message(c);
-    if (commit_op(message ? message : "") != "rerun") continue;
-    std::string hex = git::oid_str(id);
+  const std::string what = "walking history from " + tip;
+  std::string stopped = commits.walk({{tip_id}, walked, git::WalkOrder::kTopological, what}, [&](const CommitId& id) {
+    const git::CommitInfo c = commits.read(id);
+    known.insert(id);
+    if (commit_op(c.message) != "rerun") return true;
+    std::string hex = id.hex();
     found.insert(hex);
-    if (audits.count(hex)) continue;
+    if (audits.count(hex)) return true;
     RerunCommitAudit a = audit(hex);
     if (a.valid) valid_by_run[a.valid->first].push_back(a.valid->second);
     audits.emplace(hex, std::move(a));
     fresh.push_back(hex);
-  }
+    return true;
+  });
   // No commit of this walk is an ancestor of one found before (it would have
   // been found then): listing them first keeps descendants before ancestors.
   order.insert(order.begin(), fresh.begin(), fresh.end());
-  if (rc != GIT_ITEROVER) git::check(rc, "walking history from " + tip);
+  if (!stopped.empty()) throw Error(ErrorCode::kIO, what + ": " + stopped);
   walked.push_back(tip_id);
   if (whole) complete.emplace(tip, std::move(found));
 }
 
 std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, const Digest& d) {
   const std::string path = object_path(d);
-  auto blob = trees.blob_at(&tree, path);
+  auto blob = trees->blob_at(&tree, path);
   if (!blob) return std::nullopt;
   try {
-    auto frame = bounded_blob(odb.get(), *blob, kMaxFrameBytes);
+    auto frame = commits.blob(*blob, kMaxFrameBytes);
     if (!frame) return std::nullopt;
     // A frame that names a dictionary decodes with this tree's (rare here:
     // a cache for this one document).
     DictionaryCache dictionaries([&](const std::string& p) -> std::optional<std::string> {
-      auto id = trees.blob_at(&tree, p);
+      auto id = trees->blob_at(&tree, p);
       if (!id) return std::nullopt;
-      return bounded_blob(odb.get(), *id, kMaxDictionaryBytes);
+      return commits.blob(*id, kMaxDictionaryBytes);
     });
     std::string bytes = decode_object(*frame, path, dictionaries.lookup());
     if (Digest::of(bytes) != d) return std::nullopt;
@@ -186,17 +169,16 @@ std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, con
 // The tree's format; a FORMAT this kistore does not read counts as format 2
 // here (verify and pull refuse it on their own).
 Format LevelAudit::State::format_at(const git_oid& tree) {
-  std::string key = oid_key(tree);
-  if (auto it = formats.find(key); it != formats.end()) return it->second;
+  if (auto it = formats.find(tree); it != formats.end()) return it->second;
   Format f = Format::k1;
-  if (trees.blob_at(&tree, kFormatPath)) f = Format::k2;
-  return formats[key] = f;
+  if (trees->blob_at(&tree, kFormatPath)) f = Format::k2;
+  return formats[tree] = f;
 }
 
 // Every run's level entries below the tree: the level and the blob id of each.
 std::map<Digest, std::vector<std::pair<Level, std::string>>> LevelAudit::State::level_map(const git_oid& tree) {
   std::map<Digest, std::vector<std::pair<Level, std::string>>> out;
-  trees.diff(nullptr, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+  trees->diff(nullptr, &tree, "refs/levels", [&](const git::TreeDelta& d) {
     if (auto p = parse_level_path_any(d.path)) out[p->run].emplace_back(p->level, oid_key(d.new_id));
   });
   for (auto& [run, entries] : out) std::sort(entries.begin(), entries.end());
@@ -208,10 +190,10 @@ std::optional<LevelEntryValue> LevelAudit::State::single_entry(const git_oid& tr
   int found = 0;
   const Format format = format_at(tree);
   for (Level l : kAllLevels) {
-    auto blob = trees.blob_at(&tree, level_path(format, l, run));
+    auto blob = trees->blob_at(&tree, level_path(format, l, run));
     if (!blob) continue;
     ++found;
-    auto bytes = bounded_blob(odb.get(), *blob, kMaxLevelEntryBytes);
+    auto bytes = commits.blob(*blob, kMaxLevelEntryBytes);
     out = bytes ? parse_level_entry(*bytes) : std::nullopt;
     if (out) out->level = l;
   }
@@ -243,29 +225,29 @@ std::vector<AddedRerun> LevelAudit::State::added_reruns(const git_oid& tree,
 LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   RerunCommitAudit a;
   a.commit = hex;
-  git_oid id = git::parse_oid(hex);
-  git_commit* raw = nullptr;
-  git::check(git_commit_lookup(&raw, repo, &id), "reading commit " + hex);
-  git::Commit commit(raw);
+  const CommitId id = git::parse_commit_id(hex);
+  const git::CommitInfo c = commits.read(id);
   {
     LogEntry e;
     e.id = hex;
-    e.committer_time = git_commit_time(raw);
-    git::commit_signature(repo, id, e.signature, e.signed_payload);
+    e.committer_time = c.committer_time;
+    git::CommitSignature sig = commits.signature(id);
+    e.signature = std::move(sig.signature);
+    e.signed_payload = std::move(sig.payload);
     a.signature = judge_signature(e, trust);
   }
   a.facts.op = "rerun";
   a.facts.signed_by_controller = a.signature.state == SignatureStatus::kTrusted;
 
-  const git_oid tree = *git_commit_tree_id(raw);
+  const git_oid tree = c.tree;
   std::optional<git_oid> parent;
-  if (git_commit_parentcount(raw) > 0) parent = git::commit_tree(repo, *git_commit_parent_id(raw, 0));
+  if (!c.parents.empty()) parent = commits.read(c.parents[0]).tree;
   const git_oid* before = parent ? &*parent : nullptr;
   std::set<Digest> touched, added;
-  trees.diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+  trees->diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
     if (auto p = parse_level_path_any(d.path)) touched.insert(p->run);
   });
-  trees.diff(
+  trees->diff(
       before, &tree, "objects",
       [&](const git::TreeDelta& d) {
         if (auto digest = parse_object_path(d.path); digest && d.status == git::TreeDelta::kAdded) added.insert(*digest);
@@ -291,11 +273,9 @@ bool LevelAudit::State::is_ancestor(const std::string& ancestor, const std::stri
   if (ancestor == descendant) return false;
   auto key = std::make_pair(ancestor, descendant);
   if (auto it = ancestry.find(key); it != ancestry.end()) return it->second;
-  git_oid a = git::parse_oid(ancestor), d = git::parse_oid(descendant);
-  int rc = git_graph_descendant_of(repo, &d, &a);
-  git_error_clear();
-  if (rc < 0) throw Error(ErrorCode::kIO, "comparing commits " + short_id(descendant) + " and " + short_id(ancestor));
-  return ancestry[key] = rc == 1;
+  std::optional<bool> descends = commits.descends_from(git::parse_commit_id(descendant), git::parse_commit_id(ancestor));
+  if (!descends) throw Error(ErrorCode::kIO, "comparing commits " + short_id(descendant) + " and " + short_id(ancestor));
+  return ancestry[key] = *descends;
 }
 
 bool LevelAudit::State::reachable(const std::string& commit, const std::string& tip) {
@@ -393,7 +373,7 @@ std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& fro
       if (!old_map.count(run)) out.insert(run);
     return out;
   }
-  s.trees.diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
+  s.trees->diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
     if (auto p = parse_level_path_any(d.path)) out.insert(p->run);
   }, theirs_only ? git::DiffSides::kRemovedOrChanged : git::DiffSides::kBoth);
   return out;
@@ -414,30 +394,25 @@ std::optional<Level> LevelAudit::default_level_at(const std::string& commit, con
 // explicit stack (no recursion follows the history), each set shared with a
 // parent's when it adds nothing. So the questions of every merge of a pull
 // cost the rerun commits, not the history below the merge.
-std::shared_ptr<const std::vector<std::string>> LevelAudit::State::reruns_below(const git_oid& start) {
-  if (auto it = rerun_sets.find(oid_key(start)); it != rerun_sets.end()) return it->second;
+std::shared_ptr<const std::vector<std::string>> LevelAudit::State::reruns_below(const CommitId& start) {
+  if (auto it = rerun_sets.find(start); it != rerun_sets.end()) return it->second;
   static const auto kNone = std::make_shared<const std::vector<std::string>>();
-  std::vector<git_oid> stack{start};
+  std::vector<CommitId> stack{start};
   while (!stack.empty()) {
-    const git_oid id = stack.back();
-    const std::string key = oid_key(id);
-    if (rerun_sets.count(key)) {
+    const CommitId id = stack.back();
+    if (rerun_sets.count(id)) {
       stack.pop_back();
       continue;
     }
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo, &id), "reading commit " + git::oid_str(id));
-    git::Commit commit(c);
-    const unsigned n = git_commit_parentcount(c);
+    const std::vector<CommitId> parents = commits.read(id).parents;
     bool ready = true;
-    for (unsigned i = 0; i < n; ++i)
-      if (!rerun_sets.count(oid_key(*git_commit_parent_id(c, i)))) {
-        stack.push_back(*git_commit_parent_id(c, i));
+    for (const CommitId& p : parents)
+      if (!rerun_sets.count(p)) {
+        stack.push_back(p);
         ready = false;
       }
     if (!ready) continue;
-    std::shared_ptr<const std::vector<std::string>> set =
-        n ? rerun_sets.at(oid_key(*git_commit_parent_id(c, 0))) : kNone;
+    std::shared_ptr<const std::vector<std::string>> set = parents.empty() ? kNone : rerun_sets.at(parents[0]);
     std::vector<std::string> merged;
     bool grew = false;
     auto add = [&](const std::vector<std::string>& more) {
@@ -447,17 +422,17 @@ std::shared_ptr<const std::vector<std::string>> LevelAudit::State::reruns_below(
       grew = grew || out.size() != merged.size();
       merged = std::move(out);
     };
-    for (unsigned i = 1; i < n; ++i) {
-      const auto& theirs = rerun_sets.at(oid_key(*git_commit_parent_id(c, i)));
+    for (std::size_t i = 1; i < parents.size(); ++i) {
+      const auto& theirs = rerun_sets.at(parents[i]);
       if (theirs != set && !theirs->empty()) add(*theirs);
     }
-    const std::string hex = git::oid_str(id);
+    const std::string hex = id.hex();
     if (auto a = audits.find(hex); a != audits.end() && a->second.valid) add({hex});
     if (grew) set = std::make_shared<const std::vector<std::string>>(std::move(merged));
-    rerun_sets.emplace(key, std::move(set));
+    rerun_sets.emplace(id, std::move(set));
     stack.pop_back();
   }
-  return rerun_sets.at(oid_key(start));
+  return rerun_sets.at(start);
 }
 
 std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases) {
@@ -466,10 +441,10 @@ std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& ti
   for (const std::string& b : bases) s.learn(b);
   std::unordered_set<std::string> below_bases;
   for (const std::string& b : bases)
-    for (const std::string& c : *s.reruns_below(git::parse_oid(b))) below_bases.insert(c);
+    for (const std::string& c : *s.reruns_below(git::parse_commit_id(b))) below_bases.insert(c);
   std::set<Digest> out;
   for (const std::string& t : tips)
-    for (const std::string& c : *s.reruns_below(git::parse_oid(t)))
+    for (const std::string& c : *s.reruns_below(git::parse_commit_id(t)))
       if (!below_bases.count(c)) out.insert(s.audits.at(c).valid->first);
   return out;
 }

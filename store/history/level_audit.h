@@ -16,7 +16,7 @@
 //     its signature judged against the controllers (store/history/audit.h); the runs
 //     whose refs/levels entry differs from the first parent's (only the
 //     refs/levels and objects subtrees are compared); the reruns it adds;
-//   - ancestry through git_graph_descendant_of, cached per pair.
+//   - ancestry through the door's descends_from, cached per pair.
 // So the cost follows the number of commits (a message each) and of rerun
 // commits (two small diffs each), not the size of the store's tree.
 //
@@ -34,8 +34,8 @@
 // of it cannot be read. Objects that do not decode are no error here: they
 // are simply no rerun (verify and pull report them on their own).
 //
-// Thread-safety: one thread at a time; the audit borrows the repository, which
-// must outlive it.
+// Thread-safety: one thread at a time; the audit borrows the repository (or
+// the CommitGraph), which must outlive it.
 #pragma once
 
 #include <map>
@@ -49,8 +49,7 @@
 #include "refs/level_history.h"
 #include "store/history/audit.h"
 #include "store/core/store.h"
-
-struct git_repository;
+#include "store/git/commit_graph.h"
 
 namespace kistore {
 
@@ -71,7 +70,10 @@ struct LevelJudgement {
 
 class LevelAudit {
  public:
-  // `trust`: the controllers whose signed rerun commits count.
+  // `trust`: the controllers whose signed rerun commits count. The history
+  // is read through `commits` (store/git/commit_graph.h), which must outlive
+  // the audit; the other two open the door over the repository themselves.
+  LevelAudit(git::CommitGraph& commits, std::vector<AllowedSigner> trust);
   LevelAudit(git_repository* repo, std::vector<AllowedSigner> trust);
   LevelAudit(const Store& store, std::vector<AllowedSigner> trust);
   ~LevelAudit();

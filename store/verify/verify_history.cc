@@ -1,8 +1,6 @@
 // verify's check of the history: append-only objects and dictionaries, and a
 // format that only moves forward (verify_state.h).
-#include <git2.h>
-
-#include "store/git/git.h"
+#include "store/git/commit_graph.h"
 #include "store/git/raw_tree.h"
 #include "store/verify/verify_state.h"
 
@@ -11,98 +9,101 @@ namespace {
 
 class HistoryCheck {
  public:
-  explicit HistoryCheck(VerifyState& state) : s_(state) {}
+  HistoryCheck(git::CommitGraph& commits, std::vector<Problem>& problems) : commits_(commits), problems_(problems) {}
 
   // No commit reachable from the head may lose or change an object its
   // parent had: objects are immutable, so history is append-only.
-  void run() {
-    if (s_.snap.empty()) return;
-    git_repository* repo = s_.store.repo();
-    git_revwalk* raw = nullptr;
-    git::check(git_revwalk_new(&raw, repo), "walking history");
-    git::Revwalk walk(raw);
-    git_oid head;
-    git_oid_fromstr(&head, s_.snap.commit_id().c_str());
-    git::check(git_revwalk_push(walk.get(), &head), "walking history");
-    git::Odb odb = git::open_odb(repo);
-    git::TreeReader trees(odb.get(), {});  // libgit2 checks each tree's id (verify_store turns its check on)
-    git_oid id;
-    while (git_revwalk_next(&id, walk.get()) == 0) {
-      git_commit* c = nullptr;
-      if (git_commit_lookup(&c, repo, &id) < 0) {
-        s_.problem(ProblemKind::kHistoryMissing, git::oid_str(id), "a commit in the history cannot be read: " + git::last_error());
-        continue;
+  void run(const CommitId& head) {
+    // The door's trees trust their ids to libgit2's check (verify_store turns it on).
+    const std::unique_ptr<git::TreeReader> trees = commits_.trees({});
+    commits_.walk({{head}}, [&](const CommitId& id) {
+      std::string why;
+      std::optional<git::CommitInfo> c = commits_.find(id, &why);
+      if (!c) {
+        problem(ProblemKind::kHistoryMissing, id.hex(), "a commit in the history cannot be read: " + why);
+        return true;
       }
-      git::Commit commit(c);
-      for (unsigned i = 0; i < git_commit_parentcount(c); ++i) {
-        git_commit* p = nullptr;
-        if (git_commit_parent(&p, c, i) < 0) {
-          s_.problem(ProblemKind::kHistoryMissing, git::oid_str(*git_commit_parent_id(c, i)),
-                  "a parent of commit " + git::oid_str(id) + " cannot be read: " + git::last_error());
+      for (std::size_t i = 0; i < c->parents.size(); ++i) {
+        std::optional<git::CommitInfo> p = commits_.find(c->parents[i], &why);
+        if (!p) {
+          problem(ProblemKind::kHistoryMissing, c->parents[i].hex(),
+                  "a parent of commit " + id.hex() + " cannot be read: " + why);
           continue;
         }
-        git::Commit parent(p);
-        check_format_change(c, p, trees);
+        check_format_change(*c, *p, *trees);
         try {
           // Objects and dictionaries are immutable. A dictionary "changed"
           // against a parent is also how one ID naming two dictionaries shows
           // (a merge whose other parent had another dictionary of that ID):
           // frames made with the other one no longer decode.
           for (const char* dir : {"objects", "dictionaries"})
-            trees.diff(git_commit_tree_id(p), git_commit_tree_id(c), dir, [&](const git::TreeDelta& d) {
+            trees->diff(&p->tree, &c->tree, dir, [&](const git::TreeDelta& d) {
               if (git::mode_is_link(d.old_mode) || (d.status == git::TreeDelta::kModified && !d.ids_differ())) return;
-              if (dir[0] == 'o' && d.status == git::TreeDelta::kModified && frame_of_another_parent(c, i, d, trees)) return;
-              s_.problem(ProblemKind::kHistoryRewritten, d.path,
-                      "commit " + git::oid_str(id) + " " + (d.status == git::TreeDelta::kRemoved ? "removed" : "changed") +
-                          (dir[0] == 'o' ? " an object" : " a dictionary") + " its parent " +
-                          git::oid_str(*git_commit_id(p)) + " had" +
+              if (dir[0] == 'o' && d.status == git::TreeDelta::kModified && frame_of_another_parent(*c, i, d, *trees)) return;
+              problem(ProblemKind::kHistoryRewritten, d.path,
+                      "commit " + id.hex() + " " + (d.status == git::TreeDelta::kRemoved ? "removed" : "changed") +
+                          (dir[0] == 'o' ? " an object" : " a dictionary") + " its parent " + p->id.hex() + " had" +
                           (dir[0] == 'o' ? "" : ": a Dictionary_ID names one dictionary for ever"));
             }, git::DiffSides::kRemovedOrChanged);
         } catch (const Error& e) {
-          s_.problem(ProblemKind::kHistoryMissing, git::oid_str(id), e.what());
+          problem(ProblemKind::kHistoryMissing, id.hex(), e.what());
         }
       }
-    }
+      return true;
+    });
+  }
+
+ private:
+  void problem(ProblemKind kind, std::string path, std::string detail) {
+    problems_.push_back({kind, std::move(path), std::move(detail)});
   }
   // Where a merge's parents hold one document under different frames (other
   // dictionaries), the merge keeps one of them: its blob at d.path is the one
   // parent `skip` lacks but another parent has. Each decodes to the same bytes.
-  static bool frame_of_another_parent(git_commit* merge, unsigned skip, const git::TreeDelta& d,
-                                      const git::TreeReader& trees) {
-    for (unsigned k = 0; k < git_commit_parentcount(merge); ++k) {
+  bool frame_of_another_parent(const git::CommitInfo& merge, std::size_t skip, const git::TreeDelta& d,
+                               const git::TreeReader& trees) {
+    for (std::size_t k = 0; k < merge.parents.size(); ++k) {
       if (k == skip) continue;
-      git_commit* q = nullptr;
-      if (git_commit_parent(&q, merge, k) < 0) continue;  // reported as a missing parent
-      git::Commit other(q);
-      std::optional<git_oid> id = trees.blob_at(git_commit_tree_id(q), d.path);
-      if (id && git_oid_equal(&*id, &d.new_id)) return true;
+      std::optional<git::CommitInfo> other = commits_.find(merge.parents[k]);
+      if (!other) continue;  // reported as a missing parent
+      std::optional<git_oid> id = trees.blob_at(&other->tree, d.path);
+      if (id && git::same_id(*id, d.new_id)) return true;
     }
     return false;
   }
   // A store's format only moves forward, by an upgrade commit (Kistore-Op:
   // upgrade, format 1 to format 2, one parent): a commit that drops FORMAT
   // or adds it otherwise is a problem at FORMAT.
-  void check_format_change(git_commit* commit, git_commit* parent, const git::TreeReader& trees) {
-    auto format_at = [&](git_commit* c) { return trees.blob_at(git_commit_tree_id(c), kFormatPath).has_value(); };
+  void check_format_change(const git::CommitInfo& commit, const git::CommitInfo& parent, const git::TreeReader& trees) {
+    auto format_at = [&](const git::CommitInfo& c) { return trees.blob_at(&c.tree, kFormatPath).has_value(); };
     const bool before = format_at(parent), after = format_at(commit);
     if (before == after) return;
-    const std::string id = git::oid_str(*git_commit_id(commit));
-    const char* message = git_commit_message(commit);
+    const std::string id = commit.id.hex();
     if (before)
-      s_.problem(ProblemKind::kLayout, std::string(kFormatPath),
-              "commit " + id + " removes FORMAT, which its parent " + git::oid_str(*git_commit_id(parent)) +
+      problem(ProblemKind::kLayout, std::string(kFormatPath),
+              "commit " + id + " removes FORMAT, which its parent " + parent.id.hex() +
                   " had: a store's format never goes back to format 1");
-    else if (commit_op(message ? message : "") != "upgrade" || git_commit_parentcount(commit) != 1)
-      s_.problem(ProblemKind::kLayout, std::string(kFormatPath),
+    else if (commit_op(commit.message) != "upgrade" || commit.parents.size() != 1)
+      problem(ProblemKind::kLayout, std::string(kFormatPath),
               "commit " + id + " turns format 1 into format 2 without being an upgrade commit (Kistore-Op: upgrade, one parent)");
   }
 
- private:
-  VerifyState& s_;
+  git::CommitGraph& commits_;
+  std::vector<Problem>& problems_;
 };
 
 }  // namespace
 
-void check_history(VerifyState& state) { HistoryCheck(state).run(); }
+std::vector<Problem> history_problems(git::CommitGraph& commits, const CommitId& head) {
+  std::vector<Problem> out;
+  HistoryCheck(commits, out).run(head);
+  return out;
+}
+
+void check_history(VerifyState& state) {
+  if (state.snap.empty()) return;
+  for (Problem& p : history_problems(*state.commits, git::parse_commit_id(state.snap.commit_id())))
+    state.problem(p.kind, std::move(p.path), std::move(p.detail));
+}
 
 }  // namespace kistore::verifying

@@ -23,6 +23,7 @@
 #include "objects/phase_timer.h"
 #include "refs/index.h"
 #include "refs/layout.h"
+#include "store/git/commit_graph.h"
 #include "store/history/level_audit.h"
 #include "store/verify/verify.h"
 
@@ -92,12 +93,18 @@ void append(std::vector<T>& to, std::vector<T>& from) {
 // The state shared by the checks of one verify_store() call.
 struct VerifyState {
   VerifyState(const Store& store, const VerifyOptions& options)
-      : store(store), options(options), snap(store.snapshot()), format(snap.format()), audit(store.repo(), options.trust) {}
+      : store(store),
+        options(options),
+        snap(store.snapshot()),
+        format(snap.format()),
+        commits(git::repository_commits(store.repo())),
+        audit(*commits, options.trust) {}
 
   const Store& store;
   const VerifyOptions& options;
   Snapshot snap;
   Format format;
+  std::unique_ptr<git::CommitGraph> commits;  // the store's commits, through the git door
   LevelAudit audit;  // the signed history, judged against options.trust
   VerifyReport report;
   PhaseTimer timer{options.timing, "verify"};  // bench/: where the time goes
@@ -185,5 +192,8 @@ void check_index(VerifyState& state);
 // No commit reachable from the head may lose or change an object its parent
 // had, and the format only moves forward (verify_history.cc).
 void check_history(VerifyState& state);
+// The same over the commits of `commits` reachable from `head`: the problems,
+// in the order found (unit tests read a repository made in memory).
+std::vector<Problem> history_problems(git::CommitGraph& commits, const CommitId& head);
 
 }  // namespace kistore::verifying

@@ -4,8 +4,7 @@
 #include <thread>
 
 #include "objects/blob.h"
-#include "store/git/git.h"
-#include "store/git/incoming_walk.h"
+#include "store/git/commit_graph.h"
 #include "store/git/raw_tree.h"
 #include "store/verify/verify_state.h"
 
@@ -169,18 +168,8 @@ void merge_parts(VerifyState& state, std::vector<WalkPartResult>& parts) {
 Shape check_shape(const VerifyState& state) {
   Shape out;
   if (state.snap.empty()) return out;
-  git_repository* raw_repo = nullptr;
-  const std::string gitdir = git_repository_path(state.store.repo());
-  git::check(git_repository_open_ext(&raw_repo, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-             gitdir + ": opening for reading");
-  git::Repository repo(raw_repo);
-  git_oid head = git::parse_oid(state.snap.commit_id());
-  git_commit* raw = nullptr;
-  git::check(git_commit_lookup(&raw, raw_repo, &head), "reading the head commit " + state.snap.commit_id());
-  git::Commit commit(raw);
-  git::StoreTreeSource source(raw_repo);
-  git::WalkResult shape =
-      git::check_tree_shape(source, *git_commit_tree_id(raw), "the tree of " + state.snap.commit_id().substr(0, 12));
+  git::WalkResult shape = git::check_commit_tree_shape(state.store.repo(), git::parse_commit_id(state.snap.commit_id()),
+                                                      "the tree of " + state.snap.commit_id().substr(0, 12));
   out.hashed = shape.problems.empty() && !shape.too_deep;
   out.too_deep = shape.too_deep;
   for (std::size_t i = 0; i < shape.problems.size(); ++i) {

@@ -56,6 +56,15 @@ class MemorySource final : public git::ObjectSource {
     return add(GIT_OBJECT_COMMIT, text);
   }
 
+  // The object `id` as stored, whatever its bytes hash to; false when absent.
+  bool get(const git_oid& id, git_object_t& type, std::string& bytes) const {
+    auto it = objects_.find(id);
+    if (it == objects_.end()) return false;
+    type = it->second.type;
+    bytes = it->second.bytes;
+    return true;
+  }
+
   std::optional<git::ObjectRefusal> read(const git_oid& id, git_object_t type, git::ObjectBytes* out) override {
     ++reads;
     auto it = objects_.find(id);
