@@ -35,7 +35,8 @@ int run_add(const Globals& g, const std::vector<std::string>& paths, bool keep_g
   std::vector<InputError> errors;
   std::optional<Store> store;
   std::unique_ptr<BulkAdd> bulk;
-  Progress progress(g, "adding");
+  Progress progress(g, "adding", "documents");
+  bool indexing = false;
   read_in_batches(paths, [&](ParsedInput& batch) {
     for (InputError& e : batch.errors) errors.push_back(std::move(e));
     if (!errors.empty() && !keep_going) {
@@ -51,7 +52,12 @@ int run_add(const Globals& g, const std::vector<std::string>& paths, bool keep_g
       opts.commit.author = g.author;
       opts.commit.time = g.commit_time;
       opts.commit.sign = signer_for(g, &*store);
-      opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+      // Documents are written first (how many is known only at the end),
+      // then the index entries, of a known total.
+      opts.commit.progress = [&](std::size_t done, std::size_t total) {
+        if (total && !indexing) progress.stage("indexing", "index entries"), indexing = true;
+        progress.update(done, total);
+      };
       bulk = std::make_unique<BulkAdd>(*store, std::move(opts));
     }
     bulk->add(documents_of(batch));

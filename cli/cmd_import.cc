@@ -43,7 +43,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     std::optional<Json> environment;
     if (!o->environment.empty()) environment = parse_environment_document(read_input_file(o->environment), o->environment);
     const Json* env = environment ? &*environment : nullptr;
-    Progress reading(g, "reading");
+    Progress reading(g, "reading", "rows");
     for (const std::string& file : o->files) {
       std::string text = read_input_file(file);
       LigerParse parsed = parse_liger_csv_lenient(text, file, env);
@@ -76,7 +76,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     opts.commit.author = g.author;
     opts.commit.time = g.commit_time;
     opts.commit.sign = signer_for(g, &store);
-    Progress progress(g, "writing");
+    Progress progress(g, "writing", "files");
     opts.commit.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
     AddReport report = add_documents(store, docs, opts);
     progress.finish();

@@ -39,7 +39,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Store store = open_store(g);
     SiteOptions options{o->out, o->base_url};
     if (!options.base_url.empty() && options.base_url.back() != '/') options.base_url += '/';
-    Progress progress(g, "site");
+    Progress progress(g, "writing the site", "pages");
     SiteReport r = build_site(store, load_trust(store), options,
                               [&](std::size_t done, std::size_t total) { progress.update(done, total); });
     progress.finish();

@@ -207,6 +207,11 @@ std::optional<int> check_command_words(const CommandSpec& root, std::vector<std:
     if (again) continue;
     // A command group given without its command (`kistore`, `kistore trust`):
     // what it takes, rather than CLI11's "A subcommand is required".
+    // `help help` stops before its --help: any help or version word counts.
+    for (const std::string& a : args) {
+      if (a == "--") break;
+      asked_help = asked_help || a == "--help" || a == "-h" || a == "--version";
+    }
     const CommandSpec* level = chain.back();
     if (!asked_help && level->required_subcommands() > 0) {
       std::string message = command_path(chain) + " needs a command";

@@ -211,10 +211,12 @@ long long now_ms() {
 }
 }  // namespace
 
-Progress::Progress(const Globals& g, std::string label)
+Progress::Progress(const Globals& g, std::string label, std::string unit)
     : enabled_(!g.no_progress && !g.quiet && !g.json && isatty(STDERR_FILENO)),
       label_(std::move(label)),
-      start_ms_(now_ms()) {
+      unit_(std::move(unit)),
+      start_ms_(now_ms()),
+      stage_ms_(start_ms_) {
   if (const char* env = std::getenv("KISTORE_PROGRESS_DELAY_MS"); env && *env) delay_ms_ = std::atoll(env);
 }
 
@@ -231,6 +233,21 @@ std::string size_text(std::uint64_t bytes) {
   return buf;
 }
 
+std::string count_text(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+void Progress::stage(std::string label, std::string unit) {
+  label_ = std::move(label);
+  unit_ = std::move(unit);
+  stage_ms_ = now_ms();
+}
+
 void Progress::update(std::size_t done, std::size_t total, std::uint64_t bytes) {
   if (!enabled_) return;
   long long now = now_ms();
@@ -239,14 +256,29 @@ void Progress::update(std::size_t done, std::size_t total, std::uint64_t bytes) 
   last_ms_ = now;
   std::string text = label_ + " ";
   if (total) {
-    int width = 30;
+    int width = 20;
     std::string bar(static_cast<int>(width * std::min(done, total) / total), '#');
     bar.resize(width, '.');
-    text += "[" + bar + "] " + std::to_string(done) + "/" + std::to_string(total);
+    text += "[" + bar + "] " + count_text(done) + "/" + count_text(total);
   } else {
-    text += std::to_string(done);
+    text += count_text(done);
   }
-  if (bytes) text += ", " + size_text(bytes);
+  text += " " + unit_;
+  const double seconds = static_cast<double>(now - stage_ms_) / 1000;
+  if (seconds >= 0.5 && done > 0) {
+    const double rate = static_cast<double>(done) / seconds;
+    text += ", " + count_text(static_cast<std::uint64_t>(rate)) + "/s";
+    if (total && done < total) {
+      long long left = static_cast<long long>(static_cast<double>(total - done) / rate + 0.5);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, ", %lld:%02lld left", left / 60, left % 60);
+      text += buf;
+    }
+  }
+  if (bytes) {
+    text += ", " + size_text(bytes);
+    if (seconds >= 0.5) text += " (" + size_text(static_cast<std::uint64_t>(static_cast<double>(bytes) / seconds)) + "/s)";
+  }
   std::fprintf(stderr, "\r%s\033[K", text.c_str());
   drawn_ = true;
 }

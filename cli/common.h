@@ -100,24 +100,33 @@ void note(const Globals& g, const std::string& line);  // stderr unless --quiet
 // "512 B", "3.4 KiB", "12.0 MiB", "1.2 GiB".
 std::string size_text(std::uint64_t bytes);
 
+// "adding [#####.........] 13,261/262,538 documents, 12,040/s, 0:21 left, 12.0 MiB (3.1 MiB/s)":
+// what is done, of what total when it is known, in what unit, how fast, and how long is left.
 class Progress {
  public:
-  Progress(const Globals& g, std::string label);
+  Progress(const Globals& g, std::string label, std::string unit);
   ~Progress();
-  // done of total items (total 0: not known, no bar), and bytes moved so
-  // far when that applies (0: not shown). Drawn at most every 100 ms, and
-  // once more when done reaches total.
+  // done of total items (total 0: not known, no bar and no time left), and
+  // bytes moved so far when that applies (0: not shown). Drawn at most every
+  // 100 ms, and once more when done reaches total.
   void update(std::size_t done, std::size_t total, std::uint64_t bytes = 0);
+  // A new stage of the same work ("indexing" after "adding"): its own label,
+  // unit and rate, on the same line.
+  void stage(std::string label, std::string unit);
   void finish();
 
  private:
   bool enabled_;
-  std::string label_;
+  std::string label_, unit_;
   long long start_ms_;
+  long long stage_ms_;
   long long delay_ms_ = 1000;  // shown only for work that lasts longer (KISTORE_PROGRESS_DELAY_MS)
   long long last_ms_ = 0;
   bool drawn_ = false;
 };
+
+// 1234567 -> "1,234,567".
+std::string count_text(std::uint64_t n);
 
 // Signing hook for --sign KEY / setting sign.key: an empty function if neither
 // names a key. Error(kInvalidInput) for a key that cannot be used.

@@ -16,7 +16,7 @@ void SyncProgress::update(const char* stage, std::size_t done, std::size_t total
   if (current_ != stage) {
     if (bar_) bar_->finish();
     current_ = stage;
-    bar_ = std::make_unique<Progress>(g_, stage);
+    bar_ = std::make_unique<Progress>(g_, stage, "objects");
   }
   bar_->update(done, total, bytes);
 }

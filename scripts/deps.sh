@@ -50,7 +50,7 @@ KISTORE_DEMO_PACKAGES=(
 KISTORE_PACKAGES=(
   "${KISTORE_DEMO_PACKAGES[@]}"
   zstd jq openssh-server nginx-light fcgiwrap openssl curl iproute2
-  clang libclang-rt-14-dev chromium tidy time strace
+  clang libclang-rt-14-dev chromium tidy time strace man-db zsh
 )
 
 case "${1:-test}" in

@@ -223,9 +223,17 @@ git init -q --bare -b main "$BASE/t-progress.git"
 assert_exit 0 ks --store A remote add progress "$GIT_DAEMON_URL/t-progress.git"
 tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' --store A push progress" /dev/null </dev/null)
 assert_contains "$tty_out" "sending [" "push: a progress bar on a terminal"
-grep -Eq 'sending \[#+\] [0-9]+/[0-9]+, [0-9.]+ (B|KiB)' <<<"$tty_out" || fail "push: the bar shows objects and bytes: $tty_out"
+grep -Eq 'sending \[#+\] [0-9,]+/[0-9,]+ objects(, [0-9,]+/s)?(, [0-9]+:[0-9]{2} left)?, [0-9.]+ (B|KiB)' <<<"$tty_out" ||
+    fail "push: the bar shows objects and bytes: $tty_out"
 tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' clone '$GIT_DAEMON_URL/t-progress.git' '$WORK/clone-progress'" /dev/null </dev/null)
-grep -Eq 'receiving \[#*\.*\] [0-9]+/[0-9]+, [0-9.]+ (B|KiB)' <<<"$tty_out" || fail "clone: the bar shows objects and bytes: $tty_out"
+grep -Eq 'receiving \[#*\.*\] [0-9,]+/[0-9,]+ objects(, [0-9,]+/s)?(, [0-9]+:[0-9]{2} left)?, [0-9.]+ (B|KiB)' <<<"$tty_out" ||
+    fail "clone: the bar shows objects and bytes: $tty_out"
+# add: the documents it wrote, then the index entries of a known total, each with its unit.
+"$PY" "$SRC/bench/gen.py" 3000 --seed 11 --out "$WORK/progress.jsonl" >/dev/null
+assert_exit 0 ks init "$WORK/progress-store"
+tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' --store '$WORK/progress-store' add '$WORK/progress.jsonl'" /dev/null </dev/null)
+grep -Eq 'adding [0-9,]+ documents' <<<"$tty_out" || fail "add: documents with their unit: $tty_out"
+grep -Eq 'indexing \[[#.]+\] [0-9,]+/[0-9,]+ index entries' <<<"$tty_out" || fail "add: index entries of a total: $tty_out"
 assert_exit 0 ks --store A --no-progress push progress
 assert_not_contains "$ERR" "sending [" "no bar when stderr is not a terminal"
 git init -q --bare -b main "$BASE/t-progress2.git"
@@ -233,7 +241,7 @@ assert_exit 0 ks --store A remote add progress2 "$GIT_DAEMON_URL/t-progress2.git
 assert_exit 0 ks --store A --json push progress2
 bytes=$(jq -r .pushed_bytes <<<"$OUT")
 [[ $bytes =~ ^[0-9]+$ && $bytes -gt 1000 ]] || fail "push --json: pushed_bytes is $bytes"
-pass "progress bars on a terminal (objects, bytes) for push and clone; --json pushed_bytes"
+pass "progress bars on a terminal (unit, total, rate, bytes) for push, clone and add; --json pushed_bytes"
 
 # The remote refuses the update (a pre-receive hook): exit 4, not success.
 git init -q --bare -b main "$BASE/t-hook.git"

@@ -293,6 +293,10 @@ _servers_stop_watchdog() {
     local -; set +e # best effort; never trip the caller's set -e
     [[ -n $_SERVERS_WATCHDOG_PID ]] || return 0
     kill -TERM -- "-$_SERVERS_WATCHDOG_PID" 2>/dev/null
+    # A test that fails at once (in its preamble) may stop the watchdog
+    # before setsid made its group: then only the process itself is there,
+    # and waiting for it without signalling it would wait for ever.
+    kill -TERM "$_SERVERS_WATCHDOG_PID" 2>/dev/null
     wait "$_SERVERS_WATCHDOG_PID" 2>/dev/null || true
     _SERVERS_WATCHDOG_PID=
     return 0
