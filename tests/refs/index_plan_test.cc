@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,20 @@ Lines lines_of(const std::vector<std::string>& keys) {
   for (const auto& k : keys) out[k] = level_line(k);
   return out;
 }
+
+// A TrieReader that counts what it is asked.
+struct CountingReader : TrieFilesReader {
+  using TrieFilesReader::TrieFilesReader;
+  std::size_t lists = 0, reads = 0;
+  std::vector<Entry> list(const std::string& path) override {
+    ++lists;
+    return TrieFilesReader::list(path);
+  }
+  std::string read(const std::string& path) override {
+    ++reads;
+    return TrieFilesReader::read(path);
+  }
+};
 
 // A plan as text: "write 1/0: 10…, 11…", "remove 345", "move 34/5 <- 345".
 std::vector<std::string> describe(const TriePlan& plan) {
@@ -155,6 +171,143 @@ TEST_CASE("a plan's edits carry the exact bytes and sources", "[index_plan]") {
   const TriePlan replace = step(files, lines, {{}, {k3451}, {}}, 2);
   CHECK(replace == TriePlan{{"34/5/1", trie_write(level_line(k3451, true))}});
   CHECK(files.at("34/5/1") == joined(lines, {k3451}));
+}
+
+// Keys drawn to share long prefixes: a few stems, then digits from a small
+// alphabet, then random ones.
+std::vector<std::string> key_pool(std::mt19937& rng, std::size_t n) {
+  const std::vector<std::string> stems = {"", "ab", "abcd0123", "abcd0f", "5555555555", "55555f"};
+  std::set<std::string> keys;
+  while (keys.size() < n) {
+    std::string k = stems[rng() % stems.size()];
+    const std::size_t narrow = rng() % 6;
+    for (std::size_t i = 0; i < narrow; ++i) k += "012"[rng() % 3];
+    k += Digest::of(std::to_string(rng())).hex();
+    keys.insert(k.substr(0, 64));
+  }
+  return {keys.begin(), keys.end()};
+}
+
+TEST_CASE("random puts, replacements and removals: after each plan the tree is build_trie of the lines",
+          "[index_plan]") {
+  std::map<std::string, int> seen;  // how often each kind of edit came up
+  for (std::size_t t : {1, 2, 3, 4, 16}) {
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+      std::mt19937 rng(seed * 100 + static_cast<unsigned>(t));
+      const std::vector<std::string> pool = key_pool(rng, 70);
+      Lines lines;
+      TrieFiles files;
+      for (int i = 0; i < 120; ++i) {
+        Step s;
+        std::set<std::string> used;
+        const std::size_t batch = rng() % 4 == 0 ? 1 + rng() % 12 : 1;
+        for (std::size_t j = 0; j < batch; ++j) {
+          const std::string& k = pool[rng() % pool.size()];
+          if (!used.insert(k).second) continue;
+          // Lean to puts while the family is small, to removals once it is large.
+          const bool grow = rng() % 70 >= lines.size();
+          if (!lines.contains(k)) (grow ? s.put : s.remove).push_back(k);
+          else if (rng() % 3 == 0) (rng() % 2 ? s.put_disputed : s.put).push_back(k);
+          else (grow ? s.put : s.remove).push_back(k);
+        }
+        INFO("T=" << t << " seed " << seed << " step " << i);
+        const TrieFiles before = files;
+        for (const auto& [path, edit] : step(files, lines, s, t)) {
+          const bool was_folder = before.lower_bound(path + "/") != before.lower_bound(path + "0");
+          const auto depth = [](const std::string& p) { return std::count(p.begin(), p.end(), '/'); };
+          if (edit.kind == TrieEdit::Kind::kMove) ++seen[depth(path) > depth(edit.from) ? "split" : "refold"];
+          if (edit.kind == TrieEdit::Kind::kWrite && before.contains(path)) ++seen["rewrite"];
+          if (edit.kind == TrieEdit::Kind::kRemove && before.contains(path)) ++seen["file out"];
+          if (edit.kind != TrieEdit::Kind::kMove && was_folder) ++seen["folder out"];
+          if (edit.kind == TrieEdit::Kind::kWrite && !before.contains(path)) ++seen["new file"];
+        }
+      }
+    }
+  }
+  // Every transition happened, many times.
+  for (const char* what : {"split", "refold", "rewrite", "file out", "folder out", "new file"}) {
+    INFO(what);
+    CHECK(seen[what] > 20);
+  }
+}
+
+TEST_CASE("the same facts in any order and any batching give the same tree", "[index_plan]") {
+  for (std::size_t t : {1, 2, 4, 16}) {
+    std::mt19937 rng(static_cast<unsigned>(t));
+    const std::vector<std::string> facts = key_pool(rng, 60);
+    const std::vector<std::string> passing = key_pool(rng, 20);  // added, then removed again
+    const TrieFiles expected = built(lines_of(facts), t);
+    for (int order = 0; order < 6; ++order) {
+      std::vector<std::string> keys = facts;
+      keys.insert(keys.end(), passing.begin(), passing.end());
+      std::shuffle(keys.begin(), keys.end(), rng);
+      Lines lines;
+      TrieFiles files;
+      // order 0: one commit of everything; else batches of random sizes.
+      for (std::size_t at = 0; at < keys.size();) {
+        const std::size_t n = order == 0 ? keys.size() : 1 + rng() % (order * 3);
+        Step s;
+        s.put.assign(keys.begin() + at, keys.begin() + std::min(keys.size(), at + n));
+        at += s.put.size();
+        step(files, lines, s, t);
+      }
+      std::shuffle(keys.begin(), keys.end(), rng);
+      for (std::size_t at = 0; at < passing.size();) {
+        Step s;
+        const std::size_t n = 1 + rng() % 5;
+        s.remove.assign(passing.begin() + at, passing.begin() + std::min(passing.size(), at + n));
+        at += s.remove.size();
+        step(files, lines, s, t);
+      }
+      INFO("T=" << t << " order " << order);
+      CHECK(files == expected);
+    }
+  }
+}
+
+// How many folders a path has below refs/<family>/, plus one for refs/<family>/.
+std::size_t listings_on_path(const std::string& file) {
+  return static_cast<std::size_t>(std::count(file.begin(), file.end(), '/')) + 1;
+}
+
+TEST_CASE("a plan reads the folders on its key's path and its file, not the family", "[index_plan]") {
+  std::mt19937 rng(3);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 20000; ++i) keys.push_back(Digest::of("run " + std::to_string(rng())).hex());
+  // A group-like crowd under one long shared prefix, as `groups` keys are.
+  for (int i = 0; i < 3000; ++i) keys.push_back("abcdef0123" + Digest::of(std::to_string(rng())).hex().substr(10));
+  Lines lines = lines_of(keys);
+  const std::size_t t = 4;
+  TrieFiles files = built(lines, t);
+  REQUIRE(files.size() > 5000);
+  std::set<std::string> folders;
+  for (const auto& [path, bytes] : files)
+    for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+      folders.insert(path.substr(0, slash));
+  for (int i = 0; i < 200; ++i) {
+    const bool add = i % 2 == 0;
+    const std::string key = add ? (i % 4 ? Digest::of("new " + std::to_string(i)).hex()
+                                         : "abcdef0123" + Digest::of(std::to_string(i)).hex().substr(10))
+                                : keys[rng() % keys.size()];
+    if (add == lines.contains(key)) continue;
+    const TrieSlot slot = locate_in_trie(key, folders);
+    CountingReader reader(files);
+    TrieChanges changes;
+    if (add) changes.put.push_back({key, level_line(key)});
+    else changes.remove.push_back(key);
+    const TriePlan plan = plan_trie_update(reader, changes, t);
+    INFO(key << " -> " << slot.path);
+    // The folders down to the key's file (one more where a file becomes a
+    // folder, or where a removal weighs its folder's files), and its file.
+    CHECK(reader.lists <= listings_on_path(slot.path) + 1);
+    CHECK(reader.reads <= (add ? 1u : 1u + 16u));
+    CHECK(plan.size() <= 2 + 16);
+  }
+  // And a plan still gives build_trie's tree on this family.
+  Step s;
+  s.put = {Digest::of("one more").hex()};
+  s.remove = {keys[0], keys[20000]};
+  step(files, lines, s, t);
 }
 
 TEST_CASE("TrieFilesReader lists a folder's files and folders", "[index_plan]") {
