@@ -136,13 +136,16 @@ std::string bash_script(const CommandSpec& root) {
   fi
   case $(_kistore_positional "$path") in
     remote)
-      mapfile -t COMPREPLY < <(compgen -W "$(kistore "${store[@]}" remote list 2>/dev/null | cut -f1)" -- "$cur")
+      # compgen -W expands its words: only names of plain characters reach it.
+      mapfile -t COMPREPLY < <(compgen -W "$(kistore "${store[@]}" remote list 2>/dev/null | cut -f1 |
+        grep -E '^[A-Za-z0-9._-]+$')" -- "$cur")
       ;;
     digest)
       # Only from two digits on: a store may hold a million documents.
       if ((${#cur} >= 2)); then
         mapfile -t COMPREPLY < <(compgen -W "$(kistore "${store[@]}" ls --format tsv 2>/dev/null |
-          awk -F'\t' 'NR > 1 { sub(/^sha256:/, "", $1); print substr($1, 1, 12) }')" -- "${cur#sha256:}")
+          awk -F'\t' 'NR > 1 { sub(/^sha256:/, "", $1); print substr($1, 1, 12) }' | grep -E '^[0-9a-f]+$')" \
+          -- "${cur#sha256:}")
       fi
       ;;
     choices) mapfile -t COMPREPLY < <(compgen -W "$(_kistore_choices "$path @")" -- "$cur") ;;

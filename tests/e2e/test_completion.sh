@@ -49,7 +49,12 @@ assert_eq "origin" "$(complete_line kistore --store "$S" push --json or)" "push,
 assert_eq "334face30aca" "$(complete_line kistore --store "$S" show 334)" "kistore show 334<TAB>: the digest prefix"
 assert_eq "" "$(complete_line kistore --store "$S" show 3)" "one digit completes nothing (a store may hold millions)"
 assert_eq $'bash\nfish\nzsh' "$(complete_line kistore completion '')" "kistore completion <TAB>"
-pass "bash: commands, subcommands, options and their values, remotes and digest prefixes"
+# compgen -W expands its words: a remote name written into the config by hand
+# (git config takes any subsection) must never be run on <TAB>.
+git --git-dir="$S" config 'remote.$(touch${IFS}pwned).url' "$W/remote.git"
+assert_eq $'mirror\norigin' "$(cd "$W" && complete_line kistore --store "$S" pull '')" "a hostile remote name is not offered"
+[[ ! -e $W/pwned ]] || fail "completion ran a remote name"
+pass "bash: commands, subcommands, options and their values, remotes and digest prefixes; nothing run"
 
 # ---- zsh and fish -------------------------------------------------------------------
 assert_exit 0 ks completion zsh
