@@ -16,7 +16,8 @@ namespace {
 VerifyReport verify_files(const std::vector<std::string>& paths) {
   BundleFileCheck check;
   for (const std::string& path : paths)
-    check_bundle_text(read_input_file(path), path == "-" ? "<stdin>" : path, check);
+    check_bundle_text(read_input_file(path), path == "-" ? "<stdin>" : path, check,
+                      path == "-" ? InputFormat::kAuto : format_for_name(path));
   VerifyReport report;
   report.objects = check.documents;
   auto kind = [](const BundleFinding& f) {
@@ -46,7 +47,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     std::string allowed_signers;
   };
   auto o = std::make_shared<Opts>();
-  app->add_option("FILE", o->files, "Bundle files to check without a store");
+  app->add_option("FILE", o->files,
+                  "Bundle files to check without a store (JSON, a JSON array or JSON Lines, as add takes them)");
   app->add_flag("--deep", o->deep, "Also check canonical form and document validity");
   app->add_option("--allowed-signers", o->allowed_signers,
                   "Judge signed level changes against this allowed-signers file instead of the store's")

@@ -1,8 +1,10 @@
 #include "objects/bundle_check.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "objects/document.h"
+#include "objects/error.h"
 #include "objects/input.h"
 #include "objects/json.h"
 
@@ -38,24 +40,49 @@ void check_bundle(Json& bundle, const Location& where, BundleFileCheck& out) {
   }
 }
 
+// One bundle or document of an input.
+void check_item(Json& item, const Location& where, BundleFileCheck& out) {
+  if (item.is_object() && item.find("run") && !item.find("kind")) {
+    check_bundle(item, where, out);
+  } else {
+    parse_item(std::move(item), where);
+    ++out.documents;
+  }
+}
+
 }  // namespace
 
-void check_bundle_text(std::string_view text, std::string_view source, BundleFileCheck& out) {
-  Json value = parse_json(text, source);
-  Location root{std::string(source), ""};
-  std::vector<std::pair<Location, Json*>> items;
-  if (value.is_array())
-    for (std::size_t i = 0; i < value.as_array().size(); ++i) items.emplace_back(root.child(i), &value.as_array()[i]);
-  else
-    items.emplace_back(root, &value);
-  for (auto& [where, item] : items) {
-    if (item->is_object() && item->find("run") && !item->find("kind")) {
-      check_bundle(*item, where, out);
-    } else {
-      parse_item(std::move(*item), where);
-      ++out.documents;
+void check_bundle_text(std::string_view text, std::string_view source, BundleFileCheck& out, InputFormat format) {
+  bool lines = format == InputFormat::kJsonLines;
+  Json value;
+  if (!lines) {
+    try {
+      value = parse_json(text, source);
+    } catch (const Error&) {
+      if (format != InputFormat::kAuto || !looks_like_json_lines(text)) throw;
+      lines = true;
     }
   }
+  if (lines) {
+    std::size_t pos = 0, line_no = 0;
+    while (pos < text.size()) {
+      std::size_t end = std::min(text.find('\n', pos), text.size());
+      std::string_view line = text.substr(pos, end - pos);
+      pos = end + 1;
+      ++line_no;
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      const std::string where = std::string(source) + ":" + std::to_string(line_no);
+      Json item = parse_json(line, where);
+      check_item(item, Location{where, ""}, out);
+    }
+    return;
+  }
+  Location root{std::string(source), ""};
+  if (value.is_array()) {
+    for (std::size_t i = 0; i < value.as_array().size(); ++i) check_item(value.as_array()[i], root.child(i), out);
+    return;
+  }
+  check_item(value, root, out);
 }
 
 }  // namespace kistore

@@ -11,6 +11,8 @@
 // Thread-safety: reentrant; a BundleFileCheck belongs to one thread.
 #pragma once
 
+#include "objects/input.h"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -38,6 +40,9 @@ struct BundleFileCheck {
 // and pointer, for text that is not JSON or an item that is not a valid
 // document (a bundle member included); what was appended to `out` before
 // stays.
-void check_bundle_text(std::string_view text, std::string_view source, BundleFileCheck& out);
+// `format` as add reads its inputs (objects/input.h): JSON Lines are checked
+// line by line, each line named "<source>:<line>", as add names them.
+void check_bundle_text(std::string_view text, std::string_view source, BundleFileCheck& out,
+                       InputFormat format = InputFormat::kJson);
 
 }  // namespace kistore

@@ -12,22 +12,6 @@ bool is_blank(std::string_view line) {
   return true;
 }
 
-// Whether `text` looks like JSON Lines: two or more non-blank lines, each
-// starting (after spaces) with '{'.
-bool looks_like_json_lines(std::string_view text) {
-  std::size_t objects = 0, pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (is_blank(line)) continue;
-    std::size_t first = line.find_first_not_of(" \t");
-    if (line[first] != '{') return false;
-    ++objects;
-  }
-  return objects >= 2;
-}
 
 void add_value(Json value, const Location& where, ParsedInput& out) {
   try {
@@ -48,6 +32,23 @@ void parse_json_lines(std::string_view text, std::string_view source, ParsedInpu
 }
 
 }  // namespace
+
+// Whether `text` looks like JSON Lines: two or more non-blank lines, each
+// starting (after spaces) with '{'.
+bool looks_like_json_lines(std::string_view text) {
+  std::size_t objects = 0, pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (is_blank(line)) continue;
+    std::size_t first = line.find_first_not_of(" \t");
+    if (line[first] != '{') return false;
+    ++objects;
+  }
+  return objects >= 2;
+}
 
 void parse_input_line(std::string_view line, std::string_view source, std::size_t line_no, ParsedInput& out) {
   if (is_blank(line)) return;

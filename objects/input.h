@@ -28,6 +28,10 @@ enum class InputFormat {
 // InputFormat for a file name: ".jsonl" -> kJsonLines, else kAuto.
 InputFormat format_for_name(std::string_view name);
 
+// Whether `text` looks like JSON Lines: two or more non-blank lines, each
+// starting (after spaces) with '{' (what kAuto falls back to).
+bool looks_like_json_lines(std::string_view text);
+
 struct InputItem {
   Location where;  // "file" or "file:line", and the pointer within it
   std::variant<Bundle, Document> value;

@@ -80,6 +80,32 @@ TEST_CASE("bundle check: arrays of bundles and documents; pointers name the elem
   CHECK(check.warnings.size() == 4);
 }
 
+TEST_CASE("bundle check: JSON Lines, as add reads them, each line named file:line", "[bundle_check]") {
+  Json bundle = fixture();
+  Json edited = bundle;
+  edited.find("environment")->find("spec")->find("hardware")->set("product", "another GPU");
+  const std::string text = canonical(bundle) + "\n\n" + canonical(edited) + "\n";
+  for (InputFormat format : {InputFormat::kJsonLines, InputFormat::kAuto}) {
+    BundleFileCheck check;
+    check_bundle_text(text, "runs.jsonl", check, format);
+    CHECK(check.documents == 3 + 3);
+    REQUIRE(check.problems.size() == 1);
+    CHECK(check.problems[0].path == "runs.jsonl:3: /run/spec/environmentDigest");  // the blank line counts
+  }
+  // One JSON text (the default) is what it was: two texts are not JSON.
+  BundleFileCheck one;
+  CHECK_THROWS_AS(check_bundle_text(text, "runs.json", one), Error);
+  // A bad line is an input error naming its line.
+  BundleFileCheck bad;
+  try {
+    check_bundle_text(canonical(bundle) + "\n{\"run\": \n", "runs.jsonl", bad, InputFormat::kJsonLines);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidInput);
+    CHECK_THAT(e.what(), Catch::Matchers::StartsWith("runs.jsonl:2:"));
+  }
+}
+
 TEST_CASE("bundle check: input that is not JSON or not a document is an input error", "[bundle_check][errors]") {
   struct Case {
     const char* name;
