@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -115,6 +116,14 @@ void print_refusal(const PullReport& r) {
                "error: refused to take %s from %s (%s): %s in the incoming history; the store is unchanged\n",
                shown(r.incoming.substr(0, 12)).c_str(), shown(r.remote).c_str(), shown(r.url).c_str(),
                plural(r.problems.size(), "problem").c_str());
+  // A level no rerun signed by this store's controllers justifies: often a
+  // rerun signed by someone the other store trusts and this one does not yet.
+  if (std::any_of(r.problems.begin(), r.problems.end(),
+                  [](const Problem& p) { return p.kind == ProblemKind::kLevelUnjustified; }))
+    std::fprintf(stderr,
+                 "hint: a level moves only by a rerun commit signed by a controller this store trusts "
+                 "(`kistore trust list`); if you trust the rerun's signer, `kistore trust add PRINCIPAL KEY.pub` "
+                 "and pull again\n");
 }
 
 int print_pull(const Globals& g, const PullReport& r) {

@@ -114,6 +114,9 @@ refused() {
     assert_contains "$ERR" "commit ${c:0:12}" "$name: names the commit"
     assert_contains "$ERR" "$runhex" "$name: names the run"
     assert_contains "$ERR" "the store is unchanged" "$name: says the store is unchanged"
+    assert_contains "$ERR" "hint: a level moves only by a rerun commit signed by a controller this store trusts" \
+        "$name: says how a level moves"
+    assert_contains "$ERR" "kistore trust add PRINCIPAL KEY.pub" "$name: names the command that trusts a signer"
 }
 # reported NAME COMMIT RUN-HEX : the commit placed in a copy of V with
 # update-ref (its objects through an alternate); verify exits 1 with a
