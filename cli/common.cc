@@ -53,14 +53,33 @@ void read_environment(Globals& g) {
   }
 }
 
+namespace {
+
+// Whether `dir` is the work tree of a plain `git clone` of a store: a .git
+// beside a FORMAT file that says "kistore N" (what a clone checks out).
+bool store_work_tree(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir / ".git", ec) || !fs::is_regular_file(dir / "FORMAT", ec)) return false;
+  std::ifstream in(dir / "FORMAT", std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::string_view(head, sizeof head) == "kistore ";
+}
+
+}  // namespace
+
 std::string store_folder(const Globals& g) {
   if (g.store_named) return g.store_dir;
   std::error_code ec;
   if (fs::is_directory(g.store_dir, ec)) return g.store_dir;
   fs::path here = fs::current_path(ec);
   if (ec) return g.store_dir;
-  for (fs::path dir = here.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (fs::path candidate = dir / g.store_dir; fs::is_directory(candidate, ec)) return candidate.string();
+  // As git finds .git: this folder, then each parent; at each, its .kistore,
+  // else itself when it is a plain git clone of a store.
+  for (fs::path dir = here; !dir.empty(); dir = dir.parent_path()) {
+    if (dir != here)
+      if (fs::path candidate = dir / g.store_dir; fs::is_directory(candidate, ec)) return candidate.string();
+    if (store_work_tree(dir)) return dir.string();
     if (dir == dir.root_path()) break;
   }
   return g.store_dir;

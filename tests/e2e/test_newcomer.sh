@@ -106,6 +106,20 @@ assert_exit 0 ks --store "$W/checkout" add one.jsonl
 assert_eq "" "$(git -C "$W/checkout" status --porcelain)" "git status after kistore add in the clone"
 assert_exit 0 ks --store "$W/checkout" verify
 pass "push to a git init --bare repository points its HEAD at main: git clone checks out the store, git status stays clean after an add"
+# In that clone (and below it) kistore finds the store without --store, as
+# git finds the repository.
+assert_exit 0 ks --store "$W/checkout" ls
+listed=$OUT
+(cd "$W/checkout" && assert_exit 0 ks ls && assert_eq "$listed" "$OUT" "ls in a plain clone") || fail "ls in a plain clone"
+(cd "$W/checkout/objects" && assert_exit 0 ks ls && assert_eq "$listed" "$OUT" "ls below a plain clone") ||
+    fail "ls below a plain clone"
+mkruns --start 8 --count 1 >"$W/two.jsonl"
+(cd "$W/checkout" && assert_exit 0 ks add "$W/two.jsonl") || fail "add in a plain clone"
+[[ ! -e $W/checkout/.kistore ]] || fail "add in a plain clone made a .kistore"
+assert_eq "" "$(git -C "$W/checkout" status --porcelain)" "git status after kistore add without --store"
+assert_exit 0 ks --store "$W/checkout" log -n 1
+assert_contains "$OUT" "Op:     add" "the add without --store went to the clone"
+pass "in a plain git clone of a store, and below it, kistore finds the store without --store"
 FP=$(store_fingerprint "$S")  # the push recorded what it synced
 
 # ---- a CSV whose header lacks a column ----------------------------------------------
