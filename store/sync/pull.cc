@@ -281,7 +281,10 @@ class Pull {
     report_.new_documents = outcome.new_documents;
   }
 
-  void mark_synced() { git::set_ref(repo_, synced_ref(conn_.remote()), incoming_, "kistore: pull " + conn_.remote()); }
+  void mark_synced() {
+    git::set_ref(repo_, synced_ref(conn_.remote()), incoming_, "kistore: pull " + conn_.remote());
+    keep_tracking_ref(repo_, conn_.remote(), branch_, incoming_);
+  }
 
   Store& store_;
   git_repository* repo_;

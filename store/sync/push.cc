@@ -221,7 +221,10 @@ class Push {
     throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection);
   }
 
-  void mark_synced(const git_oid& local) { git::set_ref(repo_, synced_ref(label_), local, "kistore: push " + label_); }
+  void mark_synced(const git_oid& local) {
+    git::set_ref(repo_, synced_ref(label_), local, "kistore: push " + label_);
+    keep_tracking_ref(repo_, label_, branch_, local);
+  }
 
   Store& store_;
   git_repository* repo_;

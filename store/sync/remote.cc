@@ -95,6 +95,14 @@ ResolvedRemote resolve_remote(git_repository* repo, const std::string& text) {
 std::string incoming_ref(const std::string& remote) {
   return valid_remote_name(remote) ? "refs/kistore/incoming/" + remote : "refs/kistore/incoming-url/" + url_key(remote);
 }
+void keep_tracking_ref(git_repository* repo, const std::string& remote, const std::string& branch, const git_oid& id) {
+  const std::string heads = "refs/heads/";
+  if (!valid_remote_name(remote) || branch.compare(0, heads.size(), heads) != 0) return;
+  const std::string tracking = "refs/remotes/" + remote + "/" + branch.substr(heads.size());
+  if (!git::ref_target(repo, tracking)) return;
+  git::set_ref(repo, tracking, id, "kistore: sync with " + remote);
+}
+
 std::string synced_ref(const std::string& remote) {
   return valid_remote_name(remote) ? "refs/kistore/synced/" + remote : "refs/kistore/synced-url/" + url_key(remote);
 }

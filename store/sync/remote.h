@@ -20,11 +20,19 @@
 #include <string>
 
 struct git_repository;
+struct git_oid;
 
 namespace kistore {
 
 std::string incoming_ref(const std::string& remote);
 std::string synced_ref(const std::string& remote);
+
+// In a plain git clone of a store, git keeps refs/remotes/<remote>/<branch>:
+// after a pull or push that synced `branch` (refs/heads/NAME) with the named
+// `remote` at `id`, it is moved there, so that `git status` says the clone is
+// up to date with it. Nothing when the remote is a URL or the ref does not
+// exist (a store made by kistore keeps its own refs/kistore/synced/).
+void keep_tracking_ref(git_repository* repo, const std::string& remote, const std::string& branch, const git_oid& id);
 
 // Whether `name` can name a configured remote (git's rules, without "/").
 bool valid_remote_name(const std::string& name);

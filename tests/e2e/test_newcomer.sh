@@ -119,7 +119,21 @@ mkruns --start 8 --count 1 >"$W/two.jsonl"
 assert_eq "" "$(git -C "$W/checkout" status --porcelain)" "git status after kistore add without --store"
 assert_exit 0 ks --store "$W/checkout" log -n 1
 assert_contains "$OUT" "Op:     add" "the add without --store went to the clone"
-pass "in a plain git clone of a store, and below it, kistore finds the store without --store"
+# git's own view of the clone keeps up: after kistore push and pull with
+# origin, refs/remotes/origin/main is where the remote is, and git status
+# says the clone is up to date, not "ahead by N commits".
+(cd "$W/checkout" && assert_exit 0 ks push) || fail "push from a plain clone"
+assert_eq "$(head_of "$W/served.git")" "$(git -C "$W/checkout" rev-parse origin/main)" "push moves origin/main"
+assert_eq "## main...origin/main" "$(git -C "$W/checkout" status -sb | head -1)" "git status after kistore push"
+assert_exit 0 ks --store "$S" pull "$W/served.git"
+mkruns --start 9 --count 1 >"$W/three.jsonl"
+assert_exit 0 ks --store "$S" add "$W/three.jsonl"
+assert_exit 0 ks --store "$S" push "$W/served.git"
+(cd "$W/checkout" && assert_exit 0 ks pull) || fail "pull into a plain clone"
+assert_eq "$(head_of "$W/served.git")" "$(git -C "$W/checkout" rev-parse origin/main)" "pull moves origin/main"
+assert_eq "## main...origin/main" "$(git -C "$W/checkout" status -sb | head -1)" "git status after kistore pull"
+assert_eq "" "$(git -C "$W/checkout" status --porcelain)" "the work tree in step after the pull"
+pass "in a plain git clone of a store, and below it, kistore finds the store without --store; push and pull keep origin/main, and git status clean"
 FP=$(store_fingerprint "$S")  # the push recorded what it synced
 
 # ---- a CSV whose header lacks a column ----------------------------------------------
