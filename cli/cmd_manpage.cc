@@ -45,7 +45,12 @@ void walk(const CommandSpec& spec, const std::string& path, std::vector<std::pai
 
 std::string option_line(const OptionSpec& o) {
   std::string names;
-  for (const std::string& n : o.each_name()) names += (names.empty() ? "" : ", ") + std::string("\\fB") + roff(n) + "\\fR";
+  for (const std::string& n : o.each_name()) {
+    if (!names.empty()) names += ", ";
+    names += "\\fB";
+    names += roff(n);
+    names += "\\fR";
+  }
   if (o.takes_value() && !o.is_positional())
     names += " \\fI" + roff(o.value_name().empty() ? std::string("VALUE") : o.value_name()) + "\\fR";
   return ".TP\n" + names + "\n" + roff(o.help()) +
@@ -71,7 +76,14 @@ std::string page(const std::string& path, const CommandSpec& spec, const Command
   for (const OptionSpec& o : spec.options()) has_options |= !o.is_positional();
   if (has_options) out += " [\\fIOPTIONS\\fR]";
   for (const OptionSpec& o : spec.options())
-    if (o.is_positional()) out += " " + std::string(o.is_required() ? "" : "[") + "\\fI" + roff(o.names()) + "\\fR" + (o.is_required() ? "" : "]");
+    if (o.is_positional()) {
+      // Appended piece by piece: GCC 12 -O3 misreads "literal" + std::string temporaries (-Wrestrict).
+      out += o.is_required() ? " " : " [";
+      out += "\\fI";
+      out += roff(o.names());
+      out += "\\fR";
+      if (!o.is_required()) out += ']';
+    }
   out += "\n.SH DESCRIPTION\n" + roff(spec.description()) + "\n";
   if (!spec.footer_text().empty()) out += ".PP\n.nf\n" + roff(spec.footer_text()) + "\n.fi\n";
   if (!spec.subcommands().empty()) {

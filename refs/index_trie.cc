@@ -143,7 +143,8 @@ std::vector<Problem> check_trie(Family family, const TrieFiles& files, std::size
       folder.all_parsed = folder.all_parsed && first.has_value();
       if (first && (!folder.first_key || *first < *folder.first_key)) folder.first_key = first;
       if (last && (!folder.last_key || *last > *folder.last_key)) folder.last_key = last;
-      dir += (i ? "/" : "") + std::string(names[i]);
+      if (i) dir += '/';
+      dir += names[i];
     }
   }
   for (const auto& [dir, folder] : folders) {
