@@ -63,6 +63,13 @@ void write_stderr(const std::string& text) {
 
 void handle_interrupts() {
   sigset_t set = interrupt_signals();
+  // A signal the parent ignores (nohup's SIGHUP, a shell's SIGINT for a
+  // background command) stays ignored: a blocked signal is queued even when
+  // ignored, so it must be left out of the set, not only left alone.
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) sigdelset(&set, signal);
+  }
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::thread([set] {
     int signal = 0;

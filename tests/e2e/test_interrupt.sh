@@ -27,7 +27,10 @@ LIMIT=1
 interrupt() {
     local sig=$1 delay=$2 pid t0
     shift 2
-    "$KISTORE" --no-progress "$@" >/dev/null 2>"$W/err" &
+    # With SIGINT and SIGTERM at their defaults: a shell without job control
+    # starts a background command with SIGINT ignored, and kistore, as every
+    # program should, leaves a signal its parent ignores ignored (nohup).
+    env --default-signal=INT,TERM "$KISTORE" --no-progress "$@" >/dev/null 2>"$W/err" &
     pid=$!
     sleep "$delay"
     t0=$EPOCHREALTIME
@@ -45,7 +48,9 @@ judged() {
     local what=$1 dir=$2 before=$3
     if [[ $RC == 130 ]]; then
         awk -v t="$TOOK" -v l="$LIMIT" 'BEGIN { exit !(t <= l) }' || fail "$what: ended $TOOK s after the signal"
-        if [[ $ERR == *"error: interrupted; nothing was written"* ]]; then
+        # A signal before main set up its handling (a slow start under the
+        # sanitizers) ends kistore by the default action: nothing was begun.
+        if [[ -z $ERR || $ERR == *"error: interrupted; nothing was written"* ]]; then
             assert_store_unchanged "$before" "$dir" "$what: interrupted"
             echo nothing
         else
@@ -95,7 +100,7 @@ for delay in 0.2 1.0; do
     interrupt INT "$delay" clone "$W/remote.git" "$W/clone-$delay"
     if [[ $RC == 130 ]]; then
         [[ ! -e $W/clone-$delay ]] || fail "an interrupted clone left $W/clone-$delay"
-        assert_contains "$ERR" "interrupted; nothing was written" "clone after $delay s"
+        [[ -z $ERR ]] || assert_contains "$ERR" "interrupted; nothing was written" "clone after $delay s"
     fi
 done
 pass "pull and clone interrupted: exit 130, the store unchanged, no clone folder left"
