@@ -103,6 +103,14 @@ const CommandSpec* CommandSpec::subcommand_named(const std::string& word) const 
   return nullptr;
 }
 
+std::vector<std::pair<std::string, const CommandSpec*>> CommandSpec::command_paths() const {
+  std::vector<std::pair<std::string, const CommandSpec*>> out{{"", this}};
+  for (const auto& sub : subcommands_)
+    for (auto& [path, spec] : sub->command_paths())
+      out.emplace_back(path.empty() ? sub->name() : sub->name() + " " + path, spec);
+  return out;
+}
+
 const OptionSpec* CommandSpec::option_named(const std::string& name) const {
   for (const OptionSpec& o : options_)
     if (!o.is_positional())

@@ -121,6 +121,9 @@ class CommandSpec {
   const CommandSpec* subcommand_named(const std::string& word) const;
   // The option of this command called `name` ("--store", "-q"), or null.
   const OptionSpec* option_named(const std::string& name) const;
+  // This command and every command below it, in the order of the table,
+  // each with its path from here: "" for this one, "remote add" below.
+  std::vector<std::pair<std::string, const CommandSpec*>> command_paths() const;
 
  private:
   OptionSpec* add(std::string names, OptionSpec::Target target, std::string help, bool is_flag);

@@ -27,14 +27,6 @@ Completes completes(const OptionSpec& positional) {
   return Completes::kFile;
 }
 
-// Every command path ("" for the program itself, "remote add") and its spec,
-// in the order of the table.
-void walk(const CommandSpec& spec, const std::string& path,
-          std::vector<std::pair<std::string, const CommandSpec*>>& out) {
-  out.emplace_back(path, &spec);
-  for (const auto& sub : spec.subcommands()) walk(*sub, path.empty() ? sub->name() : path + " " + sub->name(), out);
-}
-
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
@@ -53,8 +45,7 @@ std::vector<std::string> subcommand_words(const CommandSpec& spec, bool root) {
 }
 
 std::string bash_script(const CommandSpec& root) {
-  std::vector<std::pair<std::string, const CommandSpec*>> paths;
-  walk(root, "", paths);
+  const auto paths = root.command_paths();
   std::string subs, options, valued, choices, positional;
   std::vector<std::string> global_options, global_valued;
   for (const OptionSpec& o : root.options())

@@ -38,11 +38,6 @@ std::string page_name(const std::string& path) {
   return name;
 }
 
-void walk(const CommandSpec& spec, const std::string& path, std::vector<std::pair<std::string, const CommandSpec*>>& out) {
-  out.emplace_back(path, &spec);
-  for (const auto& sub : spec.subcommands()) walk(*sub, path + " " + sub->name(), out);
-}
-
 std::string option_line(const OptionSpec& o) {
   std::string names;
   for (const std::string& n : o.each_name()) {
@@ -127,7 +122,7 @@ bool registered = register_command([](CommandSpec& root, Globals&) {
   return Command{app, [&root, o]() -> int {
     const std::string version = "kistore 0.1.0";
     std::vector<std::pair<std::string, const CommandSpec*>> pages;
-    walk(root, "kistore", pages);
+    for (const auto& [path, spec] : root.command_paths()) pages.emplace_back(path.empty() ? "kistore" : "kistore " + path, spec);
     if (!o->out.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(o->out, ec);
