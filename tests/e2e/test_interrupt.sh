@@ -39,6 +39,13 @@ interrupt() {
     wait "$pid" || RC=$?
     TOOK=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
     ERR=$(cat "$W/err")
+    # A signal that arrives before main set up its handling (a slow start
+    # under the sanitizers) ends kistore by the default action: 128 + the
+    # signal's number (143 for SIGTERM), silent, nothing begun. Judged as an
+    # interruption that wrote nothing; the caller then checks the store.
+    if [[ $RC == $((128 + $(kill -l "$sig"))) && -z $ERR ]]; then
+        RC=130
+    fi
 }
 
 # judged WHAT DIR BEFORE : after an interruption, exactly one of: exit 130,
