@@ -59,13 +59,17 @@ class DeltaBaseCache {
     order_.splice(order_.begin(), order_, it->second);
     return it->second->second;
   }
+  // Each entry costs its bytes and kEntryCost more (its list and map nodes,
+  // the string and its shared owner), so that a pack of many tiny objects
+  // cannot fill memory through the cache.
+  static constexpr std::uint64_t kEntryCost = 128;
   void put(std::uint32_t entry, Data data) {
-    if (data->size() > budget_ || where_.contains(entry)) return;
+    if (data->size() + kEntryCost > budget_ || where_.contains(entry)) return;
     order_.emplace_front(entry, data);
     where_[entry] = order_.begin();
-    bytes_ += data->size();
+    bytes_ += data->size() + kEntryCost;
     while (bytes_ > budget_) {
-      bytes_ -= order_.back().second->size();
+      bytes_ -= order_.back().second->size() + kEntryCost;
       where_.erase(order_.back().first);
       order_.pop_back();
     }

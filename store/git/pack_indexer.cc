@@ -64,7 +64,6 @@ IncomingPack::Impl::Impl(std::string dest_dir, PackLimits limits, PackProgressFn
     : dest_(std::move(dest_dir)), limits_(limits), progress_(std::move(progress)), bases_(std::move(bases)),
       scratch_(1 << 16),
       cache_(limits.delta_cache_bytes) {
-  limits_.max_delta_depth = std::min(limits_.max_delta_depth, 65535u);  // Entry::depth's range
   incoming_path_ = dest_ + "/tmp_pack_incoming_XXXXXX";
   fd_ = create_temp_file(incoming_path_, 0600, "a file for the incoming pack");
   try {

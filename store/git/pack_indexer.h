@@ -29,8 +29,8 @@
 // pack's size. Time follows the bytes inflated and built, which
 // `max_inflated_bytes` bounds whatever the pack's shape: each entry is
 // inflated as it arrives, and again when deltas are resolved; a base that has
-// left the cache is rebuilt from at most `max_delta_depth` deltas, and those
-// bytes count too. For packs git makes (deltas close to their bases) that is
+// left the cache is rebuilt down its chain, and those bytes count too (each
+// step at least kDeltaStepCost, so a chain of tiny deltas counts as well). For packs git makes (deltas close to their bases) that is
 // about twice the objects' size. Disk use is the received pack plus the new
 // pack, bounded by `max_pack_bytes` and `max_inflated_bytes`.
 //
@@ -49,6 +49,11 @@
 #include <vector>
 
 namespace kistore::git {
+
+// What one step of rebuilding a delta base counts against
+// PackLimits::max_inflated_bytes at least, however small the object it
+// builds: the budget then bounds the number of steps, not only their bytes.
+inline constexpr std::uint64_t kDeltaStepCost = 64;
 
 // Bounds on what one received pack may make kistore do. Every default fits
 // any store kistore writes with room to spare (a store of 20,000 runs is a
@@ -69,9 +74,14 @@ struct PackLimits {
   // Inflated size of one delta's instructions (64 MiB, the largest object:
   // a delta that rebuilds an object is about its size at most in practice).
   std::uint64_t max_delta_bytes = std::uint64_t{64} << 20;
-  // Deltas between an object and the whole object it is rebuilt from (git's
-  // own default for packs it makes is 50).
-  unsigned max_delta_depth = 64;
+  // Deltas between an object and the whole object it is rebuilt from. No
+  // limit by default, as git's index-pack has none: git makes chains of 50 by
+  // default, `gc --aggressive` made 250 before git 2.18, and pack.depth
+  // allows 4095. A chain is at most as deep as the pack has entries, and the
+  // work of rebuilding along it counts in max_inflated_bytes (every step at
+  // least kDeltaStepCost bytes), so depth bounds neither memory nor time;
+  // a caller may still set one (tests do).
+  std::uint32_t max_delta_depth = UINT32_MAX;
   // Total bytes inflated and built: every entry as received (objects and
   // delta instructions), every entry read again to resolve deltas, every
   // object built from deltas, bases rebuilt included (16 GiB). Bounds the

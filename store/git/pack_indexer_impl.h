@@ -78,7 +78,7 @@ class IncomingPack::Impl {
     std::uint8_t header_length;   // bytes before its zlib stream
     std::uint8_t kind;            // PackType
     std::uint8_t type = 0;        // its object's PackType once resolved
-    std::uint16_t depth = 0;      // deltas down to a whole object once resolved
+    std::uint32_t depth = 0;      // deltas down to a whole object once resolved
     bool resolved = false;
     bool external = false;        // a thin pack's base, read through bases_ (not in the received file)
   };

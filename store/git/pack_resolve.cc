@@ -173,7 +173,7 @@ void IncomingPack::Impl::resolve(std::uint32_t base, std::uint32_t child) {
   auto built = std::make_shared<std::string>();
   apply_delta(*source, delta_buffer_, h, *built, e.offset);
   e.base = base;
-  e.depth = static_cast<std::uint16_t>(b.depth + 1);
+  e.depth = b.depth + 1;
   store_object(child, b.type, *built);
   cache_.put(child, std::move(built));
   ++shown_.resolved_deltas;
@@ -181,10 +181,11 @@ void IncomingPack::Impl::resolve(std::uint32_t base, std::uint32_t child) {
 }
 
 // A resolved entry's object: from the cache, or rebuilt from the nearest
-// entry down its chain that is cached or whole (at most max_delta_depth
-// deltas). Every entry on the chain was resolved, so its sizes hold; the
-// rebuilt bytes count against max_inflated_bytes, so a pack shaped to push
-// its bases out of the cache cannot make this unbounded work.
+// entry down its chain that is cached or whole. Every entry on the chain was
+// resolved, so its sizes hold; the rebuilt bytes, each step at least
+// kDeltaStepCost, count against max_inflated_bytes, so a pack shaped to push
+// its bases out of the cache (deep chains of tiny objects included) cannot
+// make this unbounded work.
 DeltaBaseCache::Data IncomingPack::Impl::object_of(std::uint32_t index) {
   if (DeltaBaseCache::Data hit = cache_.get(index)) return hit;
   std::vector<std::uint32_t> chain;
@@ -206,7 +207,7 @@ DeltaBaseCache::Data IncomingPack::Impl::object_of(std::uint32_t index) {
     DeltaHeader h;
     if (!read_delta_header(delta_buffer_, h) || h.base_size != data->size())
       throw Refused(entry_at(entries_[*it].offset) + " reads differently when read again");
-    count_inflated(h.result_size, entries_[*it].offset);
+    count_inflated(std::max(h.result_size, kDeltaStepCost), entries_[*it].offset);
     auto built = std::make_shared<std::string>();
     apply_delta(*data, delta_buffer_, h, *built, entries_[*it].offset);
     data = std::move(built);

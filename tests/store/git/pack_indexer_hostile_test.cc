@@ -261,6 +261,56 @@ long peak_rss_kib() {
   return r.ru_maxrss;
 }
 
+// A blob "h0000" and a chain of `depth` deltas, each building the next
+// five-byte blob ("h0001", ...) from the one before: a pack git's index-pack
+// takes whatever the depth.
+std::string deep_chain_pack(int depth) {
+  auto name = [](int i) {
+    char text[8];
+    std::snprintf(text, sizeof text, "h%04x", i);
+    return std::string(text, 5);
+  };
+  std::string entries = whole_entry(3, name(0));
+  std::uint64_t previous = 12, offset = 12 + entries.size();
+  for (int i = 1; i <= depth; ++i) {
+    std::string e = ofs_entry(offset, previous, delta_header(5, 5) + delta_insert(name(i)));
+    entries += e;
+    previous = offset;
+    offset += e.size();
+  }
+  return pack_of(static_cast<std::uint32_t>(depth + 1), entries);
+}
+
+TEST_CASE("IncomingPack: a delta chain of any depth git accepts is taken", "[pack_indexer]") {
+  // Deeper than git's pack.depth allows (4095) and than the 250 of an old
+  // `gc --aggressive`: depth alone is never a reason to refuse.
+  std::string pack = deep_chain_pack(5000);
+  TempDir dest;
+  std::istringstream in(pack);
+  git::IndexedPack got = git::index_untrusted_pack(in, dest.path);
+  CHECK(got.objects.size() == 5001);
+}
+
+TEST_CASE("IncomingPack: a deep chain of tiny deltas rebuilt again and again counts every step", "[pack_indexer][hostile]") {
+  // Without a cache each delta's base is rebuilt from the whole blob up:
+  // 2,000 * 2,001 / 2 steps of 5 bytes (10 MB) -- but each step counts at
+  // least kDeltaStepCost bytes (128 MB), past a 32 MiB budget.
+  std::string pack = deep_chain_pack(2000);
+  git::PackLimits limits;
+  limits.delta_cache_bytes = 0;
+  limits.max_inflated_bytes = 32 << 20;
+  TempDir dest;
+  std::istringstream in(pack);
+  CHECK_THROWS_WITH(git::index_untrusted_pack(in, dest.path, limits),
+                    Catch::Contains("brings the pack's inflated bytes past the limit of 33554432 bytes (32.0 MiB)"));
+  CHECK(std::filesystem::is_empty(dest.path));
+  // The same chain with the default cache is about one step per delta.
+  TempDir dest2;
+  std::istringstream again(pack);
+  limits.delta_cache_bytes = git::PackLimits{}.delta_cache_bytes;
+  CHECK(git::index_untrusted_pack(again, dest2.path, limits).objects.size() == 2001);
+}
+
 TEST_CASE("IncomingPack: a declared 1 TiB ends at once with no large allocation", "[pack_indexer][hostile]") {
   const std::uint64_t tib = std::uint64_t{1} << 40;
   std::string hello = "hello";
