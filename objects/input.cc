@@ -35,6 +35,13 @@ void parse_json_lines(std::string_view text, std::string_view source, ParsedInpu
 
 // Whether `text` looks like JSON Lines: two or more non-blank lines, each
 // starting (after spaces) with '{'.
+std::string input_name(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (std::size_t slash = path.rfind('/'); slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  if (path.empty() || path == "." || path == "..") return "input";
+  return std::string(path);
+}
+
 bool looks_like_json_lines(std::string_view text) {
   std::size_t objects = 0, pos = 0;
   while (pos < text.size()) {

@@ -28,6 +28,12 @@ enum class InputFormat {
 // InputFormat for a file name: ".jsonl" -> kJsonLines, else kAuto.
 InputFormat format_for_name(std::string_view name);
 
+// What a commit says of an input it came from: the file's own name, never
+// the folders above it (a store's history is published, and a local path
+// tells who and where: "/home/ana/runs/a.json" -> "a.json"; "runs/" ->
+// "runs"; "-" -> "-"; a path of no name at all, such as "/", -> "input").
+std::string input_name(std::string_view path);
+
 // Whether `text` looks like JSON Lines: two or more non-blank lines, each
 // starting (after spaces) with '{' (what kAuto falls back to).
 bool looks_like_json_lines(std::string_view text);

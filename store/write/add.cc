@@ -9,6 +9,7 @@
 
 #include "objects/blob.h"
 #include "objects/error.h"
+#include "objects/input.h"
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/core/frame_encoder.h"
@@ -174,7 +175,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     if (added.empty() && !options.commit_without_new_documents) return std::nullopt;
     change.op = options.op;
     change.summary = !options.summary.empty() ? options.summary : options.op + ": " + summarize(added);
-    for (const std::string& input : options.inputs) change.body += "from " + input + "\n";
+    for (const std::string& input : options.inputs) change.body += "from " + input_name(input) + "\n";
     return change;
   };
 

@@ -34,7 +34,7 @@ struct AddReport {
 
 struct AddOptions {
   std::string op = "add";              // Kistore-Op trailer
-  std::vector<std::string> inputs;     // named in the commit body
+  std::vector<std::string> inputs;     // named in the commit body by their file names (input_name)
   std::string summary;                 // replaces the generated summary when set
   CommitOptions commit;
   // Further changes made in the same commit, computed on the same head (a

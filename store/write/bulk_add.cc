@@ -14,6 +14,7 @@
 
 #include "objects/blob.h"
 #include "objects/error.h"
+#include "objects/input.h"
 #include "objects/parallel.h"
 #include "objects/record_index.h"
 #include "refs/index.h"
@@ -567,7 +568,7 @@ std::optional<std::string> BulkAdd::State::write_commit(const Snapshot& head, Bu
   std::string parts;
   for (const auto& [kind, n] : counts) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(role_name(kind));
   message.summary = options.op + ": " + plural(report.added, "document") + " (" + parts + ")";
-  for (const std::string& input : options.inputs) message.body += "from " + input + "\n";
+  for (const std::string& input : options.inputs) message.body += "from " + input_name(input) + "\n";
   std::string content = store.commit_text(head, tree_id, message, options.commit);
   git_oid commit_id = out.write(GIT_OBJECT_COMMIT, content, 1);
   out.finish();

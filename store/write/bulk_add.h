@@ -34,7 +34,7 @@ namespace kistore {
 
 struct BulkAddOptions {
   std::string op = "add";           // Kistore-Op trailer
-  std::vector<std::string> inputs;  // named in the commit body
+  std::vector<std::string> inputs;  // named in the commit body by their file names (input_name)
   CommitOptions commit;             // progress: (documents written, 0), then (paths, total) for the trees
   // Documents are listed one by one in the report up to this many (new and
   // present together); beyond, only counted.

@@ -310,4 +310,19 @@ assert_exit 0 ks clone "$URL" "$W/net-clone2"
 assert_not_contains "$ERR" "note:" "clone of a remote whose HEAD is right: no note"
 pass "clone over git:// of a remote whose HEAD names a missing branch: one note with the command that fixes it, which does"
 
+# ---- a commit holds no local path ---------------------------------------------------------
+# The history is published: an add or an import names its inputs by their file
+# names, never the folders above them (who and where the user is).
+mkdir -p "$W/home-of-ana/private runs"
+cp "$FX" "$W/home-of-ana/private runs/seed.json"
+cp "$DATA/liger-sample.csv" "$W/home-of-ana/private runs/liger.csv"
+assert_exit 0 ks init "$W/paths"
+assert_exit 0 ks --store "$W/paths" add "$W/home-of-ana/private runs/seed.json"
+assert_exit 0 ks --store "$W/paths" import liger "$W/home-of-ana/private runs/liger.csv"
+bodies=$(git --git-dir="$W/paths" log --format=%B)
+assert_contains "$bodies" "from seed.json" "add names its input by its file name"
+assert_contains "$bodies" "from liger.csv" "import names its input by its file name"
+assert_not_contains "$bodies" "home-of-ana" "no commit holds the folders above an input"
+pass "commits name their inputs by file name, never by a local path"
+
 summary

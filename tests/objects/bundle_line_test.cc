@@ -117,5 +117,17 @@ TEST_CASE("a bad line after good ones is still worded by the whole parse, with t
   CHECK(out.errors[0].source == "in.jsonl:2");
 }
 
+TEST_CASE("input_name: a commit names an input by its file name, never its folders", "[input]") {
+  CHECK(input_name("/home/ana/runs/a.json") == "a.json");
+  CHECK(input_name("runs/b.jsonl") == "b.jsonl");
+  CHECK(input_name("c.json") == "c.json");
+  CHECK(input_name("/srv/exports/runs/") == "runs");
+  CHECK(input_name("runs//") == "runs");
+  CHECK(input_name("-") == "-");
+  CHECK(input_name("/") == "input");
+  CHECK(input_name("../..") == "input");
+  CHECK(input_name("") == "input");
+}
+
 }  // namespace
 }  // namespace kistore
