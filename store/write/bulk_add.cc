@@ -44,7 +44,7 @@ struct IndexRecord {
   git_oid blob;
   std::uint32_t doc;  // the document that implies it
   // kGroup: the key (aux); kLevel: the Level; kAttestation: the subject
-  // (aux); kLiteral: the path (literals).
+  // (aux); kLiteral: the path (literals), its blob's bytes the literal after.
   std::uint32_t arg;
   EntryKind kind;
 };
@@ -311,7 +311,9 @@ void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
   docs[record].frame = p.frame_id;
   if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, 0);
   for (std::size_t j = 0; j < p.entries.size(); ++j) {
-    pack->write(p.entry_ids[j], GIT_OBJECT_BLOB, p.entries[j].bytes, 0);
+    // A source id's blob waits for the tree (build_tree): another run may
+    // hold the id, and a blob written for nothing would dangle in the store.
+    if (p.kinds[j] != EntryKind::kLiteral) pack->write(p.entry_ids[j], GIT_OBJECT_BLOB, p.entries[j].bytes, 0);
     IndexRecord r{p.entry_ids[j], record, 0, p.kinds[j]};
     switch (p.kinds[j]) {
       case EntryKind::kGroup:
@@ -319,6 +321,7 @@ void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
       case EntryKind::kLevel: r.arg = static_cast<std::uint32_t>(p.levels[j]); break;
       case EntryKind::kLiteral:
         r.arg = add_literal(p.entries[j].path);
+        add_literal(p.entries[j].bytes);  // at r.arg + 1
         break;
     }
     index.push_back(r);
@@ -505,6 +508,11 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
     p = attestation_path(kCurrentFormat, aux[index[i].arg], docs[index[i].doc].digest);
   };
   texts.render = [&](std::uint32_t i, std::string& p) { p = literal(index[i].arg); };
+  // Written only now that the id is known to be this run's (write_new).
+  texts.blob = [&](std::uint32_t i) {
+    out.write(index[i].blob, GIT_OBJECT_BLOB, literal(index[i].arg + 1), 0);
+    return index[i].blob;
+  };
   for (std::uint32_t i = 0; i < index.size(); ++i) {
     if (!added[index[i].doc] || dropped[i]) continue;
     PathStream* s[] = {&groups, &levels, &attestations, &texts};

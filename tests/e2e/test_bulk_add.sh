@@ -117,6 +117,19 @@ assert_contains "$ERR" "claims.jsonl:2: $src/grp/x already names sha256:" "a rep
 assert_contains "$ERR" "claims.jsonl:3: $src/grp/x/sub already names the source id of run sha256:" "an id below another's"
 assert_contains "$ERR" "claims.jsonl:5: $src/grp/y already names a folder of other source ids" "an id above another's"
 assert_eq 6 "$(git --git-dir="$W/store4" ls-tree -r --name-only main refs/levels | wc -l | tr -d ' ')" "all six runs added"
-pass "source ids claimed twice in one bulk add: the first claim is indexed, the others noted"
+# No blob is written for a claim that is not indexed: nothing dangles.
+assert_exit 0 git --git-dir="$W/store4" fsck --strict --no-progress --no-reflogs
+assert_not_contains "$OUT$ERR" "dangling" "git fsck finds no dangling object"
+pass "source ids claimed twice in one bulk add: the first claim is indexed, the others noted, nothing dangles"
+
+# ---- 4. a source id the store holds, claimed by a later add ------------------------------
+assert_exit 0 ks init "$W/store5"
+assert_exit 0 ks --store "$W/store5" add "$FX"
+sed -e 's/"median": 2606080/"median": 2607080/' "$FX" >"$W/same-source.json"
+assert_exit 0 ks --store "$W/store5" add "$W/same-source.json"
+assert_contains "$ERR" "is added but not indexed under that source id" "the later claim is noted"
+assert_exit 0 git --git-dir="$W/store5" fsck --strict --no-progress --no-reflogs
+assert_not_contains "$OUT$ERR" "dangling" "git fsck finds no dangling object"
+pass "a source id the store holds, claimed again: the run is added, its claim is not, and nothing dangles"
 
 summary
