@@ -14,7 +14,7 @@ constexpr std::size_t kSourcesPrefix = 13;
 }  // namespace
 
 LayoutTrees::LayoutTrees(git_repository* repo, bool check_ids)
-    : repo_(repo), odb_(git::open_odb(repo)), packs_(git_repository_path(repo)),
+    : repo_(repo), odb_(repo), packs_(git::gitdir(repo)),
       reader_(odb_.get(), {&packs_, check_ids, /*keep=*/true}), check_ids_(check_ids) {}
 
 std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
@@ -23,7 +23,7 @@ std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
   if (!packs_.read(id, type, out) || type != GIT_OBJECT_BLOB) return std::nullopt;
   if (check_ids_) {
     git_oid actual = git::object_id(GIT_OBJECT_BLOB, out);
-    if (!git_oid_equal(&actual, &id))
+    if (!git::same_id(actual, id))
       throw Error(ErrorCode::kCorruption, "the blob " + git::oid_str(id) + " holds content with another id");
   }
   return out;

@@ -16,8 +16,6 @@
 // repository.
 #pragma once
 
-#include <git2.h>
-
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -37,7 +35,7 @@ struct LevelState {
   Level level;
   git_oid id;
   friend bool operator==(const LevelState& a, const LevelState& b) {
-    return a.level == b.level && git_oid_equal(&a.id, &b.id);
+    return a.level == b.level && git::same_id(a.id, b.id);
   }
 };
 
@@ -87,7 +85,7 @@ class LayoutTrees {
 
  private:
   git_repository* repo_;
-  git::Odb odb_;
+  git::ObjectDatabase odb_;
   git::PackReader packs_;
   git::TreeReader reader_;
   bool check_ids_;

@@ -1,9 +1,8 @@
 // Snapshot (store/core/store.h): path lookups over raw trees read through the
 // store's objects (store/git/repo_objects.h), and, where those cannot be read,
-// the same answers through libgit2's trees, which then say what is wrong.
+// the same answers through libgit2's trees (store/git/libgit2_trees.h), which
+// then say what is wrong.
 #include "store/core/store.h"
-
-#include <git2.h>
 
 #include <algorithm>
 #include <cstring>
@@ -12,6 +11,8 @@
 #include "refs/layout.h"
 #include "store/core/dictionaries.h"
 #include "store/git/git.h"
+#include "store/git/libgit2_trees.h"
+#include "store/git/parallel_blob_walk.h"
 #include "store/git/raw_tree.h"
 #include "store/git/repo_objects.h"
 
@@ -111,52 +112,6 @@ bool Snapshot::exists(std::string_view path) const {
   return find_entry(dir, name, id, nullptr);
 }
 
-namespace {
-
-// The tree at `dir` below `root` (root itself for ""), or null.
-git::Tree subtree(git_repository* repo, const git_oid* root_id, std::string_view dir) {
-  if (!root_id) return nullptr;
-  git_tree* root = nullptr;
-  git::check(git_tree_lookup(&root, repo, root_id), "reading the head tree");
-  git::Tree owned_root(root);
-  if (dir.empty()) return owned_root;
-  git_tree_entry* raw = nullptr;
-  std::string p(dir);
-  int rc = git_tree_entry_bypath(&raw, root, p.c_str());
-  if (rc == GIT_ENOTFOUND) return nullptr;
-  git::check(rc, "reading " + p);
-  git::TreeEntry entry(raw);
-  if (git_tree_entry_type(raw) != GIT_OBJECT_TREE) return nullptr;
-  git_tree* t = nullptr;
-  git::check(git_tree_lookup(&t, repo, git_tree_entry_id(raw)), "reading " + p);
-  return git::Tree(t);
-}
-
-void walk_tree(git_repository* repo, git_tree* tree, const std::string& prefix,
-               const std::function<void(const std::string&, std::string_view)>& fn,
-               const std::function<void(const std::string&)>& other) {
-  std::size_t n = git_tree_entrycount(tree);
-  for (std::size_t i = 0; i < n; ++i) {
-    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
-    std::string path = prefix.empty() ? git_tree_entry_name(e) : prefix + "/" + git_tree_entry_name(e);
-    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
-      git_tree* sub = nullptr;
-      git::check(git_tree_lookup(&sub, repo, git_tree_entry_id(e)), "reading " + path);
-      git::Tree owned(sub);
-      walk_tree(repo, sub, path, fn, other);
-    } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
-      git_blob* blob = nullptr;
-      git::check(git_blob_lookup(&blob, repo, git_tree_entry_id(e)), "reading " + path);
-      git::Blob owned(blob);
-      fn(path, std::string_view(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob)));
-    } else if (other) {
-      other(path);
-    }
-  }
-}
-
-}  // namespace
-
 std::vector<std::string> Snapshot::list(std::string_view dir) const {
   std::vector<std::string> out;
   try {
@@ -170,46 +125,23 @@ std::vector<std::string> Snapshot::list(std::string_view dir) const {
   }
 }
 
-namespace {
-
-// The tree at `dir` below `root`, looked up a folder at a time (so that a
-// damaged tree is named by its own path, as list() always named it), or
-// null when there is none.
-git::Tree tree_by_folders(git_repository* repo, const git_oid& root, std::string_view dir) {
-  git_tree* t = nullptr;
-  git::check(git_tree_lookup(&t, repo, &root), "reading the head tree");
-  git::Tree at(t);
-  for (std::size_t start = 0; start < dir.size();) {
-    std::size_t slash = std::min(dir.find('/', start), dir.size());
-    std::string name(dir.substr(start, slash - start));
-    const git_tree_entry* e = git_tree_entry_byname(at.get(), name.c_str());
-    if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return nullptr;
-    git_tree* next = nullptr;
-    git::check(git_tree_lookup(&next, repo, git_tree_entry_id(e)), "reading " + std::string(dir.substr(0, slash)));
-    at.reset(next);
-    start = slash + 1;
-  }
-  return at;
-}
-
-}  // namespace
-
 std::vector<std::string> Snapshot::list_libgit2(std::string_view dir) const {
-  std::vector<std::string> out;
-  if (!tree_) return out;
-  git::Tree t = tree_by_folders(repo(), *tree_, dir);
-  if (!t) return out;
-  std::size_t n = git_tree_entrycount(t.get());
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.emplace_back(git_tree_entry_name(git_tree_entry_byindex(t.get(), i)));
-  return out;
+  if (!tree_) return {};
+  return git::folder_names(repo(), *tree_, dir);
 }
 
 void Snapshot::walk(std::string_view dir, const std::function<void(const std::string&, std::string_view)>& fn,
                     const std::function<void(const std::string&)>& other) const {
   if (!tree_) return;
-  git::Tree t = subtree(repo(), tree_id(), dir);
-  if (t) walk_tree(repo(), t.get(), std::string(dir), fn, other);
+  git::walk_tree_blobs(repo(), tree_id(), dir, fn, other);
+}
+
+void Snapshot::walk_parallel(
+    std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
+    const std::function<void(std::size_t, const std::string&, const std::string_view*, const std::string&)>& fn,
+    const std::function<void(const std::string&)>& other, const std::function<bool(const std::string&)>& self_checked,
+    const std::function<void(std::size_t, std::size_t)>& progress, bool trees_checked) const {
+  git::walk_blobs_parallel(repo(), tree_id(), dir, threads, {count, fn, other, self_checked, progress}, trees_checked);
 }
 
 bool Snapshot::has_object(const Digest& d) const { return exists(object_path(d)); }
@@ -282,27 +214,9 @@ std::vector<Digest> Snapshot::object_digests() const {
 
 std::vector<Digest> Snapshot::object_digests_libgit2() const {
   std::vector<Digest> out;
-  git::Tree root = subtree(repo(), tree_id(), "objects/sha256");
-  if (!root) return out;
-  for (std::size_t i = 0, n = git_tree_entrycount(root.get()); i < n; ++i) {
-    const git_tree_entry* a = git_tree_entry_byindex(root.get(), i);
-    if (git_tree_entry_type(a) != GIT_OBJECT_TREE) continue;
-    git_tree* ta = nullptr;
-    git::check(git_tree_lookup(&ta, repo(), git_tree_entry_id(a)), "reading objects");
-    git::Tree owned_a(ta);
-    for (std::size_t j = 0, m = git_tree_entrycount(ta); j < m; ++j) {
-      const git_tree_entry* b = git_tree_entry_byindex(ta, j);
-      if (git_tree_entry_type(b) != GIT_OBJECT_TREE) continue;
-      git_tree* tb = nullptr;
-      git::check(git_tree_lookup(&tb, repo(), git_tree_entry_id(b)), "reading objects");
-      git::Tree owned_b(tb);
-      for (std::size_t k = 0, o = git_tree_entrycount(tb); k < o; ++k) {
-        const git_tree_entry* c = git_tree_entry_byindex(tb, k);
-        std::string hex = std::string(git_tree_entry_name(a)) + git_tree_entry_name(b) + git_tree_entry_name(c);
-        if (auto d = Digest::parse_hex(hex)) out.push_back(*d);
-      }
-    }
-  }
+  git::for_each_nested_name(repo(), tree_id(), "objects/sha256", "reading objects", [&](const std::string& hex) {
+    if (auto d = Digest::parse_hex(hex)) out.push_back(*d);
+  });
   return out;
 }
 

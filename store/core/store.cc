@@ -1,7 +1,5 @@
 #include "store/core/store.h"
 
-#include <git2/sys/odb_backend.h>
-#include <git2/sys/repository.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 #include "objects/json.h"
 #include "objects/parallel.h"
 #include "refs/layout.h"
+#include "store/git/commit_author.h"
 #include "store/git/git.h"
 #include "store/git/native_repo.h"
 #include "store/git/repo_objects.h"
@@ -28,6 +27,7 @@
 #include "store/git/packread.h"
 #include "store/git/raw_tree.h"
 #include "store/git/store_access.h"
+#include "store/git/store_repo.h"
 #include "store/core/store_shape.h"
 #include "store/edge/interrupt.h"
 #include "store/edge/tempfiles.h"
@@ -82,46 +82,32 @@ std::atomic<bool> fallback_identity_used{false};
 // The signature of a commit: `author` ("Name <email>") if given, else git's
 // user.name/user.email, else the fallback; at `time` (unix seconds) if given,
 // else now.
-git::Signature make_signature(git_repository* repo, const std::string& author, std::optional<std::int64_t> time) {
-  git_signature* sig = nullptr;
+git::Identity make_signature(git_repository* repo, const std::string& author, std::optional<std::int64_t> time) {
   if (!author.empty()) {
     auto [name, email] = parse_author(author);
-    git::check(git_signature_now(&sig, name.c_str(), email.c_str()), "author");
-  } else if (git_signature_default(&sig, repo) < 0) {
-    // No identity anywhere (a fresh machine, a CI runner): a store never
-    // fails for want of one (SPEC §2).
-    git::check(git_signature_now(&sig, kFallbackAuthorName, kFallbackAuthorEmail), "author");
-    fallback_identity_used = true;
+    return git::identity(name, email, time);
   }
-  if (time) {
-    git_signature* pinned = nullptr;
-    int rc = git_signature_new(&pinned, sig->name, sig->email, static_cast<git_time_t>(*time), 0);
-    git_signature_free(sig);
-    git::check(rc, "author");
-    sig = pinned;
-  }
-  return git::Signature(sig);
+  if (std::optional<git::Identity> configured = git::configured_identity(repo, time)) return std::move(*configured);
+  // No identity anywhere (a fresh machine, a CI runner): a store never
+  // fails for want of one (SPEC §2).
+  fallback_identity_used = true;
+  return git::identity(kFallbackAuthorName, kFallbackAuthorEmail, time);
+}
+
+// The branch HEAD names in the repository at `dir`. Error(kIO) naming `dir`
+// when HEAD cannot be read or is detached.
+std::string head_branch(git_repository* repo, const std::string& dir) {
+  std::optional<std::string> branch = git::head_target(repo, dir + ": reading HEAD");
+  if (!branch) throw IOError(dir + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
+  return std::move(*branch);
 }
 
 }  // namespace
 
 // ---- Store ----------------------------------------------------------------
 
-Store::Store(git_repository* repo, std::string dir) : dir_(std::move(dir)) {
-  // A constructor that throws runs no destructor: free the repository here.
-  try {
-    git_reference* head = nullptr;
-    git::check(git_reference_lookup(&head, repo, "HEAD"), dir_ + ": reading HEAD");
-    git::Reference owned(head);
-    if (git_reference_type(head) != GIT_REFERENCE_SYMBOLIC)
-      throw IOError(dir_ + ": HEAD is detached; a store's HEAD must name its branch (refs/heads/main)");
-    branch_ = git_reference_symbolic_target(head);
-  } catch (...) {
-    git_repository_free(repo);
-    throw;
-  }
-  objects_ = std::make_shared<git::RepoObjects>(dir_, repo);
-}
+Store::Store(std::shared_ptr<git::RepoObjects> objects, std::string dir)
+    : Store(objects, dir, head_branch(objects->repo(), dir)) {}
 
 Store::Store(std::shared_ptr<git::RepoObjects> objects, std::string dir, std::string branch)
     : objects_(std::move(objects)), dir_(std::move(dir)), branch_(std::move(branch)) {}
@@ -134,22 +120,9 @@ git_repository* Store::repo() const { return objects_->repo(); }
 
 Store Store::init(const std::string& dir) {
   git::ensure_init();
-  git_repository* existing = nullptr;
-  if (git_repository_open_ext(&existing, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0) {
-    git_repository_free(existing);
-    throw IOError(dir + ": a repository is already there; not initialising over it");
-  }
-  git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
-  opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
-  opts.initial_head = "main";
-  opts.description = "kistore evidence store";
-  git_repository* repo = nullptr;
-  git::check(git_repository_init_ext(&repo, dir.c_str(), &opts), dir + ": creating the store");
-  Store store(repo, dir);  // owns the repository from here, also if what follows throws
-  git_config* cfg = nullptr;
-  git::check(git_repository_config(&cfg, repo), dir + ": opening config");
-  git::Config owned(cfg);
-  git::check(git_config_set_int32(cfg, "kistore.formatversion", 2), dir + ": writing config");
+  if (git::repository_exists(dir)) throw IOError(dir + ": a repository is already there; not initialising over it");
+  Store store(git::create_bare_repository(dir, "main", "kistore evidence store"), dir);
+  git::set_config_number(store.repo(), "kistore.formatversion", 2, dir);
   return store;
 }
 
@@ -159,13 +132,8 @@ Store Store::open(const std::string& dir, Use use) {
     if (use == Use::kAnything) store->repo();  // opened as before, so that its errors come here
     return std::move(*store);
   }
-  git::ensure_init();
-  git_repository* repo = nullptr;
-  int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
-  if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir));
-  git::check(rc, dir + ": opening the store");
-  Store store(repo, dir);
-  if (std::string why = store_shape(repo, store.branch_).refuse_open; !why.empty())
+  Store store(git::RepoObjects::open(dir), dir);
+  if (std::string why = store_shape(store.repo(), store.branch_).refuse_open; !why.empty())
     throw IOError(dir + ": not a kistore store: " + why +
                   "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");
   store.check_format();
@@ -205,8 +173,8 @@ std::optional<Store> Store::open_native(const std::string& dir) {
 bool used_fallback_identity() { return fallback_identity_used; }
 
 std::string Store::author(const std::string& option) const {
-  git::Signature sig = make_signature(repo(), option, std::nullopt);
-  return std::string(sig->name) + " <" + sig->email + ">";
+  git::Identity who = make_signature(repo(), option, std::nullopt);
+  return who.name + " <" + who.email + ">";
 }
 
 std::string Store::local_dir() const {
@@ -216,51 +184,33 @@ std::string Store::local_dir() const {
 }
 
 std::optional<std::string> Store::setting(const std::string& key) const {
-  git_config* cfg = nullptr;
-  git::check(git_repository_config_snapshot(&cfg, repo()), dir_ + ": reading config");
-  git::Config owned(cfg);
-  const char* value = nullptr;
-  if (git_config_get_string(&value, cfg, ("kistore." + key).c_str()) < 0) {
-    git_error_clear();
-    return std::nullopt;
-  }
-  return std::string(value);
+  return git::config_value(repo(), "kistore." + key, dir_);
 }
 
 void Store::set_setting(const std::string& key, const std::string& value) {
   check_settings_writable();
-  git_config* cfg = nullptr;
-  git::check(git_repository_config(&cfg, repo()), dir_ + ": opening config");
-  git::Config owned(cfg);
-  git::check(git_config_set_string(cfg, ("kistore." + key).c_str(), value.c_str()), dir_ + ": writing config");
+  git::set_config_value(repo(), "kistore." + key, value, dir_);
 }
 
 Snapshot Store::snapshot() const {
   if (std::optional<Snapshot> native = snapshot_native()) return std::move(*native);
   git_repository* repo = this->repo();
-  git_reference* ref = nullptr;
-  int rc = git_reference_lookup(&ref, repo, branch_.c_str());
-  if (rc == GIT_ENOTFOUND) return Snapshot(objects_, nullptr, "");
-  git::check(rc, dir_ + ": reading " + branch_);
-  git::Reference owned(ref);
-  git_commit* commit = nullptr;
-  git::check(git_commit_lookup(&commit, repo, git_reference_target(ref)), dir_ + ": reading the head commit");
-  git::Commit owned_commit(commit);
-  return Snapshot(objects_, git_commit_tree_id(commit), git::oid_str(*git_commit_id(commit)));
+  std::optional<git_oid> head = git::ref_id(repo, branch_, dir_ + ": reading " + branch_);
+  if (!head) return Snapshot(objects_, nullptr, "");
+  git_oid tree = git::commit_tree_id(repo, *head, dir_ + ": reading the head commit");
+  return Snapshot(objects_, &tree, git::oid_str(*head));
 }
 
 Snapshot Store::snapshot_at(const std::string& commit_id) const {
   git_oid id, tree_id;
-  if (commit_id.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, commit_id.c_str()) != 0)
+  if (commit_id.size() != GIT_OID_HEXSZ || !git::oid_from_hex(commit_id, id))
     throw IOError(dir_ + ": reading commit \"" + commit_id + "\": not a commit id");
   git_object_t type = GIT_OBJECT_INVALID;
   std::string commit;
   if (objects_->read_native(id, type, commit) && type == GIT_OBJECT_COMMIT && git::commit_tree_id(commit, tree_id))
     return Snapshot(objects_, &tree_id, commit_id);
-  git_commit* raw = nullptr;
-  git::check(git_commit_lookup(&raw, repo(), &id), dir_ + ": reading commit " + commit_id);
-  git::Commit owned(raw);
-  return Snapshot(objects_, git_commit_tree_id(raw), commit_id);
+  tree_id = git::commit_tree_id(repo(), id, dir_ + ": reading commit " + commit_id);
+  return Snapshot(objects_, &tree_id, commit_id);
 }
 
 std::optional<Snapshot> Store::snapshot_native() const {
@@ -355,17 +305,17 @@ std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const 
   std::vector<git_oid> parents;
   auto add_parent = [&](const std::string& id_text) {
     git_oid id;
-    if (git_oid_fromstr(&id, id_text.c_str()) < 0) throw IOError("not a commit id: " + id_text);
+    if (!git::oid_from_hex(id_text, id)) throw IOError("not a commit id: " + id_text);
     parents.push_back(id);
   };
   if (!base.empty()) add_parent(base.commit_id());
   for (const std::string& p : change.extra_parents) add_parent(p);
-  git::Signature author = make_signature(repo(), options.author, options.time);
+  git::Identity author = make_signature(repo(), options.author, options.time);
   std::string message = commit_message(change);
-  std::string content = git::commit_text(tree, parents, *author, *author, message);
+  std::string content = git::commit_text(tree, parents, author, author, message);
   if (options.sign) {
     std::string signature = options.sign(content);
-    if (!signature.empty()) content = git::commit_text(tree, parents, *author, *author, message, signature);
+    if (!signature.empty()) content = git::commit_text(tree, parents, author, author, message, signature);
   }
   return content;
 }
@@ -419,25 +369,19 @@ std::optional<std::string> Store::commit_written(
     if (!written) return std::nullopt;
     const std::string& id = *written;
     git_oid new_id;
-    git_oid_fromstr(&new_id, id.c_str());
+    git::oid_from_hex(id, new_id);
     std::optional<git_oid> old_id;
-    if (!base.empty()) git_oid_fromstr(&old_id.emplace(), base.commit_id().c_str());
-    int rc = git::move_ref(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op);
-    if (rc == 0) {
+    if (!base.empty()) git::oid_from_hex(base.commit_id(), old_id.emplace());
+    git::BranchMove moved = git::move_branch(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op,
+                                             dir_ + ": moving " + branch_);
+    if (moved == git::BranchMove::kMoved) {
       note_written("commit " + id.substr(0, 12));  // what an interruption from now on says (interrupt.h)
       git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr);
-      git_odb* odb = nullptr;
-      if (git_repository_odb(&odb, repo()) == 0) {
-        git_odb_refresh(odb);  // see the pack just written
-        git_odb_free(odb);
-      }
+      git::refresh_objects(repo());  // see the pack just written
       objects_->refresh();
       return id;
     }
-    if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED)
-      git::check(rc, dir_ + ": moving " + branch_);
-    last_locked = rc == GIT_ELOCKED;
-    git_error_clear();
+    last_locked = moved == git::BranchMove::kLocked;
     // Another writer won: back off a little, then rebuild on its head.
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + attempt * 10)));
   }

@@ -290,7 +290,9 @@ class Store {
   void check_settings_writable() const;
 
  private:
-  Store(git_repository* repo, std::string dir);
+  // A Store over `objects`, on the branch HEAD names. Error(kIO) naming
+  // `dir` when HEAD cannot be read or is detached.
+  Store(std::shared_ptr<git::RepoObjects> objects, std::string dir);
   Store(std::shared_ptr<git::RepoObjects> objects, std::string dir, std::string branch);
   // open() where kistore's reader finds the repository; nullopt when libgit2
   // must open it (store/git/native_repo.h says when).

@@ -1,7 +1,5 @@
 #include "store/core/store_shape.h"
 
-#include <git2.h>
-
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -10,7 +8,9 @@
 
 #include "objects/error.h"
 #include "store/git/git.h"
+#include "store/git/libgit2_trees.h"
 #include "store/git/raw_tree.h"
+#include "store/git/store_repo.h"
 
 namespace kistore {
 namespace {
@@ -42,13 +42,9 @@ std::string first_foreign(const Entries& entries, const std::string& dir, Allowe
 
 bool kistore_name(std::string_view n) { return n == "FORMAT" || n == "objects" || n == "refs" || n == "dictionaries"; }
 
-Entries entries_of(const git_tree* tree) {
+Entries entries_of(const std::vector<git::TreeItem>& items) {
   Entries out;
-  for (std::size_t i = 0, n = git_tree_entrycount(tree); i < n; ++i) {
-    const git_tree_entry* e = git_tree_entry_byindex(tree, i);
-    out.push_back({git_tree_entry_name(e), git_tree_entry_type(e) == GIT_OBJECT_TREE,
-                   git_tree_entry_type(e) != GIT_OBJECT_TREE && git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB});
-  }
+  for (const git::TreeItem& e : items) out.push_back({e.name, e.tree, !e.tree && e.filemode == git::kModeBlob});
   return out;
 }
 
@@ -61,15 +57,6 @@ Entries entries_of(const git::RawTree& tree) {
     out.push_back({std::string(e.name), e.tree(), blob});
   }
   return out;
-}
-
-std::optional<Entries> subtree_entries(git_repository* repo, const git_tree* root, const char* name) {
-  const git_tree_entry* e = git_tree_entry_byname(root, name);
-  if (!e || git_tree_entry_type(e) != GIT_OBJECT_TREE) return std::nullopt;
-  git_tree* t = nullptr;
-  git::check(git_tree_lookup(&t, repo, git_tree_entry_id(e)), std::string("reading the tree ") + name);
-  git::Tree owned(t);
-  return entries_of(t);
 }
 
 // The rule for a branch with commits, over its root and the folders
@@ -107,60 +94,40 @@ std::string unborn_reason(git_repository* repo, const std::string& branch) {
     return "its HEAD names the branch " + short_branch(branch) + ", which has no commits (a new store's branch is main)";
   // A branch or tag is the user's work; remote-tracking refs and kistore's
   // own (a pull's bookkeeping) are not.
-  std::string found;
-  for (const char* glob : {"refs/heads/*", "refs/tags/*"}) {
-    git_reference_iterator* it = nullptr;
-    git::check(git_reference_iterator_glob_new(&it, repo, glob), "listing references");
-    const char* name = nullptr;
-    if (git_reference_next_name(&name, it) == 0) found = name;
-    git_reference_iterator_free(it);
-    git_error_clear();
-    if (!found.empty()) break;
-  }
-  if (!found.empty()) return "its branch main has no commits, but it holds " + found;
+  for (const char* glob : {"refs/heads/*", "refs/tags/*"})
+    if (std::optional<std::string> found = git::first_ref_matching(repo, glob))
+      return "its branch main has no commits, but it holds " + *found;
   return "";
 }
 
 }  // namespace
 
 StoreShape store_shape(git_repository* repo, const std::string& branch) {
-  git_reference* ref = nullptr;
-  int rc = git_reference_lookup(&ref, repo, branch.c_str());
+  std::optional<git_oid> target = git::ref_id(repo, branch, "reading " + branch);
   // The first commit of another writer may land between the lookup and the
   // listing of references (which then finds main itself): look again.
-  for (int again = 0; rc == GIT_ENOTFOUND; ++again) {
-    git_error_clear();
+  for (int again = 0; !target; ++again) {
     std::string why = unborn_reason(repo, branch);
     if (why.empty() || again == 3) return {why, why};
-    rc = git_reference_lookup(&ref, repo, branch.c_str());
+    target = git::ref_id(repo, branch, "reading " + branch);
   }
-  git::check(rc, "reading " + branch);
-  git::Reference owned_ref(ref);
   const std::string name = short_branch(branch);
-  git_commit* commit = nullptr;
-  int found = git_commit_lookup(&commit, repo, git_reference_target(ref));
-  if (found != 0) {
-    // Another writer's commit, in a pack it wrote just before moving the
-    // branch: an object database that listed the pack folder in the same
-    // second may not see that pack yet. Look once more after a refresh.
-    git_error_clear();
-    git_odb* odb = nullptr;
-    if (git_repository_odb(&odb, repo) == 0) {
-      git_odb_refresh(odb);
-      git_odb_free(odb);
-      found = git_commit_lookup(&commit, repo, git_reference_target(ref));
-    }
-  }
-  if (found != 0) {
-    git_error_clear();
+  std::optional<git_oid> tree = git::find_commit_tree(repo, *target);
+  // Another writer's commit, in a pack it wrote just before moving the
+  // branch: an object database that listed the pack folder in the same
+  // second may not see that pack yet. Look once more after a refresh.
+  if (!tree && git::refresh_objects(repo)) tree = git::find_commit_tree(repo, *target);
+  if (!tree) {
     std::string why = "its branch " + name + " does not name a commit";
     return {why, why};
   }
-  git::Commit owned_commit(commit);
-  git_tree* raw = nullptr;
-  git::check(git_commit_tree(&raw, commit), "reading the tree of " + branch);
-  git::Tree root(raw);
-  return judge(entries_of(root.get()), [&](const char* folder) { return subtree_entries(repo, root.get(), folder); },
+  const std::string what = "reading the tree of " + branch;
+  return judge(entries_of(git::tree_items(repo, *tree, what)),
+               [&](const char* folder) -> std::optional<Entries> {
+                 std::optional<std::vector<git::TreeItem>> items = git::folder_items(repo, *tree, folder, what);
+                 if (!items) return std::nullopt;
+                 return entries_of(*items);
+               },
                name);
 }
 
@@ -175,14 +142,12 @@ StoreShape store_shape(const git::RawTree& root, const std::function<const git::
 }
 
 std::optional<Problem> not_a_store(git_repository* repo, const git_oid& commit, const std::string& branch) {
-  git_commit* c = nullptr;
-  if (git_commit_lookup(&c, repo, &commit) != 0) return git_error_clear(), std::nullopt;
-  git::Commit owned_commit(c);
-  git_tree* raw = nullptr;
-  if (git_commit_tree(&raw, c) != 0) return git_error_clear(), std::nullopt;
-  git::Tree root(raw);
+  std::optional<git_oid> tree = git::find_commit_tree(repo, commit);
+  std::optional<std::vector<git::TreeItem>> items;
+  if (tree) items = git::find_tree_items(repo, *tree);
+  if (!items) return std::nullopt;
   std::string names;
-  const Entries entries = entries_of(root.get());
+  const Entries entries = entries_of(*items);
   const std::size_t n = entries.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (kistore_name(entries[i].name)) return std::nullopt;

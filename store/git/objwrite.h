@@ -20,7 +20,7 @@
 //   - LooseWriter: loose objects (objects/xx/<38 hex>), for small changes,
 //     each synced and renamed from a temporary file in objects/; sync()
 //     syncs their folders before the branch moves, as for a pack.
-//   - TreeStream and build_tree (store/core/tree_build.cc): the new root tree
+//   - TreeStream and build_tree (tree_build.cc): the new root tree
 //     from a base tree and changed paths in path order, reading only the
 //     base trees on the changed paths (raw_tree.h) and copying their
 //     unchanged entries byte for byte. TreeStream takes the paths one at a

@@ -64,6 +64,8 @@ void check_tree_id(std::string_view data, const git_oid& id, const std::string& 
 
 RawTree::RawTree(std::string stored) : stored_(std::move(stored)), data_(stored_) {}
 
+RawTree::~RawTree() = default;
+
 RawTree::RawTree(OdbObject object) : object_(std::move(object)) {
   data_ = {static_cast<const char*>(git_odb_object_data(object_.get())), git_odb_object_size(object_.get())};
 }

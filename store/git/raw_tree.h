@@ -86,6 +86,7 @@ class RawTree {
  public:
   RawTree(std::string stored);  // bytes read from a pack
   explicit RawTree(OdbObject object);  // bytes held by libgit2
+  ~RawTree();  // in raw_tree.cc: the rooms above git/ free a RawTree without calling libgit2
   RawTree(const RawTree&) = delete;
   RawTree& operator=(const RawTree&) = delete;
 

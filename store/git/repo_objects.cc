@@ -4,6 +4,19 @@
 #include "store/git/store_access.h"
 
 namespace kistore::git {
+namespace {
+
+// libgit2's repository at `dir` itself. Error(kIO) naming the store.
+git_repository* open_repository(const std::string& dir) {
+  ensure_init();
+  git_repository* repo = nullptr;
+  int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir));
+  check(rc, dir + ": opening the store");
+  return repo;
+}
+
+}  // namespace
 
 RepoObjects::RepoObjects(std::string dir, git_repository* repo) : dir_(std::move(dir)), repo_(repo) {
   gitdir_ = git_repository_path(repo_);
@@ -17,12 +30,12 @@ RepoObjects::~RepoObjects() {
   if (repo_) git_repository_free(repo_);
 }
 
+std::shared_ptr<RepoObjects> RepoObjects::open(const std::string& dir) {
+  return std::make_shared<RepoObjects>(dir, open_repository(dir));
+}
+
 git_repository* RepoObjects::repo() {
-  if (repo_) return repo_;
-  ensure_init();
-  int rc = git_repository_open_ext(&repo_, dir_.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
-  if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir_));
-  check(rc, dir_ + ": opening the store");
+  if (!repo_) repo_ = open_repository(dir_);
   return repo_;
 }
 

@@ -27,6 +27,9 @@ class RepoObjects {
  public:
   // A repository libgit2 opened already (owned from here); no native reader.
   RepoObjects(std::string dir, git_repository* repo);
+  // The repository at `dir` (not above it), opened by libgit2 now; no
+  // native reader. Error(kIO) as repo().
+  static std::shared_ptr<RepoObjects> open(const std::string& dir);
   // The repository at `dir` that locate_repository found at `gitdir`;
   // libgit2 opens it on first use.
   RepoObjects(std::string dir, std::string gitdir);

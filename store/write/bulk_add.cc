@@ -1,6 +1,5 @@
 #include "store/write/bulk_add.h"
 
-#include <git2.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif

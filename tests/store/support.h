@@ -32,6 +32,12 @@ struct TempDir {
   TempDir& operator=(const TempDir&) = delete;
 };
 
+// Environment settings that put stock git on a fixed identity and keep the
+// system's and the user's config out, for commands a test runs with sh().
+inline const std::string kGitIdentity =
+    "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
+    "GIT_COMMITTER_EMAIL=t@example.invalid GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent ";
+
 // `s` as one single-quoted shell word.
 inline std::string quote(const std::string& s) {
   std::string out = "'";

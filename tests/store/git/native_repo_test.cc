@@ -19,9 +19,7 @@ namespace {
 
 using namespace test_support;
 
-const std::string kIdentity =
-    "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-    "GIT_COMMITTER_EMAIL=t@example.invalid GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent ";
+const std::string& kIdentity = kGitIdentity;
 
 // A bare repository made by stock git: commits of a growing file (so that gc
 // makes deltas) beside a fixed one.

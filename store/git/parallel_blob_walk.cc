@@ -1,7 +1,7 @@
-// Snapshot::walk_parallel: reading every blob below a folder on every core,
-// for verify. Each part of the tree runs on one worker, through a repository
-// handle of that worker's own; see store.h for the contract.
-#include <git2.h>
+// walk_blobs_parallel (parallel_blob_walk.h): every blob below a folder on
+// every core, for verify. Each part of the tree runs on one worker, through a
+// repository handle of that worker's own.
+#include "store/git/parallel_blob_walk.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,9 +14,8 @@
 #include "store/git/objwrite.h"
 #include "store/git/packread.h"
 #include "store/git/raw_tree.h"
-#include "store/core/store.h"
 
-namespace kistore {
+namespace kistore::git {
 namespace {
 
 // What walk_parallel hands out: a folder below which one worker lists and
@@ -30,7 +29,7 @@ struct WalkPart {
 // The parts of the tree `root` at `dir`: the folders three levels down
 // (objects/sha256/ab, refs/levels/x, ...) and the blobs above them, in tree
 // order. other(path) for the entries above them that are neither.
-std::vector<WalkPart> walk_parts(const git::TreeReader& trees, std::string_view dir, const git_oid& root,
+std::vector<WalkPart> walk_parts(const TreeReader& trees, std::string_view dir, const git_oid& root,
                                  const std::function<void(const std::string&)>& other) {
   std::vector<WalkPart> parts;
   std::function<void(const std::string&, const git_oid&, int)> list = [&](const std::string& path, const git_oid& id,
@@ -72,7 +71,7 @@ class CheckedBlobs {
     bool used = false;
     std::string bytes;
   };
-  static std::size_t index(const git_oid& id) { return git::OidHash{}(id) % kSlots; }
+  static std::size_t index(const git_oid& id) { return OidHash{}(id) % kSlots; }
   static constexpr std::size_t kSlots = 61;
   Slot slots_[kSlots];
 };
@@ -81,19 +80,19 @@ class CheckedBlobs {
 // one per thread), its object database, a tree reader, a read buffer and the
 // small blobs it has checked.
 struct WalkSlot {
-  git::Repository repo;
-  git::Odb odb;
-  std::unique_ptr<git::TreeReader> trees;
+  Repository repo;
+  Odb odb;
+  std::unique_ptr<TreeReader> trees;
   std::string buffer;
   CheckedBlobs checked;
 
-  WalkSlot(const std::string& gitdir, const git::PackReader& packs, bool check_tree_ids) {
+  WalkSlot(const std::string& gitdir, const PackReader& packs, bool check_tree_ids) {
     git_repository* r = nullptr;
-    git::check(git_repository_open_ext(&r, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
+    check(git_repository_open_ext(&r, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
                gitdir + ": opening for reading");
     repo.reset(r);
-    odb = git::open_odb(r);
-    trees = std::make_unique<git::TreeReader>(odb.get(), git::TreeReader::Options{&packs, check_tree_ids});
+    odb = open_odb(r);
+    trees = std::make_unique<TreeReader>(odb.get(), TreeReader::Options{&packs, check_tree_ids});
   }
 };
 
@@ -101,7 +100,7 @@ struct WalkSlot {
 // one) and gives it back, so no more are opened than parts run together.
 class WalkSlots {
  public:
-  WalkSlots(std::string gitdir, const git::PackReader& packs, bool check_tree_ids)
+  WalkSlots(std::string gitdir, const PackReader& packs, bool check_tree_ids)
       : gitdir_(std::move(gitdir)), packs_(packs), check_tree_ids_(check_tree_ids) {}
   std::unique_ptr<WalkSlot> take() {
     {
@@ -121,7 +120,7 @@ class WalkSlots {
 
  private:
   std::string gitdir_;
-  const git::PackReader& packs_;
+  const PackReader& packs_;
   bool check_tree_ids_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<WalkSlot>> free_;
@@ -131,16 +130,14 @@ class WalkSlots {
 // through the pack reader first, hashed against its id unless the caller
 // checks the content itself (a small blob this worker hashed before is not
 // read again).
-void read_walk_blob(WalkSlot& slot, const git::PackReader& packs, std::size_t part, const std::string& path,
-                    const git_oid& id, bool self_checked,
-                    const std::function<void(std::size_t, const std::string&, const std::string_view*,
-                                             const std::string&)>& fn) {
+void read_walk_blob(WalkSlot& slot, const PackReader& packs, std::size_t part, const std::string& path,
+                    const git_oid& id, bool self_checked, const ParallelBlobWalk::Blob& fn) {
   if (!self_checked)
     if (const std::string* known = slot.checked.find(id)) {
       std::string_view bytes = *known;
       return fn(part, path, &bytes, std::string());
     }
-  git::OdbObject owned;
+  OdbObject owned;
   std::string_view bytes;
   git_object_t type = GIT_OBJECT_INVALID;
   if (packs.read(id, type, slot.buffer) && type == GIT_OBJECT_BLOB) {
@@ -148,21 +145,21 @@ void read_walk_blob(WalkSlot& slot, const git::PackReader& packs, std::size_t pa
   } else {
     git_odb_object* o = nullptr;
     if (git_odb_read(&o, slot.odb.get(), &id) < 0) {
-      std::string why = "its git object " + git::oid_str(id) + " cannot be read: " + git::last_error();
+      std::string why = "its git object " + oid_str(id) + " cannot be read: " + last_error();
       git_error_clear();
       return fn(part, path, nullptr, why);
     }
     owned.reset(o);
     if (git_odb_object_type(o) != GIT_OBJECT_BLOB)
       return fn(part, path, nullptr,
-                "its git object " + git::oid_str(id) + " is a " + git_object_type2string(git_odb_object_type(o)) +
+                "its git object " + oid_str(id) + " is a " + git_object_type2string(git_odb_object_type(o)) +
                     ", where a file (blob) belongs");
     bytes = std::string_view(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
   }
   if (!self_checked) {
-    git_oid actual = git::object_id(GIT_OBJECT_BLOB, bytes);
+    git_oid actual = object_id(GIT_OBJECT_BLOB, bytes);
     if (!git_oid_equal(&actual, &id))
-      return fn(part, path, nullptr, "its git object " + git::oid_str(id) + " holds content with another id");
+      return fn(part, path, nullptr, "its git object " + oid_str(id) + " holds content with another id");
     slot.checked.add(id, bytes);
   }
   fn(part, path, &bytes, std::string());
@@ -170,22 +167,24 @@ void read_walk_blob(WalkSlot& slot, const git::PackReader& packs, std::size_t pa
 
 }  // namespace
 
-void Snapshot::walk_parallel(
-    std::string_view dir, unsigned threads, const std::function<void(std::size_t)>& count,
-    const std::function<void(std::size_t, const std::string&, const std::string_view*, const std::string&)>& fn,
-    const std::function<void(const std::string&)>& other, const std::function<bool(const std::string&)>& self_checked,
-    const std::function<void(std::size_t, std::size_t)>& progress, bool trees_checked) const {
+void walk_blobs_parallel(git_repository* repo, const git_oid* root_tree, std::string_view dir, unsigned threads,
+                         const ParallelBlobWalk& walk, bool trees_checked) {
+  const ParallelBlobWalk::Count& count = walk.count;
+  const ParallelBlobWalk::Blob& fn = walk.blob;
+  const ParallelBlobWalk::Other& other = walk.other;
+  const ParallelBlobWalk::SelfChecked& self_checked = walk.self_checked;
+  const ParallelBlobWalk::Progress& progress = walk.progress;
   // libgit2 does not re-hash what it reads here; objects are hashed below
   // instead, except where the caller checks the content itself.
-  git::HashCheck hash_check_off(false);
-  std::string gitdir = git_repository_path(repo());
-  git::PackReader packs(gitdir);  // whole stored objects, read without libgit2
+  HashCheck hash_check_off(false);
+  std::string gitdir = git_repository_path(repo);
+  PackReader packs(gitdir);  // whole stored objects, read without libgit2
   std::vector<WalkPart> parts;
   {
-    git::Odb odb = git::open_odb(repo());
-    git::TreeReader trees(odb.get(), {&packs, !trees_checked});
+    Odb odb = open_odb(repo);
+    TreeReader trees(odb.get(), {&packs, !trees_checked});
     std::optional<git_oid> root;
-    if (tree_) root = trees.tree_at(tree_id(), dir);
+    if (root_tree) root = trees.tree_at(root_tree, dir);
     if (root) parts = walk_parts(trees, dir, *root, other);
   }
   count(parts.size());
@@ -223,7 +222,7 @@ void Snapshot::walk_parallel(
           if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
           else others.push_back(p);
         }, [](const std::string& p, const git_oid&) {
-          return static_cast<std::size_t>(std::count(p.begin(), p.end(), '/')) < git::kMaxTreeDepth + 1;
+          return static_cast<std::size_t>(std::count(p.begin(), p.end(), '/')) < kMaxTreeDepth + 1;
         });
         if (!others.empty() && other) {
           std::lock_guard lock(other_mutex);
@@ -244,4 +243,4 @@ void Snapshot::walk_parallel(
   }, threads);
 }
 
-}  // namespace kistore
+}  // namespace kistore::git
