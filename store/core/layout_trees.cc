@@ -29,6 +29,8 @@ std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
   return out;
 }
 
+LayoutTrees::~LayoutTrees() = default;
+
 std::string LayoutTrees::blob(const git_oid& id) const {
   if (std::optional<std::string> stored = stored_blob(id)) return std::move(*stored);
   return git::blob_bytes(repo_, id);

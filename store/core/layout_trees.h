@@ -47,6 +47,7 @@ class LayoutTrees {
   // rehashed on its way in (a quarantine after walk_incoming) or is the
   // store's own.
   explicit LayoutTrees(git_repository* repo, bool check_ids = true);
+  ~LayoutTrees();  // out of line: the rooms that hold one call no libgit2
 
   git_repository* repo() const { return repo_; }
 

@@ -428,6 +428,9 @@ std::optional<ObjectRefusal> QuarantineSource::read(const git_oid& id, git_objec
 
 // ---- CopyingSource ---------------------------------------------------------------
 
+QuarantineSource::~QuarantineSource() = default;
+CopyingSource::~CopyingSource() = default;
+
 CopyingSource::CopyingSource(git_repository* remote, git_repository* store, PackWriter& out, const PackLimits& limits)
     : remote_(remote, "the remote", limits), store_(store, "the store", limits), out_(out), limits_(limits) {}
 

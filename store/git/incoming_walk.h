@@ -166,6 +166,7 @@ class StoreTreeSource final : public ObjectSource {
 class QuarantineSource final : public ObjectSource {
  public:
   QuarantineSource(git_repository* quarantine, git_repository* store, const PackLimits& limits = {});
+  ~QuarantineSource() override;  // out of line: its owners call no libgit2
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
   bool in_store(const git_oid& id) override { return store_.has(id); }
   std::optional<ObjectRefusal> stored_as(const git_oid& id, git_object_t type) override {
@@ -184,6 +185,7 @@ class QuarantineSource final : public ObjectSource {
 class CopyingSource final : public ObjectSource {
  public:
   CopyingSource(git_repository* remote, git_repository* store, PackWriter& out, const PackLimits& limits = {});
+  ~CopyingSource() override;  // out of line: its owners call no libgit2
   std::optional<ObjectRefusal> read(const git_oid& id, git_object_t type, ObjectBytes* out) override;
   bool in_store(const git_oid& id) override { return store_.has(id); }
   std::optional<ObjectRefusal> stored_as(const git_oid& id, git_object_t type) override {

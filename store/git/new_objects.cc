@@ -7,6 +7,8 @@
 
 namespace kistore {
 
+NewObjects::~NewObjects() = default;
+
 NewObjects::NewObjects(git_repository* repo, const git_oid& head, const std::vector<git_oid>& have)
     : repo_(repo), odb_(git::open_odb(repo)), packs_(git_repository_path(repo)) {
   list(head, have);

@@ -39,6 +39,7 @@ class NewObjects {
   // What `head` in `repo` brings beyond the commits `have` (those of them
   // the repository holds; the others are ignored).
   NewObjects(git_repository* repo, const git_oid& head, const std::vector<git_oid>& have);
+  ~NewObjects();  // out of line: its owners call no libgit2
   NewObjects(const NewObjects&) = delete;
   NewObjects& operator=(const NewObjects&) = delete;
 

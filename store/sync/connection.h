@@ -1,15 +1,16 @@
 // One connection to a named remote, for a fetch or a push, private to store/
 // (pull.cc, push.cc).
 //
-// A Connection looks the remote up in the store's config, opens an
-// anonymous libgit2 remote on its URL (so that only the refspecs kistore
-// passes apply and no config is written: a fetch moves no ref at all), and answers libgit2's callbacks: credentials
+// A Connection talks to the remote through the git door's
+// git::RemoteConnection (store/git/remote_connection.h: an anonymous remote,
+// so that only the refspecs kistore passes apply and no config is written: a
+// fetch moves no ref at all) and decides what it asks: credentials
 // (credentials.h), the server's certificate or ssh host key
 // (known_hosts.h), transfer progress (SyncOptions::progress, stages
 // "receiving", "packing", "sending"), the remote's answer to a ref update,
 // and, for a push, the transport through which kistore sends its own pack
-// (receive_pack.h). It remembers why an authentication or a host key was
-// refused, so that a failed call is explained in those words.
+// (store/git/remote_receive_pack.h). It remembers why an authentication or a
+// host key was refused, so that a failed call is explained in those words.
 //
 // Errors: the constructor throws Error(kInvalidInput) for an unknown remote
 // or one without a URL; every call that talks to the remote throws
@@ -20,8 +21,6 @@
 // connection's state while it is connected.
 #pragma once
 
-#include <git2.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,7 +29,8 @@
 #include <string_view>
 
 #include "store/git/git.h"
-#include "store/sync/receive_pack.h"
+#include "store/git/remote_connection.h"
+#include "store/git/remote_receive_pack.h"
 #include "store/sync/remote.h"
 #include "store/sync/sync.h"
 
@@ -43,7 +43,7 @@ class Connection {
   // which must outlive the connection. `repo` (default: the store's) is the
   // handle the transfer runs on: push passes one with packing settings of
   // its own. Does not connect yet.
-  Connection(Store& store, const ResolvedRemote& remote, git_direction direction, const SyncOptions& options,
+  Connection(Store& store, const ResolvedRemote& remote, git::Direction direction, const SyncOptions& options,
              git_repository* repo = nullptr);
   ~Connection();
   Connection(const Connection&) = delete;
@@ -98,20 +98,13 @@ class Connection {
   // <libgit2's message>", scrubbed.
   void check(int rc, std::string_view what) const;
 
-  struct State;  // what libgit2's callbacks see (connection.cc)
+  struct State;  // what the connection's events see (connection.cc)
 
  private:
-  // Whether the failed download failed on the data that came in (a corrupt
-  // entry or checksum, or a pack cut short once it had started), not on the
-  // connection before it.
-  bool bad_pack() const;
-
   const SyncOptions& options_;
-  git_direction direction_;
   git::ReceivePack receive_pack_;  // before remote_: its transport refers to it
   std::unique_ptr<State> state_;
-  git::Remote remote_;
-  git_remote_callbacks callbacks_{};
+  std::unique_ptr<git::RemoteConnection> remote_;
   std::map<std::string, git_oid> heads_;
   std::string head_target_;
 };

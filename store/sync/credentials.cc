@@ -16,14 +16,15 @@ constexpr int kMaxCredentialRequests = 3;
 CredentialOffer::CredentialOffer(std::string url, const Credentials& credentials)
     : url_(std::move(url)), credentials_(credentials) {}
 
-int CredentialOffer::give_up(const std::string& why) {
+std::nullopt_t CredentialOffer::give_up(const std::string& why) {
   failure_ = "authentication failed for " + redact_url(url_) + ": " + why;
-  git_error_set_str(GIT_ERROR_NET, "authentication failed");
-  return GIT_EUSER;
+  return std::nullopt;
 }
 
-int CredentialOffer::offer(git_credential** out, const char* asked_url, const char* user_from_url,
-                           unsigned int allowed) {
+std::optional<git::CredentialAnswer> CredentialOffer::offer(const git::CredentialRequest& request) {
+  using Answer = git::CredentialAnswer;
+  const char* asked_url = request.url;
+  const char* user_from_url = request.user_from_url;
   // libgit2 follows an http redirect itself, then asks for credentials for
   // the URL it landed on: a token or password meant for the configured
   // origin never goes to another one.
@@ -35,18 +36,18 @@ int CredentialOffer::offer(git_credential** out, const char* asked_url, const ch
   if (++requests_ > kMaxCredentialRequests) return give_up("the remote refused every credential offered");
   std::string user = user_from_url && *user_from_url ? user_from_url : "";
   const std::string local_user = credentials_.user.empty() ? "git" : credentials_.user;
-  if (allowed & GIT_CREDENTIAL_USERNAME)
-    return git_credential_username_new(out, user.empty() ? local_user.c_str() : user.c_str());
-  if (allowed & GIT_CREDENTIAL_SSH_KEY) return offer_ssh(out, user.empty() ? local_user : user);
-  if (allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) return offer_password(out, asked_url ? asked_url : url_, user);
+  if (request.username) return Answer{Answer::kUsername, user.empty() ? local_user : user, {}, {}, {}};
+  if (request.ssh_key) return offer_ssh(user.empty() ? local_user : user);
+  if (request.user_password) return offer_password(asked_url ? asked_url : url_, user);
   return give_up("the server asks for a kind of credential kistore does not offer");
 }
 
-int CredentialOffer::offer_ssh(git_credential** out, const std::string& user) {
+std::optional<git::CredentialAnswer> CredentialOffer::offer_ssh(const std::string& user) {
   namespace fs = std::filesystem;
+  using Answer = git::CredentialAnswer;
   if (!tried_agent_ && !credentials_.ssh_agent.empty()) {
     tried_agent_ = true;
-    return git_credential_ssh_key_from_agent(out, user.c_str());
+    return Answer{Answer::kSshAgent, user, {}, {}, {}};
   }
   if (!tried_key_ && !credentials_.ssh_key.empty()) {
     tried_key_ = true;
@@ -54,8 +55,7 @@ int CredentialOffer::offer_ssh(git_credential** out, const std::string& user) {
     if (fs::exists(key)) {
       std::string pub = key + ".pub";
       offered_ = true;
-      return git_credential_ssh_key_new(out, user.c_str(), fs::exists(pub) ? pub.c_str() : nullptr, key.c_str(),
-                                        nullptr);
+      return Answer{Answer::kSshKey, user, fs::exists(pub) ? pub : std::string(), key, {}};
     }
     if (credentials_.ssh_key_named) return give_up("KISTORE_SSH_KEY names " + key + ", which does not exist");
   }
@@ -64,14 +64,15 @@ int CredentialOffer::offer_ssh(git_credential** out, const std::string& user) {
                      : "no ssh key (start ssh-agent, set KISTORE_SSH_KEY, or create ~/.ssh/id_ed25519)");
 }
 
-int CredentialOffer::offer_password(git_credential** out, const std::string& asked_url, const std::string& user) {
+std::optional<git::CredentialAnswer> CredentialOffer::offer_password(const std::string& asked_url,
+                                                                     const std::string& user) {
+  using Answer = git::CredentialAnswer;
   if (!split_url(url_).password.empty()) offered_ = true;  // libgit2 presented them first
   if (!tried_url_password_ && !credentials_.url_password.empty()) {
     // What the user wrote in the URL (clone), as libgit2 presents a URL's own.
     tried_url_password_ = true;
     offered_ = true;
-    return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(),
-                                                 credentials_.url_password.c_str());
+    return Answer{Answer::kUserPassword, user.empty() ? "kistore" : user, {}, {}, credentials_.url_password};
   }
   std::string withheld;
   if (!tried_token_ && !credentials_.token.empty()) {
@@ -83,8 +84,7 @@ int CredentialOffer::offer_password(git_credential** out, const std::string& ask
       withheld = "KISTORE_TOKEN is for " + http_origin(url_) + ", not " + http_origin(asked_url);
     if (withheld.empty()) {
       offered_ = true;
-      return git_credential_userpass_plaintext_new(out, user.empty() ? "kistore" : user.c_str(),
-                                                   credentials_.token.c_str());
+      return Answer{Answer::kUserPassword, user.empty() ? "kistore" : user, {}, {}, credentials_.token};
     }
   }
   if (!withheld.empty())

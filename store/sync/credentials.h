@@ -1,5 +1,5 @@
 // What a connection offers when a server asks who it is, private to store/
-// (the libgit2 credential callback of store/sync/connection.cc).
+// (the credential event of store/sync/connection.cc's git::RemoteConnection).
 //
 // For ssh: the agent once (when a socket is given), then the key file once
 // (with <key>.pub beside it when present). For http(s): libgit2 first
@@ -14,9 +14,10 @@
 // Thread-safety: one per connection, used from the thread that runs it.
 #pragma once
 
-#include <git2.h>
-
+#include <optional>
 #include <string>
+
+#include "store/git/remote_connection.h"
 
 #include "store/sync/sync.h"
 
@@ -28,21 +29,20 @@ class CredentialOffer {
   // `credentials`, which must outlive the offer.
   CredentialOffer(std::string url, const Credentials& credentials);
 
-  // libgit2's credential callback: sets *out and returns 0, or returns
-  // GIT_EUSER having recorded failure() when there is nothing (more) to offer.
-  // `allowed` is libgit2's GIT_CREDENTIAL_* mask; `user_from_url` may be null.
-  // `asked_url` is the URL libgit2 authenticates (after any redirect it
-  // followed; may be null): nothing is offered to an http(s) origin other
-  // than the configured URL's, and the refusal names both.
-  int offer(git_credential** out, const char* asked_url, const char* user_from_url, unsigned int allowed);
+  // The credential to offer for `request`, or nullopt having recorded
+  // failure() when there is nothing (more) to offer. `request.url` is the URL
+  // libgit2 authenticates (after any redirect it followed; may be null):
+  // nothing is offered to an http(s) origin other than the configured URL's,
+  // and the refusal names both.
+  std::optional<git::CredentialAnswer> offer(const git::CredentialRequest& request);
 
   // Why authentication failed; "" while it has not.
   const std::string& failure() const { return failure_; }
 
  private:
-  int offer_ssh(git_credential** out, const std::string& user);
-  int offer_password(git_credential** out, const std::string& asked_url, const std::string& user);
-  int give_up(const std::string& why);
+  std::optional<git::CredentialAnswer> offer_ssh(const std::string& user);
+  std::optional<git::CredentialAnswer> offer_password(const std::string& asked_url, const std::string& user);
+  std::nullopt_t give_up(const std::string& why);
 
   std::string url_;
   const Credentials& credentials_;

@@ -36,17 +36,14 @@ IncomingChecker::IncomingChecker(const LayoutTrees& trees, LevelAudit& levels)
     : trees_(trees), repo_(trees.repo()), levels_(levels) {}
 
 void IncomingChecker::check_commit(const git_oid& id) {
-  git_commit* raw = nullptr;
-  git::check(git_commit_lookup(&raw, repo_, &id), "reading commit " + git::oid_str(id));
-  git::Commit commit(raw);
-  commit_ = raw;
+  commit_ = git::read_commit(repo_, id, "reading commit " + git::oid_str(id));
   commit_id_ = git::oid_str(id);
-  tree_ = *git_commit_tree_id(raw);
+  tree_ = commit_.tree;
   in_tree_ = {};
   parent_.reset();
   others_.clear();
-  for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) {
-    git_oid pt = git::commit_tree(repo_, *git_commit_parent_id(raw, i));
+  for (std::size_t i = 0; i < commit_.parents.size(); ++i) {
+    git_oid pt = git::commit_tree(repo_, commit_.parents[i]);
     if (i == 0) parent_ = pt;
     else others_.push_back(pt);
   }
@@ -63,7 +60,7 @@ void IncomingChecker::check_commit(const git_oid& id) {
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
   for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
-  check_levels(raw);
+  check_levels();
 }
 
 // A merge against a parent beyond the first (the first is check_delta's):
@@ -113,8 +110,7 @@ bool IncomingChecker::check_format() {
   if (!parent_) return true;
   std::optional<Format> theirs = trees_.format_of(&*parent_);
   if (!theirs || *theirs == format_) return true;  // a parent's own problem is reported where it came in
-  const char* message = git_commit_message(commit_);
-  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(message ? message : "") != "upgrade" ||
+  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(commit_.message) != "upgrade" ||
       !others_.empty()) {
     problem(ProblemKind::kLayout, std::string(kFormatPath),
             "changes the store from " + format_name(*theirs) + " to " + format_name(format_) +
@@ -126,8 +122,8 @@ bool IncomingChecker::check_format() {
   parent_.reset();  // every index entry below is checked as new
   for (const Delta& d : trees_.diff(nullptr, &tree_))
     if (!d.path.starts_with("objects/")) check_delta(d);
-  parent_ = git::commit_tree(repo_, *git_commit_parent_id(commit_, 0));
-  check_levels(commit_);
+  parent_ = git::commit_tree(repo_, commit_.parents.front());
+  check_levels();
   return false;
 }
 
@@ -142,10 +138,9 @@ bool IncomingChecker::check_format() {
 // would cost the whole tree for each merge with a small or unrelated parent
 // (thousands of such merges fit in a small pack), and a merge base the
 // history below it.
-void IncomingChecker::check_levels(git_commit* commit) {
+void IncomingChecker::check_levels() {
   std::vector<std::string> parents;
-  for (unsigned i = 0; i < git_commit_parentcount(commit); ++i)
-    parents.push_back(git::oid_str(*git_commit_parent_id(commit, i)));
+  for (const git_oid& parent : commit_.parents) parents.push_back(git::oid_str(parent));
   std::set<Digest> runs =
       levels_.level_changes(parents.empty() ? std::nullopt : std::optional<std::string>(parents.front()), commit_id_);
   for (std::size_t i = 1; i < parents.size(); ++i) runs.merge(levels_.level_changes(parents[i], commit_id_, true));
@@ -174,7 +169,7 @@ void IncomingChecker::problem(ProblemKind kind, std::string path, const std::str
 bool IncomingChecker::inherited(const Delta& d) const {
   for (const git_oid& other : others_) {
     auto id = trees_.entry(&other, d.path);
-    if (d.status == Delta::kRemoved ? !id : id && git_oid_equal(&*id, &d.new_id)) return true;
+    if (d.status == Delta::kRemoved ? !id : id && git::same_id(*id, d.new_id)) return true;
   }
   return false;
 }
@@ -183,7 +178,7 @@ bool IncomingChecker::inherited(const Delta& d) const {
 // there (the first's or another's).
 bool IncomingChecker::from_a_parent(const Delta& d) const {
   if (parent_)
-    if (auto id = trees_.entry(&*parent_, d.path); id && git_oid_equal(&*id, &d.new_id)) return true;
+    if (auto id = trees_.entry(&*parent_, d.path); id && git::same_id(*id, d.new_id)) return true;
   return inherited(d);
 }
 
@@ -220,7 +215,7 @@ void IncomingChecker::check_delta(const Delta& d) {
 // What the blob `blob` at `path` implies, read once per blob, path and
 // format: the same bytes at another object path are another object.
 std::string IncomingChecker::facts_key(const git_oid& blob, const std::string& path) const {
-  std::string key(reinterpret_cast<const char*>(blob.id), GIT_OID_RAWSZ);
+  std::string key(reinterpret_cast<const char*>(blob.id), sizeof blob.id);
   key += static_cast<char>(format_);  // what it implies (its group path) depends on the tree's format
   key += path;
   return key;

@@ -35,8 +35,6 @@
 // Thread-safety: one thread.
 #pragma once
 
-#include <git2.h>
-
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -51,6 +49,7 @@
 #include "refs/problem.h"
 #include "store/core/dictionaries.h"
 #include "store/core/layout_trees.h"
+#include "store/git/sync_repo.h"
 #include "store/history/level_audit.h"
 
 namespace kistore {
@@ -95,7 +94,7 @@ class IncomingChecker {
   void check_source_entry(const std::string& path, const std::string& bytes);
   void check_level_entry(const std::string& path, const Digest& run, Level level, const std::string& bytes);
   void check_level_removal(const git::TreeDelta& d);
-  void check_levels(git_commit* commit);
+  void check_levels();
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
                     ProblemKind mismatch);
   std::string facts_key(const git_oid& blob, const std::string& path) const;
@@ -113,7 +112,7 @@ class IncomingChecker {
   std::size_t new_objects_ = 0;
   std::unordered_map<std::string, ObjectFacts> facts_;  // by blob id and path
   // The commit being checked.
-  git_commit* commit_ = nullptr;
+  git::CommitFacts commit_;
   std::string commit_id_;
   git_oid tree_{};
   Format format_ = kCurrentFormat;  // of the commit's tree

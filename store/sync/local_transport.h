@@ -18,16 +18,14 @@
 // Thread-safety: one thread.
 #pragma once
 
-#include <git2.h>
-
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "refs/problem.h"
+#include "store/git/quarantine_odb.h"
 #include "store/sync/connection.h"
-#include "store/sync/quarantine.h"
 
 namespace kistore {
 

@@ -6,6 +6,7 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git/git.h"
+#include "store/git/sync_repo.h"
 
 namespace kistore {
 namespace {
@@ -14,34 +15,24 @@ using Delta = git::TreeDelta;
 
 // The time of the oldest commit reachable from `head` that introduced each of
 // `paths` with the blob the tree at `head` has. One walk for all paths.
-std::map<std::string, git_time_t> introduced_times(const LayoutTrees& trees, const git_oid& head,
-                                                   const std::map<std::string, git_oid>& paths) {
-  std::map<std::string, git_time_t> out;
+std::map<std::string, std::int64_t> introduced_times(const LayoutTrees& trees, const git_oid& head,
+                                                     const std::map<std::string, git_oid>& paths) {
+  std::map<std::string, std::int64_t> out;
   if (paths.empty()) return out;
   git_repository* repo = trees.repo();
-  git_revwalk* raw = nullptr;
-  git::check(git_revwalk_new(&raw, repo), "walking history");
-  git::Revwalk walk(raw);
-  git_revwalk_sorting(raw, GIT_SORT_TIME);
-  git::check(git_revwalk_push(raw, &head), "walking history");
-  git_oid id;
-  while (git_revwalk_next(&id, raw) == 0) {
-    git_commit* c = nullptr;
-    git::check(git_commit_lookup(&c, repo, &id), "reading commit");
-    git::Commit owned(c);
-    git_oid tree = *git_commit_tree_id(c);
+  git::walk_by_time(repo, head, [&](const git_oid& id) {
+    const git::CommitFacts c = git::read_commit(repo, id, "reading commit");
     std::optional<git_oid> parent;
-    if (git_commit_parentcount(c) > 0) parent = git::commit_tree(repo, *git_commit_parent_id(c, 0));
+    if (!c.parents.empty()) parent = git::commit_tree(repo, c.parents.front());
     for (const auto& [path, blob] : paths) {
-      auto now = trees.entry(&tree, path);
-      if (!now || !git_oid_equal(&*now, &blob)) continue;
+      auto now = trees.entry(&c.tree, path);
+      if (!now || !git::same_id(*now, blob)) continue;
       auto before = trees.entry(parent ? &*parent : nullptr, path);
-      if (before && git_oid_equal(&*before, &blob)) continue;
-      git_time_t t = git_commit_time(c);
-      auto [it, fresh] = out.emplace(path, t);
-      if (!fresh) it->second = std::min(it->second, t);
+      if (before && git::same_id(*before, blob)) continue;
+      auto [it, fresh] = out.emplace(path, c.time);
+      if (!fresh) it->second = std::min(it->second, c.time);
     }
-  }
+  });
   return out;
 }
 
@@ -53,12 +44,9 @@ class Merge {
  public:
   Merge(const LayoutTrees& trees, const git_oid& local, const git_oid& incoming, MergeOutcome& outcome)
       : trees_(trees), repo_(trees.repo()), local_(local), incoming_(incoming), outcome_(outcome) {
-    git_oid base_id;
-    bool has_base = git_merge_base(&base_id, repo_, &local_, &incoming_) == 0;
-    git_error_clear();
-    if (has_base) {
-      base_tree_ = git::commit_tree(repo_, base_id);
-      base_commit_ = git::oid_str(base_id);
+    if (std::optional<git_oid> base_id = git::merge_base(repo_, local_, incoming_)) {
+      base_tree_ = git::commit_tree(repo_, *base_id);
+      base_commit_ = git::oid_str(*base_id);
     }
     in_tree_ = git::commit_tree(repo_, incoming_);
     local_tree_ = git::commit_tree(repo_, local_);
@@ -87,7 +75,7 @@ class Merge {
         if (d.path.starts_with("objects/")) ++outcome_.new_documents;
         continue;
       }
-      if (git_oid_equal(&*mine, &d.new_id)) continue;
+      if (git::same_id(*mine, d.new_id)) continue;
       if (d.path.starts_with("refs/metadata/") || d.path.starts_with("refs/sources/")) {
         claims_local_.emplace(d.path, *mine);
         claims_incoming_.emplace(d.path, d.new_id);

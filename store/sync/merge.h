@@ -18,8 +18,6 @@
 // Thread-safety: one thread.
 #pragma once
 
-#include <git2.h>
-
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -6,6 +6,7 @@
 #include "store/git/git.h"
 #include "store/sync/incoming.h"
 #include "store/git/incoming_walk.h"
+#include "store/git/sync_repo.h"
 #include "store/history/level_audit.h"
 #include "store/sync/local_transport.h"
 #include "store/sync/merge.h"
@@ -109,9 +110,8 @@ class Pull {
   // quarantine's refs tell the server what the store has (negotiation walks
   // the refs of the repository fetched into). Returns the objects received.
   std::size_t download() {
-    git::Odb odb = git::open_odb(repo_);
     if (local_) quarantine_.set_ref("refs/kistore/have/local", *local_);
-    if (auto synced = git::ref_target(repo_, synced_ref(conn_.remote())); synced && git_odb_exists(odb.get(), &*synced))
+    if (auto synced = git::ref_target(repo_, synced_ref(conn_.remote())); synced && git::has_object(repo_, *synced))
       quarantine_.set_ref("refs/kistore/have/synced", *synced);
     quarantine_.receive_packs();
     try {
@@ -177,15 +177,7 @@ class Pull {
 
   // The commits new to this store, oldest first.
   std::vector<git_oid> new_commits() {
-    std::vector<git_oid> fresh;
-    git_revwalk* raw = nullptr;
-    git::check(git_revwalk_new(&raw, quarantine_.repo()), "walking history");
-    git::Revwalk walk(raw);
-    git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-    git::check(git_revwalk_push(raw, &incoming_), "walking the incoming history");
-    if (local_) git::check(git_revwalk_hide(raw, &*local_), "walking history");
-    git_oid id;
-    while (git_revwalk_next(&id, raw) == 0) fresh.push_back(id);
+    std::vector<git_oid> fresh = git::commits_to_take(quarantine_.repo(), incoming_, local_ ? &*local_ : nullptr);
     report_.new_commits = fresh.size();
     return fresh;
   }
@@ -235,7 +227,7 @@ class Pull {
       Snapshot now = store_.snapshot();
       int rc;
       if (now.empty()) {
-        rc = git::move_ref(repo_, branch_, incoming_, nullptr, log);
+        rc = git::compare_and_swap_ref(repo_, branch_, incoming_, nullptr, log);
       } else {
         git_oid head = git::parse_oid(now.commit_id());
         if (git::descends_from(repo_, head, incoming_)) {
@@ -245,7 +237,7 @@ class Pull {
           return true;
         }
         if (!git::descends_from(repo_, incoming_, head)) return false;
-        rc = git::move_ref(repo_, branch_, incoming_, &head, log);
+        rc = git::compare_and_swap_ref(repo_, branch_, incoming_, &head, log);
       }
       if (rc == 0) {
         note_written("commit " + report_.incoming.substr(0, 12) + " (" + branch_ + " fast-forwarded)");
@@ -259,7 +251,7 @@ class Pull {
         return true;
       }
       if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) git::check(rc, "moving " + branch_);
-      git_error_clear();
+      git::clear_error();
     }
     return false;
   }
@@ -334,7 +326,7 @@ PullReport pull(Store& store, const std::string& remote, const SyncOptions& opti
 PullReport pull(Store& store, const ResolvedRemote& remote, const SyncOptions& options) {
   refuse_old_format(store);
   git::Quarantine quarantine(store.repo());
-  Connection conn(store, remote, GIT_DIRECTION_FETCH, options, quarantine.repo());
+  Connection conn(store, remote, git::Direction::kFetch, options, quarantine.repo());
   conn.connect();
   return pull_from(store, conn, store.branch(), quarantine);
 }
@@ -357,7 +349,7 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
     SyncOptions with_password = options;
     with_password.credentials.url_password = url_password(url);
     git::Quarantine quarantine(store.repo());
-    Connection conn(store, resolve_remote(store.repo(), "origin"), GIT_DIRECTION_FETCH, with_password,
+    Connection conn(store, resolve_remote(store.repo(), "origin"), git::Direction::kFetch, with_password,
                     quarantine.repo());
     conn.connect();
     std::string branch = store.branch();
@@ -366,7 +358,7 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
       // with stock git whose default branch is not main).
       std::string other = conn.default_branch();
       if (!other.empty() && other != branch && conn.head(other)) {
-        git::check(git_repository_set_head(store.repo(), other.c_str()), dir + ": setting HEAD");
+        git::set_head(store.repo(), other, dir + ": setting HEAD");
         branch = other;
       }
     }

@@ -7,8 +7,8 @@
 
 #include <string>
 
+#include "store/git/quarantine_odb.h"
 #include "store/sync/connection.h"
-#include "store/sync/quarantine.h"
 #include "store/sync/sync.h"
 
 namespace kistore {

@@ -1,5 +1,4 @@
 // push (sync.h): send the branch, pulling first when the remote moved.
-#include <git2/sys/repository.h>  // git_repository_set_config
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include "store/core/layout_trees.h"
 #include "store/sync/local_transport.h"
 #include "store/git/new_objects.h"
+#include "store/git/sync_repo.h"
 #include "store/sync/pull.h"
 #include "store/sync/remote.h"
 #include "store/sync/url.h"
@@ -23,12 +23,7 @@ constexpr int kPushRounds = 3;
 // A second handle on the store's repository for packing what push sends
 // through libgit2 (tune_packing gives it its settings once the remote is
 // reached, so that a push that reaches nothing writes nothing).
-git::Repository packing_handle(Store& store) {
-  git_repository* raw = nullptr;
-  git::check(git_repository_open_ext(&raw, git_repository_path(store.repo()), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-             store.dir() + ": opening for push");
-  return git::Repository(raw);
-}
+git::OwnedRepository packing_handle(Store& store) { return git::reopen(store.repo(), store.dir() + ": opening for push"); }
 
 // kistore's objects are zstd frames: deflate gains nothing on them and a
 // delta search between them costs a third of a big push for ~3 % of pack
@@ -49,15 +44,7 @@ void tune_packing(Store& store, git_repository* packer) {
       throw;
     }
   }
-  git_config* cfg = nullptr;
-  git::check(git_config_new(&cfg), "config");
-  git::Config owned(cfg);
-  std::string base = git_repository_path(packer);
-  git::check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, packer, 0),
-             store.dir() + ": reading config");
-  git::check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, packer, 0),
-             store.dir() + ": reading " + settings);
-  git::check(git_repository_set_config(packer, cfg), "config");
+  git::use_settings_file(packer, settings, store.dir());
 }
 
 // Pushes over the network with kistore's own pack (receive_pack.h): the
@@ -125,12 +112,12 @@ class Push {
                     format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was sent");
     git_oid local = git::parse_oid(snap.commit_id());
     report_.commit = snap.commit_id();
-    git::Repository packer = packing_handle(store_);
-    Connection conn(store_, remote_, GIT_DIRECTION_PUSH, options_, packer.get());
+    git::OwnedRepository packer = packing_handle(store_);
+    Connection conn(store_, remote_, git::Direction::kPush, options_, packer.get());
     report_.url = redact_url(conn.url());
     conn.connect();
     auto theirs = conn.head(branch_);
-    if (theirs && git_oid_equal(&*theirs, &local)) {
+    if (theirs && git::same_id(*theirs, local)) {
       report_.result = PushResult::kUpToDate;
       mark_synced(local);
       return true;
@@ -157,10 +144,7 @@ class Push {
   // by the pull that follows.
   void refuse_other_format(const Snapshot& snap, const std::optional<git_oid>& theirs) const {
     if (!theirs) return;
-    git::Odb odb = git::open_odb(repo_);
-    bool known = git_odb_exists(odb.get(), &*theirs);
-    git_error_clear();
-    if (!known) return;
+    if (!git::has_object(repo_, *theirs)) return;
     LayoutTrees trees(repo_);
     git_oid tree = git::commit_tree(repo_, *theirs);
     std::optional<Format> format = trees.format_of(&tree);
@@ -175,10 +159,7 @@ class Push {
   // Whether the remote's branch has commits ours lacks (or ones we do not have).
   bool behind(const git_oid& local, const std::optional<git_oid>& theirs) const {
     if (!theirs) return false;
-    git::Odb odb = git::open_odb(repo_);
-    bool known = git_odb_exists(odb.get(), &*theirs);
-    git_error_clear();
-    return !known || !git::descends_from(repo_, local, *theirs);
+    return !git::has_object(repo_, *theirs) || !git::descends_from(repo_, local, *theirs);
   }
 
   // Sends the branch the way the remote takes it best: a repository on this
@@ -212,11 +193,11 @@ class Push {
     conn.disconnect();
     if (may_retry) {
       git::Quarantine quarantine(store_.repo());
-      Connection again(store_, remote_, GIT_DIRECTION_FETCH, options_, quarantine.repo());
+      Connection again(store_, remote_, git::Direction::kFetch, options_, quarantine.repo());
       again.connect();
       auto now = again.head(branch_);
-      bool moved = now.has_value() != theirs.has_value() || (now && !git_oid_equal(&*now, &*theirs));
-      if (moved && !(now && git_oid_equal(&*now, &local))) return pulled(pull_from(store_, again, branch_, quarantine));
+      bool moved = now.has_value() != theirs.has_value() || (now && !git::same_id(*now, *theirs));
+      if (moved && !(now && git::same_id(*now, local))) return pulled(pull_from(store_, again, branch_, quarantine));
     }
     throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection);
   }

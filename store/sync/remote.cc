@@ -8,6 +8,8 @@
 #include "objects/nearest.h"
 #include "objects/sha1.h"
 #include "store/git/git.h"
+#include "store/git/remote_config.h"
+#include "store/git/remote_connection.h"
 #include "store/sync/sync.h"
 #include "store/sync/url.h"
 
@@ -31,8 +33,7 @@ std::string url_key(const std::string& url) {
 }  // namespace
 
 bool valid_remote_name(const std::string& name) {
-  int valid = 0;
-  return git_remote_name_is_valid(&valid, name.c_str()) == 0 && valid && name.find('/') == std::string::npos;
+  return git::remote_name_is_valid(name) && name.find('/') == std::string::npos;
 }
 
 bool looks_like_url(const std::string& text) {
@@ -45,12 +46,8 @@ bool looks_like_url(const std::string& text) {
 }
 
 std::string remote_label(git_repository* repo, const std::string& text) {
-  git_remote* named = nullptr;
-  if (valid_remote_name(text) && git_remote_lookup(&named, repo, text.c_str()) == 0) {
-    git_remote_free(named);
-    return text;
-  }
-  git_error_clear();
+  if (valid_remote_name(text) && git::lookup_remote(repo, text, nullptr) == 0) return text;
+  git::clear_error();
   if (!looks_like_url(text)) return text;
   if (url_kind(text) == UrlKind::kPath) return std::filesystem::absolute(text).lexically_normal().string();
   return redact_url(text);
@@ -58,25 +55,21 @@ std::string remote_label(git_repository* repo, const std::string& text) {
 
 ResolvedRemote resolve_remote(git_repository* repo, const std::string& text) {
   git::ensure_init();
-  git_remote* named = nullptr;
-  int rc = valid_remote_name(text) ? git_remote_lookup(&named, repo, text.c_str()) : GIT_ENOTFOUND;
+  git::ConfiguredRemote named;
+  int rc = valid_remote_name(text) ? git::lookup_remote(repo, text, &named) : GIT_ENOTFOUND;
   if ((rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) && looks_like_url(text)) {
     // A URL where a remote's name goes, as git takes one: used as given (a
     // path made absolute), shown and keyed without its password.
-    git_error_clear();
+    git::clear_error();
     std::string label = remote_label(repo, text);
     std::string url = url_kind(text) == UrlKind::kPath ? label : text;
     return {label, url, url};
   }
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
-    git_error_clear();
+    git::clear_error();
     std::vector<std::string> names;
-    git_strarray listed{};
-    if (git_remote_list(&listed, repo) == 0) {
-      for (std::size_t i = 0; i < listed.count; ++i) names.emplace_back(listed.strings[i]);
-      git_strarray_dispose(&listed);
-    }
-    git_error_clear();
+    if (git::remote_names(repo, names) < 0) names.clear();
+    git::clear_error();
     std::string near = nearest_name(text, names);
     if (!near.empty())
       throw InvalidInput("no remote named \"" + redact_url(text) + "\"; did you mean \"" + near +
@@ -85,11 +78,8 @@ ResolvedRemote resolve_remote(git_repository* repo, const std::string& text) {
                        "\" (add one with `kistore remote add NAME URL`, or give a URL or path instead of a name)");
   }
   git::check(rc, "reading remote " + redact_url(text));
-  git::Remote owned(named);
-  const char* url = git_remote_url(named);
-  if (!url || !*url) throw InvalidInput("remote \"" + text + "\" has no URL");
-  const char* push_url = git_remote_pushurl(named);
-  return {text, url, push_url && *push_url ? push_url : url};
+  if (named.url.empty()) throw InvalidInput("remote \"" + text + "\" has no URL");
+  return {text, named.url, named.push_url.empty() ? named.url : named.push_url};
 }
 
 std::string incoming_ref(const std::string& remote) {
@@ -121,45 +111,39 @@ void add_remote(Store& store, const std::string& name, const std::string& url) {
     stored = std::filesystem::absolute(url).lexically_normal().string();
     if (stored.size() > 1 && stored.back() == '/') stored.pop_back();
   }
-  git_remote* remote = nullptr;
-  int rc = git_remote_create(&remote, store.repo(), name.c_str(), stored.c_str());
+  int rc = git::create_remote(store.repo(), name, stored);
   if (rc == GIT_EEXISTS)
     throw InvalidInput("remote \"" + name + "\" already exists (remove it first with `kistore remote remove " + name +
                        "`)");
   if (rc == GIT_EINVALIDSPEC)
     throw InvalidInput("remote \"" + name + "\": " + scrub_secrets(git::last_error(), url, ""));
   if (rc < 0) throw IOError(store.dir() + ": adding remote " + name + ": " + scrub_secrets(git::last_error(), url, ""));
-  git_remote_free(remote);
 }
 
 void remove_remote(Store& store, const std::string& name) {
   git::ensure_init();
   store.check_settings_writable();
-  git_remote* remote = nullptr;
-  int rc = git_remote_lookup(&remote, store.repo(), name.c_str());
+  int rc = git::lookup_remote(store.repo(), name, nullptr);
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
-    git_error_clear();
+    git::clear_error();
     throw InvalidInput("no remote named \"" + redact_url(name) + "\"");
   }
   git::check(rc, "reading remote " + redact_url(name));
-  git_remote_free(remote);
-  git::check(git_remote_delete(store.repo(), name.c_str()), store.dir() + ": removing remote " + name);
+  git::check(git::delete_remote(store.repo(), name), store.dir() + ": removing remote " + name);
   git::delete_ref(store.repo(), synced_ref(name));
   git::delete_ref(store.repo(), incoming_ref(name));
 }
 
 std::vector<RemoteInfo> list_remotes(const Store& store) {
   git::ensure_init();
-  git_strarray names{};
-  git::check(git_remote_list(&names, store.repo()), store.dir() + ": listing remotes");
+  std::vector<std::string> names;
+  git::check(git::remote_names(store.repo(), names), store.dir() + ": listing remotes");
   std::vector<RemoteInfo> out;
-  for (std::size_t i = 0; i < names.count; ++i) {
-    git_remote* remote = nullptr;
-    if (git_remote_lookup(&remote, store.repo(), names.strings[i]) < 0) continue;
-    out.push_back({names.strings[i], git_remote_url(remote) ? git_remote_url(remote) : ""});
-    git_remote_free(remote);
+  for (const std::string& name : names) {
+    git::ConfiguredRemote remote;
+    if (git::lookup_remote(store.repo(), name, &remote) < 0) continue;
+    out.push_back({name, remote.url});
   }
-  git_strarray_dispose(&names);
   std::sort(out.begin(), out.end(), [](const RemoteInfo& a, const RemoteInfo& b) { return a.name < b.name; });
   return out;
 }

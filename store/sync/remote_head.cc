@@ -7,7 +7,7 @@ namespace kistore {
 
 std::string remote_head_advice(Store& store, const std::string& remote, const std::string& branch,
                                const SyncOptions& options) {
-  Connection conn(store, resolve_remote(store.repo(), remote), GIT_DIRECTION_FETCH, options);
+  Connection conn(store, resolve_remote(store.repo(), remote), git::Direction::kFetch, options);
   conn.connect();
   // git's upload-pack lists HEAD only when what it names exists.
   if (conn.head("HEAD") || !conn.head(branch)) return "";

@@ -4,7 +4,7 @@
 // A store syncs through any git remote libgit2 reaches (a path, file://,
 // git://, ssh://, http(s)://) by moving its branch's commits. Nothing that
 // comes in is trusted: pull receives the remote's branch into a quarantine
-// (store/sync/quarantine.h: a temporary repository inside the store's objects
+// (store/git/quarantine_odb.h: a temporary repository inside the store's objects
 // folder; a network pack goes through IncomingPack, a path remote is copied
 // object by object, each rehashed), never into the store, and checks there
 // the shape of every new object (store/git/incoming_walk.h: ids, sizes, modes

@@ -13,12 +13,14 @@
 # 3. Rooms. store/ is a set of rooms (CMakeLists.txt: KISTORE_ROOMS); the
 #    build writes a probe for every ordered pair of rooms and a table of what
 #    each must do (ROOMS.txt: "probe ok|refused header"), checked as in 1.
-#    nm shows which rooms call libgit2: the gates (edge), the Store and its
-#    Snapshots (core), the importers (ingest), the readers (query), the
-#    writers (write), the history (history) and verify (verify) must not;
-#    they go through store/git/'s functions (the Store's through
-#    store_repo.h, libgit2_trees.h, commit_author.h, parallel_blob_walk.h)
-#    and its commit-reading door (store/git/commit_graph.h).
+#    nm shows which rooms call libgit2: only git/ may. The gates (edge), the
+#    Store and its Snapshots (core), the importers (ingest), the readers
+#    (query), the writers (write), the history (history), verify (verify)
+#    and sync (sync) must not; they go through store/git/'s functions (the
+#    Store's through store_repo.h, libgit2_trees.h, commit_author.h,
+#    parallel_blob_walk.h), its commit-reading door (store/git/commit_graph.h)
+#    and, for sync, its remote, quarantine and transport doors
+#    (store/git/remote_*.h, quarantine_odb.h, sync_repo.h).
 #
 # Usage: check_layers.sh BUILD_DIR PROBE_DIR OBJECTS.a REFS.a "ROOM=ROOM.a;..." "CLI.o;CLI.o;..." ROOMS.txt
 set -uo pipefail
@@ -124,7 +126,7 @@ for lib in openssl zstd libgit2 zlib; do must_not_call refs "$refs_lib" "${!lib}
 must_call store "$store_lib" "$libgit2" libgit2
 must_not_call store "$store_lib" "$openssl" OpenSSL
 must_not_call store "$store_lib" "$zstd" zstd
-for room in edge core history ingest query verify write; do must_not_call "store/$room" "${room_lib[$room]}" "$libgit2" libgit2; done
+for room in edge core history ingest query sync verify write; do must_not_call "store/$room" "${room_lib[$room]}" "$libgit2" libgit2; done
 # The environment is read in cli/ alone and passed down as values.
 getenv_pattern='^(getenv|secure_getenv|environ)$'
 for layer in objects refs; do

@@ -1,10 +1,10 @@
-// The quarantine (store/sync/quarantine.h) on a broken disk, through the file
+// The quarantine (store/git/quarantine_odb.h) on a broken disk, through the file
 // gate's seam (tests/store/faulty_files.h): making a quarantine, writing a
 // pack into it and migrating that into the store, with every create, write,
 // fsync, close, rename and mkdir failed in turn. Each failure is Error(kIO)
 // naming the path, and the store's git directory is byte for byte as it was:
 // no quarantine folder, no pack, no pack without its index.
-#include "store/sync/quarantine.h"
+#include "store/git/quarantine_odb.h"
 
 #include <catch2/catch.hpp>
 #include <string>

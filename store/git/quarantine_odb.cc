@@ -1,4 +1,4 @@
-#include "store/sync/quarantine.h"
+#include "store/git/quarantine_odb.h"
 
 #include <fcntl.h>
 #include <git2/sys/odb_backend.h>

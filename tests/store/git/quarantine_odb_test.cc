@@ -1,10 +1,10 @@
-// The quarantine (store/sync/quarantine.h) on repositories stock git makes: what
+// The quarantine (store/git/quarantine_odb.h) on repositories stock git makes: what
 // it creates, what its readers see, what migrate() moves, that dropping it
 // leaves the store's git directory byte for byte as it was, that stale
 // quarantines of dead processes go, and that packs written into its object
 // database (as libgit2's fetch writes them) go through IncomingPack, thin
 // packs included.
-#include "store/sync/quarantine.h"
+#include "store/git/quarantine_odb.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -20,11 +20,13 @@
 //
 // The update carries the remote's old id, so the server moves the ref only
 // if nobody moved it since it was listed (git's receive-pack checks that
-// under the ref's lock). Used by push (push.cc) through a Connection
-// (connection.h), which owns one.
+// under the ref's lock). Used by push (store/sync/push.cc) through a
+// Connection (store/sync/connection.h), which owns one and hands it to its
+// RemoteConnection (remote_connection.h) as the push transport.
 //
 // Thread-safety: one per connection, on the connection's thread; it must
 // outlive the libgit2 remote whose transport it made.
+#pragma once
 
 #include <git2.h>
 #include <git2/sys/transport.h>
@@ -38,16 +40,21 @@
 
 namespace kistore::git {
 
+// Which of libgit2's smart subtransports a URL takes (the caller classifies
+// it: store/sync/url.h); kNone for paths, file:// and schemes kistore does
+// not know, which libgit2 transports itself.
+enum class SmartProtocol { kNone, kGit, kSsh, kHttp };
+
 class ReceivePack {
  public:
   ReceivePack() = default;
   ReceivePack(const ReceivePack&) = delete;
   ReceivePack& operator=(const ReceivePack&) = delete;
 
-  // The transport for `url`: libgit2's smart transport around a recording
-  // copy of its subtransport, or *out = null (libgit2 then chooses) for any
-  // other URL (paths, file://). Must outlive the remote that uses it.
-  int make_transport(git_transport** out, git_remote* owner, const std::string& url);
+  // The transport for `url`, of kind `protocol`: libgit2's smart transport
+  // around a recording copy of its subtransport, or *out = null (libgit2
+  // then chooses) for kNone. Must outlive the remote that uses it.
+  int make_transport(git_transport** out, git_remote* owner, const std::string& url, SmartProtocol protocol);
 
   // Whether the remote was connected through make_transport and offers what
   // send() needs (report-status). Else push through libgit2. Reads the

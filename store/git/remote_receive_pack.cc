@@ -1,4 +1,4 @@
-#include "store/sync/receive_pack.h"
+#include "store/git/remote_receive_pack.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "store/git/git.h"
-#include "store/sync/url.h"
 
 namespace kistore::git {
 namespace {
@@ -92,13 +91,14 @@ struct ReceivePack::Stream {
   git_smart_subtransport_stream* inner;
 };
 
-int ReceivePack::make_transport(git_transport** out, git_remote* owner, const std::string& url) {
+int ReceivePack::make_transport(git_transport** out, git_remote* owner, const std::string& url,
+                                SmartProtocol protocol) {
   *out = nullptr;
-  switch (url_kind(url)) {
-    case UrlKind::kGit: inner_factory_ = git_smart_subtransport_git; definition_.rpc = 0; break;
-    case UrlKind::kSsh: inner_factory_ = git_smart_subtransport_ssh; definition_.rpc = 0; break;
-    case UrlKind::kHttp: inner_factory_ = git_smart_subtransport_http; definition_.rpc = 1; break;
-    case UrlKind::kPath: case UrlKind::kFile: case UrlKind::kOther: return 0;
+  switch (protocol) {
+    case SmartProtocol::kGit: inner_factory_ = git_smart_subtransport_git; definition_.rpc = 0; break;
+    case SmartProtocol::kSsh: inner_factory_ = git_smart_subtransport_ssh; definition_.rpc = 0; break;
+    case SmartProtocol::kHttp: inner_factory_ = git_smart_subtransport_http; definition_.rpc = 1; break;
+    case SmartProtocol::kNone: return 0;
   }
   definition_.callback = make_sub;
   definition_.param = this;

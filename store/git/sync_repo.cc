@@ -1,0 +1,87 @@
+#include "store/git/sync_repo.h"
+
+#include <git2/sys/repository.h>  // git_repository_set_config
+
+namespace kistore::git {
+
+void RepositoryCloser::operator()(git_repository* repo) const { git_repository_free(repo); }
+
+bool has_object(git_repository* repo, const git_oid& id) {
+  Odb odb = open_odb(repo);
+  bool known = git_odb_exists(odb.get(), &id);
+  git_error_clear();
+  return known;
+}
+
+int compare_and_swap_ref(git_repository* repo, const std::string& name, const git_oid& to, const git_oid* from,
+                         const std::string& log) {
+  return move_ref(repo, name, to, from, log);
+}
+
+std::vector<git_oid> commits_to_take(git_repository* repo, const git_oid& incoming, const git_oid* hidden) {
+  std::vector<git_oid> fresh;
+  git_revwalk* raw = nullptr;
+  check(git_revwalk_new(&raw, repo), "walking history");
+  Revwalk walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+  check(git_revwalk_push(raw, &incoming), "walking the incoming history");
+  if (hidden) check(git_revwalk_hide(raw, hidden), "walking history");
+  git_oid id;
+  while (git_revwalk_next(&id, raw) == 0) fresh.push_back(id);
+  return fresh;
+}
+
+CommitFacts read_commit(git_repository* repo, const git_oid& id, const std::string& what) {
+  git_commit* raw = nullptr;
+  check(git_commit_lookup(&raw, repo, &id), what);
+  Commit commit(raw);
+  CommitFacts out;
+  out.tree = *git_commit_tree_id(raw);
+  for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) out.parents.push_back(*git_commit_parent_id(raw, i));
+  out.time = git_commit_time(raw);
+  const char* message = git_commit_message(raw);
+  out.message = message ? message : "";
+  return out;
+}
+
+void walk_by_time(git_repository* repo, const git_oid& head, const std::function<void(const git_oid&)>& visit) {
+  git_revwalk* raw = nullptr;
+  check(git_revwalk_new(&raw, repo), "walking history");
+  Revwalk walk(raw);
+  git_revwalk_sorting(raw, GIT_SORT_TIME);
+  check(git_revwalk_push(raw, &head), "walking history");
+  git_oid id;
+  while (git_revwalk_next(&id, raw) == 0) visit(id);
+}
+
+std::optional<git_oid> merge_base(git_repository* repo, const git_oid& a, const git_oid& b) {
+  git_oid base;
+  bool has_base = git_merge_base(&base, repo, &a, &b) == 0;
+  git_error_clear();
+  if (!has_base) return std::nullopt;
+  return base;
+}
+
+void set_head(git_repository* repo, const std::string& ref, const std::string& what) {
+  check(git_repository_set_head(repo, ref.c_str()), what);
+}
+
+OwnedRepository reopen(git_repository* repo, const std::string& what) {
+  git_repository* raw = nullptr;
+  check(git_repository_open_ext(&raw, git_repository_path(repo), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr), what);
+  return OwnedRepository(raw);
+}
+
+void use_settings_file(git_repository* packer, const std::string& settings, const std::string& label) {
+  git_config* cfg = nullptr;
+  check(git_config_new(&cfg), "config");
+  Config owned(cfg);
+  std::string base = git_repository_path(packer);
+  check(git_config_add_file_ondisk(cfg, (base + "config").c_str(), GIT_CONFIG_LEVEL_LOCAL, packer, 0),
+        label + ": reading config");
+  check(git_config_add_file_ondisk(cfg, settings.c_str(), GIT_CONFIG_LEVEL_APP, packer, 0),
+        label + ": reading " + settings);
+  check(git_repository_set_config(packer, cfg), "config");
+}
+
+}  // namespace kistore::git

@@ -1,0 +1,72 @@
+// What store/sync/ asks of a repository beyond a remote connection
+// (remote_connection.h), the quarantine (quarantine_odb.h) and the commit
+// door (commit_graph.h): whether an object is there, a branch moved by
+// compare-and-swap, the commits a pull brings, the merge base, HEAD, and the
+// second handle a push packs through.
+//
+// Errors: as each function says; Error(kIO) carries libgit2's message.
+//
+// Thread-safety: as the repository's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/git/git.h"
+
+namespace kistore::git {
+
+// Closes a repository handle (out of line, so that its owners call no libgit2).
+struct RepositoryCloser {
+  void operator()(git_repository* repo) const;
+};
+using OwnedRepository = std::unique_ptr<git_repository, RepositoryCloser>;
+
+// Whether the repository has the object `id`. Never fails.
+bool has_object(git_repository* repo, const git_oid& id);
+
+// Moves the reference `name` from `from` (null: it must not exist) to `to`
+// by compare-and-swap (move_ref). Returns 0; GIT_EMODIFIED, GIT_EEXISTS or
+// GIT_ELOCKED when another writer came first; else libgit2's code.
+int compare_and_swap_ref(git_repository* repo, const std::string& name, const git_oid& to, const git_oid* from,
+                         const std::string& log);
+
+// The commits `incoming` reaches that `hidden` (may be null) does not,
+// parents before children. Error(kIO) "walking the incoming history: …"
+// when `incoming` cannot be read, "walking history: …" for `hidden`.
+std::vector<git_oid> commits_to_take(git_repository* repo, const git_oid& incoming, const git_oid* hidden);
+
+// A commit as a pull's checks and its merge read it.
+struct CommitFacts {
+  git_oid tree{};
+  std::vector<git_oid> parents;  // in the commit's order
+  std::int64_t time = 0;         // the committer's, seconds since the epoch
+  std::string message;
+};
+// The commit `id`. Error(kIO) "<what>: …" when it cannot be read.
+CommitFacts read_commit(git_repository* repo, const git_oid& id, const std::string& what);
+
+// Calls visit with every commit `head` reaches, newest (committer time)
+// first. Error(kIO) "walking history: …" when `head` cannot be read.
+void walk_by_time(git_repository* repo, const git_oid& head, const std::function<void(const git_oid&)>& visit);
+
+// The best common ancestor of `a` and `b`; nullopt when they have none (or
+// it cannot be found). Never fails.
+std::optional<git_oid> merge_base(git_repository* repo, const git_oid& a, const git_oid& b);
+
+// Points HEAD at the branch `ref`. Error(kIO) "<what>: …" on failure.
+void set_head(git_repository* repo, const std::string& ref, const std::string& what);
+
+// A second handle on `repo` (reopened from its git folder), for a push to
+// pack through with settings of its own. Error(kIO) "<what>: …".
+OwnedRepository reopen(git_repository* repo, const std::string& what);
+// Gives the handle `packer` a config of its repository's own file and the
+// file `settings` (for this handle only: git's commands keep theirs).
+// Error(kIO) "<label>: reading config: …" or "<label>: reading <settings>: …".
+void use_settings_file(git_repository* packer, const std::string& settings, const std::string& label);
+
+}  // namespace kistore::git
