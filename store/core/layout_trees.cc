@@ -1,5 +1,8 @@
 #include "store/core/layout_trees.h"
 
+#include <cstdint>
+
+#include "objects/error.h"
 #include "refs/layout.h"
 #include "store/git/objwrite.h"
 
@@ -14,13 +17,19 @@ constexpr std::size_t kSourcesPrefix = 13;
 }  // namespace
 
 LayoutTrees::LayoutTrees(git_repository* repo, bool check_ids)
-    : repo_(repo), odb_(repo), packs_(git::gitdir(repo)),
-      reader_(odb_.get(), {&packs_, check_ids, /*keep=*/true}), check_ids_(check_ids) {}
+    : repo_(repo), own_commits_(git::repository_commits(repo)), commits_(own_commits_.get()), odb_(std::in_place, repo),
+      packs_(std::make_unique<git::PackReader>(git::gitdir(repo))),
+      reader_(std::make_unique<git::TreeReader>(odb_->get(), git::TreeReader::Options{packs_.get(), check_ids, /*keep=*/true})),
+      check_ids_(check_ids) {}
+
+LayoutTrees::LayoutTrees(git::CommitGraph& commits, bool check_ids)
+    : commits_(&commits), reader_(commits.trees({nullptr, check_ids, /*keep=*/true})), check_ids_(check_ids) {}
 
 std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
+  if (!packs_) return std::nullopt;
   std::string out;
   git_object_t type = GIT_OBJECT_INVALID;
-  if (!packs_.read(id, type, out) || type != GIT_OBJECT_BLOB) return std::nullopt;
+  if (!packs_->read(id, type, out) || type != GIT_OBJECT_BLOB) return std::nullopt;
   if (check_ids_) {
     git_oid actual = git::object_id(GIT_OBJECT_BLOB, out);
     if (!git::same_id(actual, id))
@@ -33,11 +42,14 @@ LayoutTrees::~LayoutTrees() = default;
 
 std::string LayoutTrees::blob(const git_oid& id) const {
   if (std::optional<std::string> stored = stored_blob(id)) return std::move(*stored);
-  return git::blob_bytes(repo_, id);
+  if (repo_) return git::blob_bytes(repo_, id);
+  std::optional<std::string> bytes = commits_->blob(id, SIZE_MAX);
+  if (!bytes) throw Error(ErrorCode::kIO, "reading blob " + git::oid_str(id) + ": the object is not a blob");
+  return std::move(*bytes);
 }
 
 std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string& path) const {
-  return reader_.blob_at(root, path);
+  return reader_->blob_at(root, path);
 }
 
 std::optional<std::string> LayoutTrees::read(const git_oid* root, const std::string& path) const {
@@ -70,7 +82,7 @@ int LayoutTrees::level_count(const git_oid* root, const Digest& run) const {
 }
 
 bool LayoutTrees::source_blocked(const git_oid* root, const std::string& path) const {
-  if (reader_.tree_at(root, path)) return true;
+  if (reader_->tree_at(root, path)) return true;
   for (std::size_t slash = path.find('/', kSourcesPrefix); slash != std::string::npos; slash = path.find('/', slash + 1))
     if (entry(root, path.substr(0, slash))) return true;
   return false;
@@ -79,7 +91,7 @@ bool LayoutTrees::source_blocked(const git_oid* root, const std::string& path) c
 std::vector<git::TreeDelta> LayoutTrees::diff(const git_oid* from, const git_oid* to, const std::string& dir,
                                               git::DiffSides sides) const {
   std::vector<git::TreeDelta> out;
-  reader_.diff(from, to, dir, [&](const git::TreeDelta& d) { out.push_back(d); }, sides);
+  reader_->diff(from, to, dir, [&](const git::TreeDelta& d) { out.push_back(d); }, sides);
   return out;
 }
 

@@ -12,10 +12,14 @@
 // Errors: Error(kCorruption) for a tree that cannot be read, is malformed or
 // does not hash to its id; Error(kIO) for a blob libgit2 cannot read.
 //
+// The trees are read through libgit2's door over a repository (and its
+// packs), or through any CommitGraph (an in-memory one in unit tests).
+//
 // Thread-safety: one thread, except stored_blob; must not outlive the
 // repository.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -24,6 +28,7 @@
 #include "objects/digest.h"
 #include "refs/layout.h"
 #include "refs/level.h"
+#include "store/git/commit_graph.h"
 #include "store/git/git.h"
 #include "store/git/packread.h"
 #include "store/git/raw_tree.h"
@@ -47,9 +52,15 @@ class LayoutTrees {
   // rehashed on its way in (a quarantine after walk_incoming) or is the
   // store's own.
   explicit LayoutTrees(git_repository* repo, bool check_ids = true);
+  // The trees of the repository behind `commits` (the door of
+  // store/git/commit_graph.h; an in-memory one in unit tests), which must
+  // outlive this, read through it alone.
+  explicit LayoutTrees(git::CommitGraph& commits, bool check_ids = true);
   ~LayoutTrees();  // out of line: the rooms that hold one call no libgit2
 
-  git_repository* repo() const { return repo_; }
+  // The commits of the same repository, for the checks and merges that read
+  // history beside the trees.
+  git::CommitGraph& commits() const { return *commits_; }
 
   // The blob id at `path` below `root`, if any.
   std::optional<git_oid> entry(const git_oid* root, const std::string& path) const;
@@ -85,10 +96,12 @@ class LayoutTrees {
                                    git::DiffSides sides = git::DiffSides::kBoth) const;
 
  private:
-  git_repository* repo_;
-  git::ObjectDatabase odb_;
-  git::PackReader packs_;
-  git::TreeReader reader_;
+  git_repository* repo_ = nullptr;  // null behind another door than libgit2's
+  std::unique_ptr<git::CommitGraph> own_commits_;
+  git::CommitGraph* commits_;
+  std::optional<git::ObjectDatabase> odb_;
+  std::unique_ptr<git::PackReader> packs_;
+  std::unique_ptr<git::TreeReader> reader_;
   bool check_ids_;
   mutable std::unordered_map<git_oid, std::optional<Format>, git::OidHash, git::OidEq> formats_;  // format_of, by root
 };

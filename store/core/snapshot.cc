@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "objects/blob.h"
+#include "objects/error.h"
 #include "refs/layout.h"
 #include "store/core/dictionaries.h"
 #include "store/git/git.h"
@@ -95,6 +96,12 @@ std::optional<std::string> Snapshot::read(std::string_view path) const {
   objects_->read(id, type, bytes, "reading " + std::string(path));
   if (type != GIT_OBJECT_BLOB) return std::nullopt;  // a submodule link, say
   return bytes;
+}
+
+CommitId Snapshot::commit() const {
+  std::optional<CommitId> id = CommitId::parse(commit_id_);
+  if (!id) throw Error(ErrorCode::kIO, commit_id_.empty() ? "the store has no commit yet" : "not a git object id: \"" + commit_id_ + "\"");
+  return *id;
 }
 
 Format Snapshot::format() const {

@@ -197,7 +197,7 @@ Snapshot Store::snapshot() const {
   git_repository* repo = this->repo();
   std::optional<git_oid> head = git::ref_id(repo, branch_, dir_ + ": reading " + branch_);
   if (!head) return Snapshot(objects_, nullptr, "");
-  git_oid tree = git::commit_tree_id(repo, *head, dir_ + ": reading the head commit");
+  git_oid tree = git::commit_tree(repo, *head, dir_ + ": reading the head commit");
   return Snapshot(objects_, &tree, git::oid_str(*head));
 }
 
@@ -209,7 +209,7 @@ Snapshot Store::snapshot_at(const std::string& commit_id) const {
   std::string commit;
   if (objects_->read_native(id, type, commit) && type == GIT_OBJECT_COMMIT && git::commit_tree_id(commit, tree_id))
     return Snapshot(objects_, &tree_id, commit_id);
-  tree_id = git::commit_tree_id(repo(), id, dir_ + ": reading commit " + commit_id);
+  tree_id = git::commit_tree(repo(), id, dir_ + ": reading commit " + commit_id);
   return Snapshot(objects_, &tree_id, commit_id);
 }
 

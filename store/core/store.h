@@ -33,14 +33,12 @@
 #include <vector>
 
 #include "objects/blob.h"
+#include "objects/commit_id.h"
 #include "objects/digest.h"
 #include "objects/document.h"
 #include "refs/layout.h"
 
 struct git_repository;
-struct git_tree;
-struct git_odb;
-struct git_odb_object;
 struct git_oid;
 
 namespace kistore {
@@ -61,6 +59,8 @@ class Snapshot {
 
   // The commit this snapshot shows; "" for an empty store.
   const std::string& commit_id() const { return commit_id_; }
+  // The same as a CommitId. Error(kIO) for an empty store, which has none.
+  CommitId commit() const;
   bool empty() const { return !tree_; }
   // The format of this tree (refs/layout.h): format 2 when FORMAT holds
   // "kistore 2\n" or the store is empty, format 1 when there is no FORMAT.

@@ -87,6 +87,15 @@ class RepositoryCommits final : public CommitGraph {
     return rc == 1;
   }
 
+  std::optional<CommitId> merge_base(const CommitId& a, const CommitId& b) override {
+    const git_oid x = to_oid(a), y = to_oid(b);
+    git_oid base;
+    const bool found = git_merge_base(&base, repo_, &x, &y) == 0;
+    git_error_clear();
+    if (!found) return std::nullopt;
+    return to_commit_id(base);
+  }
+
   std::unique_ptr<TreeReader> trees(TreeReader::Options options) override {
     options.packs = nullptr;
     return std::make_unique<TreeReader>(odb_.get(), options);

@@ -108,6 +108,11 @@ class CommitGraph {
   // commit); nullopt when it cannot tell (a commit cannot be read).
   virtual std::optional<bool> descends_from(const CommitId& commit, const CommitId& ancestor) = 0;
 
+  // The best common ancestor of `a` and `b` (git_merge_base: one that no
+  // other common ancestor descends from); nullopt when they have none or it
+  // cannot be found. Never fails.
+  virtual std::optional<CommitId> merge_base(const CommitId& a, const CommitId& b) = 0;
+
   // A reader of the repository's trees, with `options` (its packs are
   // ignored: the door reads through its own source). Errors as TreeReader's.
   virtual std::unique_ptr<TreeReader> trees(TreeReader::Options options) = 0;

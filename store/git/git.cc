@@ -143,9 +143,9 @@ void commit_signature(git_repository* repo, const git_oid& commit, std::string& 
   git_error_clear();
 }
 
-git_oid commit_tree(git_repository* repo, const git_oid& commit) {
+git_oid commit_tree(git_repository* repo, const git_oid& commit, const std::string& what) {
   git_commit* c = nullptr;
-  check(git_commit_lookup(&c, repo, &commit), "reading commit " + oid_str(commit));
+  check(git_commit_lookup(&c, repo, &commit), what.empty() ? "reading commit " + oid_str(commit) : what);
   Commit owned(c);
   return *git_commit_tree_id(c);
 }

@@ -138,8 +138,9 @@ bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& a
 // The commit's SSH/GPG signature (armored) and the bytes it signs; both ""
 // for an unsigned commit (or one that cannot be read). Never fails.
 void commit_signature(git_repository* repo, const git_oid& commit, std::string& signature, std::string& payload);
-// The id of the tree of commit `commit`. Error(kIO) when it cannot be read.
-git_oid commit_tree(git_repository* repo, const git_oid& commit);
+// The id of the tree of commit `commit`. Error(kIO) "<what>: <why>" when it
+// cannot be read as a commit; `what` is "reading commit <hex>" when empty.
+git_oid commit_tree(git_repository* repo, const git_oid& commit, const std::string& what = "");
 // The repository's git folder (with a trailing "/").
 std::string gitdir(git_repository* repo);
 // How many commits `head` reaches, itself included. Error(kIO) on failure.

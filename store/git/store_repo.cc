@@ -51,13 +51,6 @@ std::optional<std::string> first_ref_matching(git_repository* repo, const char* 
   return found;
 }
 
-git_oid commit_tree_id(git_repository* repo, const git_oid& commit, const std::string& what) {
-  git_commit* raw = nullptr;
-  check(git_commit_lookup(&raw, repo, &commit), what);
-  Commit owned(raw);
-  return *git_commit_tree_id(raw);
-}
-
 bool oid_from_hex(const std::string& text, git_oid& out) { return git_oid_fromstr(&out, text.c_str()) == 0; }
 
 BranchMove move_branch(git_repository* repo, const std::string& name, const git_oid& to, const git_oid* from,

@@ -44,9 +44,6 @@ std::optional<git_oid> ref_id(git_repository* repo, const std::string& name, con
 // nullopt. Error(kIO) "listing references: <why>".
 std::optional<std::string> first_ref_matching(git_repository* repo, const char* glob);
 
-// The tree of the commit `commit`. Error(kIO) "<what>: <why>" when it cannot
-// be read as a commit.
-git_oid commit_tree_id(git_repository* repo, const git_oid& commit, const std::string& what);
 
 // The id `text` starts with (its first 40 characters, hex digits in either
 // case, as libgit2 reads them); false when they are not one.

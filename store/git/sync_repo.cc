@@ -31,37 +31,6 @@ std::vector<git_oid> commits_to_take(git_repository* repo, const git_oid& incomi
   return fresh;
 }
 
-CommitFacts read_commit(git_repository* repo, const git_oid& id, const std::string& what) {
-  git_commit* raw = nullptr;
-  check(git_commit_lookup(&raw, repo, &id), what);
-  Commit commit(raw);
-  CommitFacts out;
-  out.tree = *git_commit_tree_id(raw);
-  for (unsigned i = 0; i < git_commit_parentcount(raw); ++i) out.parents.push_back(*git_commit_parent_id(raw, i));
-  out.time = git_commit_time(raw);
-  const char* message = git_commit_message(raw);
-  out.message = message ? message : "";
-  return out;
-}
-
-void walk_by_time(git_repository* repo, const git_oid& head, const std::function<void(const git_oid&)>& visit) {
-  git_revwalk* raw = nullptr;
-  check(git_revwalk_new(&raw, repo), "walking history");
-  Revwalk walk(raw);
-  git_revwalk_sorting(raw, GIT_SORT_TIME);
-  check(git_revwalk_push(raw, &head), "walking history");
-  git_oid id;
-  while (git_revwalk_next(&id, raw) == 0) visit(id);
-}
-
-std::optional<git_oid> merge_base(git_repository* repo, const git_oid& a, const git_oid& b) {
-  git_oid base;
-  bool has_base = git_merge_base(&base, repo, &a, &b) == 0;
-  git_error_clear();
-  if (!has_base) return std::nullopt;
-  return base;
-}
-
 void set_head(git_repository* repo, const std::string& ref, const std::string& what) {
   check(git_repository_set_head(repo, ref.c_str()), what);
 }

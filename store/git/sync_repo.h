@@ -40,24 +40,6 @@ int compare_and_swap_ref(git_repository* repo, const std::string& name, const gi
 // when `incoming` cannot be read, "walking history: …" for `hidden`.
 std::vector<git_oid> commits_to_take(git_repository* repo, const git_oid& incoming, const git_oid* hidden);
 
-// A commit as a pull's checks and its merge read it.
-struct CommitFacts {
-  git_oid tree{};
-  std::vector<git_oid> parents;  // in the commit's order
-  std::int64_t time = 0;         // the committer's, seconds since the epoch
-  std::string message;
-};
-// The commit `id`. Error(kIO) "<what>: …" when it cannot be read.
-CommitFacts read_commit(git_repository* repo, const git_oid& id, const std::string& what);
-
-// Calls visit with every commit `head` reaches, newest (committer time)
-// first. Error(kIO) "walking history: …" when `head` cannot be read.
-void walk_by_time(git_repository* repo, const git_oid& head, const std::function<void(const git_oid&)>& visit);
-
-// The best common ancestor of `a` and `b`; nullopt when they have none (or
-// it cannot be found). Never fails.
-std::optional<git_oid> merge_base(git_repository* repo, const git_oid& a, const git_oid& b);
-
 // Points HEAD at the branch `ref`. Error(kIO) "<what>: …" on failure.
 void set_head(git_repository* repo, const std::string& ref, const std::string& what);
 

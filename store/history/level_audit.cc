@@ -86,7 +86,14 @@ struct LevelAudit::State {
   State(std::unique_ptr<git::CommitGraph> own, git::CommitGraph& c, std::vector<AllowedSigner> t)
       : owned(std::move(own)), commits(c), trust(std::move(t)), trees(c.trees({nullptr, true, true})) {}
 
-  git_oid commit_tree(const std::string& commit) { return commits.read(git::parse_commit_id(commit)).tree; }
+  git_oid commit_tree(const CommitId& commit) { return commits.read(commit).tree; }
+  // The rerun bookkeeping below names commits by hex, as refs/'s rules do.
+  static std::vector<std::string> hex(const std::vector<CommitId>& ids) {
+    std::vector<std::string> out;
+    out.reserve(ids.size());
+    for (const CommitId& id : ids) out.push_back(id.hex());
+    return out;
+  }
 
   void learn(const std::string& tip);
   RerunCommitAudit audit(const std::string& id);
@@ -302,12 +309,13 @@ std::string LevelAudit::State::reason(const RerunCommitAudit& a, const Digest& r
   return "rerun commit " + a.commit + " is no valid rerun commit for this run: " + why;
 }
 
-LevelDecision LevelAudit::decide(const std::string& commit, const Digest& run, Level default_level) {
-  return decide(std::vector<std::string>{commit}, run, default_level);
+LevelDecision LevelAudit::decide(const CommitId& commit, const Digest& run, Level default_level) {
+  return decide(std::vector<CommitId>{commit}, run, default_level);
 }
 
-LevelDecision LevelAudit::decide(const std::vector<std::string>& parents, const Digest& run, Level default_level) {
+LevelDecision LevelAudit::decide(const std::vector<CommitId>& parent_ids, const Digest& run, Level default_level) {
   State& s = *state_;
+  const std::vector<std::string> parents = State::hex(parent_ids);
   for (const std::string& p : parents) s.learn(p);
   std::vector<RerunCommit> valid;
   if (auto it = s.valid_by_run.find(run); it != s.valid_by_run.end())
@@ -318,11 +326,12 @@ LevelDecision LevelAudit::decide(const std::vector<std::string>& parents, const 
                       [&s](const std::string& a, const std::string& d) { return s.is_ancestor(a, d); });
 }
 
-LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, Level default_level,
+LevelJudgement LevelAudit::judge(const CommitId& commit_id, const Digest& run, Level default_level,
                                  const std::optional<LevelEntryValue>& recorded) {
   State& s = *state_;
+  const std::string commit = commit_id.hex();
   LevelJudgement j;
-  j.decision = decide(commit, run, default_level);
+  j.decision = decide(commit_id, run, default_level);
   j.agrees = recorded && *recorded == j.decision.entry;
   if (j.agrees) return j;
   // Rerun commits in this history that touched the run's level and are no
@@ -354,10 +363,9 @@ LevelJudgement LevelAudit::judge(const std::string& commit, const Digest& run, L
   return j;
 }
 
-void LevelAudit::walk(const std::string& tip) { state_->learn(tip); }
+void LevelAudit::walk(const CommitId& tip) { state_->learn(tip.hex()); }
 
-std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& from, const std::string& to,
-                                           bool theirs_only) {
+std::set<Digest> LevelAudit::level_changes(const std::optional<CommitId>& from, const CommitId& to, bool theirs_only) {
   State& s = *state_;
   std::optional<git_oid> before;
   if (from) before = s.commit_tree(*from);
@@ -379,11 +387,11 @@ std::set<Digest> LevelAudit::level_changes(const std::optional<std::string>& fro
   return out;
 }
 
-std::optional<LevelEntryValue> LevelAudit::entry_at(const std::string& commit, const Digest& run) {
+std::optional<LevelEntryValue> LevelAudit::entry_at(const CommitId& commit, const Digest& run) {
   return state_->single_entry(state_->commit_tree(commit), run);
 }
 
-std::optional<Level> LevelAudit::default_level_at(const std::string& commit, const Digest& run) {
+std::optional<Level> LevelAudit::default_level_at(const CommitId& commit, const Digest& run) {
   auto doc = state_->run_document(state_->commit_tree(commit), run);
   if (!doc) return std::nullopt;
   return default_level(doc->spec());
@@ -435,22 +443,23 @@ std::shared_ptr<const std::vector<std::string>> LevelAudit::State::reruns_below(
   return rerun_sets.at(start);
 }
 
-std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases) {
+std::set<Digest> LevelAudit::runs_rerun_since(const std::vector<CommitId>& tips, const std::vector<CommitId>& bases) {
   State& s = *state_;
-  for (const std::string& t : tips) s.learn(t);
-  for (const std::string& b : bases) s.learn(b);
+  for (const CommitId& t : tips) s.learn(t.hex());
+  for (const CommitId& b : bases) s.learn(b.hex());
   std::unordered_set<std::string> below_bases;
-  for (const std::string& b : bases)
-    for (const std::string& c : *s.reruns_below(git::parse_commit_id(b))) below_bases.insert(c);
+  for (const CommitId& b : bases)
+    for (const std::string& c : *s.reruns_below(b)) below_bases.insert(c);
   std::set<Digest> out;
-  for (const std::string& t : tips)
-    for (const std::string& c : *s.reruns_below(git::parse_commit_id(t)))
+  for (const CommitId& t : tips)
+    for (const std::string& c : *s.reruns_below(t))
       if (!below_bases.count(c)) out.insert(s.audits.at(c).valid->first);
   return out;
 }
 
-std::vector<const LevelAudit::RerunCommitAudit*> LevelAudit::rerun_commits(const std::string& tip) {
+std::vector<const LevelAudit::RerunCommitAudit*> LevelAudit::rerun_commits(const CommitId& tip_id) {
   State& s = *state_;
+  const std::string tip = tip_id.hex();
   s.learn(tip);
   std::vector<const RerunCommitAudit*> out;
   for (const std::string& id : s.order)

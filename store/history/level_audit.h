@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "objects/commit_id.h"
 #include "objects/ssh_signature.h"
 #include "refs/level_history.h"
 #include "store/history/audit.h"
@@ -85,19 +86,19 @@ class LevelAudit {
   // about commits in it then walk nothing. Every question below walks what it
   // needs by itself; this only lets a caller (pull) choose the order: the
   // store's head first, then what came in.
-  void walk(const std::string& tip);
+  void walk(const CommitId& tip);
 
   // The level the tree of a commit must record for `run` (whose default level
   // is `default_level`): decide_level over the valid rerun commits for `run`
   // reachable from `commit` (itself included).
-  LevelDecision decide(const std::string& commit, const Digest& run, Level default_level);
+  LevelDecision decide(const CommitId& commit, const Digest& run, Level default_level);
   // The same for a commit not made yet whose parents are `parents` (a merge
   // being built): the valid rerun commits reachable from any of them.
-  LevelDecision decide(const std::vector<std::string>& parents, const Digest& run, Level default_level);
+  LevelDecision decide(const std::vector<CommitId>& parents, const Digest& run, Level default_level);
 
   // Judges `recorded` (the run's single level entry in the tree of `commit`,
   // nullopt when it has none or several) against decide(commit, ...).
-  LevelJudgement judge(const std::string& commit, const Digest& run, Level default_level,
+  LevelJudgement judge(const CommitId& commit, const Digest& run, Level default_level,
                        const std::optional<LevelEntryValue>& recorded);
 
   // Every run whose refs/levels entries differ between the trees of commits
@@ -106,19 +107,19 @@ class LevelAudit {
   // With `theirs_only`, only the runs whose entries `from` holds and `to`
   // lacks or holds otherwise: the trees only `to` has are not read (a merge
   // against a small parent costs that parent).
-  std::set<Digest> level_changes(const std::optional<std::string>& from, const std::string& to, bool theirs_only = false);
+  std::set<Digest> level_changes(const std::optional<CommitId>& from, const CommitId& to, bool theirs_only = false);
   // The run's level entry in the tree of `commit`: nullopt when it has none,
   // several, or one whose bytes are not exactly what refs/index.h writes.
-  std::optional<LevelEntryValue> entry_at(const std::string& commit, const Digest& run);
+  std::optional<LevelEntryValue> entry_at(const CommitId& commit, const Digest& run);
   // The run's default level, from its object in the tree of `commit`;
   // nullopt when that tree holds no valid run document under that digest.
-  std::optional<Level> default_level_at(const std::string& commit, const Digest& run);
+  std::optional<Level> default_level_at(const CommitId& commit, const Digest& run);
 
   // The runs that have a valid rerun commit reachable from one of `tips` but
   // from none of `bases` (a merge's first parent; empty: the whole history).
   // Costs the rerun commits once each commit below has been seen, not the
   // history: every merge of a pull may ask.
-  std::set<Digest> runs_rerun_since(const std::vector<std::string>& tips, const std::vector<std::string>& bases);
+  std::set<Digest> runs_rerun_since(const std::vector<CommitId>& tips, const std::vector<CommitId>& bases);
 
   // Every commit reachable from `tip` whose trailer is Kistore-Op: rerun, and
   // for the run it is valid for, what it says; each listed before its
@@ -131,7 +132,7 @@ class LevelAudit {
     std::map<Digest, RerunCommitCheck> checks;  // per run whose level it changes
     std::optional<std::pair<Digest, RerunCommit>> valid;  // the run it is a valid rerun commit for
   };
-  std::vector<const RerunCommitAudit*> rerun_commits(const std::string& tip);
+  std::vector<const RerunCommitAudit*> rerun_commits(const CommitId& tip);
 
  private:
   struct State;

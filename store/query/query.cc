@@ -76,7 +76,7 @@ LevelStanding with_history(const Snapshot& snap, LevelAudit& audit, const Docume
   } else if (auto bytes = snap.read(level_path(snap.format(), stored, run.digest()))) {
     if ((entry = parse_level_entry(*bytes))) entry->level = stored;
   }
-  LevelJudgement j = audit.judge(snap.commit_id(), run.digest(), fallback, entry);
+  LevelJudgement j = audit.judge(snap.commit(), run.digest(), fallback, entry);
   out.level = j.decision.entry.level;
   out.justified = j.agrees;
   if (!j.agrees) out.why = j.why;

@@ -33,17 +33,17 @@ constexpr char kObjectChangedInMerge[] =
 }  // namespace
 
 IncomingChecker::IncomingChecker(const LayoutTrees& trees, LevelAudit& levels)
-    : trees_(trees), repo_(trees.repo()), levels_(levels) {}
+    : trees_(trees), commits_(trees.commits()), levels_(levels) {}
 
 void IncomingChecker::check_commit(const git_oid& id) {
-  commit_ = git::read_commit(repo_, id, "reading commit " + git::oid_str(id));
+  commit_ = commits_.read(git::to_commit_id(id));
   commit_id_ = git::oid_str(id);
-  tree_ = commit_.tree;
+  tree_ = commit_->tree;
   in_tree_ = {};
   parent_.reset();
   others_.clear();
-  for (std::size_t i = 0; i < commit_.parents.size(); ++i) {
-    git_oid pt = git::commit_tree(repo_, commit_.parents[i]);
+  for (std::size_t i = 0; i < commit_->parents.size(); ++i) {
+    git_oid pt = commits_.read(commit_->parents[i]).tree;
     if (i == 0) parent_ = pt;
     else others_.push_back(pt);
   }
@@ -110,7 +110,7 @@ bool IncomingChecker::check_format() {
   if (!parent_) return true;
   std::optional<Format> theirs = trees_.format_of(&*parent_);
   if (!theirs || *theirs == format_) return true;  // a parent's own problem is reported where it came in
-  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(commit_.message) != "upgrade" ||
+  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(commit_->message) != "upgrade" ||
       !others_.empty()) {
     problem(ProblemKind::kLayout, std::string(kFormatPath),
             "changes the store from " + format_name(*theirs) + " to " + format_name(format_) +
@@ -122,7 +122,7 @@ bool IncomingChecker::check_format() {
   parent_.reset();  // every index entry below is checked as new
   for (const Delta& d : trees_.diff(nullptr, &tree_))
     if (!d.path.starts_with("objects/")) check_delta(d);
-  parent_ = git::commit_tree(repo_, commit_.parents.front());
+  parent_ = commits_.read(commit_->parents.front()).tree;
   check_levels();
   return false;
 }
@@ -139,18 +139,18 @@ bool IncomingChecker::check_format() {
 // (thousands of such merges fit in a small pack), and a merge base the
 // history below it.
 void IncomingChecker::check_levels() {
-  std::vector<std::string> parents;
-  for (const git_oid& parent : commit_.parents) parents.push_back(git::oid_str(parent));
+  const std::vector<CommitId>& parents = commit_->parents;
+  const CommitId& commit = commit_->id;
   std::set<Digest> runs =
-      levels_.level_changes(parents.empty() ? std::nullopt : std::optional<std::string>(parents.front()), commit_id_);
-  for (std::size_t i = 1; i < parents.size(); ++i) runs.merge(levels_.level_changes(parents[i], commit_id_, true));
+      levels_.level_changes(parents.empty() ? std::nullopt : std::optional<CommitId>(parents.front()), commit);
+  for (std::size_t i = 1; i < parents.size(); ++i) runs.merge(levels_.level_changes(parents[i], commit, true));
   if (parents.size() > 1) runs.merge(levels_.runs_rerun_since(parents, {parents.front()}));
   for (const Digest& run : runs) {
     if (full()) return;
     const ObjectFacts* f = object_in_tree(run);
     if (!f || !f->valid() || f->kind != Kind::kRun) continue;  // an entry naming no run is reported where it is
-    std::optional<LevelEntryValue> recorded = levels_.entry_at(commit_id_, run);
-    LevelJudgement j = levels_.judge(commit_id_, run, f->default_level, recorded);
+    std::optional<LevelEntryValue> recorded = levels_.entry_at(commit, run);
+    LevelJudgement j = levels_.judge(commit, run, f->default_level, recorded);
     if (j.agrees) continue;
     std::string what = "run " + run.str();
     if (int n = level_count(run); n != 1) what += " has " + std::to_string(n) + " levels";

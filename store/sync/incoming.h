@@ -49,7 +49,7 @@
 #include "refs/problem.h"
 #include "store/core/dictionaries.h"
 #include "store/core/layout_trees.h"
-#include "store/git/sync_repo.h"
+#include "store/git/commit_graph.h"
 #include "store/history/level_audit.h"
 
 namespace kistore {
@@ -106,13 +106,13 @@ class IncomingChecker {
   const ObjectFacts* run_for(const Digest& run, const std::string& path, ProblemKind mismatch);
 
   const LayoutTrees& trees_;
-  git_repository* repo_;
+  git::CommitGraph& commits_;  // trees_'s
   LevelAudit& levels_;
   std::vector<Problem> problems_;
   std::size_t new_objects_ = 0;
   std::unordered_map<std::string, ObjectFacts> facts_;  // by blob id and path
   // The commit being checked.
-  git::CommitFacts commit_;
+  std::optional<git::CommitInfo> commit_;
   std::string commit_id_;
   git_oid tree_{};
   Format format_ = kCurrentFormat;  // of the commit's tree

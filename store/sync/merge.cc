@@ -6,7 +6,8 @@
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "store/git/git.h"
-#include "store/git/sync_repo.h"
+#include "objects/error.h"
+#include "store/git/commit_graph.h"
 
 namespace kistore {
 namespace {
@@ -15,24 +16,26 @@ using Delta = git::TreeDelta;
 
 // The time of the oldest commit reachable from `head` that introduced each of
 // `paths` with the blob the tree at `head` has. One walk for all paths.
-std::map<std::string, std::int64_t> introduced_times(const LayoutTrees& trees, const git_oid& head,
+std::map<std::string, std::int64_t> introduced_times(const LayoutTrees& trees, const CommitId& head,
                                                      const std::map<std::string, git_oid>& paths) {
   std::map<std::string, std::int64_t> out;
   if (paths.empty()) return out;
-  git_repository* repo = trees.repo();
-  git::walk_by_time(repo, head, [&](const git_oid& id) {
-    const git::CommitFacts c = git::read_commit(repo, id, "reading commit");
+  git::CommitGraph& commits = trees.commits();
+  const std::string why = commits.walk({{head}, {}, git::WalkOrder::kAny, "walking history"}, [&](const CommitId& id) {
+    const git::CommitInfo c = commits.read(id);
     std::optional<git_oid> parent;
-    if (!c.parents.empty()) parent = git::commit_tree(repo, c.parents.front());
+    if (!c.parents.empty()) parent = commits.read(c.parents.front()).tree;
     for (const auto& [path, blob] : paths) {
       auto now = trees.entry(&c.tree, path);
       if (!now || !git::same_id(*now, blob)) continue;
       auto before = trees.entry(parent ? &*parent : nullptr, path);
       if (before && git::same_id(*before, blob)) continue;
-      auto [it, fresh] = out.emplace(path, c.time);
-      if (!fresh) it->second = std::min(it->second, c.time);
+      auto [it, fresh] = out.emplace(path, c.committer_time);
+      if (!fresh) it->second = std::min(it->second, c.committer_time);
     }
+    return true;
   });
+  if (!why.empty()) throw Error(ErrorCode::kIO, "walking history: " + why);
   return out;
 }
 
@@ -42,14 +45,12 @@ constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSour
 // then the claims both sides made differently, then the levels.
 class Merge {
  public:
-  Merge(const LayoutTrees& trees, const git_oid& local, const git_oid& incoming, MergeOutcome& outcome)
-      : trees_(trees), repo_(trees.repo()), local_(local), incoming_(incoming), outcome_(outcome) {
-    if (std::optional<git_oid> base_id = git::merge_base(repo_, local_, incoming_)) {
-      base_tree_ = git::commit_tree(repo_, *base_id);
-      base_commit_ = git::oid_str(*base_id);
-    }
-    in_tree_ = git::commit_tree(repo_, incoming_);
-    local_tree_ = git::commit_tree(repo_, local_);
+  Merge(const LayoutTrees& trees, const CommitId& local, const CommitId& incoming, MergeOutcome& outcome)
+      : trees_(trees), local_(local), incoming_(incoming), outcome_(outcome) {
+    git::CommitGraph& commits = trees.commits();
+    if (std::optional<CommitId> base = commits.merge_base(local_, incoming_)) base_tree_ = commits.read(*base).tree;
+    in_tree_ = commits.read(incoming_).tree;
+    local_tree_ = commits.read(local_).tree;
   }
 
   // What the remote added since the merge base, where the local side lacks
@@ -108,9 +109,8 @@ class Merge {
   // valid rerun commit on either side is about (take_incoming took the
   // others' defaults).
   void settle_levels(LevelAudit& levels, const std::set<Digest>& rerun_runs) {
-    const std::string local = git::oid_str(local_), incoming = git::oid_str(incoming_);
     for (const Digest& run : rerun_runs) {
-      LevelDecision d = levels.decide({local, incoming}, run, Level::kReported);
+      LevelDecision d = levels.decide({local_, incoming_}, run, Level::kReported);
       if (d.deciding.empty()) {
         // Not a run of either side's tree (a rerun commit's run is in its
         // tree): take the remote's entries where the local side has none.
@@ -150,9 +150,9 @@ class Merge {
     std::size_t n = outcome_.new_documents;
     change_.op = "merge";
     change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
-    change_.body = "Merged " + git::oid_str(incoming_) + " from remote " + remote + ".";
+    change_.body = "Merged " + incoming_.hex() + " from remote " + remote + ".";
     for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
-    change_.extra_parents.push_back(git::oid_str(incoming_));
+    change_.extra_parents.push_back(incoming_.hex());
     return std::move(change_);
   }
 
@@ -160,11 +160,9 @@ class Merge {
   const git_oid* base() const { return base_tree_ ? &*base_tree_ : nullptr; }
 
   const LayoutTrees& trees_;
-  git_repository* repo_;
-  git_oid local_, incoming_;
+  CommitId local_, incoming_;
   MergeOutcome& outcome_;
   std::optional<git_oid> base_tree_;
-  std::optional<std::string> base_commit_;
   git_oid in_tree_{}, local_tree_{};
   ChangeSet change_;
   std::map<std::string, git_oid> claims_local_, claims_incoming_;
@@ -172,15 +170,16 @@ class Merge {
 
 }  // namespace
 
-std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const Snapshot& head,
-                                     const git_oid& incoming, const std::string& remote, MergeOutcome& outcome) {
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const std::string& head,
+                                     const CommitId& incoming, const std::string& remote, MergeOutcome& outcome) {
   outcome = MergeOutcome{};
-  git_oid local = git::parse_oid(head.commit_id());
-  if (git::descends_from(trees.repo(), local, incoming)) return std::nullopt;  // someone merged it already
+  const CommitId local = git::parse_commit_id(head);
+  if (local == incoming || trees.commits().descends_from(local, incoming).value_or(false))
+    return std::nullopt;  // someone merged it already
   Merge merge(trees, local, incoming, outcome);
   // Every run a valid rerun commit of either history is about: few (each is
   // a controller's signed commit).
-  const std::set<Digest> rerun_runs = levels.runs_rerun_since({head.commit_id(), git::oid_str(incoming)}, {});
+  const std::set<Digest> rerun_runs = levels.runs_rerun_since({local, incoming}, {});
   merge.take_incoming(rerun_runs);
   merge.settle_claims();
   merge.settle_levels(levels, rerun_runs);

@@ -25,6 +25,7 @@
 
 #include "store/core/layout_trees.h"
 #include "store/history/level_audit.h"
+#include "objects/commit_id.h"
 #include "store/core/store.h"
 
 namespace kistore {
@@ -36,11 +37,12 @@ struct MergeOutcome {
 };
 
 // The merge of the commit `incoming` (from remote `remote`, for messages)
-// into `head`, as a change to head's tree; nullopt when head already
-// contains it. A function of its inputs alone, so that Store::commit may
-// call it again on a newer head; `outcome` is replaced on each call.
-// `levels` audits the same repository (the incoming commits walked).
-std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const Snapshot& head,
-                                     const git_oid& incoming, const std::string& remote, MergeOutcome& outcome);
+// into the commit `head` (hex), as a change to head's tree; nullopt when
+// head already contains it. A function of its inputs alone, so that
+// Store::commit may call it again on a newer head; `outcome` is replaced on
+// each call. `trees` and `levels` read the same repository (the incoming
+// commits walked), through any door (trees.commits()).
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const std::string& head,
+                                     const CommitId& incoming, const std::string& remote, MergeOutcome& outcome);
 
 }  // namespace kistore

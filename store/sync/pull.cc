@@ -62,16 +62,16 @@ class Pull {
       // One walk of commit messages over both histories, the store's first:
       // the checks then read only what is new and the rerun commits.
       LevelAudit levels(quarantine_.repo(), options_.trust);
-      if (local_) levels.walk(git::oid_str(*local_));
-      levels.walk(report_.incoming);
+      if (local_) levels.walk(git::to_commit_id(*local_));
+      levels.walk(git::to_commit_id(incoming_));
       if (refused(trees, levels, fresh)) return std::move(report_);
     }
     quarantine_.migrate();
     if (fast_forwarded()) return std::move(report_);
     LayoutTrees trees(repo_);
     LevelAudit levels(repo_, options_.trust);
-    if (local_) levels.walk(git::oid_str(*local_));
-    levels.walk(report_.incoming);
+    if (local_) levels.walk(git::to_commit_id(*local_));
+    levels.walk(git::to_commit_id(incoming_));
     merge(trees, levels);
     return std::move(report_);
   }
@@ -259,7 +259,8 @@ class Pull {
   void merge(const LayoutTrees& trees, LevelAudit& levels) {
     MergeOutcome outcome;
     std::optional<std::string> merged = store_.commit(
-        [&](const Snapshot& head) { return build_merge(trees, levels, head, incoming_, conn_.remote(), outcome); },
+        [&](const Snapshot& head) { return build_merge(trees, levels, head.commit_id(), git::to_commit_id(incoming_), remote_in_history(conn_.remote()),
+                           outcome); },
         options_.commit);
     report_.notes.insert(report_.notes.end(), outcome.notes.begin(), outcome.notes.end());
     mark_synced();

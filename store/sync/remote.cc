@@ -53,6 +53,20 @@ std::string remote_label(git_repository* repo, const std::string& text) {
   return redact_url(text);
 }
 
+std::string remote_in_history(const std::string& label) {
+  // remote_label makes a path absolute: a label of kind kPath without a
+  // leading '/' is a configured remote's name ("team/lab" stays whole).
+  const UrlKind kind = url_kind(label);
+  if (kind != UrlKind::kFile && !(kind == UrlKind::kPath && label.starts_with('/'))) return label;
+  std::string_view path = label;
+  if (kind == UrlKind::kFile) path.remove_prefix(std::min(path.size(), path.find("://") + 3));
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  const std::size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") return "a folder of this machine";
+  return std::string(name);
+}
+
 ResolvedRemote resolve_remote(git_repository* repo, const std::string& text) {
   git::ensure_init();
   git::ConfiguredRemote named;

@@ -47,6 +47,13 @@ bool looks_like_url(const std::string& text);
 // looks like a URL, the URL without its password (a path made absolute).
 std::string remote_label(git_repository* repo, const std::string& text);
 
+// A remote's label (remote_label) as a commit message may name it: a
+// configured name or a network URL as it is (without password); a folder
+// of this machine (a path or a file:// URL) by its last name alone, so that
+// no history that is pushed and cloned carries a local path ("/home/<user>/
+// stores/lab.git" -> "lab.git"). Never fails.
+std::string remote_in_history(const std::string& label);
+
 // A remote as one command uses it, resolved once from what the person gave
 // (a configured remote's name, or an address): every connection, pull and
 // reference of that command takes this value, so that a push that pulls on

@@ -120,7 +120,7 @@ class IndexCheck {
   void check_reruns() {
     if (s_.format != Format::k2 || s_.snap.empty()) return;
     std::map<std::pair<Digest, Digest>, Level> expected;
-    for (const LevelAudit::RerunCommitAudit* a : s_.audit.rerun_commits(s_.snap.commit_id()))
+    for (const LevelAudit::RerunCommitAudit* a : s_.audit.rerun_commits(s_.snap.commit()))
       if (a->valid) expected.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
     std::set<std::pair<Digest, Digest>> indexed;
     for (const auto& r : s_.index.reruns) {
@@ -201,7 +201,7 @@ class IndexCheck {
         continue;
       }
       recorded->level = l.level;
-      LevelJudgement j = audit.judge(s_.snap.commit_id(), l.run, run->default_level, recorded);
+      LevelJudgement j = audit.judge(s_.snap.commit(), l.run, run->default_level, recorded);
       if (!j.agrees) s_.problem(ProblemKind::kLevelUnjustified, path(), j.detail);
       else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
         s_.problem(ProblemKind::kLevelUnjustified, path(), *why);

@@ -19,7 +19,7 @@ using Reruns = std::map<std::pair<Digest, Digest>, Level>;  // (run, rerun) -> v
 Reruns valid_reruns(const Store& store, const Snapshot& head) {
   Reruns out;
   LevelAudit audit(store, load_trust(store));
-  for (const LevelAudit::RerunCommitAudit* a : audit.rerun_commits(head.commit_id()))
+  for (const LevelAudit::RerunCommitAudit* a : audit.rerun_commits(head.commit()))
     if (a->valid) out.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
   return out;
 }

@@ -319,10 +319,16 @@ cp "$DATA/liger-sample.csv" "$W/home-of-ana/private runs/liger.csv"
 assert_exit 0 ks init "$W/paths"
 assert_exit 0 ks --store "$W/paths" add "$W/home-of-ana/private runs/seed.json"
 assert_exit 0 ks --store "$W/paths" import liger "$W/home-of-ana/private runs/liger.csv"
+# A pull of a folder of this machine that ends in a merge names that remote by
+# its folder's name alone.
+assert_exit 0 ks init "$W/home-of-ana/evidence"
+assert_exit 0 ks --store "$W/home-of-ana/evidence" add --author "Bo <bo@example.org>" "$W/home-of-ana/private runs/seed.json"
+assert_exit 0 ks --store "$W/paths" pull "$W/home-of-ana/evidence"
 bodies=$(git --git-dir="$W/paths" log --format=%B)
 assert_contains "$bodies" "from seed.json" "add names its input by its file name"
 assert_contains "$bodies" "from liger.csv" "import names its input by its file name"
-assert_not_contains "$bodies" "home-of-ana" "no commit holds the folders above an input"
-pass "commits name their inputs by file name, never by a local path"
+assert_contains "$(git --git-dir="$W/paths" log -1 --format=%s)" "from evidence" "a merge names a local remote by its folder's name"
+assert_not_contains "$bodies" "home-of-ana" "no commit holds the folders above an input or a remote"
+pass "commits name their inputs and local remotes by name, never by a local path"
 
 summary

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "objects/commit_id.h"
+
 namespace kistore::test_support {
 
 // A fresh folder below the system's temporary folder, removed with its
@@ -43,6 +45,21 @@ inline std::string quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+// The commit `hex` names (40 lowercase hex digits, as git rev-parse prints).
+inline CommitId cid(const std::string& hex) {
+  std::optional<CommitId> id = CommitId::parse(hex);
+  if (!id) throw std::runtime_error("not a commit id: \"" + hex + "\"");
+  return *id;
+}
+
+// As kGitIdentity, with HOME the test's own folder and fixed dates, so that
+// commits stock git makes in a test have the same ids on every run.
+inline std::string git_env(const TempDir& tmp) {
+  return "HOME=" + quote(tmp.path) + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.org "
+         "GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.org GIT_AUTHOR_DATE='1700000000 +0000' "
+         "GIT_COMMITTER_DATE='1700000000 +0000' ";
 }
 
 struct Shell {

@@ -18,12 +18,6 @@ namespace {
 using namespace test_support;
 namespace fs = std::filesystem;
 
-std::string git_env(const TempDir& tmp) {
-  return "HOME=" + quote(tmp.path) + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.org "
-         "GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.org GIT_AUTHOR_DATE='1700000000 +0000' "
-         "GIT_COMMITTER_DATE='1700000000 +0000' ";
-}
-
 git::Repository open_repo(const std::string& dir) {
   git::ensure_init();
   git_repository* raw = nullptr;

@@ -166,6 +166,25 @@ class MemoryCommits final : public git::CommitGraph {
     return below.count(ancestor) > 0;
   }
 
+  // The common ancestor that no other common ancestor descends from (the
+  // newest by committer time where several are: a criss-cross history).
+  std::optional<CommitId> merge_base(const CommitId& a, const CommitId& b) override {
+    std::unordered_set<CommitId> below_a, below_b;
+    std::string why;
+    if (!reach({a}, {}, below_a, why) || !reach({b}, {}, below_b, why)) return std::nullopt;
+    std::vector<CommitId> common;
+    for (const CommitId& c : below_a)
+      if (below_b.count(c)) common.push_back(c);
+    std::optional<CommitId> best;
+    for (const CommitId& c : common) {
+      bool beneath_another = false;
+      for (const CommitId& other : common) beneath_another = beneath_another || descends_from(other, c).value_or(false);
+      if (beneath_another) continue;
+      if (!best || commits_.at(c).info.committer_time > commits_.at(*best).info.committer_time) best = c;
+    }
+    return best;
+  }
+
   std::unique_ptr<git::TreeReader> trees(git::TreeReader::Options options) override {
     options.packs = nullptr;
     return std::make_unique<git::TreeReader>(

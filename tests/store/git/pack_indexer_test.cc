@@ -26,13 +26,6 @@ namespace {
 
 using namespace test_support;
 
-// Stock git with no machine configuration and a fixed identity.
-std::string git_env(const TempDir& tmp) {
-  return "HOME=" + quote(tmp.path) + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.org "
-         "GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.org GIT_AUTHOR_DATE='1700000000 +0000' "
-         "GIT_COMMITTER_DATE='1700000000 +0000' ";
-}
-
 // A repository whose history gives git plenty to delta: files that change
 // a little more with each of 12 commits, nested folders, a 100 KB file.
 struct SourceRepo {

@@ -26,12 +26,6 @@ namespace {
 using namespace test_support;
 namespace fs = std::filesystem;
 
-std::string git_env(const TempDir& tmp) {
-  return "HOME=" + quote(tmp.path) + " GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.org "
-         "GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.org GIT_AUTHOR_DATE='1700000000 +0000' "
-         "GIT_COMMITTER_DATE='1700000000 +0000' ";
-}
-
 // Every file and folder below `dir`, with each file's bytes: equal maps mean
 // the folder is byte for byte the same.
 std::map<std::string, std::string> fingerprint(const std::string& dir) {

@@ -75,10 +75,10 @@ TEST_CASE("move_branch moves a branch only from where the caller saw it", "[stor
 
 TEST_CASE("a commit's tree, and a commit that is not there", "[store_repo]") {
   NewRepo r;
-  CHECK(git::same_id(git::commit_tree_id(r.repo(), r.b, "reading b"), r.tree));
+  CHECK(git::same_id(git::commit_tree(r.repo(), r.b, "reading b"), r.tree));
   git_oid missing{};
   REQUIRE(git::oid_from_hex(std::string(40, 'a'), missing));
-  REQUIRE_THROWS_WITH(git::commit_tree_id(r.repo(), missing, "<dir>: reading the head commit"),
+  REQUIRE_THROWS_WITH(git::commit_tree(r.repo(), missing, "<dir>: reading the head commit"),
                       Catch::StartsWith("<dir>: reading the head commit: "));
   git_oid id{};
   CHECK(git::oid_from_hex(git::oid_str(r.a), id));

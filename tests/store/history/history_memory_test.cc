@@ -76,17 +76,17 @@ TEST_CASE("level audit: a rerun commit counts only when a trusted controller sig
     CommitId commit = h.rerun("rerun\n\nKistore-Op: rerun\n", signer, c.forged);
     LevelAudit audit(h.repo, h.trust);
 
-    std::vector<const LevelAudit::RerunCommitAudit*> reruns = audit.rerun_commits(commit.hex());
+    std::vector<const LevelAudit::RerunCommitAudit*> reruns = audit.rerun_commits(commit);
     REQUIRE(reruns.size() == 1);
     CHECK(reruns[0]->commit == commit.hex());
     CHECK(reruns[0]->signature.state == c.state);
     CHECK_FALSE(reruns[0]->valid);
     REQUIRE(reruns[0]->facts.level_changes.count(kRun) == 1);
 
-    std::optional<LevelEntryValue> recorded = audit.entry_at(commit.hex(), kRun);
+    std::optional<LevelEntryValue> recorded = audit.entry_at(commit, kRun);
     REQUIRE(recorded);
     CHECK(recorded->level == Level::kReproduced);
-    LevelJudgement j = audit.judge(commit.hex(), kRun, Level::kReported, recorded);
+    LevelJudgement j = audit.judge(commit, kRun, Level::kReported, recorded);
     CHECK_FALSE(j.agrees);
     CHECK(j.decision.entry.level == Level::kReported);  // nothing valid: the default stands
     CHECK(j.why == c.why);
@@ -112,8 +112,8 @@ TEST_CASE("level audit: only a well-formed Kistore-Op trailer makes a rerun comm
     RerunHistory h;
     CommitId commit = h.rerun(message, &h.controller);
     LevelAudit audit(h.repo, h.trust);
-    CHECK(audit.rerun_commits(commit.hex()).empty());
-    LevelJudgement j = audit.judge(commit.hex(), kRun, Level::kReported, audit.entry_at(commit.hex(), kRun));
+    CHECK(audit.rerun_commits(commit).empty());
+    LevelJudgement j = audit.judge(commit, kRun, Level::kReported, audit.entry_at(commit, kRun));
     CHECK_FALSE(j.agrees);
     CHECK(j.why == "no signed rerun");
     CHECK(j.detail == "expected reported {\"evidence\":null} (no valid rerun commit: default level reported), found "
@@ -123,7 +123,7 @@ TEST_CASE("level audit: only a well-formed Kistore-Op trailer makes a rerun comm
   RerunHistory h;
   CommitId commit = h.rerun("rerun\n\nKistore-Op: rerun\n", &h.controller);
   LevelAudit audit(h.repo, h.trust);
-  CHECK(audit.rerun_commits(commit.hex()).size() == 1);
+  CHECK(audit.rerun_commits(commit).size() == 1);
 }
 
 TEST_CASE("level audit: a history whose commit names a missing parent is an I/O error naming it",
@@ -134,7 +134,7 @@ TEST_CASE("level audit: a history whose commit names a missing parent is an I/O 
   h.repo.remove(lost);
   LevelAudit audit(h.repo, h.trust);
   try {
-    audit.walk(head.hex());
+    audit.walk(head);
     FAIL("the walk went through a missing commit");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kIO);
@@ -153,17 +153,17 @@ TEST_CASE("level audit: a second walk stops at the commits walked before", "[sto
   CommitId a = h.repo.commit({h.repo.tree({}), {first}, "a\n", 1700000200});
   CommitId b = h.repo.commit({h.repo.tree({}), {a}, "b\n", 1700000300});
   LevelAudit audit(h.repo, h.trust);
-  audit.walk(first.hex());
+  audit.walk(first);
   REQUIRE(h.repo.walks.size() == 1);
   CHECK(h.repo.visits[0] == 2);  // first and base
-  audit.walk(b.hex());
+  audit.walk(b);
   REQUIRE(h.repo.walks.size() == 2);
   CHECK(h.repo.walks[1].hidden == std::vector<CommitId>{first});
   CHECK(h.repo.visits[1] == 2);  // b and a: nothing at or below `first` again
-  audit.walk(a.hex());           // known already: no walk at all
+  audit.walk(a);           // known already: no walk at all
   CHECK(h.repo.walks.size() == 2);
   // What the first walk found still counts from the new tip.
-  std::vector<const LevelAudit::RerunCommitAudit*> reruns = audit.rerun_commits(b.hex());
+  std::vector<const LevelAudit::RerunCommitAudit*> reruns = audit.rerun_commits(b);
   REQUIRE(reruns.size() == 1);
   CHECK(reruns[0]->commit == first.hex());
 }

@@ -147,23 +147,23 @@ TEST_CASE("level audit: signed reruns decide, the newest by ancestry", "[store][
   AuditStore s;
   LevelAudit none(s.store, s.trust);
   std::string base = s.head();
-  CHECK(none.decide(base, kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
-  CHECK(none.rerun_commits(base).empty());
+  CHECK(none.decide(cid(base), kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
+  CHECK(none.rerun_commits(cid(base)).empty());
 
   auto [c1, e1] = s.rerun(2650000);  // +1.7 %: reproduced
   auto [c2, e2] = s.rerun(3400000);  // +30 %: disputed
   LevelAudit audit(s.store, s.trust);
-  LevelDecision at1 = audit.decide(c1, kRun, Level::kSourceNative);
+  LevelDecision at1 = audit.decide(cid(c1), kRun, Level::kSourceNative);
   CHECK(at1.entry == entry(Level::kReproduced, e1));
   REQUIRE(at1.deciding.size() == 1);
   CHECK(at1.deciding[0].commit == c1);
-  LevelDecision at2 = audit.decide(c2, kRun, Level::kSourceNative);
+  LevelDecision at2 = audit.decide(cid(c2), kRun, Level::kSourceNative);
   CHECK(at2.entry == entry(Level::kDisputed, e2));
-  CHECK(audit.decide(c2, s.run2, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
+  CHECK(audit.decide(cid(c2), s.run2, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
   // The rerun documents are runs of their own, entering at their default level.
-  CHECK(audit.decide(c2, e2, Level::kReported).entry == entry(Level::kReported, std::nullopt));
+  CHECK(audit.decide(cid(c2), e2, Level::kReported).entry == entry(Level::kReported, std::nullopt));
 
-  auto reruns = audit.rerun_commits(c2);
+  auto reruns = audit.rerun_commits(cid(c2));
   REQUIRE(reruns.size() == 2);
   CHECK(reruns[0]->commit == c2);
   CHECK(reruns[1]->commit == c1);
@@ -174,11 +174,11 @@ TEST_CASE("level audit: signed reruns decide, the newest by ancestry", "[store][
     CHECK(r->valid->first == kRun);
     CHECK(r->facts.level_changes.size() == 1);  // the rerun's own new level is no change
   }
-  CHECK(audit.rerun_commits(c2)[0] == reruns[0]);  // facts are computed once per commit
+  CHECK(audit.rerun_commits(cid(c2))[0] == reruns[0]);  // facts are computed once per commit
 
-  LevelJudgement ok = audit.judge(c2, kRun, Level::kSourceNative, entry(Level::kDisputed, e2));
+  LevelJudgement ok = audit.judge(cid(c2), kRun, Level::kSourceNative, entry(Level::kDisputed, e2));
   CHECK(ok.agrees);
-  LevelJudgement stale = audit.judge(c2, kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
+  LevelJudgement stale = audit.judge(cid(c2), kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
   CHECK_FALSE(stale.agrees);
   CHECK(stale.why == "the signed history says disputed");
   CHECK(stale.detail == "expected disputed " + entry_bytes(e2) + " (decided by rerun commit " + c2 +
@@ -195,8 +195,8 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
                                {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(e1)}},
                               {c2, c1}, "merge\n\nKistore-Op: merge\n", false);
   LevelAudit audit(s.store, s.trust);
-  CHECK(audit.decide(merge, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
-  LevelJudgement j = audit.judge(merge, kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
+  CHECK(audit.decide(cid(merge), kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
+  LevelJudgement j = audit.judge(cid(merge), kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
   CHECK_FALSE(j.agrees);
   CHECK_THAT(j.detail, Catch::Matchers::StartsWith("expected disputed " + entry_bytes(e2) +
                                                    " (decided by rerun commit " + c2 + ")"));
@@ -207,8 +207,8 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
                                       {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(e1)}},
                                      {c2, c1}, "restore\n\nKistore-Op: rerun\n", true);
   LevelAudit again(s.store, s.trust);
-  CHECK(again.decide(signed_merge, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
-  auto reruns = again.rerun_commits(signed_merge);
+  CHECK(again.decide(cid(signed_merge), kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
+  auto reruns = again.rerun_commits(cid(signed_merge));
   REQUIRE(reruns.size() == 3);
   CHECK(reruns[0]->commit == signed_merge);
   CHECK(reruns[0]->signature.state == SignatureStatus::kTrusted);
@@ -224,26 +224,26 @@ TEST_CASE("level audit: concurrent reruns by two controllers resolve to disputed
   auto [y, ey] = s.rerun(3400000);  // disputed on the other
   REQUIRE(s.rev(y + "^") == base);
   LevelAudit audit(s.store, s.trust);
-  CHECK(audit.decide(x, kRun, Level::kSourceNative).entry == entry(Level::kReproduced, ex));
-  LevelDecision both = audit.decide(std::vector<std::string>{x, y}, kRun, Level::kSourceNative);
+  CHECK(audit.decide(cid(x), kRun, Level::kSourceNative).entry == entry(Level::kReproduced, ex));
+  LevelDecision both = audit.decide(std::vector<CommitId>{cid(x), cid(y)}, kRun, Level::kSourceNative);
   CHECK(both.entry == entry(Level::kDisputed, ey));
   CHECK(both.deciding.size() == 2);
-  CHECK(audit.runs_rerun_since({x, y}, {base}) == std::set<Digest>{kRun});
-  CHECK(audit.runs_rerun_since({x, y}, {x, y}).empty());
+  CHECK(audit.runs_rerun_since({cid(x), cid(y)}, {cid(base)}) == std::set<Digest>{kRun});
+  CHECK(audit.runs_rerun_since({cid(x), cid(y)}, {cid(x), cid(y)}).empty());
   // What the trees hold: every run whose level entries differ (the rerun
   // documents enter at their own level), the single entry, the default.
-  CHECK(audit.level_changes(base, x) == std::set<Digest>{kRun, ex});
-  CHECK(audit.level_changes(x, y) == std::set<Digest>{kRun, ex, ey});
-  CHECK(audit.level_changes(std::nullopt, base) == std::set<Digest>{kRun, s.run2});
-  CHECK(audit.entry_at(x, kRun) == entry(Level::kReproduced, ex));
-  CHECK(audit.entry_at(x, ey) == std::nullopt);
-  CHECK(audit.default_level_at(x, kRun) == Level::kSourceNative);
-  CHECK(audit.default_level_at(x, ex) == Level::kReported);
-  CHECK(audit.default_level_at(x, Digest::of("no such run")) == std::nullopt);
+  CHECK(audit.level_changes(cid(base), cid(x)) == std::set<Digest>{kRun, ex});
+  CHECK(audit.level_changes(cid(x), cid(y)) == std::set<Digest>{kRun, ex, ey});
+  CHECK(audit.level_changes(std::nullopt, cid(base)) == std::set<Digest>{kRun, s.run2});
+  CHECK(audit.entry_at(cid(x), kRun) == entry(Level::kReproduced, ex));
+  CHECK(audit.entry_at(cid(x), ey) == std::nullopt);
+  CHECK(audit.default_level_at(cid(x), kRun) == Level::kSourceNative);
+  CHECK(audit.default_level_at(cid(x), ex) == Level::kReported);
+  CHECK(audit.default_level_at(cid(x), Digest::of("no such run")) == std::nullopt);
   // A merge commit of the two (made by stock git, tree of x) decides the same.
   std::string merge = s.forge(x, {}, {x, y}, "merge\n\nKistore-Op: merge\n", false);
-  CHECK(audit.decide(merge, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, ey));
-  CHECK_FALSE(audit.judge(merge, kRun, Level::kSourceNative, entry(Level::kReproduced, ex)).agrees);
+  CHECK(audit.decide(cid(merge), kRun, Level::kSourceNative).entry == entry(Level::kDisputed, ey));
+  CHECK_FALSE(audit.judge(cid(merge), kRun, Level::kSourceNative, entry(Level::kReproduced, ex)).agrees);
 }
 
 TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit decide nothing",
@@ -259,14 +259,14 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
                                {level_path(kCurrentFormat, Level::kReproduced, run2), entry_bytes(e1)}},
                               {base}, "rerun: two\n\nKistore-Op: rerun\n", true);
     LevelAudit audit(s.store, s.trust);
-    auto reruns = audit.rerun_commits(two);
+    auto reruns = audit.rerun_commits(cid(two));
     REQUIRE(reruns.size() == 1);
     CHECK(reruns[0]->facts.level_changes.size() == 2);
     CHECK(reruns[0]->checks.at(kRun).invalid == "changes the levels of 2 runs");
     CHECK(reruns[0]->checks.at(run2).invalid == "changes the levels of 2 runs");
-    CHECK(audit.decide(two, kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
-    CHECK(audit.decide(two, run2, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
-    LevelJudgement j = audit.judge(two, run2, Level::kSourceNative, entry(Level::kReproduced, e1));
+    CHECK(audit.decide(cid(two), kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
+    CHECK(audit.decide(cid(two), run2, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
+    LevelJudgement j = audit.judge(cid(two), run2, Level::kSourceNative, entry(Level::kReproduced, e1));
     CHECK(j.why == "changes the levels of 2 runs");
     CHECK_THAT(j.detail, Catch::Matchers::Contains("rerun commit " + two +
                                                    " is no valid rerun commit for this run: changes the levels of 2 runs"));
@@ -278,11 +278,11 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
                                  {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(evidence)}},
                                 {base}, "rerun: bad\n\nKistore-Op: rerun\n", true);
       LevelAudit audit(s.store, s.trust);
-      auto reruns = audit.rerun_commits(bad);
+      auto reruns = audit.rerun_commits(cid(bad));
       REQUIRE(reruns.size() == 1);
       CHECK(reruns[0]->checks.at(kRun).invalid == "adds no rerun of this run");
-      CHECK(audit.decide(bad, kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
-      CHECK(audit.judge(bad, kRun, Level::kSourceNative, entry(Level::kReproduced, evidence)).why ==
+      CHECK(audit.decide(cid(bad), kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
+      CHECK(audit.judge(cid(bad), kRun, Level::kSourceNative, entry(Level::kReproduced, evidence)).why ==
             "adds no rerun of this run");
     }
   }
@@ -301,7 +301,7 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
                                {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(other.digest())}},
                               {base}, "rerun: other code\n\nKistore-Op: rerun\n", true);
     LevelAudit audit(s.store, s.trust);
-    auto reruns = audit.rerun_commits(bad);
+    auto reruns = audit.rerun_commits(cid(bad));
     REQUIRE(reruns.size() == 1);
     CHECK(reruns[0]->facts.level_changes.size() == 1);
     CHECK(reruns[0]->checks.at(kRun).invalid == "adds no rerun of this run");
@@ -314,13 +314,13 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
     std::string replayed = s.replay_signature(c1, unsigned_copy);
     REQUIRE(replayed != unsigned_copy);
     LevelAudit audit(s.store, s.trust);
-    auto reruns = audit.rerun_commits(replayed);
+    auto reruns = audit.rerun_commits(cid(replayed));
     REQUIRE(reruns.size() == 3);
     CHECK(reruns[0]->commit == replayed);
     CHECK(reruns[0]->signature.state == SignatureStatus::kInvalid);
     CHECK_FALSE(reruns[0]->valid);
-    CHECK(audit.judge(replayed, kRun, Level::kSourceNative, entry(Level::kReproduced, e1)).why == "invalid signature");
-    CHECK(audit.decide(replayed, kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
+    CHECK(audit.judge(cid(replayed), kRun, Level::kSourceNative, entry(Level::kReproduced, e1)).why == "invalid signature");
+    CHECK(audit.decide(cid(replayed), kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
   }
 }
 
@@ -328,8 +328,8 @@ TEST_CASE("level audit: without the controller in the trust list its reruns deci
   AuditStore s;
   auto [c1, e1] = s.rerun(3400000);
   LevelAudit untrusting(s.store, {});
-  CHECK(untrusting.decide(c1, kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
-  LevelJudgement j = untrusting.judge(c1, kRun, Level::kSourceNative, entry(Level::kDisputed, e1));
+  CHECK(untrusting.decide(cid(c1), kRun, Level::kSourceNative).entry == entry(Level::kSourceNative, std::nullopt));
+  LevelJudgement j = untrusting.judge(cid(c1), kRun, Level::kSourceNative, entry(Level::kDisputed, e1));
   CHECK_FALSE(j.agrees);
   CHECK(j.why == "signer not trusted");
   CHECK_THAT(j.detail, Catch::Matchers::StartsWith("expected source-native {\"evidence\":null} (no valid rerun commit: "
@@ -356,7 +356,7 @@ TEST_CASE("level_standing: every reader's level is the one the history gives und
   LevelAudit untrusting(s.store, {});
   LevelStanding doubt = level_standing(snap, untrusting, run);
   CHECK(doubt.level == Level::kSourceNative);
-  CHECK(doubt.level == untrusting.decide(snap.commit_id(), kRun, Level::kSourceNative).entry.level);
+  CHECK(doubt.level == untrusting.decide(snap.commit(), kRun, Level::kSourceNative).entry.level);
   CHECK(doubt.stored == Level::kReproduced);
   CHECK(doubt.checked);
   CHECK_FALSE(doubt.justified);

@@ -70,3 +70,19 @@ TEST_CASE("resolve_remote: a configured name, its push URL, an address, and what
 
 }  // namespace
 }  // namespace kistore
+
+TEST_CASE("remote_in_history: no local path reaches a commit message", "[remote]") {
+  // Folders of this machine, as remote_label gives them: the last name only.
+  CHECK(kistore::remote_in_history("/home/alice/stores/lab.git") == "lab.git");
+  CHECK(kistore::remote_in_history("/home/alice/stores/lab/") == "lab");
+  CHECK(kistore::remote_in_history("file:///home/alice/stores/lab.git") == "lab.git");
+  CHECK(kistore::remote_in_history("FILE:///srv/x") == "x");
+  CHECK(kistore::remote_in_history("/") == "a folder of this machine");
+  CHECK(kistore::remote_in_history("file:///") == "a folder of this machine");
+  // Names and network addresses (already without password) stay whole.
+  CHECK(kistore::remote_in_history("origin") == "origin");
+  CHECK(kistore::remote_in_history("team/lab") == "team/lab");
+  CHECK(kistore::remote_in_history("https://alice@example.org/lab.git") == "https://alice@example.org/lab.git");
+  CHECK(kistore::remote_in_history("git@example.org:lab.git") == "git@example.org:lab.git");
+  CHECK(kistore::remote_in_history("git://127.0.0.1:9418/lab.git") == "git://127.0.0.1:9418/lab.git");
+}

@@ -99,10 +99,10 @@ TEST_CASE("upgrade: the format-1 fixture becomes format 2, its reruns beside the
 
   // The level function over the history sees no level change across the upgrade.
   LevelAudit audit(store, load_trust(store));
-  CHECK(audit.level_changes(old_head, *r.commit).empty());
-  CHECK(audit.judge(*r.commit, kReproduced, Level::kSourceNative,
-                    audit.entry_at(*r.commit, kReproduced)).agrees);
-  CHECK(audit.judge(*r.commit, kDisputed, Level::kSourceNative, audit.entry_at(*r.commit, kDisputed)).agrees);
+  CHECK(audit.level_changes(cid(old_head), cid(*r.commit)).empty());
+  CHECK(audit.judge(cid(*r.commit), kReproduced, Level::kSourceNative,
+                    audit.entry_at(cid(*r.commit), kReproduced)).agrees);
+  CHECK(audit.judge(cid(*r.commit), kDisputed, Level::kSourceNative, audit.entry_at(cid(*r.commit), kDisputed)).agrees);
 
   UpgradeResult again = upgrade_store(store, fixed_options());
   CHECK_FALSE(again.commit.has_value());
@@ -128,8 +128,8 @@ TEST_CASE("level audit: across trees of two formats, a moved entry is no change,
   const std::string forged = trim(must(f.git() + "-c user.name=f -c user.email=f@example.org commit-tree " + tree + " -p " +
                                        old_head + " -m 'upgrade' -m 'Kistore-Op: upgrade'"));
   LevelAudit audit(store, load_trust(store));
-  CHECK(audit.level_changes(old_head, upgraded).empty());
-  CHECK(audit.level_changes(old_head, forged) == std::set<Digest>{other});
+  CHECK(audit.level_changes(cid(old_head), cid(upgraded)).empty());
+  CHECK(audit.level_changes(cid(old_head), cid(forged)) == std::set<Digest>{other});
 }
 
 TEST_CASE("upgrade: without the store's controllers no rerun moves", "[store][upgrade]") {
