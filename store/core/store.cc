@@ -133,6 +133,8 @@ Store Store::open(const std::string& dir, Use use) {
     return std::move(*store);
   }
   Store store(git::RepoObjects::open(dir), dir);
+  if (std::string why = git::incomplete_clone(store.repo()); !why.empty())
+    throw IOError(dir + ": " + why + "; nothing was read or written");
   if (std::string why = store_shape(store.repo(), store.branch_).refuse_open; !why.empty())
     throw IOError(dir + ": not a kistore store: " + why +
                   "; it is left untouched (name a store with --store or KISTORE_DIR, or make one with `kistore init`)");

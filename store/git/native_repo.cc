@@ -67,7 +67,8 @@ std::string lower_trimmed(std::string_view s) {
 
 // Whether the repository's config holds only what this reader may ignore:
 // no [extensions] or [include*] section, a repositoryformatversion of 0 or
-// 1. A missing config is libgit2's to judge.
+// 1, no remote marked promisor (a partial clone: Store::open names it). A
+// missing config is libgit2's to judge.
 bool plain_config(const std::string& gitdir) {
   std::optional<std::string> text = slurp(gitdir + "config", 1 << 20);
   if (!text) return false;
@@ -81,6 +82,7 @@ bool plain_config(const std::string& gitdir) {
       if (l.starts_with("[extensions") || l.starts_with("[include")) return false;
       continue;
     }
+    if (section.starts_with("[remote") && l.starts_with("promisor")) return false;
     if (section.starts_with("[core") && l.starts_with("repositoryformatversion") &&
         l != "repositoryformatversion=0" && l != "repositoryformatversion=1")
       return false;
@@ -134,6 +136,7 @@ std::optional<NativeRepo> locate_repository(const std::string& dir) {
     return std::nullopt;  // not a repository, or a gitdir link: libgit2 says which
   }
   if (!owned_by_me(gitdir) || exists(gitdir + "commondir") || exists(gitdir + "objects/info/alternates") ||
+      exists(gitdir + "shallow") ||
       !is_dir(gitdir + "objects") || !is_dir(gitdir + "refs") || !plain_config(gitdir))
     return std::nullopt;
   std::optional<std::string> head = slurp(gitdir + "HEAD", 4096);

@@ -9,8 +9,8 @@
 //
 // Everything here answers only what it can answer completely for a plain
 // repository as git and kistore leave it: a bare folder or a work tree's
-// .git folder, owned by this user, with no repository extension, include or
-// alternate object folder; HEAD a symbolic ref; the branch a loose ref or a
+// .git folder, owned by this user, with no repository extension, include,
+// alternate object folder, shallow file or promisor remote; HEAD a symbolic ref; the branch a loose ref or a
 // line of packed-refs; objects loose (zlib) or in packs (whole, deflated or
 // deltas). For anything else it says "cannot tell" (nullopt or false) and
 // the caller asks libgit2, so that behaviour and messages stay libgit2's;

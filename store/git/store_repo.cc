@@ -79,6 +79,35 @@ std::optional<std::string> config_value(git_repository* repo, const std::string&
   return std::string(value);
 }
 
+std::string incomplete_clone(git_repository* repo) {
+  const int shallow = git_repository_is_shallow(repo);
+  git_error_clear();
+  if (shallow == 1)
+    return "a shallow clone: its history stops at commits git fetched without their parents, and a run's level is "
+           "read from the whole signed history; run `git fetch --unshallow` in it, or clone it again without --depth";
+  git_config* raw = nullptr;
+  if (git_repository_config_snapshot(&raw, repo) < 0) return git_error_clear(), "";
+  Config cfg(raw);
+  bool partial = false;
+  const char* value = nullptr;
+  if (git_config_get_string(&value, raw, "extensions.partialclone") == 0 && value && *value) partial = true;
+  git_error_clear();
+  git_config_iterator* it = nullptr;
+  if (!partial && git_config_iterator_glob_new(&it, raw, "^remote\\..*\\.promisor$") == 0) {
+    git_config_entry* entry = nullptr;
+    while (!partial && git_config_next(&entry, it) == 0) {
+      int yes = 0;
+      partial = git_config_parse_bool(&yes, entry->value) == 0 && yes;
+    }
+    git_config_iterator_free(it);
+  }
+  git_error_clear();
+  if (partial)
+    return "a partial clone (git clone --filter): its objects are partly left on the server, and kistore checks every "
+           "document it reads; clone it again without --filter (`kistore clone <url>`)";
+  return "";
+}
+
 namespace {
 
 // The repository's own config, for writing. Error(kIO) "<where>: opening config: <why>".

@@ -63,6 +63,14 @@ enum class BranchMove {
 BranchMove move_branch(git_repository* repo, const std::string& name, const git_oid& to, const git_oid* from,
                        const std::string& log, const std::string& what);
 
+// What a clone lacks that kistore needs, in a few words for the person, or
+// "" for a whole repository: a shallow clone (git's `shallow` file: its
+// history stops at commits fetched without their parents) or a partial one
+// (extensions.partialClone, or a remote marked promisor: objects left on
+// the server). Never fails: a config that cannot be read says nothing here
+// (opening the store reports it).
+std::string incomplete_clone(git_repository* repo);
+
 // Makes the repository's object database look again for packs and loose
 // objects written since it last looked (other writers'). False when the
 // database cannot be opened (nothing was refreshed).
