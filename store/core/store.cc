@@ -20,6 +20,7 @@
 #include "objects/parallel.h"
 #include "refs/layout.h"
 #include "store/git/commit_author.h"
+#include "store/git/commit_graph.h"
 #include "store/git/git.h"
 #include "store/git/native_repo.h"
 #include "store/git/repo_objects.h"
@@ -305,13 +306,8 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
 std::string Store::commit_text(const Snapshot& base, const git_oid& tree, const ChangeSet& change,
                                const CommitOptions& options) const {
   std::vector<git_oid> parents;
-  auto add_parent = [&](const std::string& id_text) {
-    git_oid id;
-    if (!git::oid_from_hex(id_text, id)) throw IOError("not a commit id: " + id_text);
-    parents.push_back(id);
-  };
-  if (!base.empty()) add_parent(base.commit_id());
-  for (const std::string& p : change.extra_parents) add_parent(p);
+  if (!base.empty()) parents.push_back(git::to_oid(base.commit()));
+  for (const CommitId& p : change.extra_parents) parents.push_back(git::to_oid(p));
   git::Identity author = make_signature(repo(), options.author, options.time);
   std::string message = commit_message(change);
   std::string content = git::commit_text(tree, parents, author, author, message);
@@ -373,7 +369,7 @@ std::optional<std::string> Store::commit_written(
     git_oid new_id;
     git::oid_from_hex(id, new_id);
     std::optional<git_oid> old_id;
-    if (!base.empty()) git::oid_from_hex(base.commit_id(), old_id.emplace());
+    if (!base.empty()) old_id = git::to_oid(base.commit());
     git::BranchMove moved = git::move_branch(repo(), branch_, new_id, old_id ? &*old_id : nullptr, "kistore: " + op,
                                              dir_ + ": moving " + branch_);
     if (moved == git::BranchMove::kMoved) {

@@ -177,7 +177,7 @@ struct ChangeSet {
   std::string op;       // the Kistore-Op trailer: add, attest, rerun, merge, import
   std::string summary;  // one line
   std::string body;     // may be empty
-  std::vector<std::string> extra_parents;  // commit ids, for merges
+  std::vector<CommitId> extra_parents;  // for merges
 };
 
 // Whether this process has, so far, written an author as the fallback

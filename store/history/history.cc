@@ -22,7 +22,7 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
   Snapshot snap = store.snapshot();
   if (snap.empty()) return {};
   std::unique_ptr<git::CommitGraph> commits = git::repository_commits(store.repo());
-  return read_history(*commits, *CommitId::parse(snap.commit_id()), query);
+  return read_history(*commits, snap.commit(), query);
 }
 
 std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& head, const LogQuery& query) {

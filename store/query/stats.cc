@@ -7,6 +7,7 @@
 #include "objects/error.h"
 #include "refs/layout.h"
 #include "store/core/frame_encoder.h"
+#include "store/git/commit_graph.h"
 #include "store/git/git.h"
 #include "store/git/raw_tree.h"
 
@@ -87,7 +88,7 @@ StoreStats store_stats(const Store& store) {
   out.dictionary_ids = dictionary_ids(head);
   const git::ObjectDatabase odb(store.repo());
   Counter(odb, out).tree(*head.tree_id(), "");
-  out.commits = git::count_commits(store.repo(), git::parse_oid(head.commit_id()));
+  out.commits = git::count_commits(store.repo(), git::to_oid(head.commit()));
   return out;
 }
 

@@ -152,7 +152,7 @@ class Merge {
     change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
     change_.body = "Merged " + incoming_.hex() + " from remote " + remote + ".";
     for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
-    change_.extra_parents.push_back(incoming_.hex());
+    change_.extra_parents.push_back(incoming_);
     return std::move(change_);
   }
 
@@ -170,10 +170,9 @@ class Merge {
 
 }  // namespace
 
-std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const std::string& head,
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const CommitId& local,
                                      const CommitId& incoming, const std::string& remote, MergeOutcome& outcome) {
   outcome = MergeOutcome{};
-  const CommitId local = git::parse_commit_id(head);
   if (local == incoming || trees.commits().descends_from(local, incoming).value_or(false))
     return std::nullopt;  // someone merged it already
   Merge merge(trees, local, incoming, outcome);

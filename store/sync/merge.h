@@ -37,12 +37,12 @@ struct MergeOutcome {
 };
 
 // The merge of the commit `incoming` (from remote `remote`, for messages)
-// into the commit `head` (hex), as a change to head's tree; nullopt when
+// into the commit `head`, as a change to head's tree; nullopt when
 // head already contains it. A function of its inputs alone, so that
 // Store::commit may call it again on a newer head; `outcome` is replaced on
 // each call. `trees` and `levels` read the same repository (the incoming
 // commits walked), through any door (trees.commits()).
-std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const std::string& head,
+std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const CommitId& head,
                                      const CommitId& incoming, const std::string& remote, MergeOutcome& outcome);
 
 }  // namespace kistore

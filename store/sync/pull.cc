@@ -34,7 +34,7 @@ class Pull {
     report_.url = redact_url(conn.url());
     if (!snap_.empty()) {
       report_.commit = snap_.commit_id();
-      local_ = git::parse_oid(snap_.commit_id());
+      local_ = git::to_oid(snap_.commit());
     }
   }
 
@@ -229,7 +229,7 @@ class Pull {
       if (now.empty()) {
         rc = git::compare_and_swap_ref(repo_, branch_, incoming_, nullptr, log);
       } else {
-        git_oid head = git::parse_oid(now.commit_id());
+        git_oid head = git::to_oid(now.commit());
         if (git::descends_from(repo_, head, incoming_)) {
           report_.result = PullResult::kUpToDate;
           report_.commit = now.commit_id();
@@ -242,7 +242,7 @@ class Pull {
       if (rc == 0) {
         note_written("commit " + report_.incoming.substr(0, 12) + " (" + branch_ + " fast-forwarded)");
         std::optional<git_oid> before;
-        if (!now.empty()) before = git::parse_oid(now.commit_id());
+        if (!now.empty()) before = git::to_oid(now.commit());
         git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
         report_.result = PullResult::kFastForward;
         report_.commit = report_.incoming;
@@ -259,7 +259,7 @@ class Pull {
   void merge(const LayoutTrees& trees, LevelAudit& levels) {
     MergeOutcome outcome;
     std::optional<std::string> merged = store_.commit(
-        [&](const Snapshot& head) { return build_merge(trees, levels, head.commit_id(), git::to_commit_id(incoming_), remote_in_history(conn_.remote()),
+        [&](const Snapshot& head) { return build_merge(trees, levels, head.commit(), git::to_commit_id(incoming_), remote_in_history(conn_.remote()),
                            outcome); },
         options_.commit);
     report_.notes.insert(report_.notes.end(), outcome.notes.begin(), outcome.notes.end());

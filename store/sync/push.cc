@@ -5,6 +5,7 @@
 
 #include "store/edge/files.h"
 
+#include "store/git/commit_graph.h"
 #include "store/git/git.h"
 #include "store/core/layout_trees.h"
 #include "store/sync/local_transport.h"
@@ -110,7 +111,7 @@ class Push {
     if (snap.format() != kCurrentFormat)
       throw IOError(store_.dir() + ": this store is " + format_name(snap.format()) + "; kistore syncs " +
                     format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was sent");
-    git_oid local = git::parse_oid(snap.commit_id());
+    git_oid local = git::to_oid(snap.commit());
     report_.commit = snap.commit_id();
     git::OwnedRepository packer = packing_handle(store_);
     Connection conn(store_, remote_, git::Direction::kPush, options_, packer.get());

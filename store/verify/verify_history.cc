@@ -102,7 +102,7 @@ std::vector<Problem> history_problems(git::CommitGraph& commits, const CommitId&
 
 void check_history(VerifyState& state) {
   if (state.snap.empty()) return;
-  for (Problem& p : history_problems(*state.commits, git::parse_commit_id(state.snap.commit_id())))
+  for (Problem& p : history_problems(*state.commits, state.snap.commit()))
     state.problem(p.kind, std::move(p.path), std::move(p.detail));
 }
 

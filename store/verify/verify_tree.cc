@@ -168,7 +168,7 @@ void merge_parts(VerifyState& state, std::vector<WalkPartResult>& parts) {
 Shape check_shape(const VerifyState& state) {
   Shape out;
   if (state.snap.empty()) return out;
-  git::WalkResult shape = git::check_commit_tree_shape(state.store.repo(), git::parse_commit_id(state.snap.commit_id()),
+  git::WalkResult shape = git::check_commit_tree_shape(state.store.repo(), state.snap.commit(),
                                                       "the tree of " + state.snap.commit_id().substr(0, 12));
   out.hashed = shape.problems.empty() && !shape.too_deep;
   out.too_deep = shape.too_deep;

@@ -60,7 +60,7 @@ struct TwoSides {
   std::optional<ChangeSet> merge(const CommitId& local, const CommitId& incoming, MergeOutcome& outcome) {
     LayoutTrees trees(repo);
     LevelAudit levels(repo, {});
-    return build_merge(trees, levels, local.hex(), incoming, "origin", outcome);
+    return build_merge(trees, levels, local, incoming, "origin", outcome);
   }
 };
 
@@ -92,7 +92,7 @@ TEST_CASE("merge: documents, levels and groups are a union; what one side droppe
   CHECK(change->op == "merge");
   CHECK(change->summary == "merge: 1 document from origin");
   CHECK(change->body == "Merged " + in.hex() + " from remote origin.");
-  CHECK(change->extra_parents == std::vector<std::string>{in.hex()});
+  CHECK(change->extra_parents == std::vector<CommitId>{in});
 }
 
 TEST_CASE("merge: nothing to merge when the local head already holds the remote's", "[store][sync][merge][memory]") {
