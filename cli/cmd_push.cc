@@ -13,8 +13,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "Sends the store's branch (main) to the remote. If someone else pushed since you last\n"
       "synced, push first pulls their work (checked and merged exactly as `kistore pull` does),\n"
-      "then pushes the merge; it tries this up to 3 times. It never overwrites the remote's\n"
-      "history, and a push the remote rejects is an error, never a silent success.\n\n"
+      "then pushes the merge. When another push gets there first (many people pushing at\n"
+      "once), it waits a moment and tries again, up to 10 rounds in all. It never overwrites\n"
+      "the remote's history, and a push the remote rejects is an error, never a silent success.\n\n"
       "Credentials (never printed; URLs are shown without passwords):\n"
       "  ssh://     ssh-agent if SSH_AUTH_SOCK is set, then the key in KISTORE_SSH_KEY or\n"
       "             ~/.ssh/id_ed25519. The server's host key must already be in\n"

@@ -1,7 +1,12 @@
 // push (sync.h): send the branch, pulling first when the remote moved.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <random>
+#include <thread>
 
 #include "store/edge/files.h"
 
@@ -19,7 +24,33 @@ namespace kistore {
 namespace {
 
 // How many rounds of pull-then-push before push gives up on a busy remote.
-constexpr int kPushRounds = 3;
+// Each lost race costs a round, and of N pushers racing at once at least one
+// wins each round; with the waits below, 8 pushers at once all got in within
+// 8 rounds on loopback (docs/benchmarks.md).
+constexpr int kPushRounds = 10;
+
+// Whether a server's rejection of the ref update says that another push got
+// there first (git's receive-pack: the ref's lock was held, or it no longer
+// had the value we sent as old): worth a look and another round, not an
+// answer. Hooks, permissions and anything else are the remote's answer.
+bool lost_race(const std::string& rejection) {
+  static constexpr const char* kRaceWords[] = {"failed to update ref", "failed to lock", "cannot lock ref",
+                                               "fetch first",          "non-fast-forward", "stale info",
+                                               "incorrect old value"};
+  for (const char* w : kRaceWords)
+    if (rejection.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// A wait before round `round` + 1 after a lost race: random, up to 200 ms
+// doubled each round (at most 3.2 s), so that pushers that collided do not
+// collide again in step (10 rounds wait 19 s at most in all).
+void back_off(int round) {
+  static std::minstd_rand jitter(static_cast<std::uint32_t>(::getpid()) ^
+                                 static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const int cap_ms = 200 << std::min(round, 4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, cap_ms)(jitter)));
+}
 
 // A second handle on the store's repository for packing what push sends
 // through libgit2 (tune_packing gives it its settings once the remote is
@@ -97,8 +128,8 @@ class Push {
   }
 
   PushReport run() {
-    for (int round = 0; round < kPushRounds; ++round)
-      if (attempt(round + 1 < kPushRounds)) return std::move(report_);
+    for (round_ = 0; round_ < kPushRounds; ++round_)
+      if (attempt(round_ + 1 < kPushRounds)) return std::move(report_);
     throw RemoteError("gave up pushing to " + label_ + " (" + report_.url + ") after " + std::to_string(kPushRounds) +
                       " rounds: its " + branch_ + " kept moving while kistore merged it");
   }
@@ -189,16 +220,21 @@ class Push {
 
   // Someone else may have pushed between our look and our push: then pull
   // and try again; any other rejection is the remote's answer.
+  // A lost race (lost_race) is retried even when the branch has not moved
+  // yet (the winner may still hold its lock), after a wait.
   bool after_rejection(Connection& conn, const git_oid& local, const std::optional<git_oid>& theirs, bool may_retry) {
     std::string rejection = conn.scrub(conn.rejection());
     conn.disconnect();
     if (may_retry) {
+      const bool race = lost_race(rejection);
+      if (race) back_off(round_);
       git::Quarantine quarantine(store_.repo());
       Connection again(store_, remote_, git::Direction::kFetch, options_, quarantine.repo());
       again.connect();
       auto now = again.head(branch_);
       bool moved = now.has_value() != theirs.has_value() || (now && !git::same_id(*now, *theirs));
       if (moved && !(now && git::same_id(*now, local))) return pulled(pull_from(store_, again, branch_, quarantine));
+      if (race) return false;  // the next round pushes again
     }
     throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection);
   }
@@ -211,6 +247,7 @@ class Push {
   Store& store_;
   git_repository* repo_;
   const ResolvedRemote remote_;  // resolved once, for every round
+  int round_ = 0;                // the round being tried, from 0
   const std::string& label_;     // remote_ as references and messages name it (remote.h)
   const SyncOptions& options_;
   const std::string& branch_;
