@@ -46,9 +46,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     SyncOptions options = sync_options(g, store, progress);
     PushReport report = push(store, *remote, options);
     progress.finish();
-    if (!g.quiet)
+    if (!g.quiet) {
       for (const PullReport& p : report.pulls)
         for (const std::string& n : p.notes) std::fprintf(stderr, "note: %s\n", shown_message(n).c_str());
+      // The server's own words, as git shows them (a hook's notice).
+      for (const std::string& line : report.remote_messages) std::fprintf(stderr, "remote: %s\n", shown_message(line).c_str());
+    }
     if (report.result == PushResult::kRefused) print_refusal(report.pulls.back());
     if (g.json) {
       Json out = Json::object();
@@ -61,6 +64,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       Json pulls = Json::array();
       for (const PullReport& p : report.pulls) pulls.push_back(pull_json(p));
       out.set("pulls", std::move(pulls));
+      Json said = Json::array();
+      for (const std::string& line : report.remote_messages) said.push_back(line);
+      out.set("remote_messages", std::move(said));
       if (report.result == PushResult::kRefused) out.set("error", error_member(kProblems, refusal_message(report.pulls.back())));
       print_json(out);
     } else if (!g.quiet && report.result != PushResult::kRefused) {

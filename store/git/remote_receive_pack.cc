@@ -243,12 +243,54 @@ class PushReport {
   bool have_ref_ = false;
 };
 
+// The server's words in band 2, gathered into lines (ReceivePack::Result's
+// `messages`).
+class ServerWords {
+ public:
+  void feed(std::string_view data) {
+    for (char c : data) {
+      if (c == '\n') {
+        end_line();
+      } else if (c == '\r') {
+        line_.clear();  // what follows overwrites it on a terminal
+      } else if (line_.size() < ReceivePack::kMaxMessageBytes) {
+        line_ += c;
+      }
+    }
+  }
+  std::vector<std::string> take() {
+    end_line();
+    if (dropped_) lines_.push_back("(" + std::to_string(dropped_) + " more lines)");
+    dropped_ = 0;
+    return std::move(lines_);
+  }
+  // "; the remote said: <line> | <line>", or "" when it said nothing.
+  std::string said() {
+    std::string out;
+    for (const std::string& l : take()) out += (out.empty() ? "; the remote said: " : " | ") + printable(l);
+    return out;
+  }
+
+ private:
+  void end_line() {
+    if (line_.find_first_not_of(" \t") != std::string::npos) {
+      if (lines_.size() < ReceivePack::kMaxMessages) lines_.push_back(line_);
+      else ++dropped_;
+    }
+    line_.clear();
+  }
+  std::string line_;
+  std::vector<std::string> lines_;
+  std::size_t dropped_ = 0;
+};
+
 // Reads the server's answer to a push from `stream` until its report is
 // complete. With side-band-64k the report comes in band 1; band 2 is the
-// server's progress, band 3 a fatal error.
+// server's own words (its hooks' output), band 3 a fatal error.
 ReceivePack::Result read_report(git_smart_subtransport_stream* stream, const std::string& ref, bool sideband) {
   PktReader outer("the remote's answer to the push");
   PushReport report(ref);
+  ServerWords words;
   std::string line;
   bool flush = false;
   char buffer[65536];
@@ -256,7 +298,8 @@ ReceivePack::Result read_report(git_smart_subtransport_stream* stream, const std
     std::size_t got = 0;
     if (stream->read(stream, buffer, sizeof buffer, &got) < 0)
       throw Error(ErrorCode::kRemote, "reading the remote's answer to the push failed: " + last_error());
-    if (got == 0) throw Error(ErrorCode::kRemote, "the remote closed the connection before reporting on the push");
+    if (got == 0)
+      throw Error(ErrorCode::kRemote, "the remote closed the connection before reporting on the push" + words.said());
     if (!sideband) {
       if (report.feed({buffer, got})) return report.result();
       continue;
@@ -266,8 +309,14 @@ ReceivePack::Result read_report(git_smart_subtransport_stream* stream, const std
       if (flush || line.empty()) continue;
       char band = line[0];
       std::string_view data = std::string_view(line).substr(1);
-      if (band == 1 && report.feed(data)) return report.result();
-      if (band == 3) throw Error(ErrorCode::kRemote, "the remote failed: " + printable(chomp(std::string(data))));
+      if (band == 1 && report.feed(data)) {
+        ReceivePack::Result out = report.result();
+        out.messages = words.take();
+        return out;
+      }
+      if (band == 2) words.feed(data);
+      if (band == 3)
+        throw Error(ErrorCode::kRemote, "the remote failed: " + printable(chomp(std::string(data))) + words.said());
     }
   }
 }
@@ -297,6 +346,7 @@ ReceivePack::Result ReceivePack::send(const std::string& ref, const git_oid* old
   git_oid zero{};
   std::string command = oid_str(old ? *old : zero) + " " + oid_str(next) + " " + ref + '\0' + "report-status";
   if (sideband) command += " side-band-64k";
+  if (std::find(capabilities_.begin(), capabilities_.end(), "quiet") != capabilities_.end()) command += " quiet";
   command += '\n';
   write(pkt_line(command) + "0000");
   std::uint64_t handed = 0;

@@ -16,7 +16,9 @@
 //   - send() asks that subtransport for the receive-pack stream (the same
 //     connection for git:// and ssh, a POST for http) and writes the update
 //     command and the pack, then reads the server's report (report-status,
-//     inside side-band-64k when the server offers it).
+//     inside side-band-64k when the server offers it, asking for `quiet`
+//     where offered, so that band 2 carries only what the server means to
+//     say: its hooks' output).
 //
 // The update carries the remote's old id, so the server moves the ref only
 // if nobody moved it since it was listed (git's receive-pack checks that
@@ -66,7 +68,15 @@ class ReceivePack {
   struct Result {
     std::string unpack;     // "ok", or the server's reason for not storing the pack
     std::string rejection;  // "" when the ref moved, else the server's reason
+    // The server's own words (side band 2: its hooks' output, a host's
+    // notices), a line each as a terminal would end up showing it (the text
+    // after a line's last carriage return), blank lines left out: at most
+    // kMaxMessages lines of at most kMaxMessageBytes, then a line saying how
+    // many more. Raw bytes: the caller escapes them for a terminal.
+    std::vector<std::string> messages;
   };
+  static constexpr std::size_t kMaxMessages = 100;
+  static constexpr std::size_t kMaxMessageBytes = 1000;
   // Asks the server to move `ref` from `old` (null: it must not exist yet)
   // to `next`, sending a pack of the `count` objects `fill` writes. `sent`
   // (may be empty) is told the bytes handed over so far. Error(kRemote) when

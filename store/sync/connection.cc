@@ -18,6 +18,7 @@ struct Connection::State {
   CredentialOffer credentials;
   std::string host_key_failure;  // set when the certificate or host key was refused
   std::string rejection;         // set when the remote rejected a ref update
+  std::vector<std::string> messages;  // the server's own words on the last push, scrubbed
   std::size_t sent_objects = 0;
   std::uint64_t sent_bytes = 0;
 
@@ -168,6 +169,12 @@ void Connection::record_rejection(const std::string& ref, const std::string& rea
   state_->rejection += ref + ": " + reason;
 }
 const std::string& Connection::rejection() const { return state_->rejection; }
+
+void Connection::record_messages(const std::vector<std::string>& lines) {
+  state_->messages.clear();
+  for (const std::string& l : lines) state_->messages.push_back(scrub(l));
+}
+const std::vector<std::string>& Connection::messages() const { return state_->messages; }
 
 void Connection::progress(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) const {
   state_->progress(stage, done, total, bytes);

@@ -88,6 +88,11 @@ class Connection {
   // "; "); "" when it took every update.
   void record_rejection(const std::string& ref, const std::string& reason);
   const std::string& rejection() const;
+  // What the server said on the last push in its own words (its hooks'
+  // output: git shows it as "remote: ..."), a line each, scrubbed of the
+  // URL's password and the token; raw otherwise (escape before showing).
+  void record_messages(const std::vector<std::string>& lines);
+  const std::vector<std::string>& messages() const;
 
   // Reports transfer progress through the options, if they ask for it.
   void progress(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) const;

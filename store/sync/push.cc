@@ -79,6 +79,14 @@ void tune_packing(Store& store, git_repository* packer) {
   git::use_settings_file(packer, settings, store.dir());
 }
 
+// "; the remote said: <line> | <line>", or "" when the server said nothing
+// on the last push (raw: the command line escapes every error it prints).
+std::string remote_said(const Connection& conn) {
+  std::string out;
+  for (const std::string& l : conn.messages()) out += (out.empty() ? "; the remote said: " : " | ") + l;
+  return out;
+}
+
 // Pushes over the network with kistore's own pack (receive_pack.h): the
 // objects the new commits bring, as they are stored, and an update of
 // `branch` from `theirs` (none: it must not exist), which the server applies
@@ -107,8 +115,10 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
     throw RemoteError("pushing to " + where + ": " + conn.scrub(e.what()));
   }
   progress(objects.size(), objects.size());
+  conn.record_messages(result.messages);
   if (result.unpack != "ok")
-    throw RemoteError(where + " could not store the pushed objects: " + conn.scrub(result.unpack));
+    throw RemoteError(where + " could not store the pushed objects: " + conn.scrub(result.unpack) +
+                      remote_said(conn));
   conn.record_sent(objects.size(), bytes);
   if (!result.rejection.empty()) conn.record_rejection(branch, result.rejection);
 }
@@ -163,6 +173,7 @@ class Push {
       return pulled(pull(store_, remote_, options_));
     }
     if (!conn.rejection().empty()) return after_rejection(conn, local, theirs, may_retry);
+    report_.remote_messages = conn.messages();
     report_.pushed_objects = conn.sent_objects();
     report_.pushed_bytes = conn.sent_bytes();
     report_.result = PushResult::kPushed;
@@ -224,6 +235,7 @@ class Push {
   // yet (the winner may still hold its lock), after a wait.
   bool after_rejection(Connection& conn, const git_oid& local, const std::optional<git_oid>& theirs, bool may_retry) {
     std::string rejection = conn.scrub(conn.rejection());
+    const std::string said = remote_said(conn);
     conn.disconnect();
     if (may_retry) {
       const bool race = lost_race(rejection);
@@ -236,7 +248,7 @@ class Push {
       if (moved && !(now && git::same_id(*now, local))) return pulled(pull_from(store_, again, branch_, quarantine));
       if (race) return false;  // the next round pushes again
     }
-    throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection);
+    throw RemoteError("the remote " + label_ + " (" + report_.url + ") rejected the push: " + rejection + said);
   }
 
   void mark_synced(const git_oid& local) {

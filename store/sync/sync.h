@@ -204,13 +204,16 @@ struct PushReport {
   std::size_t pushed_objects = 0;
   std::uint64_t pushed_bytes = 0;  // the pack's size
   std::vector<PullReport> pulls;  // pulls made because the remote had moved
+  // What the server said in its own words when it took the push (a hook's
+  // notice), a line each, raw: escape before showing.
+  std::vector<std::string> remote_messages;
 };
 
-// Pushes the branch to `remote`, pulling first (up to 3 rounds) when the
+// Pushes the branch to `remote`, pulling first (up to 10 rounds) when the
 // remote's branch is not an ancestor of ours. Error(kInvalidInput) when the
 // store is empty; Error(kIO) when it is of format 1 (run `kistore upgrade`);
 // Error(kRefused) when the remote's head, known here, is of another format; Error(kRemote) when the remote rejects the update or kept
-// moving for all 3 rounds; a refused pull on the way ends the push with
+// moving for all 10 rounds; a refused pull on the way ends the push with
 // result "refused" (its report in pulls).
 PushReport push(Store& store, const std::string& remote, const SyncOptions& options);
 

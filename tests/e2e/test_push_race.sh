@@ -19,7 +19,7 @@ set -euo pipefail
 work_in push_race served
 N=8
 WAVES=3
-"$PY" "$SRC/bench/gen.py" $((N * WAVES + 2)) --out "$W/runs.jsonl" >/dev/null
+"$PY" "$SRC/bench/gen.py" $((N * WAVES + 3)) --out "$W/runs.jsonl" >/dev/null
 split -l 1 -d -a 3 "$W/runs.jsonl" "$W/run_"
 assert_exit 0 ks init "$W/seed"
 assert_exit 0 ks --store "$W/seed" add "$W/run_000"
@@ -73,9 +73,21 @@ assert_exit 0 ks --store "$W/s1" add "$(printf '%s/run_%03d' "$W" $((N * WAVES +
 before=$(git --git-dir="$W/served/ev.git" rev-parse main)
 assert_exit 4 ks --store "$W/s1" push "$URL"
 assert_contains "$ERR" "rejected the push" "a declined push says the remote rejected it"
+assert_contains "$ERR" "pre-receive hook declined; the remote said: pushes are closed for the audit" \
+    "and the hook's own words, as git shows them"
 assert_not_contains "$ERR" "gave up" "a declined push is no lost race"
 assert_eq "$before" "$(git --git-dir="$W/served/ev.git" rev-parse main)" "the server's branch did not move"
 assert_eq "$server" "$(git --git-dir="$W/s1" rev-parse 'main^')" "no merge was made on the way"
-pass "a pre-receive hook that declines: exit 4 at once, no retry, no merge"
+pass "a pre-receive hook that declines: exit 4 at once with the hook's words, no retry, no merge"
+
+# A hook that takes the push and says something: the person sees it, escaped.
+printf '#!/bin/sh\necho "audit log updated \033[31m(red)"\nexit 0\n' >"$W/served/ev.git/hooks/pre-receive"
+assert_exit 0 ks --store "$W/s1" push "$URL"
+assert_contains "$ERR" 'remote: audit log updated \x1b[31m(red)' "a taking hook's notice is shown as git shows it, escaped"
+assert_exit 0 ks --store "$W/s1" add "$(printf '%s/run_%03d' "$W" $((N * WAVES + 2)))"
+assert_exit 0 ks --store "$W/s1" --json push "$URL"
+assert_eq "pushed" "$(jv .result)" "--json: pushed"
+assert_eq $'audit log updated \e[31m(red)' "$(jv '.remote_messages[0]')" "--json: the notice as the server sent it"
+pass "a hook that takes the push and speaks: its words on stderr as remote: lines, escaped"
 
 summary
