@@ -35,6 +35,20 @@ void set_head(git_repository* repo, const std::string& ref, const std::string& w
   check(git_repository_set_head(repo, ref.c_str()), what);
 }
 
+OwnedRepository open_repository(const std::string& gitdir, const std::string& what) {
+  ensure_init();
+  git_repository* raw = nullptr;
+  check(git_repository_open_ext(&raw, gitdir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr), what);
+  return OwnedRepository(raw);
+}
+
+void add_object_folder(git_repository* repo, const std::string& objects, const std::string& what) {
+  git_odb* odb = nullptr;
+  check(git_repository_odb(&odb, repo), what);
+  Odb owned(odb);
+  check(git_odb_add_disk_alternate(odb, objects.c_str()), what);
+}
+
 OwnedRepository reopen(git_repository* repo, const std::string& what) {
   git_repository* raw = nullptr;
   check(git_repository_open_ext(&raw, git_repository_path(repo), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr), what);

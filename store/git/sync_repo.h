@@ -43,6 +43,14 @@ std::vector<git_oid> commits_to_take(git_repository* repo, const git_oid& incomi
 // Points HEAD at the branch `ref`. Error(kIO) "<what>: …" on failure.
 void set_head(git_repository* repo, const std::string& ref, const std::string& what);
 
+// The repository whose git folder is `gitdir` (bare or not: no search
+// upwards). Error(kIO) "<what>: <why>".
+OwnedRepository open_repository(const std::string& gitdir, const std::string& what);
+// Makes the objects of the folder `objects` (an objects folder: loose
+// objects and pack/, as git's receive-pack quarantine holds them) readable
+// through `repo` beside its own, for this handle only. Error(kIO).
+void add_object_folder(git_repository* repo, const std::string& objects, const std::string& what);
+
 // A second handle on `repo` (reopened from its git folder), for a push to
 // pack through with settings of its own. Error(kIO) "<what>: …".
 OwnedRepository reopen(git_repository* repo, const std::string& what);
