@@ -40,7 +40,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Exit status: 0 done, 1 the remote's history was refused, 2 bad arguments or DIR not empty,\n"
       "3 the store cannot be created, 4 the remote could not be reached or refused.\n"
       "Credentials: see `kistore push --help`: KISTORE_TOKEN goes only to an https URL within\n"
-      "KISTORE_TOKEN_URL (https://host[:port][/path]), never over plain http nor to another origin.\n"
+      "KISTORE_TOKEN_URL (https://host[:port][/path]), never over plain http nor to another origin;\n"
+      "then ~/.netrc's line for the host, over https to the remote's own origin only.\n"
       "A password in URL (https://user:password@host/...) is used for this clone but not saved:\n"
       "give it as KISTORE_TOKEN (with KISTORE_TOKEN_URL) to later pushes and pulls.");
   struct Opts {

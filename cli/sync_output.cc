@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "cli/problems.h"
 #include "cli/output/terminal.h"
@@ -29,6 +30,9 @@ void SyncProgress::finish() {
 }
 
 namespace {
+
+// More than any ~/.netrc holds; what lies beyond is not read.
+constexpr std::size_t kMaxNetrcBytes = 1u << 20;
 
 // The variable's value; "" when it is unset or empty.
 std::string env(const char* name) {
@@ -54,6 +58,13 @@ Credentials credentials_from_environment() {
   c.known_hosts.push_back(home + "/.ssh/known_hosts");
   c.user = env("USER");
   if (c.user.empty() && pw) c.user = pw->pw_name;
+  // ~/.netrc, as git's https transport reads it: absent or unreadable, none.
+  if (std::ifstream netrc(home + "/.netrc", std::ios::binary); netrc) {
+    std::string text(kMaxNetrcBytes, '\0');
+    netrc.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(netrc.gcount()));
+    c.netrc = parse_netrc(text);
+  }
   return c;
 }
 

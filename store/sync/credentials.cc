@@ -1,5 +1,6 @@
 #include "store/sync/credentials.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "store/sync/url.h"
@@ -87,6 +88,13 @@ std::optional<git::CredentialAnswer> CredentialOffer::offer_password(const std::
       return Answer{Answer::kUserPassword, user.empty() ? "kistore" : user, {}, {}, credentials_.token};
     }
   }
+  if (!tried_netrc_) {
+    tried_netrc_ = true;
+    if (std::optional<Answer> netrc = offer_netrc(asked_url, user)) return netrc;
+  }
+  if (!netrc_withheld_.empty())
+    return give_up((offered_ ? "the server refused the credentials offered, and " : "no credentials were offered: ") +
+                   netrc_withheld_);
   if (!withheld.empty())
     return give_up(offered_ ? "the server refused the URL's credentials, and KISTORE_TOKEN was not offered to " +
                                   http_origin(asked_url) + ": " + withheld
@@ -94,7 +102,30 @@ std::optional<git::CredentialAnswer> CredentialOffer::offer_password(const std::
                                   http_origin(asked_url) + ": " + withheld);
   return give_up(offered_ ? "the server refused the credentials"
                           : "the server asks for credentials: set KISTORE_TOKEN to the password (of the URL's "
-                            "user, else \"kistore\") and KISTORE_TOKEN_URL to the https://host[:port][/path] it is for");
+                            "user, else \"kistore\") and KISTORE_TOKEN_URL to the https://host[:port][/path] it is for, "
+                            "or give the host a line in ~/.netrc");
+}
+
+std::optional<git::CredentialAnswer> CredentialOffer::offer_netrc(const std::string& asked_url, const std::string& user) {
+  using Answer = git::CredentialAnswer;
+  const UrlParts asked = split_url(asked_url);
+  const NetrcEntry* entry = find_netrc(credentials_.netrc, asked.host, user);
+  if (!entry) return std::nullopt;
+  std::string scheme = asked.scheme;
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "https") {
+    netrc_withheld_ = "~/.netrc's entry for " + asked.host + " goes over https only, and " + http_origin(asked_url) +
+                      " is plain http";
+    return std::nullopt;
+  }
+  if (http_origin(asked_url) != http_origin(url_)) {
+    netrc_withheld_ = "~/.netrc's entry for " + asked.host + " goes to the remote's own origin " + http_origin(url_) +
+                      " only, not to " + http_origin(asked_url);
+    return std::nullopt;
+  }
+  offered_ = true;
+  return Answer{Answer::kUserPassword, entry->login.empty() ? (user.empty() ? "kistore" : user) : entry->login, {}, {},
+                entry->password};
 }
 
 }  // namespace kistore

@@ -6,7 +6,10 @@
 // presents the URL's user:password itself; then the token once, as the
 // password (user from the URL, else "kistore"), when the URL asked is https
 // and within Credentials::token_url (url.h token_refusal), else nothing,
-// and the failure says why no credentials went to that origin. Nothing is offered twice,
+// and the failure says why no credentials went to that origin; then
+// ~/.netrc's entry for the host (netrc.h), over https to the configured URL's
+// origin only (its login must be the URL's user when the URL names one).
+// Nothing is offered twice,
 // and after three requests (libgit2 asks again after every refusal) the
 // offer gives up. Giving up records why, in words a user can act on, naming
 // the remote's URL without its password and never a secret.
@@ -42,12 +45,14 @@ class CredentialOffer {
  private:
   std::optional<git::CredentialAnswer> offer_ssh(const std::string& user);
   std::optional<git::CredentialAnswer> offer_password(const std::string& asked_url, const std::string& user);
+  std::optional<git::CredentialAnswer> offer_netrc(const std::string& asked_url, const std::string& user);
   std::nullopt_t give_up(const std::string& why);
 
   std::string url_;
   const Credentials& credentials_;
   int requests_ = 0;
-  bool tried_agent_ = false, tried_key_ = false, tried_token_ = false, tried_url_password_ = false;
+  bool tried_agent_ = false, tried_key_ = false, tried_token_ = false, tried_url_password_ = false, tried_netrc_ = false;
+  std::string netrc_withheld_;  // why ~/.netrc's entry for the host asked was not offered
   bool offered_ = false;  // something was offered (the URL's password, a key, the token): for the message
   std::string failure_;
 };

@@ -97,6 +97,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/sync/netrc.h"
 #include "objects/ssh_signature.h"
 #include "refs/problem.h"
 #include "store/core/store.h"
@@ -146,6 +147,9 @@ struct Credentials {
   std::string ssh_agent;   // the ssh agent's socket; "" for no agent
   std::vector<std::string> known_hosts;  // OpenSSH known_hosts files, searched in order
   std::string user;        // the ssh user when the URL names none; "" for "git"
+  // ~/.netrc's entries (netrc.h): a password for an https URL's host, offered
+  // after the token, to the configured URL's own origin only.
+  std::vector<NetrcEntry> netrc;
 };
 
 // How a pull, push or clone runs.

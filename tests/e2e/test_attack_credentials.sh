@@ -130,4 +130,38 @@ assert_contains "$ERR" "the server refused the credentials" "A refuses (403): sa
 assert_not_contains "$OUT$ERR" "$TOKEN" "A: the token is not printed"
 pass "the token's own server (https, within KISTORE_TOKEN_URL) receives it, as kistore:TOKEN or alice:TOKEN"
 
+# ~/.netrc, as git's https transport reads it: after the token, to the host's
+# https origin the remote is configured at, never over plain http, never
+# after a redirect, and `default` to no one.
+NETRC_PW=Netrc-for-127-only-z9
+printf 'machine 127.0.0.1 login ana password %s\ndefault login anyone password %s-default\n' "$NETRC_PW" "$NETRC_PW" \
+    >"$HOME/.netrc"
+chmod 600 "$HOME/.netrc"
+: >"$LOG"
+assert_exit 4 env -u KISTORE_TOKEN -u KISTORE_TOKEN_URL "$KISTORE" --no-progress --store "$S" \
+    pull "https://127.0.0.1:$PA/team/s.git"
+grep -qxF "A GET /team/s.git/info/refs?service=git-upload-pack auth=Basic $(b64 "ana:$NETRC_PW")" "$LOG" ||
+    fail "A did not receive ~/.netrc's entry: $(cat "$LOG")"
+assert_not_contains "$OUT$ERR" "$NETRC_PW" "netrc: the password is not printed"
+: >"$LOG"
+assert_exit 4 ks --store "$S" pull "https://127.0.0.1:$PA/team/s.git"
+grep -qF "auth=Basic $(b64 "kistore:$TOKEN")" "$LOG" || fail "A did not receive the token first: $(cat "$LOG")"
+grep -qF "auth=Basic $(b64 "ana:$NETRC_PW")" "$LOG" || fail "A did not receive ~/.netrc's entry after the token"
+pass "~/.netrc: its entry for the host goes to the https remote, after KISTORE_TOKEN, never printed"
+
+: >"$LOG"
+assert_exit 4 env -u KISTORE_TOKEN -u KISTORE_TOKEN_URL "$KISTORE" --no-progress --store "$S" \
+    pull "http://127.0.0.1:$PP/team/s.git"
+assert_contains "$ERR" "~/.netrc's entry for 127.0.0.1 goes over https only" "netrc over plain http: says why"
+no_auth PLAIN
+assert_exit 4 env -u KISTORE_TOKEN -u KISTORE_TOKEN_URL "$KISTORE" --no-progress --store "$S" \
+    pull "https://127.0.0.1:$PR/team/s.git"
+no_auth REDIR
+no_auth B
+assert_exit 4 env -u KISTORE_TOKEN -u KISTORE_TOKEN_URL "$KISTORE" --no-progress --store "$S" \
+    pull "https://localhost:$PA/team/s.git"
+if grep -F "$(b64 "anyone:$NETRC_PW-default")" "$LOG" >&2; then fail "the default entry was sent"; fi
+rm -f "$HOME/.netrc"
+pass "~/.netrc: never over plain http, never after a redirect to another origin, and its default entry to no one"
+
 summary

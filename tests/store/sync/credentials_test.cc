@@ -122,5 +122,72 @@ TEST_CASE("CredentialOffer gives up after three requests", "[credentials]") {
         "authentication failed for http://127.0.0.1:8080/e.git: the remote refused every credential offered");
 }
 
+TEST_CASE("parse_netrc: machines, default, macros, quotes, as curl reads ~/.netrc", "[credentials][netrc]") {
+  std::vector<NetrcEntry> e = parse_netrc(
+      "machine git.example.org login ana password s3cret\n"
+      "macdef init\nmachine evil.example.org login x password leaked\n\n"
+      "machine Other.Example.org\n  login \"bo b\"\n  password \"p\\\"w\\\\d\"\n  account ignored\n"
+      "default login anyone password everywhere\n"
+      "machine broken login");
+  REQUIRE(e.size() == 4);
+  CHECK(e[0].machine == "git.example.org");
+  CHECK(e[0].login == "ana");
+  CHECK(e[0].password == "s3cret");
+  CHECK(e[1].machine == "Other.Example.org");  // the macro's body is no entry
+  CHECK(e[1].login == "bo b");
+  CHECK(e[1].password == "p\"w\\d");
+  CHECK(e[2].machine.empty());  // default
+  CHECK(e[3].machine == "broken");
+  CHECK(e[3].password.empty());
+
+  CHECK(find_netrc(e, "GIT.example.org", "") == &e[0]);
+  CHECK(find_netrc(e, "git.example.org", "ana") == &e[0]);
+  CHECK(find_netrc(e, "git.example.org", "someone") == nullptr);  // the URL names another user
+  CHECK(find_netrc(e, "other.example.org", "") == &e[1]);
+  CHECK(find_netrc(e, "evil.example.org", "") == nullptr);
+  CHECK(find_netrc(e, "unknown.example.org", "") == nullptr);  // `default` is never offered
+  CHECK(find_netrc(e, "broken", "") == nullptr);               // no password
+}
+
+TEST_CASE("CredentialOffer over https: ~/.netrc's entry after the token, to its host's https origin only",
+          "[credentials][netrc]") {
+  Credentials c;
+  c.netrc = parse_netrc("machine example.org login ana password from-netrc\n");
+
+  SECTION("the configured https origin: the entry's login and password, once") {
+    CredentialOffer offer("https://example.org/team/e.git", c);
+    std::optional<Answer> a = offer.offer(password_request("https://example.org/team/e.git"));
+    REQUIRE(a);
+    CHECK(a->user == "ana");
+    CHECK(a->password == "from-netrc");
+    CHECK_FALSE(offer.offer(password_request("https://example.org/team/e.git")));
+    CHECK(offer.failure() == "authentication failed for https://example.org/team/e.git: the server refused the "
+                             "credentials");
+  }
+  SECTION("after the token, when the token is refused") {
+    c.token = "t0ken";
+    c.token_url = "https://example.org/team";
+    CredentialOffer offer("https://example.org/team/e.git", c);
+    std::optional<Answer> first = offer.offer(password_request("https://example.org/team/e.git"));
+    REQUIRE(first);
+    CHECK(first->password == "t0ken");
+    std::optional<Answer> second = offer.offer(password_request("https://example.org/team/e.git"));
+    REQUIRE(second);
+    CHECK(second->password == "from-netrc");
+  }
+  SECTION("plain http: nothing, and the refusal says why") {
+    CredentialOffer offer("http://example.org/team/e.git", c);
+    CHECK_FALSE(offer.offer(password_request("http://example.org/team/e.git")));
+    CHECK(offer.failure() == "authentication failed for http://example.org/team/e.git: no credentials were offered: "
+                             "~/.netrc's entry for example.org goes over https only, and http://example.org:80 is "
+                             "plain http");
+  }
+  SECTION("another host: nothing") {
+    CredentialOffer offer("https://other.example.org/e.git", c);
+    CHECK_FALSE(offer.offer(password_request("https://other.example.org/e.git")));
+    CHECK(offer.failure().find("from-netrc") == std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace kistore
