@@ -218,6 +218,11 @@ class Walker {
         if (same_name && old.bytes == e.bytes) continue;  // same name, mode and id
         check_entry(e, same_name ? &old : nullptr, dir, depth);
       }
+      if (first)
+        problem(ProblemKind::kLayout, dir,
+                "an empty folder (the tree " + oid_str(to) + " has no entry); a store holds none, and git keeps none in a "
+                "work tree",
+                WalkFault::kEmptyTree);
     } catch (const Error&) {
       problem(ProblemKind::kObjectCorrupt, dir, "the tree " + oid_str(to) + " is malformed", WalkFault::kTreeFormat);
     }

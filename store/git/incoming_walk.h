@@ -97,6 +97,7 @@ enum class WalkFault {
   kBadMode,      // an entry whose mode is neither 100644 nor 40000 (nor 160000)
   kSubmodule,    // an entry of mode 160000
   kTooDeep,      // a path past kMaxTreeDepth
+  kEmptyTree,    // a folder with nothing in it (kistore writes none; git keeps none in a work tree)
 };
 
 struct WalkResult {

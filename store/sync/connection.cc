@@ -193,6 +193,22 @@ void Connection::check(int rc, std::string_view what) const {
     throw RemoteError("refused to follow remote " + where() + ": it redirected to another host (" +
                       scrub(git::last_error()) + "); kistore talks only to the host configured, and sent nothing there");
   std::string detail = scrub(git::last_error());
+  if (detail.find('\n') != std::string::npos) {
+    // Lines of text: what the server wrote before it hung up (libgit2 hands
+    // on an ssh server's standard error, as gitolite's "W any evidence
+    // reader DENIED"): the connection was made and the server turned it down.
+    std::string said;
+    std::size_t start = 0;
+    while (start < detail.size()) {
+      std::size_t end = detail.find('\n', start);
+      if (end == std::string::npos) end = detail.size();
+      std::string line = detail.substr(start, end - start);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") != std::string::npos) said += (said.empty() ? "" : " | ") + line;
+      start = end + 1;
+    }
+    throw RemoteError("the remote " + where() + " turned the connection down; the server said: " + said);
+  }
   if (rc == GIT_EAUTH || detail.find("authentication") != std::string::npos || detail.find("401") != std::string::npos)
     throw RemoteError("authentication failed for " + redact_url(state_->url) + ": " + detail);
   throw RemoteError(std::string(what) + " remote " + where() + ": " + detail);

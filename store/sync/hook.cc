@@ -17,6 +17,30 @@ namespace {
 
 constexpr char kNoId[] = "0000000000000000000000000000000000000000";
 
+// The pushed objects as the walk reads them, trusting only what the store's
+// branch reaches: a server's object folder also holds what earlier pushes
+// carried beside their commits and no ref reaches, so being there is no
+// proof of having been checked. Commits the old head reaches are the
+// store's; every tree and blob is read and checked wherever it differs from
+// the first parent's at its path.
+class PushedSource final : public git::ObjectSource {
+ public:
+  PushedSource(git::ObjectSource& inner, git_repository* repo, const std::optional<git_oid>& head)
+      : inner_(inner), repo_(repo), head_(head) {}
+  std::optional<git::ObjectRefusal> read(const git_oid& id, git_object_t type, git::ObjectBytes* out) override {
+    return inner_.read(id, type, out);
+  }
+  bool in_store(const git_oid& id) override { return head_ && git::descends_from(repo_, *head_, id); }
+  std::optional<git::ObjectRefusal> stored_as(const git_oid& id, git_object_t type) override {
+    return inner_.stored_as(id, type);
+  }
+
+ private:
+  git::ObjectSource& inner_;
+  git_repository* repo_;
+  std::optional<git_oid> head_;
+};
+
 bool is_hex_id(const std::string& s) {
   return s.size() == 40 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
@@ -70,12 +94,17 @@ PushVerdict check_push(const std::string& gitdir, const std::string& quarantine,
                  ", the store's head: its history would be rewritten (a forced push)");
       continue;
     }
+    // A tree with nothing of kistore's (a README, an empty tree) is no store.
+    if (std::optional<Problem> none = not_a_store(pushed.get(), next, u.ref)) {
+      verdict.problems.push_back(*none);
+      continue;
+    }
     // Every object the new commits bring, read and rehashed where it waits.
-    git::QuarantineSource source(pushed.get(), store.get());
+    git::QuarantineSource objects(pushed.get(), store.get());
+    PushedSource source(objects, pushed.get(), old);
     git::WalkResult walk = git::walk_incoming(source, next, IncomingChecker::kMaxProblems);
     verdict.objects += walk.objects;
     if (!walk.problems.empty()) {
-      if (std::optional<Problem> none = not_a_store(pushed.get(), next, u.ref)) verdict.problems.push_back(*none);
       for (Problem& p : walk.problems) verdict.problems.push_back(std::move(p));
       continue;
     }
@@ -88,10 +117,7 @@ PushVerdict check_push(const std::string& gitdir, const std::string& quarantine,
     const std::vector<git_oid> fresh = git::commits_to_take(pushed.get(), next, old ? &*old : nullptr);
     for (std::size_t i = 0; i < fresh.size() && !checker.full(); ++i) checker.check_commit(fresh[i]);
     verdict.commits += fresh.size();
-    std::vector<Problem> problems = checker.take_problems();
-    if (!problems.empty())
-      if (std::optional<Problem> none = not_a_store(pushed.get(), next, u.ref)) verdict.problems.push_back(*none);
-    for (Problem& p : problems) verdict.problems.push_back(std::move(p));
+    for (Problem& p : checker.take_problems()) verdict.problems.push_back(std::move(p));
   }
   return verdict;
 }

@@ -182,6 +182,7 @@ Shape check_shape(const VerifyState& state) {
       case git::WalkFault::kBadMode:
       case git::WalkFault::kTooDeep:
       case git::WalkFault::kTreeOrder:
+      case git::WalkFault::kEmptyTree:
         out.problems.push_back(std::move(shape.problems[i]));
         break;
       case git::WalkFault::kSubmodule:

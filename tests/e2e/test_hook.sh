@@ -87,6 +87,59 @@ refused origin :main
 assert_contains "$ERR" "deletes the store's branch" "a deletion: says why"
 pass "(d) a second branch and the deletion of the store's branch are refused"
 
+# (e) an empty folder, at the root and inside the index: kistore writes none,
+# and a store holding one cannot be written by the stores that clone it.
+git -C "$C" reset -q --hard origin/main
+empty=$(git -C "$C" mktree </dev/null)
+with_empty() {  # with_empty junk|refs/junk : HEAD's tree with an empty folder there (git mktree)
+    local folder=$1 refs
+    if [[ $folder == junk ]]; then
+        { git -C "$C" ls-tree HEAD; printf '040000 tree %s\tjunk\n' "$empty"; } | git -C "$C" mktree
+    else
+        refs=$({ git -C "$C" ls-tree HEAD:refs; printf '040000 tree %s\tjunk\n' "$empty"; } | git -C "$C" mktree)
+        { git -C "$C" ls-tree HEAD | grep -v $'\trefs$'; printf '040000 tree %s\trefs\n' "$refs"; } | git -C "$C" mktree
+    fi
+}
+for where in junk refs/junk; do
+    tree=$(with_empty "$where")
+    commit=$(git -C "$C" commit-tree "$tree" -p HEAD -m "an empty folder")
+    refused origin "$commit:refs/heads/main"
+    assert_contains "$ERR" "an empty folder" "$where: says what it is"
+done
+pass "(e) an empty folder, at the root or below refs/, is refused"
+
+# (f) trees smuggled beside a harmless commit (a raw receive-pack push: the
+# pack carries objects no ref reaches), then a stock push of a commit on
+# them: being in the server's object folder is no proof of having been
+# checked, so the second push is walked and refused.
+head=$(git -C "$C" rev-parse HEAD)
+meta=$(git -C "$C" ls-tree -r --name-only HEAD refs/metadata | head -1)
+[[ -n $meta ]] || meta=$(git -C "$C" ls-tree -r --name-only HEAD refs/levels | head -1)
+git -C "$C" update-index --chmod=+x "$meta"
+bad_tree=$(git -C "$C" write-tree)
+git -C "$C" reset -q --hard
+harmless=$(git -C "$C" commit-tree "HEAD^{tree}" -p HEAD -m "nothing changes")
+# shellcheck disable=SC2046
+(cd "$C" && "$PY" "$here/lib/raw_receive_pack.py" 127.0.0.1 "$GIT_DAEMON_PORT" /ev.git "$head" "$harmless" \
+    refs/heads/main "$harmless" $(git rev-list --objects "$bad_tree" --not HEAD | cut -d' ' -f1)) >"$W/raw.out" 2>&1 || true
+assert_eq "$harmless" "$(head_of "$SERVER")" "the harmless commit was taken"
+[[ $(git --git-dir="$SERVER" cat-file -t "$bad_tree") == tree ]] || fail "the bad tree was not smuggled in"
+git -C "$C" fetch -q origin
+on_bad=$(git -C "$C" commit-tree "$bad_tree" -p "$harmless" -m "on the smuggled tree")
+refused origin "$on_bad:refs/heads/main"
+assert_contains "$ERR" "mode 100755" "the smuggled executable is found"
+pass "(f) trees smuggled in beside a harmless push are walked when a later push uses them, and refused"
+
+# (g) a first push of an empty tree into an empty server repository.
+git init -q --bare -b main "$W/served/fresh.git"
+cp "$SERVER/hooks/pre-receive" "$W/served/fresh.git/hooks/pre-receive"
+root=$(git -C "$C" commit-tree "$empty" -m "empty")
+before=$(git --git-dir="$W/served/fresh.git" for-each-ref | wc -l)
+ERR=$(git -C "$C" push "$GIT_DAEMON_URL/fresh.git" "$root:refs/heads/main" 2>&1) && fail "an empty tree was taken" || true
+assert_contains "$ERR" "not a kistore store" "an empty first push: says it is no store"
+assert_eq "$before" "$(git --git-dir="$W/served/fresh.git" for-each-ref | wc -l)" "no ref was made"
+pass "(g) a first push of an empty tree into an empty server is refused as no store"
+
 # Every store that pulls from the server stays whole.
 assert_exit 0 ks clone "$URL" "$W/clone"
 assert_exit 0 ks --store "$W/clone" verify
@@ -96,6 +149,21 @@ assert_exit 0 ks --store "$W/clone" pull "$URL"
 assert_exit 0 ks --store "$W/clone" verify
 assert_exit 0 git --git-dir="$SERVER" fsck --strict --no-dangling
 pass "after every refusal the server verifies in a clone, takes kistore's next push, and passes git fsck --strict"
+
+# A server without the hook: a pull refuses the empty folder, and verify names
+# one in a store's own head.
+git clone -q --bare "$SERVER" "$W/unguarded.git"
+git -C "$C" fetch -q origin
+git -C "$C" reset -q --hard origin/main
+tree=$(with_empty refs/junk)
+commit=$(git -C "$C" commit-tree "$tree" -p "$(git --git-dir="$W/unguarded.git" rev-parse main)" -m "an empty folder")
+git -C "$C" push -q "$W/unguarded.git" "$commit:refs/heads/main"
+pull_refused "$W/clone" "$W/unguarded.git" "a pull of an empty folder" "an empty folder"
+cp -r "$W/unguarded.git" "$W/hollow.git"
+assert_exit 1 ks --store "$W/hollow.git" verify
+assert_contains "$OUT$ERR" "refs/junk: " "verify names the empty folder"
+assert_contains "$OUT$ERR" "an empty folder" "and says what it is"
+pass "without the hook, a pull refuses an empty folder (store unchanged) and verify reports one"
 
 # The hook's own input: what receive-pack would never write is exit 2.
 OUT=$(printf 'not a ref line\n' | GIT_DIR=$SERVER "$KISTORE" hook pre-receive 2>&1) && rc=0 || rc=$?
