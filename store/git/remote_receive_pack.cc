@@ -260,14 +260,22 @@ class ServerWords {
   }
   std::vector<std::string> take() {
     end_line();
-    if (dropped_) lines_.push_back("(" + std::to_string(dropped_) + " more lines)");
+    if (dropped_) {
+      std::string more = "(";  // no "literal" + std::string: GCC 12 -O3 -Wrestrict misreads it
+      more += std::to_string(dropped_);
+      more += " more lines)";
+      lines_.push_back(std::move(more));
+    }
     dropped_ = 0;
     return std::move(lines_);
   }
   // "; the remote said: <line> | <line>", or "" when it said nothing.
   std::string said() {
     std::string out;
-    for (const std::string& l : take()) out += (out.empty() ? "; the remote said: " : " | ") + printable(l);
+    for (const std::string& l : take()) {
+      out += out.empty() ? "; the remote said: " : " | ";
+      out += printable(l);
+    }
     return out;
   }
 

@@ -204,7 +204,12 @@ void Connection::check(int rc, std::string_view what) const {
       if (end == std::string::npos) end = detail.size();
       std::string line = detail.substr(start, end - start);
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.find_first_not_of(" \t") != std::string::npos) said += (said.empty() ? "" : " | ") + line;
+      if (line.find_first_not_of(" \t") == std::string::npos) {
+        start = end + 1;
+        continue;
+      }
+      if (!said.empty()) said += " | ";
+      said += line;
       start = end + 1;
     }
     throw RemoteError("the remote " + where() + " turned the connection down; the server said: " + said);

@@ -83,7 +83,10 @@ void tune_packing(Store& store, git_repository* packer) {
 // on the last push (raw: the command line escapes every error it prints).
 std::string remote_said(const Connection& conn) {
   std::string out;
-  for (const std::string& l : conn.messages()) out += (out.empty() ? "; the remote said: " : " | ") + l;
+  for (const std::string& l : conn.messages()) {
+    out += out.empty() ? "; the remote said: " : " | ";
+    out += l;
+  }
   return out;
 }
 
