@@ -209,8 +209,8 @@ pass "http redirects: to another host refused before any request there; to anoth
 p_err=$(free_port)
 start_hostile err "$here/lib/hostile_git_server.py" err "$p_err" "$SERVERS_DIR/ready-err"
 run_tame 4 "clone from a git:// server sending ERR with escapes" ks clone "git://127.0.0.1:$p_err/x.git" "$W/err-clone"
-assert_contains "$ERR" 'remote error: \x1b[2J\x1b[H\x1b]0;pwned\x07 access denied\nerror: fake second line \u{202e}' \
-    "ERR packet: shown escaped"
+assert_contains "$ERR" 'the server said: remote error: \x1b[2J\x1b[H\x1b]0;pwned\x07 access denied | error: fake second line \u{202e}' \
+    "ERR packet: shown escaped, its line break no line of its own"
 assert_contains "$ERR" "…" "ERR packet: 65 KB of text cut with an ellipsis"
 [[ ! -e $W/err-clone ]] || fail "a refused clone left $W/err-clone behind"
 assert_exit 0 ks remote add errs "git://127.0.0.1:$p_err/x.git"
