@@ -132,6 +132,22 @@ std::vector<std::string> Snapshot::list(std::string_view dir) const {
   }
 }
 
+std::vector<Snapshot::Entry> Snapshot::entries(std::string_view dir) const {
+  std::vector<Entry> out;
+  const git::RawTree* t = raw_tree_index(dir);
+  if (!t) return out;
+  std::string_view rest = t->bytes();
+  try {
+    for (git::RawEntry e; git::next_entry(rest, e);) {
+      git_oid id = e.oid();
+      out.push_back(Entry{std::string(e.name), e.tree(), git::oid_str(id)});
+    }
+  } catch (const Error& error) {
+    throw Corruption((dir.empty() ? std::string("the root") : std::string(dir)) + ": " + error.what());
+  }
+  return out;
+}
+
 std::vector<std::string> Snapshot::list_libgit2(std::string_view dir) const {
   if (!tree_) return {};
   return git::folder_names(repo(), *tree_, dir);

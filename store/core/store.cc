@@ -294,6 +294,7 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   }
   for (const auto& [path, id] : change.links) changes.emplace(path, git::PathChange{git::parse_oid(id)});  // upserts win
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};
+  for (const auto& [path, id] : change.folders) changes.emplace(path + "/", git::PathChange{git::parse_oid(id), true});
 
   git_oid tree_id = git::build_tree(repo(), base.tree_id(), changes, out);
   std::string content = commit_text(base, tree_id, change, options);

@@ -79,6 +79,18 @@ class Snapshot {
   // Error(kIO) "reading <dir>: …" (libgit2's message) when a tree on the
   // way cannot be read or parsed.
   std::vector<std::string> list(std::string_view dir) const;
+  // An entry of a folder: its name, whether it is a folder, and its git id
+  // (40 hex digits).
+  struct Entry {
+    std::string name;
+    bool folder = false;
+    std::string id;
+    friend bool operator==(const Entry&, const Entry&) = default;
+  };
+  // The entries of the folder `dir` ("" for the root), in tree order; empty
+  // if there is none. Error(kCorruption) naming the folder when a tree on the
+  // way cannot be read or is malformed.
+  std::vector<Entry> entries(std::string_view dir) const;
   // Calls fn(path, bytes) for every blob below `dir`, depth first, in tree
   // order, and other(path) for entries that are neither blobs nor trees
   // (submodule links), which no store should hold. Reads through libgit2;
@@ -173,6 +185,10 @@ struct ChangeSet {
   // the other side's entries as they are rather than writing their bytes
   // again. A path in both maps takes its bytes from upserts.
   std::map<std::string, std::string> links;
+  // path -> the id (40 hex) of a tree the store already holds: a folder moved
+  // whole (format 3's trie, store/core/index_trees.h). Nothing of the change
+  // may lie beneath it.
+  std::map<std::string, std::string> folders;
   std::vector<std::string> removals;
   std::string op;       // the Kistore-Op trailer: add, attest, rerun, merge, import
   std::string summary;  // one line

@@ -204,9 +204,12 @@ class LooseWriter final : public ObjectWriter {
   std::unordered_set<git_oid, OidHash, OidEq> seen_;
 };
 
-// A change to one path of a tree: a blob (upsert) or nothing (removal).
+// A change to one path of a tree: a blob (upsert), a folder given whole by
+// its tree's id (a folder moved: nothing is read or written beneath it), or
+// nothing (removal).
 struct PathChange {
   std::optional<git_oid> blob;  // nullopt: remove the path
+  bool tree = false;            // `blob` is the id of a tree the store holds
 };
 
 // A change of at most this many paths is small: its trees are deflated
@@ -215,13 +218,15 @@ constexpr std::size_t kSmallTreeChange = 1024;
 
 // The tree that `base` (null: the empty tree) becomes with changes handed
 // over one path at a time, in strictly increasing bytewise order of their
-// full paths (which is git's tree order, folder by folder). Every new tree is
+// full paths (which is git's tree order, folder by folder; a folder given
+// whole is named with a trailing "/", as "refs/groups/3/"). Every new tree is
 // written to `out` as soon as its folder is complete; only the folders on the
 // current path (at most the tree depth) are held. Folders left empty
 // disappear; a change to a name replaces the base entry of that name,
-// whatever its kind. Error(kIO) when a path comes out of order, is empty or
+// whatever its kind, and a removal followed by paths beneath its name makes
+// a new folder there without the old one's entries. Error(kIO) when a path comes out of order, is empty or
 // has an empty segment, or names as a folder what a change just made a
-// blob; Error(kCorruption) when a base tree cannot be read.
+// blob or a whole folder; Error(kCorruption) when a base tree cannot be read.
 class TreeStream {
  public:
   // `repo` reads the base trees; `out` must outlive the stream. `small`: a

@@ -50,8 +50,13 @@ struct TreeStream::Impl {
     // (a blob where the base has a folder), which come later in git's order
     // and must not be copied then.
     std::vector<std::string> skip;
-    std::string last_name;  // the last name written by a change, and whether it was a blob
-    bool last_blob = false;
+    // The last name written by a change, and whether it was a blob or a
+    // folder given whole: no later change may go beneath it.
+    // A removal followed by paths beneath its name makes a new folder there,
+    // without the old one's entries.
+    std::string last_name;
+    bool last_whole = false;
+    bool last_removed = false;
   };
 
   Impl(git_repository* repo, const git_oid* base, ObjectWriter& out, int tree_level)
@@ -122,11 +127,14 @@ struct TreeStream::Impl {
 
   void open_folder(std::string_view name) {
     Folder& parent = stack.back();
-    if (parent.last_blob && parent.last_name == name)
-      throw Error(ErrorCode::kIO, "tree: " + parent.dir + std::string(name) + " is changed both as a file and as a folder");
+    if (parent.last_whole && parent.last_name == name)
+      throw Error(ErrorCode::kIO, "tree: " + parent.dir + std::string(name) +
+                                      " is changed whole and again beneath it");
     std::optional<git_oid> base_tree = copy_before(parent, name, true);
+    if (parent.last_removed && parent.last_name == name) base_tree.reset();
     parent.last_name = std::string(name);
-    parent.last_blob = false;
+    parent.last_whole = false;
+    parent.last_removed = false;
     Folder f;
     f.dir = parent.dir + std::string(name) + "/";
     if (base_tree) open_base(f, *base_tree, f.dir.substr(0, f.dir.size() - 1));
@@ -134,21 +142,30 @@ struct TreeStream::Impl {
   }
 
   void change(std::string_view path, const PathChange& c) {
+    const bool tree = c.blob && c.tree;
+    // A folder given whole is named with its "/", so that it comes where git
+    // sorts it (after "name-x"); every other change without one.
+    if (tree != (!path.empty() && path.back() == '/'))
+      throw Error(ErrorCode::kIO, "tree: \"" + std::string(path) + "\" must " + (tree ? "" : "not ") +
+                                      "end in \"/\" for this change");
+    const std::string_view full = path;
+    if (tree) path.remove_suffix(1);
     if (path.empty() || path.front() == '/' || path.back() == '/' || path.find("//") != std::string_view::npos)
-      throw Error(ErrorCode::kIO, "tree: not a path: \"" + std::string(path) + "\"");
-    if (!last_path.empty() && !(std::string_view(last_path) < path))
-      throw Error(ErrorCode::kIO, "tree: path \"" + std::string(path) + "\" comes after \"" + last_path +
+      throw Error(ErrorCode::kIO, "tree: not a path: \"" + std::string(full) + "\"");
+    if (!last_path.empty() && !(std::string_view(last_path) < full))
+      throw Error(ErrorCode::kIO, "tree: path \"" + std::string(full) + "\" comes after \"" + last_path +
                                       "\"; changes must come in increasing order");
-    last_path.assign(path);
+    last_path.assign(full);
     while (stack.size() > 1 && !path.starts_with(stack.back().dir)) close_top();
     std::string_view rel = path.substr(stack.back().dir.size());
     for (std::size_t slash; (slash = rel.find('/')) != std::string_view::npos; rel.remove_prefix(slash + 1))
       open_folder(rel.substr(0, slash));
     Folder& f = stack.back();
-    copy_before(f, rel, false);
-    if (c.blob) append_entry(f.text, "100644", rel, c.blob->id);
+    copy_before(f, rel, tree);
+    if (c.blob) append_entry(f.text, tree ? "40000" : "100644", rel, c.blob->id);
     f.last_name = std::string(rel);
-    f.last_blob = c.blob.has_value();
+    f.last_whole = c.blob.has_value();
+    f.last_removed = !c.blob;
   }
 
   git_oid finish() {

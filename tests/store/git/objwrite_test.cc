@@ -153,7 +153,54 @@ TEST_CASE("TreeStream: the tree git's own index builds, reading only what change
     git::PackWriter more(r.dir + "/objects/pack");
     git::TreeStream stream(r.repo, &base_id, more);
     stream.change("q", {b});
-    CHECK_THROWS_WITH(stream.change("q/r", {b}), Catch::Contains("both as a file and as a folder"));
+    CHECK_THROWS_WITH(stream.change("q/r", {b}), Catch::Contains("changed whole and again beneath it"));
+  }
+}
+
+// A folder's tree id, read with stock git.
+std::string git_subtree(const Repo& r, const git_oid& root, const std::string& path) {
+  return trim(r.git("rev-parse " + git::oid_str(root) + ":" + path));
+}
+
+TEST_CASE("TreeStream: a folder given whole moves as it is, and a removed folder is rebuilt afresh",
+          "[objwrite][tree]") {
+  Repo r;
+  git_oid a = r.blob("a"), b = r.blob("b"), c = r.blob("c");
+  // What format 3's trie does when a folder splits: refs/g/3ab moves whole
+  // to refs/g/3a/b, a file 3a/1 beside it, and when a folder falls back to
+  // a file: refs/g/7 (a folder) becomes the file 7.
+  std::map<std::string, git_oid> base = {{"g/3ab/0", a}, {"g/3ab/1", b}, {"g/3-x", a},
+                                         {"g/7/0", a},   {"g/7/1", b},   {"g/9", c}};
+  git_oid base_id;
+  REQUIRE(git_oid_fromstr(&base_id, git_tree_of(r, base).c_str()) == 0);
+  git_oid moved;
+  REQUIRE(git_oid_fromstr(&moved, git_subtree(r, base_id, "g/3ab").c_str()) == 0);
+
+  std::map<std::string, git::PathChange> changes = {
+      {"g/3a/1", {c}}, {"g/3a/b/", {moved, true}}, {"g/3ab", {}}, {"g/7", {}}, {"g/7/1", {c}}};
+  git::PackWriter out(r.dir + "/objects/pack");
+  git_oid got = git::build_tree(r.repo, &base_id, changes, out);
+  out.finish();
+  std::map<std::string, git_oid> want = {{"g/3a/1", c}, {"g/3a/b/0", a}, {"g/3a/b/1", b},
+                                         {"g/3-x", a},  {"g/7/1", c},    {"g/9", c}};
+  CHECK(git::oid_str(got) == git_tree_of(r, want));
+  CHECK(git_subtree(r, got, "g/3a/b") == git::oid_str(moved));  // the same tree, not a copy
+  CHECK(sh("git --git-dir=" + quote(r.dir) + " fsck --strict --no-dangling").rc == 0);
+
+  SECTION("a folder given whole sorts as git sorts it, after name-x") {
+    git::PackWriter more(r.dir + "/objects/pack");
+    git_oid t = git::build_tree(r.repo, nullptr, {{"p-x", {a}}, {"p/", {moved, true}}}, more);
+    more.finish();
+    CHECK(sh("git --git-dir=" + quote(r.dir) + " ls-tree " + git::oid_str(t)).out ==
+          "100644 blob " + git::oid_str(a) + "\tp-x\n040000 tree " + git::oid_str(moved) + "\tp\n");
+  }
+  SECTION("a folder given whole must be named with its slash, and nothing may go beneath it") {
+    git::PackWriter more(r.dir + "/objects/pack");
+    git::TreeStream stream(r.repo, &base_id, more);
+    CHECK_THROWS_WITH(stream.change("g/5", {moved, true}), Catch::Contains("must end in \"/\""));
+    CHECK_THROWS_WITH(stream.change("g/5/", {b}), Catch::Contains("must not end in \"/\""));
+    stream.change("g/5/", {moved, true});
+    CHECK_THROWS_WITH(stream.change("g/5/0", {b}), Catch::Contains("changed whole and again beneath it"));
   }
 }
 
