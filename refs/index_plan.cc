@@ -132,22 +132,22 @@ class Planner {
     std::vector<KeyedLine> lines;
     for (std::size_t start = 0; start < bytes.size();) {
       const std::size_t end = bytes.find('\n', start);
-      const std::string at = "index file " + path + ":" + std::to_string(lines.size() + 1) + ": ";
+      const std::string at = reader_.where(path) + ":" + std::to_string(lines.size() + 1) + ": ";
       if (end == std::string::npos) throw Corruption(at + "expected a line ending in \"\\n\", found the file's end");
       const std::string line = bytes.substr(start, end + 1 - start);
       const std::string_view key = line_key(line);
       if (key.empty() || !key.starts_with(prefix))
         throw Corruption(at + "expected a line beginning {\"@key\":\"" + prefix + "…\", found " + quoted_excerpt(line));
       if (key.size() != digits_)
-        throw std::invalid_argument("plan_trie_update: keys of " + std::to_string(digits_) + " digits for a trie (" +
-                                    at + ") whose keys have " + std::to_string(key.size()));
+        throw Corruption(at + "expected a key of " + std::to_string(digits_) + " hex digits, found one of " +
+                         std::to_string(key.size()));
       if (!lines.empty() && !(lines.back().key < key))
         throw Corruption(at + "expected keys in ascending order, found " + std::string(key) + " after " +
                          lines.back().key);
       lines.push_back({std::string(key), line});
       start = end + 1;
     }
-    if (lines.empty()) throw Corruption("index file " + path + ": expected at least one line, found none");
+    if (lines.empty()) throw Corruption(reader_.where(path) + ": expected at least one line, found none");
     return files_.emplace(path, std::move(lines)).first->second;
   }
 

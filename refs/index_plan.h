@@ -56,6 +56,9 @@ class TrieReader {
   virtual std::vector<Entry> list(const std::string& path) = 0;
   // The bytes of the file at `path` (a path that list() named as a file).
   virtual std::string read(const std::string& path) = 0;
+  // How messages name the file at `path`: "index file <path>" unless the
+  // reader knows its place ("refs/groups/<path>").
+  virtual std::string where(const std::string& path) const { return "index file " + path; }
 };
 
 // A TrieReader over files in memory (build_trie's form).
@@ -104,12 +107,14 @@ using TriePlan = std::map<std::string, TrieEdit>;
 // The edits that turn the trie `reader` shows (build_trie of its lines with
 // T = max_lines) into build_trie of its lines with `changes` made. A change
 // that changes nothing (a put of the line already there, a removal of a key
-// that has none) makes no edit. Throws std::invalid_argument when a key is
-// not lowercase hex of one length (the length of the keys in the files it
-// reads), a line does not begin {"@key":"<its key>" or end in "\n", or a key
-// is put twice or both put and removed; Error(kCorruption) when a file read
-// is not sorted lines under its path's digits, each starting
-// {"@key":"<hex>"; Error(kInvalidInput), as build_trie, when the new lines
+// that has none) makes no edit. Throws std::invalid_argument when the
+// changed keys are not lowercase hex of one length, a line does not begin
+// {"@key":"<its key>" or end in "\n", or a key is put twice or both put and
+// removed; Error(kCorruption), naming the file as reader.where does, when a
+// file read is not sorted lines under its path's digits, each starting
+// {"@key":"<hex>" with as many digits as the changed keys (callers render
+// those from facts, so a file of other keys is what is wrong);
+// Error(kInvalidInput), as build_trie, when the new lines
 // would need a folder the plan makes or moves more than kTrieMaxFolders
 // folders deep. (A split moves a folder one level down without reading
 // below it: files already at the bound inside it would pass it unseen, which

@@ -333,7 +333,8 @@ TEST_CASE("plan_trie_update refuses changes that are not a family's keyed lines"
   CHECK_THROWS_AS(plan({{}, {k2, k2}}), std::invalid_argument);
   CHECK_THROWS_AS(plan({{{k2, level_line(k10)}}, {}}), std::invalid_argument);              // another key's line
   CHECK_THROWS_AS(plan({{{k2, "{\"@key\":\"" + k2 + "\"}"}}, {}}), std::invalid_argument);  // no "\n"
-  CHECK_THROWS_AS(plan({{}, {"12"}}), std::invalid_argument);                               // not 64 digits
+  // Keys of another length than the files': the files are what is wrong.
+  CHECK_THROWS_WITH(plan({{}, {"12"}}), Catch::Contains("index file 1:1: expected a key of 2 hex digits"));
   CHECK_THROWS_AS(plan({{}, {std::string(64, 'A')}}), std::invalid_argument);
   CHECK_THROWS_AS(plan_trie_update(reader, {{}, {k2}}, 0), std::invalid_argument);
   // A file that is not sorted lines under its path's digits.

@@ -1,0 +1,134 @@
+#include "store/core/index_trees.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "objects/error.h"
+
+namespace kistore {
+
+std::string family_dir(Family family) { return "refs/" + std::string(family_name(family)); }
+
+std::vector<TrieReader::Entry> SnapshotTrie::list(const std::string& path) {
+  std::vector<Entry> out;
+  for (const Snapshot::Entry& e : snapshot_.entries(full(path))) out.push_back(Entry{e.name, e.folder});
+  return out;
+}
+
+std::string SnapshotTrie::read(const std::string& path) {
+  auto bytes = snapshot_.read(full(path));
+  if (!bytes) throw Corruption(full(path) + ": expected an index file, found none");
+  return *std::move(bytes);
+}
+
+void IndexChanges::put(const IndexFact& fact) {
+  families[family_of(fact)].put.push_back(KeyedLine{fact_key(fact), render_line(fact)});
+}
+
+void IndexChanges::remove(Family family, std::string key) { families[family].remove.push_back(std::move(key)); }
+
+void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change) {
+  for (const auto& [family, family_changes] : changes.families) {
+    SnapshotTrie reader(base, family);
+    const std::string dir = family_dir(family) + "/";
+    for (auto& [path, edit] : plan_trie_update(reader, family_changes)) {
+      const std::string full = path.empty() ? family_dir(family) : dir + path;
+      switch (edit.kind) {
+        case TrieEdit::Kind::kWrite:
+          change.upserts[full] = std::move(edit.bytes);
+          break;
+        case TrieEdit::Kind::kRemove:
+          change.removals.push_back(full);
+          break;
+        case TrieEdit::Kind::kMove: {
+          const std::string from = dir + edit.from;
+          const std::size_t slash = from.rfind('/');
+          std::optional<Snapshot::Entry> moved;
+          for (Snapshot::Entry& e : base.entries(from.substr(0, slash)))
+            if (e.name == from.substr(slash + 1)) moved = std::move(e);
+          if (!moved) throw std::logic_error("index plan moves " + from + ", which the tree lacks");
+          if (moved->folder)
+            change.folders[full] = moved->id;
+          else
+            change.links[full] = moved->id;
+          break;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// Calls fn(path relative to refs/<family>/, prefix it stands for) for each
+// file whose keys may start with `digits`: the files of the one folder the
+// digits lead to (all of them when the digits end inside a folder's name or
+// at a folder), or the one file they lead to.
+template <typename Fn>
+void files_for(const Snapshot& snapshot, Family family, const std::string& digits, Fn&& fn) {
+  const std::string root = family_dir(family);
+  std::string dir;        // relative to root: "" or "<names>/"
+  std::size_t at = 0;     // digits `dir` stands for
+  std::vector<std::pair<std::string, std::size_t>> all;  // folders to take whole: (dir, digits it stands for)
+  for (;;) {
+    const std::string here = dir.empty() ? root : root + "/" + dir.substr(0, dir.size() - 1);
+    const std::string_view rest = std::string_view(digits).substr(at);
+    if (rest.empty()) {
+      all.emplace_back(dir, at);
+      break;
+    }
+    std::optional<std::pair<std::string, std::size_t>> next;
+    for (const Snapshot::Entry& e : snapshot.entries(here)) {
+      if (e.folder) {
+        if (rest.starts_with(e.name)) next.emplace(dir + e.name + "/", at + e.name.size());
+        else if (std::string_view(e.name).starts_with(rest)) all.emplace_back(dir + e.name + "/", at + e.name.size());
+      } else if (e.name.size() == 1 && e.name[0] == rest[0]) {
+        fn(dir + e.name);
+      }
+    }
+    if (!next) break;
+    dir = next->first;
+    at = next->second;
+  }
+  // Whole folders, depth first in tree order.
+  while (!all.empty()) {
+    auto [folder, n] = all.back();
+    all.pop_back();
+    const std::string here = root + "/" + folder.substr(0, folder.size() - 1);
+    std::vector<std::pair<std::string, std::size_t>> below;
+    for (const Snapshot::Entry& e : snapshot.entries(folder.empty() ? root : here)) {
+      if (e.folder) below.emplace_back(folder + e.name + "/", n + e.name.size());
+      else fn(folder + e.name);
+    }
+    for (auto it = below.rbegin(); it != below.rend(); ++it) all.push_back(*it);
+  }
+}
+
+std::vector<IndexFact> read_file(const Snapshot& snapshot, Family family, const std::string& path) {
+  const std::string full = family_dir(family) + "/" + path;
+  auto bytes = snapshot.read(full);
+  if (!bytes) throw Corruption(full + ": expected an index file, found none");
+  return parse_index_file(family, full, trie_prefix(path), *bytes);
+}
+
+}  // namespace
+
+std::optional<IndexFact> find_fact(const Snapshot& snapshot, Family family, const std::string& key) {
+  std::optional<IndexFact> found;
+  files_for(snapshot, family, key, [&](const std::string& path) {
+    for (IndexFact& fact : read_file(snapshot, family, path))
+      if (fact_key(fact) == key) found = std::move(fact);
+  });
+  return found;
+}
+
+std::vector<IndexFact> facts_with_prefix(const Snapshot& snapshot, Family family, const std::string& prefix) {
+  std::vector<IndexFact> out;
+  files_for(snapshot, family, prefix, [&](const std::string& path) {
+    for (IndexFact& fact : read_file(snapshot, family, path))
+      if (fact_key(fact).starts_with(prefix)) out.push_back(std::move(fact));
+  });
+  return out;
+}
+
+}  // namespace kistore

@@ -1,0 +1,194 @@
+// Format 3's index written through a store's commits (store/core/index_trees.h):
+// whatever order and batching the facts come in, the refs/ tree is
+// build_trie of them, and stock git agrees the trees are well formed.
+#include "store/core/index_trees.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "objects/digest.h"
+#include "objects/error.h"
+#include "refs/index_trie.h"
+#include "tests/store/support.h"
+
+namespace kistore {
+namespace {
+
+using namespace test_support;
+
+Digest digest_of(const std::string& text) { return Digest::of(text); }
+
+// Runs in a few groups (so that the groups family folds a group's 64 digits
+// into one folder name and splits below it), a claim of each upstream id,
+// some levels and reruns.
+std::vector<IndexFact> facts(std::size_t runs) {
+  std::vector<IndexFact> out;
+  for (std::size_t i = 0; i < runs; ++i) {
+    const Digest run = digest_of("run " + std::to_string(i));
+    const Digest key = digest_of("group " + std::to_string(i % 3));
+    out.push_back(GroupFact{key, run, Measurement{"latency", "median", "ns", 1000.0 + static_cast<double>(i)}});
+    out.push_back(SourceFact{"liger", "op/" + std::to_string(i), run});
+    if (i % 7 == 0) {
+      const Digest rerun = digest_of("rerun " + std::to_string(i));
+      out.push_back(LevelFact{run, Level::kReproduced, rerun});
+      out.push_back(RerunFact{run, rerun, Level::kReproduced, 1.01});
+    }
+  }
+  return out;
+}
+
+// Commits `all` in batches of the given sizes (cycled), in that order.
+std::string commit_in_batches(Store& store, const std::vector<IndexFact>& all, const std::vector<std::size_t>& sizes) {
+  std::size_t at = 0, turn = 0;
+  while (at < all.size()) {
+    const std::size_t n = std::min(sizes[turn++ % sizes.size()], all.size() - at);
+    store.commit(
+        [&](const Snapshot& base) -> std::optional<ChangeSet> {
+          IndexChanges changes;
+          for (std::size_t i = at; i < at + n; ++i) changes.put(all[i]);
+          ChangeSet change;
+          apply_index_changes(base, changes, change);
+          change.op = "add";
+          change.summary = "add facts";
+          return change;
+        },
+        CommitOptions{.author = "T <t@example.org>", .time = 1700000000});
+    at += n;
+  }
+  Snapshot head = store.snapshot();
+  for (const Snapshot::Entry& e : head.entries(""))
+    if (e.name == "refs") return e.id;
+  FAIL("no refs/");
+  return "";
+}
+
+// One family's files as build_trie would hold them, read back from the store.
+TrieFiles files_of(const Snapshot& snapshot, Family family) {
+  TrieFiles files;
+  std::vector<std::string> dirs = {""};
+  while (!dirs.empty()) {
+    std::string dir = dirs.back();
+    dirs.pop_back();
+    for (const Snapshot::Entry& e : snapshot.entries(dir.empty() ? family_dir(family) : family_dir(family) + "/" + dir)) {
+      const std::string path = dir.empty() ? e.name : dir + "/" + e.name;
+      if (e.folder) dirs.push_back(path);
+      else files[path] = *snapshot.read(family_dir(family) + "/" + path);
+    }
+  }
+  return files;
+}
+
+TEST_CASE("format 3's index: the same facts make the same refs/ tree in any order and batching",
+          "[index3][store]") {
+  const std::vector<IndexFact> all = facts(900);  // 300 runs a group: each group a folder of files
+  TempDir tmp;
+  Store one = Store::init(tmp.path + "/one");
+  const std::string whole = commit_in_batches(one, all, {all.size()});
+
+  std::vector<IndexFact> shuffled = all;
+  std::mt19937 rng(7);
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  Store two = Store::init(tmp.path + "/two");
+  CHECK(commit_in_batches(two, shuffled, {1, 37, 5, 200, 2}) == whole);
+
+  std::vector<IndexFact> reversed(all.rbegin(), all.rend());
+  Store three = Store::init(tmp.path + "/three");
+  CHECK(commit_in_batches(three, reversed, {450}) == whole);
+
+  // What is there is build_trie of the facts, family by family, and its check holds.
+  Snapshot head = one.snapshot();
+  for (Family family : kFamilies) {
+    INFO(family_name(family));
+    std::vector<KeyedLine> lines;
+    for (const IndexFact& f : all)
+      if (family_of(f) == family) lines.push_back(KeyedLine{fact_key(f), render_line(f)});
+    std::sort(lines.begin(), lines.end(), [](const KeyedLine& a, const KeyedLine& b) { return a.key < b.key; });
+    const TrieFiles files = files_of(head, family);
+    CHECK(files == build_trie(lines));
+    CHECK(check_trie(family, files).empty());
+  }
+  // A group's runs: the groups family holds 900 lines, so it is folders.
+  CHECK(files_of(head, Family::kGroups).size() > 3);
+  CHECK(sh("git --git-dir=" + quote(tmp.path + "/two") + " fsck --strict --no-dangling").rc == 0);
+}
+
+TEST_CASE("format 3's index: find_fact and facts_with_prefix read the file a key is in", "[index3][store]") {
+  const std::vector<IndexFact> all = facts(900);
+  TempDir tmp;
+  Store store = Store::init(tmp.path + "/s");
+  commit_in_batches(store, all, {300});
+  Snapshot head = store.snapshot();
+  for (std::size_t i : {0u, 7u, 450u, 899u}) {
+    const Digest run = digest_of("run " + std::to_string(i));
+    INFO(i);
+    auto level = find_fact(head, Family::kLevels, run.hex());
+    CHECK(level.has_value() == (i % 7 == 0));
+    auto source = find_fact(head, Family::kSources, source_key("liger", "op/" + std::to_string(i)));
+    REQUIRE(source);
+    CHECK(std::get<SourceFact>(*source).run == run);
+  }
+  CHECK_FALSE(find_fact(head, Family::kSources, source_key("liger", "op/900")));
+  // A group's members: every line under the group key's 64 digits.
+  const Digest key = digest_of("group 1");
+  auto members = facts_with_prefix(head, Family::kGroups, key.hex());
+  CHECK(members.size() == 300);
+  CHECK(std::is_sorted(members.begin(), members.end(),
+                       [](const IndexFact& a, const IndexFact& b) { return fact_key(a) < fact_key(b); }));
+  for (const IndexFact& f : members) CHECK(std::get<GroupFact>(f).key == key);
+  CHECK(facts_with_prefix(head, Family::kGroups, "").size() == 900);
+  CHECK(facts_with_prefix(head, Family::kAttestations, "").empty());
+}
+
+TEST_CASE("format 3's index: a file out of order is refused with its path, nothing written", "[index3][store][errors]") {
+  TempDir tmp;
+  Store store = Store::init(tmp.path + "/s");
+  commit_in_batches(store, facts(40), {40});
+  // One of refs/sources/'s files with two lines swapped, committed as it is.
+  const std::string file = "refs/sources/" + store.snapshot().entries("refs/sources").front().name;
+  std::string bytes = *store.snapshot().read(file);
+  const std::size_t first = bytes.find('\n') + 1, second = bytes.find('\n', first) + 1;
+  REQUIRE(second != 0);
+  const std::string swapped = bytes.substr(first, second - first) + bytes.substr(0, first) + bytes.substr(second);
+  store.commit(
+      [&](const Snapshot&) -> std::optional<ChangeSet> {
+        ChangeSet change;
+        change.upserts[file] = swapped;
+        change.op = "add";
+        change.summary = "tamper";
+        return change;
+      },
+      CommitOptions{.author = "T <t@example.org>", .time = 1700000000});
+  Snapshot head = store.snapshot();
+  IndexChanges changes;
+  for (std::size_t i = 0; i < 40; ++i) {
+    // A new claim whose key goes into the tampered file.
+    SourceFact claim{"liger", "new/" + std::to_string(i), digest_of("x")};
+    if (source_key(claim.source, claim.external_id).substr(0, 1) == file.substr(file.size() - 1)) {
+      changes.put(claim);
+      break;
+    }
+  }
+  REQUIRE_FALSE(changes.empty());
+  ChangeSet change;
+  try {
+    apply_index_changes(head, changes, change);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorruption);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains(file));
+  }
+  // Reading a key of that file is refused the same way.
+  const std::string in_file = bytes.substr(9, 64);  // {"@key":"<64 hex>"
+  CHECK_THROWS_WITH(find_fact(head, Family::kSources, in_file), Catch::Contains(file));
+  // A fact put twice is a programming error, refused before anything is read.
+  IndexChanges twice;
+  twice.put(SourceFact{"liger", "op/1", digest_of("run 1")});
+  twice.put(SourceFact{"liger", "op/1", digest_of("run 2")});
+  CHECK_THROWS_AS(apply_index_changes(head, twice, change), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kistore
