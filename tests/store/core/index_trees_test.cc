@@ -3,6 +3,8 @@
 // build_trie of them, and stock git agrees the trees are well formed.
 #include "store/core/index_trees.h"
 
+#include "store/core/index_diff.h"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <random>
@@ -11,6 +13,7 @@
 
 #include "objects/digest.h"
 #include "objects/error.h"
+#include "store/core/layout_trees.h"
 #include "refs/index_trie.h"
 #include "tests/store/support.h"
 
@@ -188,6 +191,128 @@ TEST_CASE("format 3's index: a file out of order is refused with its path, nothi
   twice.put(SourceFact{"liger", "op/1", digest_of("run 1")});
   twice.put(SourceFact{"liger", "op/1", digest_of("run 2")});
   CHECK_THROWS_AS(apply_index_changes(head, twice, change), std::invalid_argument);
+}
+
+
+// The refs/ tree of the head, and the head's root tree id.
+const git_oid* head_tree(const Snapshot& s) { return s.tree_id(); }
+
+TEST_CASE("diff_facts: the lines two trees differ by, reading only the files that changed", "[index3][diff]") {
+  const std::vector<IndexFact> all = facts(900);
+  TempDir tmp;
+  Store store = Store::init(tmp.path + "/s");
+  commit_in_batches(store, all, {all.size()});
+  Snapshot first = store.snapshot();
+  LayoutTrees trees(store.repo());
+
+  SECTION("from nothing: every line, added, in key order") {
+    auto changes = diff_facts(trees, nullptr, head_tree(first), Family::kGroups);
+    REQUIRE(changes.size() == 900);
+    CHECK(std::is_sorted(changes.begin(), changes.end(),
+                         [](const FactChange& a, const FactChange& b) { return a.key < b.key; }));
+    for (const FactChange& c : changes) CHECK((!c.before && c.after && c.after->starts_with("{\"@key\":\"" + c.key)));
+    CHECK(diff_facts(trees, head_tree(first), head_tree(first), Family::kGroups).empty());
+  }
+  SECTION("a group that splits a folded folder name: one line, though a folder moved") {
+    // The group whose folder sits alone at the root, named by its 64 digits.
+    std::optional<Digest> alone;
+    for (const auto& e : first.entries(family_dir(Family::kGroups)))
+      for (int i = 0; i < 3; ++i)
+        if (e.folder && e.name == digest_of("group " + std::to_string(i)).hex()) alone = digest_of("group " + std::to_string(i));
+    REQUIRE(alone);
+    const Digest g0 = *alone;
+    std::optional<Digest> near;
+    for (int i = 0; i < 1000 && !near; ++i) {
+      Digest d = digest_of("other group " + std::to_string(i));
+      if (d.hex()[0] == g0.hex()[0] && d.hex()[1] != g0.hex()[1]) near = d;
+    }
+    REQUIRE(near);
+    const GroupFact added{*near, digest_of("lonely run"), std::nullopt};
+    commit_in_batches(store, {added}, {1});
+    Snapshot second = store.snapshot();
+    // The group's folder now sits one level down, the same tree.
+    const std::string new_folder = family_dir(Family::kGroups) + "/" + g0.hex().substr(0, 1);
+    std::string old_id, new_id;
+    for (const auto& e : first.entries(family_dir(Family::kGroups)))
+      if (e.name == g0.hex()) old_id = e.id;
+    for (const auto& e : second.entries(new_folder))
+      if (e.name == g0.hex().substr(1)) new_id = e.id;
+    REQUIRE_FALSE(old_id.empty());
+    CHECK(new_id == old_id);
+    auto changes = diff_facts(trees, head_tree(first), head_tree(second), Family::kGroups);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0] == FactChange{fact_key(added), std::nullopt, render_line(added)});
+    CHECK(diff_facts(trees, head_tree(second), head_tree(first), Family::kGroups) ==
+          std::vector<FactChange>{FactChange{fact_key(added), render_line(added), std::nullopt}});
+  }
+  SECTION("a line replaced: both sides") {
+    const Digest run = digest_of("run 7");
+    const LevelFact disputed{run, Level::kDisputed, digest_of("rerun 7b")};
+    commit_in_batches(store, {disputed}, {1});
+    auto changes = diff_facts(trees, head_tree(first), head_tree(store.snapshot()), Family::kLevels);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].key == run.hex());
+    CHECK(changes[0].before == render_line(LevelFact{run, Level::kReproduced, digest_of("rerun 7")}));
+    CHECK(changes[0].after == render_line(disputed));
+  }
+}
+
+// Commits raw upserts (tampering as stock git could), returning the new head.
+Snapshot tamper(Store& store, const std::map<std::string, std::string>& upserts) {
+  store.commit(
+      [&](const Snapshot&) -> std::optional<ChangeSet> {
+        ChangeSet change;
+        change.upserts = upserts;
+        change.op = "add";
+        change.summary = "tamper";
+        return change;
+      },
+      CommitOptions{.author = "T <t@example.org>", .time = 1700000000});
+  return store.snapshot();
+}
+
+TEST_CASE("diff_facts: a tree whose index is not a trie of its lines is refused, naming the path",
+          "[index3][diff][errors]") {
+  TempDir tmp;
+  // The same 20 runs' index in each store (a function of the facts), so
+  // each case tampers with a fresh one.
+  auto fresh = [&](const std::string& name) {
+    Store store = Store::init(tmp.path + "/" + name);
+    commit_in_batches(store, facts(20), {20});
+    return store;
+  };
+  Store first = fresh("s");
+  Snapshot base = first.snapshot();
+  const std::string dir = family_dir(Family::kSources) + "/";
+  const std::string name = base.entries(family_dir(Family::kSources)).front().name;
+  const std::string bytes = *base.read(dir + name);
+  const std::string wrong_digit = name == "0" ? "1" : "0";
+  struct Case {
+    std::string what;
+    std::map<std::string, std::string> upserts;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"a file under another digit", {{dir + wrong_digit, bytes}}, "expected"},
+      {"a file named by two digits", {{dir + "00", bytes}}, "named by one lowercase hex digit"},
+      {"a folder not named by hex", {{dir + "x/0", bytes}}, "a folder named by lowercase hex digits"},
+      {"a key in two files", {{dir + name + "0/" + bytes.substr(10, 1), bytes}}, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    Store store = fresh("c" + std::to_string(&c - cases.data()));
+    Snapshot clean = store.snapshot();
+    REQUIRE(clean.tree_id());
+    Snapshot bad = tamper(store, c.upserts);
+    LayoutTrees trees(store.repo());
+    try {
+      diff_facts(trees, head_tree(clean), head_tree(bad), Family::kSources);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kCorruption);
+      CHECK_THAT(e.what(), Catch::Matchers::Contains(dir) && Catch::Matchers::Contains(c.message));
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,97 @@
+#include "store/core/index_diff.h"
+
+#include <algorithm>
+#include <map>
+
+#include "objects/error.h"
+#include "refs/index_trie.h"
+#include "store/core/index_trees.h"
+
+namespace kistore {
+
+namespace {
+
+bool hex_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// The trie path of `full` (refs/<family>/<path>) checked as a file's: hex
+// folder names, a one-digit file name.
+std::string trie_file_path(const std::string& full, std::size_t dir_size) {
+  const std::string path = full.substr(dir_size);
+  std::size_t start = 0;
+  for (std::size_t slash; (slash = path.find('/', start)) != std::string::npos; start = slash + 1)
+    if (!hex_digits(std::string_view(path).substr(start, slash - start)))
+      throw Corruption(full + ": expected a folder named by lowercase hex digits, found another name");
+  if (path.size() - start != 1 || !hex_digits(std::string_view(path).substr(start)))
+    throw Corruption(full + ": expected an index file named by one lowercase hex digit, found another name");
+  return path;
+}
+
+// Adds the lines of the file `full` (blob `id`) to `lines`, by key.
+void read_lines(const LayoutTrees& trees, Family family, const std::string& full, std::size_t dir_size,
+                const git_oid& id, std::map<std::string, std::string>& lines) {
+  const std::string path = trie_file_path(full, dir_size);
+  const std::string bytes = trees.blob(id);
+  std::size_t start = 0;
+  for (const IndexFact& fact : parse_index_file(family, full, trie_prefix(path), bytes)) {
+    const std::size_t end = bytes.find('\n', start) + 1;
+    auto [it, fresh] = lines.emplace(fact_key(fact), bytes.substr(start, end - start));
+    if (!fresh) throw Corruption(full + ": the key " + it->first + " is in another file of the same tree as well");
+    start = end;
+  }
+}
+
+}  // namespace
+
+std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+  const std::string dir = family_dir(family) + "/";
+  std::vector<git::TreeDelta> deltas = trees.diff(from, to, family_dir(family));
+  // A blob that one side holds at one path and the other at another that
+  // stands for the same digits (moved with its folder: "345/0" and
+  // "34/5/0") holds the same lines under the same prefix: neither is read.
+  auto moved_key = [&](const std::string& path, const git_oid& id) {
+    const std::string rel = path.substr(std::min(dir.size(), path.size()));
+    return std::string(reinterpret_cast<const char*>(id.id), sizeof id.id) + trie_prefix(rel);
+  };
+  std::map<std::string, int> balance;
+  for (const git::TreeDelta& d : deltas) {
+    if (d.old_mode) ++balance[moved_key(d.path, d.old_id)];
+    if (d.new_mode) --balance[moved_key(d.path, d.new_id)];
+  }
+  std::map<std::string, std::string> before, after;
+  for (const git::TreeDelta& d : deltas) {
+    if (!d.path.starts_with(dir)) throw Corruption(d.path + ": expected a path below " + dir);
+    if (d.old_mode && d.old_mode != 0100644) throw Corruption(d.path + ": expected a file (mode 100644)");
+    if (d.new_mode && d.new_mode != 0100644) throw Corruption(d.path + ": expected a file (mode 100644)");
+    trie_file_path(d.path, dir.size());  // also where a moved file is not read
+    if (d.old_mode)
+      if (int& n = balance[moved_key(d.path, d.old_id)]; n > 0) {
+        --n;
+        read_lines(trees, family, d.path, dir.size(), d.old_id, before);
+      }
+    if (d.new_mode)
+      if (int& n = balance[moved_key(d.path, d.new_id)]; n < 0) {
+        ++n;
+        read_lines(trees, family, d.path, dir.size(), d.new_id, after);
+      }
+  }
+  std::vector<FactChange> out;
+  auto b = before.begin(), a = after.begin();
+  while (b != before.end() || a != after.end()) {
+    if (a == after.end() || (b != before.end() && b->first < a->first)) {
+      out.push_back(FactChange{b->first, std::move(b->second), std::nullopt});
+      ++b;
+    } else if (b == before.end() || a->first < b->first) {
+      out.push_back(FactChange{a->first, std::nullopt, std::move(a->second)});
+      ++a;
+    } else {
+      if (b->second != a->second) out.push_back(FactChange{b->first, std::move(b->second), std::move(a->second)});
+      ++a;
+      ++b;
+    }
+  }
+  return out;
+}
+
+}  // namespace kistore

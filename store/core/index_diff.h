@@ -1,0 +1,41 @@
+// What changed in format 3's index between two trees, as facts: the lines of
+// one family (refs/<family>/, refs/index_lines.h) that one tree has and the
+// other lacks or holds otherwise. What a merge takes from each side, which
+// runs a commit's levels change (the level rules of SPEC §1), and what a
+// run's story shows, all read an index change this way.
+//
+// Only the files that differ are read: the trees' diff names them, and a
+// file that one side has at one path and the other at another (a folder the
+// trie moved whole) holds the same lines on both and is not read. Every file
+// read is checked as parse_index_file checks it (sorted lines of the family
+// under its path's digits); a key in two files of one side is corruption.
+//
+// Thread-safety: as the LayoutTrees'.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "refs/index_lines.h"
+#include "store/core/layout_trees.h"
+
+namespace kistore {
+
+// One fact of a family that differs between two trees: its key and its line
+// on each side (nullopt on the side that has none).
+struct FactChange {
+  std::string key;
+  std::optional<std::string> before, after;  // lines, "\n" included
+  friend bool operator==(const FactChange&, const FactChange&) = default;
+};
+
+// The facts of `family` that differ between the trees `from` and `to`
+// (null: the empty tree), in key order. Error(kCorruption) naming the path
+// (and line) for a file that is not lines of the family under its path's
+// digits, a path under refs/<family>/ that is not a trie path (a name that
+// is not hex, a file named by more than one digit), or a key in two files
+// of one tree; as LayoutTrees for a tree or blob that cannot be read.
+std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
+
+}  // namespace kistore
