@@ -41,6 +41,7 @@ inline constexpr std::size_t kTrieMaxFolders = 14;
 struct KeyedLine {
   std::string key;   // lowercase hex
   std::string line;  // ends in "\n"
+  friend bool operator==(const KeyedLine&, const KeyedLine&) = default;
 };
 
 // Index files by path relative to refs/<family>/ ("3/a", "04a25504…/7/c"),

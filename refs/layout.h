@@ -47,6 +47,9 @@ inline constexpr Format kCurrentFormat = Format::k2;
 // The root blob that names a tree's format, and its exact bytes in format 2.
 inline constexpr std::string_view kFormatPath = "FORMAT";
 inline constexpr std::string_view kFormat2Bytes = "kistore 2\n";
+// Format 3's (SPEC §2): written by the upgrade to it; not yet read
+// (parse_format_bytes refuses it until every reader knows it).
+inline constexpr std::string_view kFormat3Bytes = "kistore 3\n";
 // "format 1" / "format 2".
 std::string format_name(Format format);
 // The format that FORMAT's bytes name, or nullopt for any bytes but exactly

@@ -18,9 +18,13 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "refs/index_trie.h"
 #include "store/core/store.h"
 
 namespace kistore {
@@ -38,5 +42,35 @@ struct UpgradeResult {
 // through (Error(kIO) for a store of an unknown format or not kistore's);
 // Error(kIO) when the history cannot be read.
 UpgradeResult upgrade_store(Store& store, CommitOptions options);
+
+// A controlled rerun that a valid rerun commit adds, and its verdict:
+// (run, rerun) -> reproduced or disputed.
+using ValidReruns = std::map<std::pair<Digest, Digest>, Level>;
+// The reruns the history of `head` adds, judged under the store's trust list
+// (store/history/level_audit.h). Error(kIO) when the history cannot be read.
+ValidReruns valid_reruns(const Store& store, const Snapshot& head);
+
+// Format 3's index (SPEC §2, refs/index_lines.h) of a format-1 or format-2
+// tree: what the switch to format 3 writes in one commit.
+struct Format3Index {
+  std::map<Family, std::vector<KeyedLine>> lines;  // by family, in key order
+  std::size_t entries = 0;        // old index entries read
+  std::size_t reruns = 0;         // format 1's reruns moved out of their groups
+  std::size_t claims_added = 0;   // upstream ids format 2 could not index as paths
+};
+// Reads every entry below refs/ of `head` as the fact it stands for
+// (refs/index_facts.h: a default level stands for none), takes format 1's
+// `reruns` out of their groups and into refs/reruns (with the ratio of their
+// primary measurements; a pair with none stays out of both, as upgrade_store
+// does), and claims for the first run in digest order each upstream id that
+// no entry claims (format 2 could not write an id that another id's path
+// blocked; format 3 keys ids by hash and has no such limit). Error(kCorruption)
+// naming the path for an entry that is not what its path holds or a path
+// outside the format's index; errors of Snapshot reads pass through.
+Format3Index format3_index(const Snapshot& head, const ValidReruns& reruns);
+// The change that replaces `head`'s refs/ with `index`'s files
+// (build_trie, refs/index_trie.h) and FORMAT with "kistore 3\n", no object
+// touched (Kistore-Op: upgrade).
+ChangeSet format3_change(const Format3Index& index, Format from);
 
 }  // namespace kistore

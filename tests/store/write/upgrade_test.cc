@@ -13,6 +13,8 @@
 #include "store/history/level_audit.h"
 #include "store/query/query.h"
 #include "store/history/trust.h"
+#include "store/core/index_trees.h"
+#include "refs/index_lines.h"
 #include "tests/store/support.h"
 
 namespace kistore {
@@ -172,6 +174,71 @@ TEST_CASE("writers refuse a format-1 store before writing anything; an empty sto
   CHECK(fresh.snapshot().format() == Format::k2);
   CHECK(fresh.commit(build, fixed_options()).has_value());
   CHECK(fresh.snapshot().read("FORMAT") == "kistore 2\n");
+}
+
+
+TEST_CASE("format 3's index of the format-1 fixture: the same lines from format 1 and from format 2",
+          "[store][upgrade][index3]") {
+  Format1Store f(true);
+  Store store = Store::open(f.dir);
+  const Snapshot one = store.snapshot();
+  const Format3Index from1 = format3_index(one, valid_reruns(store, one));
+  CHECK(from1.reruns == 2);
+  REQUIRE(upgrade_store(store, fixed_options()).commit);
+  const Snapshot two = store.snapshot();
+  const Format3Index from2 = format3_index(two, {});
+  CHECK(from2.reruns == 0);  // format 2 indexes them already
+  CHECK(from2.lines == from1.lines);
+  CHECK(from2.claims_added == 0);
+
+  // The facts, family by family, as the fixture's history gives them.
+  const Digest key = comparison_key(two.document(kReproduced).spec());
+  auto has = [&](Family family, const IndexFact& fact) {
+    for (const KeyedLine& l : from2.lines.at(family))
+      if (l.key == fact_key(fact)) return l.line == render_line(fact);
+    return false;
+  };
+  CHECK(has(Family::kLevels, LevelFact{kReproduced, Level::kReproduced, kCloseRerun}));
+  CHECK(has(Family::kLevels, LevelFact{kDisputed, Level::kDisputed, kFarRerun}));
+  CHECK(from2.lines.at(Family::kLevels).size() == 2);  // default levels have no line
+  CHECK(has(Family::kReruns, RerunFact{kReproduced, kCloseRerun, Level::kReproduced, 2650000.0 / 2606080.0}));
+  CHECK(has(Family::kGroups, GroupFact{key, kReproduced, primary_measurement(two.document(kReproduced).spec())}));
+  for (const KeyedLine& l : from2.lines.at(Family::kGroups)) {
+    INFO(l.line);
+    CHECK_FALSE(l.key.ends_with(kCloseRerun.hex()));  // a rerun is no competitor
+  }
+  CHECK(from2.lines.at(Family::kAttestations).size() == attestations_of(two, kReproduced).size() +
+                                                           attestations_of(two, kDisputed).size());
+
+  // Written in one commit: objects untouched, FORMAT 3, the trie of the lines.
+  const std::string old_objects = trim(must(f.git() + "rev-parse main:objects"));
+  CommitOptions options = fixed_options();
+  options.upgrade = true;
+  REQUIRE(store.commit([&](const Snapshot&) -> std::optional<ChangeSet> { return format3_change(from2, Format::k2); },
+                       options));
+  CHECK(trim(must(f.git() + "rev-parse main:objects")) == old_objects);
+  CHECK(must(f.git() + "show main:FORMAT") == "kistore 3\n");
+  CHECK(commit_op(must(f.git() + "log -1 --format=%B main")) == "upgrade");
+  const Snapshot three = store.snapshot_at(trim(must(f.git() + "rev-parse main")));
+  for (const auto& [family, lines] : from2.lines) {
+    INFO(family_name(family));
+    std::size_t n = 0;
+    for (const IndexFact& fact : facts_with_prefix(three, family, "")) {
+      REQUIRE(n < lines.size());
+      CHECK(render_line(fact) == lines[n++].line);
+    }
+    CHECK(n == lines.size());
+  }
+  // Nothing of format 2 is left below refs/: every path is a trie file.
+  const std::string paths = must(f.git() + "ls-tree -r --name-only main refs");
+  for (std::size_t a = 0, b; a < paths.size(); a = b + 1) {
+    b = paths.find('\n', a);
+    const std::string path = paths.substr(a, b - a);
+    INFO(path);
+    CHECK(path.size() >= 2);
+    CHECK(path[path.size() - 2] == '/');  // a file named by one digit
+  }
+  CHECK(sh(f.git() + "fsck --strict --no-dangling").rc == 0);
 }
 
 }  // namespace
