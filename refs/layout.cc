@@ -9,8 +9,9 @@ namespace kistore {
 
 std::string format_name(Format format) { return "format " + std::to_string(static_cast<int>(format)); }
 
-std::optional<Format> parse_format_bytes(std::string_view bytes) {
+std::optional<Format> parse_format_bytes(std::string_view bytes, bool with_format3) {
   if (bytes == kFormat2Bytes) return Format::k2;
+  if (with_format3 && bytes == kFormat3Bytes) return Format::k3;
   return std::nullopt;
 }
 

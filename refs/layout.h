@@ -41,20 +41,27 @@
 namespace kistore {
 
 // The layout version of a store's tree.
-enum class Format { k1 = 1, k2 = 2 };
+//
+// Format 3 (SPEC §2: the index as JSON Lines files in a trie) is being
+// taught to the store's rooms one at a time: a Snapshot reads its FORMAT and
+// the rooms that know it read and write it (their tests make such trees),
+// but commands refuse to open it (Store::open), and pull, verify and every
+// other reader of FORMAT (parse_format_bytes without `with_format3`) treat it
+// as a later format, until every room knows it and writers write it.
+enum class Format { k1 = 1, k2 = 2, k3 = 3 };
 // What writers write.
 inline constexpr Format kCurrentFormat = Format::k2;
 // The root blob that names a tree's format, and its exact bytes in format 2.
 inline constexpr std::string_view kFormatPath = "FORMAT";
 inline constexpr std::string_view kFormat2Bytes = "kistore 2\n";
-// Format 3's (SPEC §2): written by the upgrade to it; not yet read
-// (parse_format_bytes refuses it until every reader knows it).
+// Format 3's (SPEC §2).
 inline constexpr std::string_view kFormat3Bytes = "kistore 3\n";
-// "format 1" / "format 2".
+// "format 1" / "format 2" / "format 3".
 std::string format_name(Format format);
 // The format that FORMAT's bytes name, or nullopt for any bytes but exactly
-// kFormat2Bytes (a higher format, or none kistore knows).
-std::optional<Format> parse_format_bytes(std::string_view bytes);
+// kFormat2Bytes, or kFormat3Bytes `with_format3` (a higher format, or none
+// kistore knows).
+std::optional<Format> parse_format_bytes(std::string_view bytes, bool with_format3 = false);
 
 // Why a FORMAT blob holding `bytes` cannot be read: it names a format this
 // kistore does not know (a later one), quoting what it holds.

@@ -11,6 +11,7 @@
 #include "objects/error.h"
 #include "refs/layout.h"
 #include "store/core/dictionaries.h"
+#include "store/core/index_trees.h"
 #include "store/git/git.h"
 #include "store/git/libgit2_trees.h"
 #include "store/git/parallel_blob_walk.h"
@@ -109,7 +110,7 @@ Format Snapshot::format() const {
   if (empty()) return *(format_ = kCurrentFormat);
   auto bytes = read(kFormatPath);
   if (!bytes) return *(format_ = Format::k1);
-  if (auto f = parse_format_bytes(*bytes)) return *(format_ = *f);
+  if (auto f = parse_format_bytes(*bytes, true)) return *(format_ = *f);
   throw IOError("the store's " + unknown_format_problem(*bytes));
 }
 
@@ -192,6 +193,11 @@ std::string Snapshot::object_bytes(const Digest& d) const {
 }
 
 std::optional<Json> Snapshot::metadata(const Digest& d) const {
+  if (format() == Format::k3) {
+    std::optional<IndexFact> fact = find_fact(*this, Family::kMetadata, d.hex());
+    if (!fact) return std::nullopt;
+    return std::get<MetadataFact>(*fact).metadata;
+  }
   std::string path = metadata_path(format(), d);
   auto bytes = read(path);
   if (!bytes) return std::nullopt;

@@ -63,7 +63,8 @@ class Snapshot {
   CommitId commit() const;
   bool empty() const { return !tree_; }
   // The format of this tree (refs/layout.h): format 2 when FORMAT holds
-  // "kistore 2\n" or the store is empty, format 1 when there is no FORMAT.
+  // "kistore 2\n" or the store is empty, format 1 when there is no FORMAT,
+  // format 3 for "kistore 3\n" (which Store::open refuses: refs/layout.h).
   // Error(kIO), quoting what FORMAT holds, when it names any other format.
   Format format() const;
   // The id of the commit's tree; null for an empty store.

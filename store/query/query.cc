@@ -1,18 +1,51 @@
 #include "store/query/query.h"
 
+#include <algorithm>
+
 #include "objects/error.h"
 #include "objects/shown_text.h"
 #include "refs/index.h"
 #include "refs/layout.h"
 #include "refs/level.h"
+#include "store/core/index_trees.h"
 #include "store/history/level_audit.h"
 
 namespace kistore {
+
+namespace {
+
+// Format 3 (refs/layout.h): the run's line in refs/levels, if any.
+std::optional<LevelFact> level_line(const Snapshot& snap, const Digest& run) {
+  std::optional<IndexFact> fact = find_fact(snap, Family::kLevels, run.hex());
+  if (!fact) return std::nullopt;
+  return std::get<LevelFact>(*fact);
+}
+
+// Format 3: a run's level without a line is its default, which its document gives.
+Level line_or_default(const Snapshot& snap, const Digest& run, const std::optional<LevelFact>& line) {
+  return line ? line->level : default_level(snap.document(run, false).spec());
+}
+
+}  // namespace
 
 std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir, std::string_view prefix) {
   std::vector<Digest> out;
   const std::string base(dir);
   auto matches = [&](const Digest& d) { return d.hex().compare(0, prefix.size(), prefix) == 0; };
+  if (snap.format() == Format::k3) {
+    // Group keys: the first 64 digits of refs/groups' keys; runs at a level
+    // (reproduced, disputed: the others have no line, runs_at_level reads them).
+    if (base == kGroupsDir) {
+      for (const IndexFact& f : facts_with_prefix(snap, Family::kGroups, std::string(prefix)))
+        if (const Digest& key = std::get<GroupFact>(f).key; out.empty() || out.back() != key) out.push_back(key);
+      return out;
+    }
+    for (Level l : {Level::kDisputed, Level::kReproduced})
+      if (base == level_dir(l))
+        for (const IndexFact& f : facts_with_prefix(snap, Family::kLevels, std::string(prefix)))
+          if (const auto& line = std::get<LevelFact>(f); line.level == l) out.push_back(line.run);
+    return out;
+  }
   if (snap.format() == Format::k1) {
     for (const std::string& name : snap.list(base))
       if (auto d = Digest::parse_hex(name); d && matches(*d)) out.push_back(*d);
@@ -38,12 +71,22 @@ std::vector<Digest> digests_below(const Snapshot& snap, std::string_view dir, st
 }
 
 std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run) {
+  if (snap.format() == Format::k3) {
+    // A run's level line, else its default: a run of the store always has one.
+    if (auto line = level_line(snap, run)) return line->level;
+    if (!snap.has_object(run)) return std::nullopt;
+    Document doc = snap.document(run, false);
+    if (doc.kind() != Kind::kRun) return std::nullopt;
+    return default_level(doc.spec());
+  }
   for (Level l : {Level::kReproduced, Level::kDisputed, Level::kSourceNative, Level::kReported})
     if (snap.exists(level_path(snap.format(), l, run))) return l;
   return std::nullopt;
 }
 
 Level run_level(const Snapshot& snap, const Document& run) {
+  if (snap.format() == Format::k3)
+    if (auto line = level_line(snap, run.digest())) return line->level;
   for (Level l : {Level::kReproduced, Level::kDisputed})
     if (snap.exists(level_path(snap.format(), l, run.digest()))) return l;
   return default_level(run.spec());
@@ -73,6 +116,8 @@ LevelStanding with_history(const Snapshot& snap, LevelAudit& audit, const Docume
   std::optional<LevelEntryValue> entry;
   if (stored == fallback) {
     entry = LevelEntryValue{fallback, std::nullopt};
+  } else if (snap.format() == Format::k3) {
+    if (auto line = level_line(snap, run.digest())) entry = LevelEntryValue{line->level, line->evidence};
   } else if (auto bytes = snap.read(level_path(snap.format(), stored, run.digest()))) {
     if ((entry = parse_level_entry(*bytes))) entry->level = stored;
   }
@@ -112,6 +157,15 @@ LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const D
 
 std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, bool levels) {
   std::vector<GroupMember> out;
+  if (snap.format() == Format::k3) {
+    for (IndexFact& f : facts_with_prefix(snap, Family::kGroups, key.hex())) {
+      auto& line = std::get<GroupFact>(f);
+      GroupMember m{line.run, std::move(line.primary), Level::kReported};
+      if (levels) m.level = line_or_default(snap, m.run, level_line(snap, m.run));
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
   for (const std::string& name : snap.list(group_dir(snap.format(), key))) {
     auto run = Digest::parse_hex(name);
     if (!run) continue;
@@ -131,6 +185,11 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, 
 
 std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run) {
   std::vector<Digest> out;
+  if (snap.format() == Format::k3) {
+    for (const IndexFact& f : facts_with_prefix(snap, Family::kAttestations, run.hex()))
+      out.push_back(std::get<AttestationFact>(f).attestation);
+    return out;
+  }
   for (const std::string& name : snap.list(attestations_dir(snap.format(), run)))
     if (auto d = Digest::parse_hex(name)) out.push_back(*d);
   return out;
@@ -139,6 +198,13 @@ std::vector<Digest> attestations_of(const Snapshot& snap, const Digest& run) {
 std::vector<RerunInfo> reruns_of(const Snapshot& snap, const Digest& run) {
   std::vector<RerunInfo> out;
   if (snap.format() == Format::k1) return out;
+  if (snap.format() == Format::k3) {
+    for (const IndexFact& f : facts_with_prefix(snap, Family::kReruns, run.hex())) {
+      const auto& line = std::get<RerunFact>(f);
+      out.push_back(RerunInfo{line.rerun, line.verdict, line.ratio, true});
+    }
+    return out;
+  }
   for (const std::string& name : snap.list(reruns_dir(run))) {
     auto d = Digest::parse_hex(name);
     if (!d) continue;
@@ -184,7 +250,19 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
   return GroupRef{comparison_key(doc.spec()), run};
 }
 
-std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) { return digests_below(snap, level_dir(level)); }
+std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) {
+  if (snap.format() != Format::k3 || level == Level::kDisputed || level == Level::kReproduced)
+    return digests_below(snap, level_dir(level));
+  // Format 3 writes no line for a default level: every member of a group
+  // without a level line, whose document gives that level, in digest order.
+  std::vector<Digest> out;
+  for (const IndexFact& f : facts_with_prefix(snap, Family::kGroups, "")) {
+    const Digest& run = std::get<GroupFact>(f).run;
+    if (line_or_default(snap, run, level_line(snap, run)) == level) out.push_back(run);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::vector<std::string> run_story_paths(const Digest& run) {
   // Patterns, not paths: "*" stands for any level. Both formats' names, so

@@ -12,7 +12,9 @@
 #include "objects/input.h"
 #include "refs/index.h"
 #include "refs/layout.h"
+#include "refs/index_facts.h"
 #include "store/core/frame_encoder.h"
+#include "store/core/index_trees.h"
 
 namespace kistore {
 namespace {
@@ -23,7 +25,8 @@ struct Prepared {
   const AddedDocument* input;
   std::string frame;
   std::string metadata;  // JCS, empty if none
-  std::vector<IndexEntry> index;
+  std::vector<IndexEntry> index;  // format 2's entries
+  std::vector<IndexFact> facts;    // format 3's (refs/index_facts.h), made when a head of format 3 asks
 };
 
 std::string plural(std::size_t n, std::string_view word) {
@@ -58,6 +61,32 @@ std::string source_holder(const Snapshot& head, const std::string& path,
     if (auto bytes = head.read(prefix)) return "the source id of run " + *bytes;
   }
   return "";
+}
+
+// Stages p's index facts for a head of format 3 (refs/layout.h): a claim of
+// an upstream id that a run (of the head, or staged before) already holds is
+// a note, not a line; every other fact a line.
+void stage_facts(const Snapshot& head, Prepared& p, std::map<std::string, Digest>& claims, IndexChanges& changes,
+                 std::vector<std::string>& notes) {
+  const Document& doc = *p.input->doc;
+  if (p.facts.empty()) p.facts = document_facts(doc, p.input->where, p.input->pointer);
+  for (const IndexFact& fact : p.facts) {
+    if (const auto* claim = std::get_if<SourceFact>(&fact)) {
+      const std::string key = fact_key(fact);
+      std::optional<Digest> holder;
+      if (auto it = claims.find(key); it != claims.end()) holder = it->second;
+      else if (auto line = find_fact(head, Family::kSources, key)) holder = std::get<SourceFact>(*line).run;
+      if (holder) {
+        if (*holder != doc.digest())
+          notes.push_back(p.input->where + ": the upstream id " + quoted_excerpt(claim->source) + " " +
+                          quoted_excerpt(claim->external_id) + " already names " + holder->str() + "; run " +
+                          doc.digest().str() + " is added but not indexed under that source id");
+        continue;
+      }
+      claims.emplace(key, doc.digest());
+    }
+    changes.put(fact);
+  }
 }
 
 // How this add's frames are made: with the store's dictionary, or one
@@ -99,14 +128,17 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
   // when this add brings enough new documents, or the store holds enough
   // (store/core/frame_encoder.h), and the commit records it. Dictionaries are
   // immutable, so one the base has is in any newer head too.
-  const FrameEncoder encoder = encoder_for(store.snapshot(), prepared);
+  const Snapshot first_head = store.snapshot();
+  const FrameEncoder encoder = encoder_for(first_head, prepared);
+  const bool format3 = first_head.format() == Format::k3;
   // Compressing, canonicalizing and indexing each document is independent
   // work: on every core.
   parallel_for(prepared.size(), [&](std::size_t i) {
     Prepared& p = prepared[i];
     const AddedDocument& in = *p.input;
     p.frame = encoder.encode(in.doc->canonical());
-    p.index = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
+    if (format3) p.facts = document_facts(*in.doc, in.where, in.pointer);
+    else p.index = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
     if (in.doc->metadata()) p.metadata = in.doc->metadata_canonical();
   });
 
@@ -116,13 +148,20 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     report.notes = repeat_notes;
     std::vector<const Prepared*> added;
     ChangeSet change;
-    std::map<std::string, Digest> source_claims;
+    std::map<std::string, Digest> source_claims, source_claims_by_key;
+    const bool facts = head.format() == Format::k3;
+    IndexChanges changes;
     for (Prepared& p : prepared) {
       const Document& doc = *p.input->doc;
       if (head.has_object(doc.digest())) {
         report.present.push_back(doc.digest());
         if (!p.metadata.empty()) {
-          auto old = head.read(metadata_path(kCurrentFormat, doc.digest()));
+          std::optional<std::string> old;
+          if (facts) {
+            if (auto json = head.metadata(doc.digest())) old = canonical(*json);
+          } else {
+            old = head.read(metadata_path(kCurrentFormat, doc.digest()));
+          }
           if (old && *old != p.metadata)
             report.notes.push_back(p.input->where + ": " + doc.digest().str() +
                                    " is already in the store with other metadata; the first metadata stays");
@@ -148,6 +187,12 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
       if (p.frame.empty()) p.frame = encoder.encode(doc.canonical());
       change.upserts.emplace(std::move(path), std::move(p.frame));
       p.frame.clear();
+      report.added.push_back(doc.digest());
+      added.push_back(&p);
+      if (facts) {
+        stage_facts(head, p, source_claims_by_key, changes, report.notes);
+        continue;
+      }
       if (!p.metadata.empty()) change.upserts.emplace(metadata_path(kCurrentFormat, doc.digest()), p.metadata);
       for (const IndexEntry& e : p.index) {
         if (e.path.starts_with("refs/sources/")) {
@@ -164,9 +209,8 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
         }
         change.upserts.emplace(e.path, e.bytes);
       }
-      report.added.push_back(doc.digest());
-      added.push_back(&p);
     }
+    if (facts) apply_index_changes(head, changes, change);
     if (encoder.trained() && !added.empty()) {
       encoder.check_head(head);
       change.upserts.emplace(encoder.trained_path(), encoder.trained()->bytes());

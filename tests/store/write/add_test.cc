@@ -24,6 +24,9 @@
 #include "store/git/packread.h"
 #include "store/core/store.h"
 #include "store/verify/verify.h"
+#include "store/core/index_trees.h"
+#include "store/query/query.h"
+#include "refs/index_trie.h"
 
 namespace kistore {
 namespace {
@@ -609,6 +612,129 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
     CHECK(packs(t.dir).size() == 2);
     CHECK(loose_blobs(t) == loose_before);
   }
+}
+
+
+// ---- format 3 (refs/layout.h: taught room by room; commands do not open it yet) ----
+
+// An empty store whose first commit names format 3.
+void make_format3(Store& store) {
+  CommitOptions o;
+  o.author = kAuthor;
+  o.upgrade = true;
+  store.commit(
+      [](const Snapshot&) -> std::optional<ChangeSet> {
+        ChangeSet c;
+        c.upserts.emplace(std::string(kFormatPath), std::string(kFormat3Bytes));
+        c.op = "upgrade";
+        c.summary = "format 3";
+        return c;
+      },
+      o);
+}
+
+// Every line of every family, as a set of files per family, checked as verify will.
+std::map<Family, TrieFiles> index_files(const Snapshot& snap) {
+  std::map<Family, TrieFiles> out;
+  for (Family family : kFamilies) {
+    std::vector<KeyedLine> lines;
+    for (const IndexFact& f : facts_with_prefix(snap, family, "")) lines.push_back({fact_key(f), render_line(f)});
+    if (!lines.empty()) out[family] = build_trie(lines);
+  }
+  return out;
+}
+
+TEST_CASE("add into a format-3 store: one line a fact, read back by every query", "[store][add][index3]") {
+  TestStore t;
+  make_format3(t.store);
+  REQUIRE(t.store.snapshot().format() == Format::k3);
+  auto docs = seed_documents();
+  AddReport r = add(t.store, docs);
+  REQUIRE(r.commit);
+  CHECK(r.added.size() == 3);
+  Snapshot snap = t.store.snapshot();
+  const Digest run = *Digest::parse(kSeedRun), key = *Digest::parse(std::string("sha256:") + kSeedKeyHex);
+  // The run's group line, the metadata of all three, the claim; no level line.
+  auto members = group_members(snap, key);
+  REQUIRE(members.size() == 1);
+  CHECK(members[0].run == run);
+  CHECK(members[0].primary == primary_measurement(docs[0].spec()));
+  CHECK(members[0].level == Level::kSourceNative);
+  CHECK(snap.metadata(run) == docs[0].metadata());
+  CHECK(recorded_level(snap, run) == Level::kSourceNative);
+  CHECK(run_level(snap, docs[0]) == Level::kSourceNative);
+  CHECK(runs_at_level(snap, Level::kSourceNative) == std::vector<Digest>{run});
+  CHECK(runs_at_level(snap, Level::kReported).empty());
+  CHECK(group_keys(snap) == std::vector<Digest>{key});
+  CHECK(resolve_group_ref(snap, std::string(kSeedKeyHex).substr(0, 10)).key == key);
+  CHECK_FALSE(find_fact(snap, Family::kLevels, run.hex()));
+  const std::set<std::string> paths = t.paths();
+  for (const std::string& p : paths) {
+    INFO(p);
+    CHECK((p == "FORMAT" || p.starts_with("objects/sha256/") || p.starts_with("dictionaries/") ||
+           (p.starts_with("refs/") && p[p.size() - 2] == '/')));
+  }
+  CHECK_FALSE(paths.count("refs/levels/3"));
+  const std::string source_file = "refs/sources/" + source_key("liger-kernel-bench", std::string(kSeedSource).substr(32)).substr(0, 1);
+  REQUIRE(paths.count(source_file));
+  CHECK(t.blob(source_file).find(kSeedRun) != std::string::npos);
+  // git show of the add reads as the facts it added: a line each.
+  const std::string shown = must(t.git() + "show --format= main -- refs/groups");
+  CHECK(shown.find("+{\"@key\":\"" + std::string(kSeedKeyHex) + hex(kSeedRun) + "\",\"metric\":\"latency\"") !=
+        std::string::npos);
+
+  SECTION("a second claim of the upstream id is a note; an attestation is a line under its run") {
+    Document other = seed_variant(1, std::string(kSeedSource).substr(32));
+    Document note = attestation(kSeedRun, "looks right");
+    AddReport r2 = add(t.store, {other, note}, "more.json");
+    REQUIRE(r2.notes.size() == 1);
+    CHECK_THAT(r2.notes[0], Catch::Matchers::Contains("already names " + std::string(kSeedRun)) &&
+                                Catch::Matchers::Contains("is added but not indexed under that source id"));
+    Snapshot s2 = t.store.snapshot();
+    CHECK(std::get<SourceFact>(*find_fact(s2, Family::kSources, source_key("liger-kernel-bench",
+                                                                           std::string(kSeedSource).substr(32))))
+              .run == run);
+    CHECK(attestations_of(s2, run) == std::vector<Digest>{note.digest()});
+    CHECK(group_members(s2, key).size() == 2);
+  }
+  SECTION("a document again with other metadata: nothing written, the first metadata stays") {
+    Json changed = seed_json("run");
+    changed.find("metadata")->set("title", "another title");
+    Document again = Document::from_json(changed, Location{"again.json", ""});
+    const std::string before = t.head();
+    AddReport r2 = add(t.store, {again}, "again.json");
+    CHECK_FALSE(r2.commit);
+    CHECK(t.head() == before);
+    REQUIRE(r2.notes.size() == 1);
+    CHECK_THAT(r2.notes[0], Catch::Matchers::Contains("the first metadata stays"));
+  }
+  SECTION("the same documents in another order and other commits: the same refs/ tree") {
+    TestStore u;
+    make_format3(u.store);
+    Document a = seed_variant(2), b = seed_variant(3), note = attestation(kSeedRun, "n");
+    add(t.store, {a, b, note});
+    add(u.store, {b});
+    add(u.store, {note, docs[2], docs[0]});
+    add(u.store, {docs[1], a});
+    CHECK(trim(must(u.git() + "rev-parse main:refs")) == trim(must(t.git() + "rev-parse main:refs")));
+    for (const auto& [family, files] : index_files(t.store.snapshot())) CHECK(check_trie(family, files).empty());
+    CHECK(sh(u.git() + "fsck --strict --no-dangling").rc == 0);
+  }
+}
+
+TEST_CASE("commands do not open a format-3 store yet; pull's readers see a later format", "[store][index3][errors]") {
+  TestStore t;
+  make_format3(t.store);
+  add(t.store, seed_documents());
+  try {
+    Store::open(t.dir);
+    FAIL("opened");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kIO);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("FORMAT holds \"kistore 3\\n\", a format this kistore cannot read"));
+  }
+  CHECK_FALSE(parse_format_bytes(kFormat3Bytes).has_value());
+  CHECK(parse_format_bytes(kFormat3Bytes, true) == Format::k3);
 }
 
 }  // namespace
