@@ -1,5 +1,6 @@
 #include "store/core/index_trees.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -26,6 +27,17 @@ void IndexChanges::put(const IndexFact& fact) {
 }
 
 void IndexChanges::remove(Family family, std::string key) { families[family].remove.push_back(std::move(key)); }
+
+bool IndexChanges::unput(Family family, std::string_view key) {
+  auto it = families.find(family);
+  if (it == families.end()) return false;
+  std::vector<KeyedLine>& put = it->second.put;
+  auto line = std::find_if(put.begin(), put.end(), [&](const KeyedLine& l) { return l.key == key; });
+  if (line == put.end()) return false;
+  put.erase(line);
+  if (put.empty() && it->second.remove.empty()) families.erase(it);
+  return true;
+}
 
 void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change) {
   for (const auto& [family, family_changes] : changes.families) {

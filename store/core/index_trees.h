@@ -48,6 +48,9 @@ struct IndexChanges {
   void put(const IndexFact& fact);
   // Takes the line of `key` out of `family`, if there is one.
   void remove(Family family, std::string key);
+  // Forgets a put of `key` in `family` made before (a rerun's documents put
+  // its group line, which a rerun does not have); false when there was none.
+  bool unput(Family family, std::string_view key);
   bool empty() const { return families.empty(); }
 };
 

@@ -210,7 +210,10 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
         change.upserts.emplace(e.path, e.bytes);
       }
     }
-    if (facts) apply_index_changes(head, changes, change);
+    if (facts) {
+      if (options.also_index) options.also_index(head, changes);
+      apply_index_changes(head, changes, change);
+    }
     if (encoder.trained() && !added.empty()) {
       encoder.check_head(head);
       change.upserts.emplace(encoder.trained_path(), encoder.trained()->bytes());

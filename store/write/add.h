@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "objects/document.h"
+#include "store/core/index_trees.h"
 #include "store/core/store.h"
 
 namespace kistore {
@@ -40,6 +41,10 @@ struct AddOptions {
   // Further changes made in the same commit, computed on the same head (a
   // rerun moves a level). Called after the documents are staged; may throw.
   std::function<void(const Snapshot&, ChangeSet&)> also;
+  // For a head of format 3 (refs/layout.h), called before `also`: changes
+  // to the index in the same commit, beside the facts the new documents put
+  // (a rerun puts its level and rerun lines and takes back its group line).
+  std::function<void(const Snapshot&, IndexChanges&)> also_index;
   // Commit even when no document is new (the `also` change stands alone).
   bool commit_without_new_documents = false;
 };

@@ -141,7 +141,15 @@ RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem
   std::shared_ptr<const SshPrivateKey> key = options.key;
   opts.commit.sign = [key](std::string_view payload) { return key->sign(payload, "git"); };
   // The level moves in the same commit, computed on the head it applies to.
+  opts.also_index = [&result, ratio, rerun_key](const Snapshot&, IndexChanges& changes) {
+    // Format 3: the level line (a second verdict replaces the first), the
+    // rerun line, and no group line for the rerun.
+    changes.unput(Family::kGroups, rerun_key.hex() + result.rerun.hex());
+    changes.put(LevelFact{result.run, result.level, result.rerun});
+    changes.put(RerunFact{result.run, result.rerun, result.level, ratio});
+  };
   opts.also = [&result, ratio, rerun_key](const Snapshot& head, ChangeSet& change) {
+    if (head.format() == Format::k3) return;  // also_index did it
     // A second verdict at the same level rewrites the entry in place: a
     // removal of the same path would drop it.
     const Format f = kCurrentFormat;

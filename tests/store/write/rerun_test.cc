@@ -18,6 +18,7 @@
 #include "store/write/add.h"
 #include "store/query/query.h"
 #include "store/history/trust.h"
+#include "store/core/index_trees.h"
 #include "tests/store/support.h"
 
 namespace kistore {
@@ -43,7 +44,20 @@ struct RerunStore {
   Store store = (setenv("KISTORE_AUTHOR", "Test <t@example.com>", 1), Store::init(dir));
   std::shared_ptr<const SshPrivateKey> controller = key("controller");
 
-  RerunStore() {
+  explicit RerunStore(bool format3 = false) {
+    if (format3) {  // refs/layout.h: taught room by room
+      CommitOptions o;
+      o.upgrade = true;
+      store.commit(
+          [](const Snapshot&) -> std::optional<ChangeSet> {
+            ChangeSet c;
+            c.upserts.emplace(std::string(kFormatPath), std::string(kFormat3Bytes));
+            c.op = "upgrade";
+            c.summary = "format 3";
+            return c;
+          },
+          o);
+    }
     Bundle seed = Bundle::from_json(parse_json(data(kFixture), kFixture), Location{"seed.json", ""});
     std::vector<AddedDocument> docs;
     for (const Document& d : seed.documents()) docs.push_back({&d, "seed.json"});
@@ -231,6 +245,45 @@ TEST_CASE("tolerance_problem: (0, 1] and finite, nothing else", "[store][rerun]"
   for (double bad : {0.0, -0.0, -0.1, 1.0000001, 2.0, 10.0, std::numeric_limits<double>::quiet_NaN(),
                      std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
     CHECK(tolerance_problem(bad).has_value());
+}
+
+
+TEST_CASE("rerun into a format-3 store: a level line, a rerun line, no group line", "[store][rerun][index3]") {
+  RerunStore s(true);
+  REQUIRE(s.store.snapshot().format() == Format::k3);
+  const Digest run = *Digest::parse(kSeedRun);
+  RerunResult r = record_rerun(s.store, "334face3", bundle_item(rerun_bundle(2650000)), s.options());
+  REQUIRE(r.commit);
+  CHECK(r.level == Level::kReproduced);
+  Snapshot snap = s.store.snapshot();
+  CHECK(recorded_level(snap, run) == Level::kReproduced);
+  CHECK(run_level(snap, snap.document(run)) == Level::kReproduced);
+  REQUIRE(find_fact(snap, Family::kLevels, run.hex()));
+  CHECK(std::get<LevelFact>(*find_fact(snap, Family::kLevels, run.hex())) == LevelFact{run, Level::kReproduced, r.rerun});
+  const double ratio = *rerun_ratio(snap.document(run).spec(), snap.document(r.rerun).spec());
+  REQUIRE(reruns_of(snap, run).size() == 1);
+  CHECK(reruns_of(snap, run)[0].rerun == r.rerun);
+  CHECK(reruns_of(snap, run)[0].ratio == ratio);
+  const Digest key = comparison_key(snap.document(run).spec());
+  auto members = group_members(snap, key);
+  REQUIRE(members.size() == 1);  // the rerun is no competitor
+  CHECK(members[0].run == run);
+  CHECK(members[0].level == Level::kReproduced);
+  // git show of the rerun commit reads as the facts it added.
+  const std::string shown = must(s.git() + "show --format= main -- refs/levels refs/reruns");
+  CHECK_THAT(shown, Catch::Matchers::Contains("+" + render_line(LevelFact{run, Level::kReproduced, r.rerun})));
+  CHECK_THAT(shown, Catch::Matchers::Contains("+" + render_line(RerunFact{run, r.rerun, Level::kReproduced, ratio})));
+  CHECK(must(s.git() + "diff --name-only main^ main -- refs/groups").empty());
+
+  // A second verdict replaces the line: the diff removes one and adds one.
+  RerunResult second = record_rerun(s.store, kSeedRun, bundle_item(rerun_bundle(3400000)), s.options());
+  CHECK(second.level == Level::kDisputed);
+  Snapshot after = s.store.snapshot();
+  CHECK(recorded_level(after, run) == Level::kDisputed);
+  CHECK(reruns_of(after, run).size() == 2);
+  const std::string diff = must(s.git() + "diff main^ main -- refs/levels");
+  CHECK_THAT(diff, Catch::Matchers::Contains("-" + render_line(LevelFact{run, Level::kReproduced, r.rerun})));
+  CHECK_THAT(diff, Catch::Matchers::Contains("+" + render_line(LevelFact{run, Level::kDisputed, second.rerun})));
 }
 
 }  // namespace
