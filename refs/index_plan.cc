@@ -432,4 +432,44 @@ void apply_trie_plan(TrieFiles& files, const TriePlan& plan) {
   }
 }
 
+std::optional<std::string> find_line(TrieReader& reader, std::string_view key) {
+  std::string dir;     // the folder's path ("" is refs/<family>/)
+  std::size_t at = 0;  // digits it stands for
+  while (at < key.size()) {
+    const std::string_view rest = key.substr(at);
+    std::optional<std::string> next;
+    for (const TrieReader::Entry& e : reader.list(dir)) {
+      if (e.folder && rest.starts_with(e.name)) {
+        next = e.name;
+        break;
+      }
+      if (!e.folder && e.name.size() == 1 && e.name[0] == rest[0]) {
+        const std::string path = join(dir, e.name);
+        const std::string bytes = reader.read(path);
+        const std::string prefix = trie_prefix(path);
+        std::string_view last;
+        std::size_t number = 0;
+        for (std::size_t start = 0; start < bytes.size();) {
+          const std::size_t end = bytes.find('\n', start);
+          const std::string at_line = reader.where(path) + ":" + std::to_string(++number) + ": ";
+          if (end == std::string::npos) throw Corruption(at_line + "expected a line ending in \"\\n\", found the file's end");
+          const std::string_view line = std::string_view(bytes).substr(start, end + 1 - start);
+          const std::string_view found = line_key(line);
+          if (found.empty() || !found.starts_with(prefix) || !(last < found))
+            throw Corruption(at_line + "expected a line beginning {\"@key\":\"" + prefix +
+                             "…\" after the key before it, found " + quoted_excerpt(line));
+          if (found == key) return std::string(line);
+          last = found;
+          start = end + 1;
+        }
+        return std::nullopt;
+      }
+    }
+    if (!next) return std::nullopt;
+    dir = join(dir, *next);
+    at += next->size();
+  }
+  return std::nullopt;
+}
+
 }  // namespace kistore

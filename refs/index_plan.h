@@ -34,7 +34,9 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "refs/index_trie.h"
@@ -120,6 +122,12 @@ using TriePlan = std::map<std::string, TrieEdit>;
 // below it: files already at the bound inside it would pass it unseen, which
 // check_trie reports; that takes keys ground to share digits at 14 levels.)
 TriePlan plan_trie_update(TrieReader& reader, const TrieChanges& changes, std::size_t max_lines = kTrieMaxLines);
+
+// The line of `key` in the trie `reader` shows, if any: the folders on the
+// key's path are listed and the one file it would be in is read, its lines
+// checked to begin {"@key":"<hex>" under the file's digits, in ascending
+// order (Error(kCorruption), naming the file as reader.where does).
+std::optional<std::string> find_line(TrieReader& reader, std::string_view key);
 
 // `files` with the plan applied (every kMove takes from `files` as it was).
 void apply_trie_plan(TrieFiles& files, const TriePlan& plan);

@@ -1,5 +1,7 @@
 #include "store/core/layout_trees.h"
 
+#include "refs/index_plan.h"
+
 #include <cstdint>
 
 #include "objects/error.h"
@@ -93,6 +95,44 @@ std::vector<git::TreeDelta> LayoutTrees::diff(const git_oid* from, const git_oid
   std::vector<git::TreeDelta> out;
   reader_->diff(from, to, dir, [&](const git::TreeDelta& d) { out.push_back(d); }, sides);
   return out;
+}
+
+namespace {
+
+// refs/<family>/ below one root, read through a TreeReader.
+class TreeTrie : public TrieReader {
+ public:
+  TreeTrie(const LayoutTrees& trees, const git::TreeReader& reader, const git_oid* root, Family family)
+      : trees_(trees), reader_(reader), root_(root), dir_("refs/" + std::string(family_name(family))) {}
+  std::vector<Entry> list(const std::string& path) override {
+    std::vector<Entry> out;
+    std::optional<git_oid> id = reader_.tree_at(root_, full(path));
+    if (!id) return out;
+    std::string_view rest = reader_.tree(*id, full(path))->bytes();
+    for (git::RawEntry e; git::next_entry(rest, e);) out.push_back(Entry{std::string(e.name), e.tree()});
+    return out;
+  }
+  std::string read(const std::string& path) override {
+    std::optional<std::string> bytes = trees_.read(root_, full(path));
+    if (!bytes) throw Corruption(full(path) + ": expected an index file, found none");
+    return *std::move(bytes);
+  }
+  std::string where(const std::string& path) const override { return full(path); }
+
+ private:
+  std::string full(const std::string& path) const { return path.empty() ? dir_ : dir_ + "/" + path; }
+  const LayoutTrees& trees_;
+  const git::TreeReader& reader_;
+  const git_oid* root_;
+  std::string dir_;
+};
+
+}  // namespace
+
+std::optional<std::string> LayoutTrees::index_line(const git_oid* root, Family family, const std::string& key) const {
+  if (!root) return std::nullopt;
+  TreeTrie trie(*this, *reader_, root, family);
+  return find_line(trie, key);
 }
 
 }  // namespace kistore

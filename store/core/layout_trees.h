@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "objects/digest.h"
+#include "refs/index_lines.h"
 #include "refs/layout.h"
 #include "refs/level.h"
 #include "store/git/commit_graph.h"
@@ -78,6 +79,11 @@ class LayoutTrees {
   // tree or FORMAT "kistore 2\n", format 1 without FORMAT, nullopt when
   // FORMAT holds anything else (what it holds: read(root, "FORMAT")).
   std::optional<Format> format_of(const git_oid* root) const;
+  // Format 3 (refs/layout.h): the line of `key` in refs/<family>/ below
+  // `root`, if any, reading the folders on its path and the one file it
+  // would be in (refs/index_plan.h find_line; Error(kCorruption) naming that
+  // file when it is not sorted lines under its digits).
+  std::optional<std::string> index_line(const git_oid* root, Family family, const std::string& key) const;
   // The run's level entry below `root` (in the tree's format), the first of disputed, reported,
   // source-native, reproduced that exists.
   std::optional<LevelState> level_of(const git_oid* root, const Digest& run) const;

@@ -1,6 +1,7 @@
 #include "store/history/level_audit.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <unordered_map>
@@ -10,7 +11,10 @@
 #include "objects/error.h"
 #include "refs/index.h"
 #include "refs/layout.h"
+#include "refs/index_lines.h"
 #include "store/core/dictionaries.h"
+#include "store/core/index_diff.h"
+#include "store/core/layout_trees.h"
 #include "store/git/commit_graph.h"
 #include "store/git/raw_tree.h"
 
@@ -67,6 +71,7 @@ struct LevelAudit::State {
   git::CommitGraph& commits;
   std::vector<AllowedSigner> trust;
   std::unique_ptr<git::TreeReader> trees;  // raw trees, checked against their ids, kept
+  std::unique_ptr<LayoutTrees> layout;     // format 3's index files (refs/layout.h), made when first read
   // Tips whose history was walked; for a tip walked with nothing hidden, the
   // rerun commits reachable from it (so reachability needs no graph query).
   std::vector<CommitId> walked;
@@ -103,6 +108,15 @@ struct LevelAudit::State {
   std::optional<Document> run_document(const git_oid& tree, const Digest& d);
   std::optional<LevelEntryValue> single_entry(const git_oid& tree, const Digest& run);
   Format format_at(const git_oid& tree);
+  LayoutTrees& index();
+  // Format 3: the run's level line below the tree, read as an entry.
+  std::optional<LevelEntryValue> level_line(const git_oid& tree, const Digest& run);
+  // Format 3: the runs whose level line differs between the trees; with
+  // theirs_only, those `from` has a line for.
+  std::set<Digest> line_changes(const git_oid* from, const git_oid& to, bool theirs_only);
+  // Every run's level that is not its default, whatever the tree's format:
+  // what two trees of different formats are compared by.
+  std::map<Digest, LevelEntryValue> non_default_levels(const git_oid& tree);
   std::map<Digest, std::vector<std::pair<Level, std::string>>> level_map(const git_oid& tree);
   std::vector<AddedRerun> added_reruns(const git_oid& tree, const std::map<Digest, std::optional<LevelEntryValue>>& changes,
                                        const std::set<Digest>& added_objects);
@@ -178,8 +192,60 @@ std::optional<Document> LevelAudit::State::run_document(const git_oid& tree, con
 Format LevelAudit::State::format_at(const git_oid& tree) {
   if (auto it = formats.find(tree); it != formats.end()) return it->second;
   Format f = Format::k1;
-  if (trees->blob_at(&tree, kFormatPath)) f = Format::k2;
+  if (auto id = trees->blob_at(&tree, kFormatPath)) {
+    auto bytes = commits.blob(*id, kFormat3Bytes.size());
+    f = bytes && parse_format_bytes(*bytes, true) == Format::k3 ? Format::k3 : Format::k2;
+  }
   return formats[tree] = f;
+}
+
+LayoutTrees& LevelAudit::State::index() {
+  if (!layout) layout = std::make_unique<LayoutTrees>(commits);
+  return *layout;
+}
+
+std::optional<LevelEntryValue> LevelAudit::State::level_line(const git_oid& tree, const Digest& run) {
+  std::optional<std::string> line = index().index_line(&tree, Family::kLevels, run.hex());
+  if (!line) return std::nullopt;
+  try {
+    const auto fact = std::get<LevelFact>(parse_line(Family::kLevels, *line, "refs/levels", 0));
+    return LevelEntryValue{fact.level, fact.evidence};
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kIO) throw;
+    return std::nullopt;  // not a level line: verify and pull say why
+  }
+}
+
+std::set<Digest> LevelAudit::State::line_changes(const git_oid* from, const git_oid& to, bool theirs_only) {
+  std::set<Digest> out;
+  for (const FactChange& c : diff_facts(index(), from, &to, Family::kLevels))
+    if (!theirs_only || c.before) out.insert(*Digest::parse_hex(c.key));
+  return out;
+}
+
+std::map<Digest, LevelEntryValue> LevelAudit::State::non_default_levels(const git_oid& tree) {
+  std::map<Digest, LevelEntryValue> out;
+  if (format_at(tree) == Format::k3) {
+    for (const FactChange& c : diff_facts(index(), nullptr, &tree, Family::kLevels)) {
+      const auto fact = std::get<LevelFact>(parse_line(Family::kLevels, *c.after, "refs/levels", 0));
+      out.emplace(fact.run, LevelEntryValue{fact.level, fact.evidence});
+    }
+    return out;
+  }
+  std::unordered_map<std::string, std::optional<LevelEntryValue>> by_blob;  // most entries share {"evidence":null}
+  for (const auto& [run, entries] : level_map(tree)) {
+    if (entries.size() != 1) continue;
+    const auto& [level, blob] = entries.front();
+    auto it = by_blob.find(blob);
+    if (it == by_blob.end()) {
+      git_oid id;
+      std::memcpy(id.id, blob.data(), GIT_OID_RAWSZ);
+      auto bytes = commits.blob(id, kMaxLevelEntryBytes);
+      it = by_blob.emplace(blob, bytes ? parse_level_entry(*bytes) : std::nullopt).first;
+    }
+    if (it->second && it->second->evidence) out.emplace(run, LevelEntryValue{level, it->second->evidence});
+  }
+  return out;
 }
 
 // Every run's level entries below the tree: the level and the blob id of each.
@@ -196,6 +262,13 @@ std::optional<LevelEntryValue> LevelAudit::State::single_entry(const git_oid& tr
   std::optional<LevelEntryValue> out;
   int found = 0;
   const Format format = format_at(tree);
+  if (format == Format::k3) {
+    // A run without a line is at its default level (SPEC §2), as a format-2
+    // entry {"evidence":null} at that level says.
+    if (auto line = level_line(tree, run)) return line;
+    if (auto doc = run_document(tree, run)) return LevelEntryValue{default_level(doc->spec()), std::nullopt};
+    return std::nullopt;
+  }
   for (Level l : kAllLevels) {
     auto blob = trees->blob_at(&tree, level_path(format, l, run));
     if (!blob) continue;
@@ -251,9 +324,16 @@ LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   if (!c.parents.empty()) parent = commits.read(c.parents[0]).tree;
   const git_oid* before = parent ? &*parent : nullptr;
   std::set<Digest> touched, added;
-  trees->diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
-    if (auto p = parse_level_path_any(d.path)) touched.insert(p->run);
-  });
+  const Format format = format_at(tree);
+  if (format == Format::k3 || (before && format_at(*before) == Format::k3)) {
+    // A commit that changes the format is no rerun commit: it changes no
+    // level here (check_rerun_commit then refuses it).
+    if (!before || format_at(*before) == format) touched = line_changes(before, tree, false);
+  } else {
+    trees->diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
+      if (auto p = parse_level_path_any(d.path)) touched.insert(p->run);
+    });
+  }
   trees->diff(
       before, &tree, "objects",
       [&](const git::TreeDelta& d) {
@@ -371,6 +451,18 @@ std::set<Digest> LevelAudit::level_changes(const std::optional<CommitId>& from, 
   if (from) before = s.commit_tree(*from);
   git_oid after = s.commit_tree(to);
   std::set<Digest> out;
+  if (before && s.format_at(*before) != s.format_at(after) &&
+      (s.format_at(*before) == Format::k3 || s.format_at(after) == Format::k3)) {
+    // Across an upgrade to format 3 the entries became lines, and default
+    // levels have none: compare the levels that are not a run's default.
+    auto old_map = s.non_default_levels(*before), new_map = s.non_default_levels(after);
+    for (const auto& [run, entry] : old_map)
+      if (auto it = new_map.find(run); it == new_map.end() || it->second != entry) out.insert(run);
+    for (const auto& [run, entry] : new_map)
+      if (!old_map.count(run)) out.insert(run);
+    return out;
+  }
+  if (s.format_at(after) == Format::k3) return s.line_changes(before ? &*before : nullptr, after, theirs_only);
   if (before && s.format_at(*before) != s.format_at(after)) {
     // Across an upgrade every path moved: compare what the entries say
     // (level and bytes), not where they are.

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "store/query/query.h"
 #include "store/history/trust.h"
 #include "store/core/index_trees.h"
+#include "store/history/level_audit.h"
 #include "tests/store/support.h"
 
 namespace kistore {
@@ -274,6 +276,45 @@ TEST_CASE("rerun into a format-3 store: a level line, a rerun line, no group lin
   CHECK_THAT(shown, Catch::Matchers::Contains("+" + render_line(LevelFact{run, Level::kReproduced, r.rerun})));
   CHECK_THAT(shown, Catch::Matchers::Contains("+" + render_line(RerunFact{run, r.rerun, Level::kReproduced, ratio})));
   CHECK(must(s.git() + "diff --name-only main^ main -- refs/groups").empty());
+  // The signed history gives what the tree records, and the rerun commit
+  // changes that run's level and no other's.
+  {
+    LevelAudit audit(s.store, load_trust(s.store));
+    const CommitId head = cid(*r.commit), parent = cid(trim(must(s.git() + "rev-parse main^")));
+    CHECK(audit.level_changes(parent, head) == std::set<Digest>{run});
+    CHECK(audit.judge(head, run, Level::kSourceNative, audit.entry_at(head, run)).agrees);
+    LevelStanding standing = level_standing(snap, audit, snap.document(run));
+    CHECK(standing.level == Level::kReproduced);
+    CHECK(standing.justified);
+    REQUIRE(audit.rerun_commits(head).size() == 1);
+    CHECK(audit.rerun_commits(head)[0]->valid);
+  }
+  SECTION("a level line written without a controller's signature is refused by the history") {
+    CommitOptions o;
+    o.author = "Mallory <m@example.org>";
+    s.store.commit(
+        [&](const Snapshot& head) -> std::optional<ChangeSet> {
+          IndexChanges changes;
+          changes.put(LevelFact{run, Level::kDisputed, r.rerun});
+          ChangeSet c;
+          apply_index_changes(head, changes, c);
+          c.op = "rerun";
+          c.summary = "rerun: forged";
+          return c;
+        },
+        o);
+    const CommitId forged = cid(s.head());
+    LevelAudit audit(s.store, load_trust(s.store));
+    CHECK(audit.level_changes(cid(*r.commit), forged) == std::set<Digest>{run});
+    LevelJudgement j = audit.judge(forged, run, Level::kSourceNative, audit.entry_at(forged, run));
+    CHECK_FALSE(j.agrees);
+    CHECK(j.decision.entry.level == Level::kReproduced);  // the signed rerun still decides
+    LevelStanding standing = level_standing(s.store.snapshot(), audit, snap.document(run));
+    CHECK(standing.level == Level::kReproduced);
+    CHECK(standing.stored == Level::kDisputed);
+    CHECK_FALSE(standing.justified);
+    return;
+  }
 
   // A second verdict replaces the line: the diff removes one and adds one.
   RerunResult second = record_rerun(s.store, kSeedRun, bundle_item(rerun_bundle(3400000)), s.options());

@@ -218,6 +218,24 @@ TEST_CASE("format 3's index of the format-1 fixture: the same lines from format 
                        options));
   CHECK(trim(must(f.git() + "rev-parse main:objects")) == old_objects);
   CHECK(must(f.git() + "show main:FORMAT") == "kistore 3\n");
+  // The level function over the history sees no level change across it, and
+  // the format-3 tree records what the signed history gives.
+  {
+    const CommitId before = cid(trim(must(f.git() + "rev-parse main^"))), after = cid(trim(must(f.git() + "rev-parse main")));
+    LevelAudit audit(store, load_trust(store));
+    CHECK(audit.level_changes(before, after).empty());
+    CHECK(audit.entry_at(after, kReproduced) == LevelEntryValue{Level::kReproduced, kCloseRerun});
+    CHECK(audit.judge(after, kReproduced, Level::kSourceNative, audit.entry_at(after, kReproduced)).agrees);
+    CHECK(audit.judge(after, kDisputed, Level::kSourceNative, audit.entry_at(after, kDisputed)).agrees);
+    // A run without a line stands at its default, which the history agrees with.
+    const Digest other = std::get<GroupFact>(facts_with_prefix(store.snapshot_at(after.hex()), Family::kGroups, "").back()).run;
+    if (other != kReproduced && other != kDisputed) {
+      auto entry = audit.entry_at(after, other);
+      REQUIRE(entry);
+      CHECK_FALSE(entry->evidence);
+      CHECK(audit.judge(after, other, entry->level, entry).agrees);
+    }
+  }
   CHECK(commit_op(must(f.git() + "log -1 --format=%B main")) == "upgrade");
   const Snapshot three = store.snapshot_at(trim(must(f.git() + "rev-parse main")));
   for (const auto& [family, lines] : from2.lines) {
