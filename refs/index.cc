@@ -2,6 +2,7 @@
 
 #include "objects/blob.h"
 #include "objects/error.h"
+#include "refs/index_lines.h"
 #include "refs/layout.h"
 
 namespace kistore {
@@ -165,7 +166,20 @@ void facts_of_body(Format f, const Json& spec, const Digest& digest, std::string
     facts.group_bytes = group_entry(spec);
     facts.default_level = default_level(spec);
     try {
-      facts.source_path = source_path(spec, where);
+      if (f == Format::k3) {
+        // Format 3 keys an upstream id by hash (refs/index_lines.h): any
+        // pair of strings without U+0000 is one.
+        const Json* native = spec.find("sourceNative");
+        const Json* source = native ? native->find("source") : nullptr;
+        const Json* id = native ? native->find("externalId") : nullptr;
+        if (source && source->is_string() && id && id->is_string()) {
+          if (source->as_string().find('\0') != std::string::npos || id->as_string().find('\0') != std::string::npos)
+            throw InvalidInput(std::string(where) + ": /spec/sourceNative: expected a source and externalId without U+0000");
+          facts.source_path = source_key(source->as_string(), id->as_string());
+        }
+      } else {
+        facts.source_path = source_path(spec, where);
+      }
     } catch (const Error& e) {
       facts.problem = Problem{ProblemKind::kObjectInvalid, std::string(where), e.what()};
       return;

@@ -94,7 +94,7 @@ struct ObjectFacts {
   // run names by role ("protocol", "environment", "workload", "implementation").
   std::string group_path, group_bytes;
   Level default_level = Level::kReported;
-  std::optional<std::string> source_path;
+  std::optional<std::string> source_path;  // format 3: the upstream id's key (refs/index_lines.h source_key)
   std::vector<std::pair<std::string, Digest>> references;
   std::optional<Digest> key;           // the comparison key
   std::optional<Measurement> primary;  // the primary measurement

@@ -108,6 +108,29 @@ std::string naming_problem(Family family, const std::vector<std::string_view>& n
 
 std::vector<Problem> check_trie(Family family, const TrieFiles& files, std::size_t max_lines) {
   const std::string root = "refs/" + std::string(family_name(family)) + "/";
+  std::vector<Problem> problems;
+  std::vector<TrieFileSummary> summaries;
+  for (const auto& [path, bytes] : files) {
+    TrieFileSummary summary{path, static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')), {}, {}};
+    if (naming_problem(family, path_names(path)).empty()) {  // else check_trie_shape says why
+      try {
+        const std::vector<IndexFact> facts = parse_index_file(family, root + path, trie_prefix(path), bytes);
+        summary.lines = facts.size();
+        summary.first_key = fact_key(facts.front());
+        summary.last_key = fact_key(facts.back());
+      } catch (const Error& e) {
+        problems.push_back(Problem{ProblemKind::kLayout, root + path, e.what()});
+      }
+    }
+    summaries.push_back(std::move(summary));
+  }
+  std::vector<Problem> shape = check_trie_shape(family, summaries, max_lines);
+  problems.insert(problems.end(), std::make_move_iterator(shape.begin()), std::make_move_iterator(shape.end()));
+  return problems;
+}
+
+std::vector<Problem> check_trie_shape(Family family, const std::vector<TrieFileSummary>& files, std::size_t max_lines) {
+  const std::string root = "refs/" + std::string(family_name(family)) + "/";
   const std::string t = std::to_string(max_lines);
   std::vector<Problem> problems;
   auto report = [&](const std::string& path, std::string detail) {
@@ -115,23 +138,19 @@ std::vector<Problem> check_trie(Family family, const TrieFiles& files, std::size
   };
   // Every folder by its path ("" for refs/<family>/ itself).
   std::map<std::string, FolderSummary> folders;
+  std::set<std::string_view> file_paths;
   folders[""];
-  for (const auto& [path, bytes] : files) {
+  for (const TrieFileSummary& file : files) {
+    const std::string& path = file.path;
+    file_paths.insert(path);
     const std::vector<std::string_view> names = path_names(path);
     if (std::string why = naming_problem(family, names); !why.empty()) {
       report(path, std::move(why));
       continue;
     }
-    std::size_t lines = static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n'));
-    std::optional<std::string> first, last;
-    try {
-      const std::vector<IndexFact> facts = parse_index_file(family, root + path, trie_prefix(path), bytes);
-      lines = facts.size();
-      first = fact_key(facts.front());
-      last = fact_key(facts.back());
-    } catch (const Error& e) {
-      report(path, e.what());
-    }
+    const std::size_t lines = file.lines;
+    const std::optional<std::string>& first = file.first_key;
+    const std::optional<std::string>& last = file.last_key;
     if (lines > max_lines)
       report(path, "expected a file of at most " + t + " lines (more make a folder), found " +
                        std::to_string(lines) + " lines");
@@ -153,7 +172,7 @@ std::vector<Problem> check_trie(Family family, const TrieFiles& files, std::size
         report(dir, "expected one entry for each next digit, found " + quoted_excerpt(*it) + " and " +
                         quoted_excerpt(*std::next(it)));
     if (dir.empty()) continue;
-    if (files.contains(dir)) report(dir, "expected a file or a folder, found both");
+    if (file_paths.contains(dir)) report(dir, "expected a file or a folder, found both");
     if (folder.lines <= max_lines)
       report(dir, "expected a folder of more than " + t + " lines (at most " + t + " make one file), found " +
                       std::to_string(folder.lines) + " lines");

@@ -73,6 +73,20 @@ std::string trie_prefix(std::string_view path);
 // exactly when files == build_trie(their lines, max_lines).
 std::vector<Problem> check_trie(Family family, const TrieFiles& files, std::size_t max_lines = kTrieMaxLines);
 
+// What check_trie_shape needs of one index file: its path (relative to
+// refs/<family>/), its line count, and its first and last keys (nullopt
+// when the file was refused: not lines of the family under its digits).
+struct TrieFileSummary {
+  std::string path;
+  std::size_t lines = 0;
+  std::optional<std::string> first_key, last_key;
+};
+// check_trie's checks of names and shape, from summaries of the files alone
+// (their lines read and checked by the caller: verify, on every core): the
+// problems check_trie reports but those of a file's own lines.
+std::vector<Problem> check_trie_shape(Family family, const std::vector<TrieFileSummary>& files,
+                                      std::size_t max_lines = kTrieMaxLines);
+
 // Where a key is, or would go, in a trie whose folders (paths relative to
 // refs/<family>/, without a trailing "/") are `folders`.
 struct TrieSlot {

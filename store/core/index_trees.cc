@@ -134,6 +134,20 @@ std::optional<IndexFact> find_fact(const Snapshot& snapshot, Family family, cons
   return found;
 }
 
+std::string fact_file(const Snapshot& snapshot, Family family, const std::string& key) {
+  std::string dir = family_dir(family);
+  std::size_t at = 0;
+  while (at < key.size()) {
+    std::optional<std::string> next;
+    for (const Snapshot::Entry& e : snapshot.entries(dir))
+      if (e.folder && std::string_view(key).substr(at).starts_with(e.name)) next = e.name;
+    if (!next) break;
+    dir += "/" + *next;
+    at += next->size();
+  }
+  return at < key.size() ? dir + "/" + key[at] : dir;
+}
+
 std::vector<IndexFact> facts_with_prefix(const Snapshot& snapshot, Family family, const std::string& prefix) {
   std::vector<IndexFact> out;
   files_for(snapshot, family, prefix, [&](const std::string& path) {

@@ -67,6 +67,10 @@ void apply_index_changes(const Snapshot& base, const IndexChanges& changes, Chan
 // would be in is read.
 std::optional<IndexFact> find_fact(const Snapshot& snapshot, Family family, const std::string& key);
 
+// The path ("refs/<family>/…") of the file of `snapshot` that holds the line
+// of `key`, or would hold it: for messages about a line.
+std::string fact_file(const Snapshot& snapshot, Family family, const std::string& key);
+
 // Every line of `family` whose key starts with `prefix` (hex digits), in key
 // order: the files below the folder the prefix leads to.
 std::vector<IndexFact> facts_with_prefix(const Snapshot& snapshot, Family family, const std::string& prefix);

@@ -68,7 +68,9 @@ class IndexCheck {
       const MetadataEntry& m = s_.index.metadata[i];
       if (i > 0 && s_.index.metadata[i - 1].digest == m.digest) continue;
       if (!s_.object(m.digest))
-        s_.problem(ProblemKind::kDanglingRef, metadata_path(s_.format, m.digest), "names " + m.digest.str() + ", which is not in the store");
+        s_.problem(ProblemKind::kDanglingRef,
+                   s_.format == Format::k3 ? s_.line_at(Family::kMetadata, m.digest.hex()) : metadata_path(s_.format, m.digest),
+                   "names " + m.digest.str() + ", which is not in the store");
     }
     std::vector<MetadataEntry>().swap(s_.index.metadata);
     s_.timer.lap("index: metadata");
@@ -77,7 +79,9 @@ class IndexCheck {
     check_groups();
     s_.timer.lap("index: groups");
     check_levels();
+    check_unwritten_levels();
     s_.timer.lap("index: levels");
+    check_trie();
     check_attestations();
     s_.timer.lap("index: attestations");
     sources.join();
@@ -118,7 +122,7 @@ class IndexCheck {
   // a controlled rerun of its run, with that commit's verdict and the ratio
   // of their primary values; a rerun is no member of a group.
   void check_reruns() {
-    if (s_.format != Format::k2 || s_.snap.empty()) return;
+    if (s_.format == Format::k1 || s_.snap.empty()) return;
     std::map<std::pair<Digest, Digest>, Level> expected;
     for (const LevelAudit::RerunCommitAudit* a : s_.audit.rerun_commits(s_.snap.commit()))
       if (a->valid) expected.emplace(std::pair{a->valid->first, a->valid->second.evidence}, level_of(a->valid->second.verdict));
@@ -142,7 +146,9 @@ class IndexCheck {
     for (const auto& [pair, verdict] : expected) {
       reruns_indexed_.insert(pair.second);
       if (!indexed.count(pair) && s_.object(pair.first) && s_.object(pair.second))
-        s_.problem(ProblemKind::kRerunMismatch, rerun_path(pair.first, pair.second),
+        s_.problem(ProblemKind::kRerunMismatch,
+                   s_.format == Format::k3 ? s_.line_at(Family::kReruns, pair.first.hex() + pair.second.hex())
+                                           : rerun_path(pair.first, pair.second),
                 "a valid rerun commit adds this " + std::string(level_name(verdict)) + " rerun of " + pair.first.str() +
                     ", which is not indexed");
     }
@@ -158,7 +164,8 @@ class IndexCheck {
         ++found->groups;
         return;
       }
-      const std::string path = group_path(s_.format, g.first, g.second);
+      const std::string path = s_.format == Format::k3 ? s_.line_at(Family::kGroups, g.first.hex() + g.second.hex())
+                                                       : group_path(s_.format, g.first, g.second);
       const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
       if (!run) return;
       ++found->groups;
@@ -180,7 +187,9 @@ class IndexCheck {
   void check_levels() {
     LevelAudit& audit = s_.audit;
     for (const auto& l : s_.index.levels) {
-      auto path = [&] { return level_path(s_.format, l.level, l.run); };  // spelled out for problems only
+      auto path = [&] {  // spelled out for problems only
+        return s_.format == Format::k3 ? s_.line_at(Family::kLevels, l.run.hex()) : level_path(s_.format, l.level, l.run);
+      };
       const std::string& bytes = l.bytes.empty() ? s_.null_entry : l.bytes;
       StoredObject* found = s_.stored(l.run);
       const ObjectFacts* run = found ? &found->facts : nullptr;
@@ -207,6 +216,33 @@ class IndexCheck {
         s_.problem(ProblemKind::kLevelUnjustified, path(), *why);
     }
     std::vector<LevelEntry>().swap(s_.index.levels);
+  }
+
+  // Format 3 writes no line for a run at its default level: every run that
+  // a valid rerun commit is about and that has no line must be at its
+  // default by the signed history (two controllers' concurrent verdicts that
+  // cancel out cannot: any valid rerun gives a level that is not a default).
+  void check_unwritten_levels() {
+    if (s_.format != Format::k3 || s_.snap.empty()) return;
+    LevelAudit& audit = s_.audit;
+    for (const Digest& digest : audit.runs_rerun_since({s_.snap.commit()}, {})) {
+      StoredObject* found = s_.stored(digest);
+      if (!found || found->levels > 0 || !found->facts.valid() || found->facts.kind != Kind::kRun) continue;
+      const Level fallback = found->facts.default_level;
+      LevelJudgement j = audit.judge(s_.snap.commit(), digest, fallback, LevelEntryValue{fallback, std::nullopt});
+      if (!j.agrees)
+        s_.problem(ProblemKind::kMissingLevel, s_.line_at(Family::kLevels, digest.hex()),
+                   "run " + digest.str() + " has no level line, so stands at its default; " + j.detail);
+    }
+  }
+
+  // Format 3: each family's files are the trie of their lines (their lines
+  // were read and checked as the walk met them).
+  void check_trie() {
+    if (s_.format != Format::k3) return;
+    for (auto& [family, files] : s_.index.trie_files)
+      for (Problem& p : check_trie_shape(family, files)) s_.problem(p.kind, std::move(p.path), std::move(p.detail));
+    s_.index.trie_files.clear();
   }
 
   // Of `evidence`, what the store holds as a rerun of the run `digest`: a
@@ -257,24 +293,25 @@ class IndexCheck {
       s_.problem(ProblemKind::kMissingGroup, s_.group_path_of(digest, facts), "run " + digest.str() + " is missing from its group");
     else if (!rerun && groups > 1)
       s_.problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(groups) + " groups");
-    if (levels == 0)
+    if (levels == 0 && s_.format != Format::k3)  // format 3: no line for a default level
       s_.problem(ProblemKind::kMissingLevel, level_path(s_.format, facts.default_level, digest), "run " + digest.str() + " has no level");
     else if (levels > 1)
       s_.problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(levels) + " levels");
     if (facts.source_path) {
+      const std::string where = s_.format == Format::k3 ? s_.line_at(Family::kSources, *facts.source_path) : *facts.source_path;
       std::optional<std::size_t> at = source_at(*facts.source_path);
       const SourceBytes* entry = at ? &s_.index.sources[*at].second : nullptr;
       if (!entry) {
         std::string holder = source_holder(*facts.source_path);
         if (holder.empty())
-          s_.problem(ProblemKind::kMissingSource, *facts.source_path, "run " + digest.str() + " is missing from the source index");
+          s_.problem(ProblemKind::kMissingSource, where, "run " + digest.str() + " is missing from the source index");
         else
-          s_.warning(ProblemKind::kSourceClaimed, *facts.source_path,
+          s_.warning(ProblemKind::kSourceClaimed, where,
                   "run " + digest.str() + " claims this source id, which is blocked by " + holder);
       } else if (entry->digest == digest) {
         source_checked_[*at] = 1;  // names this valid run, whose source id it is (only this run's thread writes it)
       } else {
-        s_.warning(ProblemKind::kSourceClaimed, *facts.source_path,
+        s_.warning(ProblemKind::kSourceClaimed, where,
                 "run " + digest.str() + " claims this source id, which names " + entry->str() + " (the first claim)");
       }
     }
@@ -287,11 +324,13 @@ class IndexCheck {
     std::optional<std::unordered_map<std::string_view, const Digest*>> claimed;  // source path -> a run claiming it
     for (std::size_t i = 0; i < s_.index.sources.size(); ++i) {
       if (source_checked_[i]) continue;  // a run's own entry (check_run_indexed), or a second entry of its path
-      const auto& [path, value] = s_.index.sources[i];
+      const auto& [key_or_path, value] = s_.index.sources[i];
+      const std::string& path = key_or_path;
+      const std::string where = s_.format == Format::k3 ? s_.line_at(Family::kSources, key_or_path) : key_or_path;
       const std::string bytes = value.str();
       const ObjectFacts* run = value.digest ? s_.object(*value.digest) : nullptr;
       if (!run || !run->valid() || run->kind != Kind::kRun)
-        s_.problem(ProblemKind::kSourceMismatch, path, "names " + bytes + ", which is not a run in the store");
+        s_.problem(ProblemKind::kSourceMismatch, where, "names " + bytes + ", which is not a run in the store");
       else if (run->source_path != path) {
         if (!claimed) {
           claimed.emplace();
@@ -301,7 +340,7 @@ class IndexCheck {
         }
         auto it = claimed->find(path);
         std::string claimant = it == claimed->end() ? "" : "; run " + it->second->str() + " does";
-        s_.problem(ProblemKind::kSourceMismatch, path, "the run " + bytes + " does not have this source id" + claimant);
+        s_.problem(ProblemKind::kSourceMismatch, where, "the run " + bytes + " does not have this source id" + claimant);
       }
     }
   }

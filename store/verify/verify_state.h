@@ -14,6 +14,7 @@
 #include <array>
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -22,7 +23,9 @@
 #include "objects/parallel.h"
 #include "objects/phase_timer.h"
 #include "refs/index.h"
+#include "refs/index_trie.h"
 #include "refs/layout.h"
+#include "store/core/index_trees.h"
 #include "store/git/commit_graph.h"
 #include "store/history/level_audit.h"
 #include "store/verify/verify.h"
@@ -53,11 +56,15 @@ struct SourceBytes {
   std::string other;
   std::string str() const { return digest ? digest->str() : other; }
 };
+// Format 3 (refs/layout.h) fills the same entries from the lines of its
+// index files (a source entry keyed by the upstream id's key, not a path),
+// and summarises each file for the trie's shape check (check_trie_shape).
 struct IndexEntries {
   std::vector<MetadataEntry> metadata;
   std::vector<PairEntry> groups, attestations, reruns;
   std::vector<LevelEntry> levels;
   std::vector<std::pair<std::string, SourceBytes>> sources;  // in tree order
+  std::map<Family, std::vector<TrieFileSummary>> trie_files;  // format 3
 };
 
 // What one part of the walk found, in tree order: its problems, its
@@ -145,7 +152,20 @@ struct VerifyState {
 
   // Where a valid run's group entry must be (kept out of objects to save memory).
   std::string group_path_of(const Digest& digest, const ObjectFacts& run) const {
+    if (format == Format::k3 && run.key) return line_at(Family::kGroups, run.key->hex() + digest.hex());
     return run.key ? group_path(format, *run.key, digest) : run.group_path;
+  }
+  // Format 3: where a problem about the line of `key` is reported: the file
+  // that holds it (or would), then the key ("refs/groups/04a2…/3 @04a2…").
+  // Read only for problems, which are few.
+  std::string line_at(Family family, const std::string& key) const {
+    std::string file = family_dir(family);
+    try {
+      file = fact_file(snap, family, key);
+    } catch (const Error&) {
+      // a trie that cannot be followed: its own problems say why
+    }
+    return file + " @" + key;
   }
 
   const ObjectFacts* object(const Digest& d) const {

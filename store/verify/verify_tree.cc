@@ -1,9 +1,13 @@
 // verify's walk of the tree and its shape check (verify_state.h).
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include "objects/blob.h"
+#include "refs/index_lines.h"
 #include "store/git/commit_graph.h"
 #include "store/git/raw_tree.h"
 #include "store/verify/verify_state.h"
@@ -27,6 +31,7 @@ class Visitor {
     auto outside = [&](const std::string& expected) { problem(ProblemKind::kLayout, path, "expected " + expected + ", found another name"); };
     IndexEntries& index = out.index;
     if (path == kFormatPath) return;  // its bytes are the format's own (Snapshot::format)
+    if (s_.format == Format::k3 && path.starts_with("refs/")) return visit_index_file(out, path, bytes);
     if (path.starts_with("dictionaries/")) return check_dictionary(out, path, bytes);
     if (path.starts_with("refs/metadata/")) {
       auto d = parse_metadata_path(s_.format, path);
@@ -70,6 +75,59 @@ class Visitor {
             std::string("path outside the store layout of ") + format_name(s_.format) +
                 (s_.format == Format::k1 ? " (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)"
                                        : " (FORMAT, objects/sha256/…, dictionaries/<id>, refs/{metadata,groups,levels,reruns,attestations,sources}/…)"));
+  }
+
+  // Format 3: an index file, its lines as the entries the checks weigh and
+  // its summary for the trie's shape (check_trie_shape names a path that is
+  // no trie path). Called from the walk's threads, as visit.
+  void visit_index_file(WalkPartResult& out, const std::string& path, std::string_view bytes) const {
+    const std::size_t slash = path.find('/', 5);
+    const std::optional<Family> family =
+        slash == std::string::npos ? std::nullopt : parse_family(std::string_view(path).substr(5, slash - 5));
+    if (!family)
+      return out.problems.push_back({ProblemKind::kLayout, path,
+                                     "path outside the store layout of format 3 (FORMAT, objects/sha256/…, "
+                                     "dictionaries/<id>, refs/{metadata,groups,levels,reruns,attestations,sources}/<trie path>)"});
+    const std::string rel = path.substr(slash + 1);
+    TrieFileSummary summary{rel, static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')), {}, {}};
+    std::vector<IndexFact> facts;
+    try {
+      facts = parse_index_file(*family, path, trie_prefix(rel), bytes);
+    } catch (const Error& e) {
+      out.index.trie_files[*family].push_back(std::move(summary));
+      return out.problems.push_back({ProblemKind::kLayout, path, e.what()});
+    }
+    summary.lines = facts.size();
+    summary.first_key = fact_key(facts.front());
+    summary.last_key = fact_key(facts.back());
+    out.index.trie_files[*family].push_back(std::move(summary));
+    IndexEntries& index = out.index;
+    for (IndexFact& fact : facts) {
+      std::visit(
+          [&](auto& f) {
+            using T = std::decay_t<decltype(f)>;
+            if constexpr (std::is_same_v<T, MetadataFact>) {
+              index.metadata.push_back({f.document});
+            } else if constexpr (std::is_same_v<T, GroupFact>) {
+              index.groups.push_back({std::string(), f.key, f.run,
+                                      f.primary ? canonical(f.primary->to_json())
+                                                : std::string(R"({"metric":null,"statistic":null,"unit":null,"value":null})")});
+            } else if constexpr (std::is_same_v<T, LevelFact>) {
+              index.levels.push_back({level_entry(f.evidence), f.level, f.run});
+            } else if constexpr (std::is_same_v<T, RerunFact>) {
+              index.reruns.push_back({path + " @" + f.run.hex() + f.rerun.hex(), f.run, f.rerun, rerun_entry(f.verdict, f.ratio)});
+            } else if constexpr (std::is_same_v<T, AttestationFact>) {
+              Json entry = Json::object();
+              entry.set("author", f.author);
+              entry.set("type", f.type);
+              index.attestations.push_back(
+                  {path + " @" + f.run.hex() + f.attestation.hex(), f.run, f.attestation, canonical(entry)});
+            } else {
+              index.sources.emplace_back(source_key(f.source, f.external_id), SourceBytes{f.run, std::string()});
+            }
+          },
+          fact);
+    }
   }
 
   // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>, an
@@ -131,8 +189,9 @@ const Visitor visitor(state);
             shard.map.try_emplace(*facts.digest).first->second.facts = std::move(facts);
           }
         } else {
-          // Metadata documents are checked here, on every core: a parse per document.
-          if (parse_metadata_path(state.format, path))
+          // Metadata documents are checked here, on every core: a parse per
+          // document (format 3: as its lines are read).
+          if (state.format != Format::k3 && parse_metadata_path(state.format, path))
             if (auto p = metadata_problem(path, *bytes)) out.problems.push_back(std::move(*p));
           visitor.visit(out, path, *bytes);
         }
@@ -160,6 +219,7 @@ void merge_parts(VerifyState& state, std::vector<WalkPartResult>& parts) {
     append(state.index.reruns, part.index.reruns);
     append(state.index.levels, part.index.levels);
     append(state.index.sources, part.index.sources);
+    for (auto& [family, files] : part.index.trie_files) append(state.index.trie_files[family], files);
     part = WalkPartResult();
   }
   std::vector<WalkPartResult>().swap(parts);

@@ -18,6 +18,7 @@
 
 #include "objects/error.h"
 #include "tests/store/support.h"
+#include "tests/store/format3.h"
 #include "objects/json.h"
 #include "refs/layout.h"
 #include "store/git/git.h"
@@ -617,21 +618,6 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
 
 // ---- format 3 (refs/layout.h: taught room by room; commands do not open it yet) ----
 
-// An empty store whose first commit names format 3.
-void make_format3(Store& store) {
-  CommitOptions o;
-  o.author = kAuthor;
-  o.upgrade = true;
-  store.commit(
-      [](const Snapshot&) -> std::optional<ChangeSet> {
-        ChangeSet c;
-        c.upserts.emplace(std::string(kFormatPath), std::string(kFormat3Bytes));
-        c.op = "upgrade";
-        c.summary = "format 3";
-        return c;
-      },
-      o);
-}
 
 // Every line of every family, as a set of files per family, checked as verify will.
 std::map<Family, TrieFiles> index_files(const Snapshot& snap) {

@@ -22,6 +22,7 @@
 #include "store/core/index_trees.h"
 #include "store/history/level_audit.h"
 #include "tests/store/support.h"
+#include "tests/store/format3.h"
 
 namespace kistore {
 namespace {
@@ -47,19 +48,7 @@ struct RerunStore {
   std::shared_ptr<const SshPrivateKey> controller = key("controller");
 
   explicit RerunStore(bool format3 = false) {
-    if (format3) {  // refs/layout.h: taught room by room
-      CommitOptions o;
-      o.upgrade = true;
-      store.commit(
-          [](const Snapshot&) -> std::optional<ChangeSet> {
-            ChangeSet c;
-            c.upserts.emplace(std::string(kFormatPath), std::string(kFormat3Bytes));
-            c.op = "upgrade";
-            c.summary = "format 3";
-            return c;
-          },
-          o);
-    }
+    if (format3) make_format3(store);  // refs/layout.h: taught room by room
     Bundle seed = Bundle::from_json(parse_json(data(kFixture), kFixture), Location{"seed.json", ""});
     std::vector<AddedDocument> docs;
     for (const Document& d : seed.documents()) docs.push_back({&d, "seed.json"});
