@@ -64,7 +64,7 @@ std::optional<Format> LayoutTrees::format_of(const git_oid* root) const {
   if (!root) return kCurrentFormat;
   if (auto it = formats_.find(*root); it != formats_.end()) return it->second;
   auto bytes = read(root, std::string(kFormatPath));
-  std::optional<Format> f = bytes ? parse_format_bytes(*bytes) : Format::k1;
+  std::optional<Format> f = bytes ? parse_format_bytes(*bytes, true) : Format::k1;
   formats_.emplace(*root, f);
   return f;
 }
@@ -106,6 +106,7 @@ class TreeTrie : public TrieReader {
       : trees_(trees), reader_(reader), root_(root), dir_("refs/" + std::string(family_name(family))) {}
   std::vector<Entry> list(const std::string& path) override {
     std::vector<Entry> out;
+    if (!root_) return out;
     std::optional<git_oid> id = reader_.tree_at(root_, full(path));
     if (!id) return out;
     std::string_view rest = reader_.tree(*id, full(path))->bytes();
@@ -128,6 +129,18 @@ class TreeTrie : public TrieReader {
 };
 
 }  // namespace
+
+TriePlan LayoutTrees::plan(const git_oid* root, Family family, const TrieChanges& changes) const {
+  TreeTrie trie(*this, *reader_, root, family);
+  return plan_trie_update(trie, changes);
+}
+
+std::optional<std::pair<git_oid, bool>> LayoutTrees::entry_any(const git_oid* root, const std::string& path) const {
+  if (!root) return std::nullopt;
+  if (auto blob = reader_->blob_at(root, path)) return std::pair{*blob, false};
+  if (auto tree = reader_->tree_at(root, path)) return std::pair{*tree, true};
+  return std::nullopt;
+}
 
 std::optional<std::string> LayoutTrees::index_line(const git_oid* root, Family family, const std::string& key) const {
   if (!root) return std::nullopt;

@@ -27,6 +27,7 @@
 
 #include "objects/digest.h"
 #include "refs/index_lines.h"
+#include "refs/index_plan.h"
 #include "refs/layout.h"
 #include "refs/level.h"
 #include "store/git/commit_graph.h"
@@ -76,14 +77,23 @@ class LayoutTrees {
   // The bytes of the blob at `path` below `root`, if any.
   std::optional<std::string> read(const git_oid* root, const std::string& path) const;
   // The format of the tree `root` (refs/layout.h): format 2 for the empty
-  // tree or FORMAT "kistore 2\n", format 1 without FORMAT, nullopt when
-  // FORMAT holds anything else (what it holds: read(root, "FORMAT")).
+  // tree or FORMAT "kistore 2\n", format 3 for "kistore 3\n" (which pull
+  // and push refuse from a remote until every room knows it), format 1
+  // without FORMAT, nullopt when FORMAT holds anything else (what it holds:
+  // read(root, "FORMAT")).
   std::optional<Format> format_of(const git_oid* root) const;
   // Format 3 (refs/layout.h): the line of `key` in refs/<family>/ below
   // `root`, if any, reading the folders on its path and the one file it
   // would be in (refs/index_plan.h find_line; Error(kCorruption) naming that
   // file when it is not sorted lines under its digits).
   std::optional<std::string> index_line(const git_oid* root, Family family, const std::string& key) const;
+  // Format 3: the edits that turn refs/<family>/ below `root` into the trie
+  // of its lines with `changes` made (refs/index_plan.h plan_trie_update,
+  // reading only the changed keys' paths). Errors as plan_trie_update.
+  TriePlan plan(const git_oid* root, Family family, const TrieChanges& changes) const;
+  // The entry at `path` below `root`, a blob or a tree: its id and whether
+  // it is a tree; nullopt when there is none.
+  std::optional<std::pair<git_oid, bool>> entry_any(const git_oid* root, const std::string& path) const;
   // The run's level entry below `root` (in the tree's format), the first of disputed, reported,
   // source-native, reproduced that exists.
   std::optional<LevelState> level_of(const git_oid* root, const Digest& run) const;

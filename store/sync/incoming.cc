@@ -1,8 +1,15 @@
 #include "store/sync/incoming.h"
 
 #include "objects/parallel.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <type_traits>
+#include <variant>
 #include "refs/layout.h"
+#include "store/core/index_trees.h"
 #include "store/git/git.h"
+#include "store/git/objwrite.h"
 
 namespace kistore {
 namespace {
@@ -59,6 +66,7 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
+  if (format_ == Format::k3 && !full()) check_index_files();
   for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
   check_levels();
 }
@@ -88,6 +96,22 @@ void IncomingChecker::check_other_parent(std::size_t n, const git_oid& other) {
       problem(ProblemKind::kHistoryRewritten, d.path,
               (d.status == Delta::kRemoved ? "drops a dictionary " : "holds another dictionary under this ID than ") +
                   which + " has; a Dictionary_ID names one dictionary for ever, and that parent's frames need it");
+  if (format_ == Format::k3) {
+    // Every line that parent has stays, but a level (check_levels judges it).
+    for (Family family : kFamilies) {
+      if (family == Family::kLevels || full()) continue;
+      try {
+        for (const FactChange& c : diff_facts(trees_, &other, &tree_, family))
+          if (c.before && !c.after)
+            problem(ProblemKind::kIndexRemoved, family_dir(family) + " @" + c.key,
+                    "drops a line " + which + " has; lines are only added");
+      } catch (const Error& e) {
+        if (e.code() == ErrorCode::kIO) throw;
+        problem(ProblemKind::kLayout, family_dir(family), e.what());
+      }
+    }
+    return;
+  }
   for (const Delta& d : trees_.diff(&other, &tree_, "refs", kTheirs))
     if (d.status == Delta::kRemoved && !d.path.starts_with("refs/levels/") &&
         !(d.path.starts_with("refs/sources/") && trees_.source_blocked(&tree_, d.path)))
@@ -110,11 +134,11 @@ bool IncomingChecker::check_format() {
   if (!parent_) return true;
   std::optional<Format> theirs = trees_.format_of(&*parent_);
   if (!theirs || *theirs == format_) return true;  // a parent's own problem is reported where it came in
-  if (*theirs != Format::k1 || format_ != Format::k2 || commit_op(commit_->message) != "upgrade" ||
+  if (static_cast<int>(*theirs) > static_cast<int>(format_) || commit_op(commit_->message) != "upgrade" ||
       !others_.empty()) {
     problem(ProblemKind::kLayout, std::string(kFormatPath),
             "changes the store from " + format_name(*theirs) + " to " + format_name(format_) +
-                "; only an upgrade commit (Kistore-Op: upgrade) of one parent turns format 1 into format 2");
+                "; only an upgrade commit (Kistore-Op: upgrade) of one parent moves a store to a later format");
     return false;
   }
   for (const Delta& d : trees_.diff(&*parent_, &tree_, "objects"))
@@ -153,8 +177,11 @@ void IncomingChecker::check_levels() {
     LevelJudgement j = levels_.judge(commit, run, f->default_level, recorded);
     if (j.agrees) continue;
     std::string what = "run " + run.str();
-    if (int n = level_count(run); n != 1) what += " has " + std::to_string(n) + " levels";
-    problem(ProblemKind::kLevelUnjustified, level_path(format_, recorded ? recorded->level : j.decision.entry.level, run),
+    if (format_ != Format::k3)  // format 3: a line or none, one key each
+      if (int n = level_count(run); n != 1) what += " has " + std::to_string(n) + " levels";
+    problem(ProblemKind::kLevelUnjustified,
+            format_ == Format::k3 ? family_dir(Family::kLevels) + " @" + run.hex()
+                                  : level_path(format_, recorded ? recorded->level : j.decision.entry.level, run),
             what + ": " + j.detail);
   }
 }
@@ -196,8 +223,15 @@ void IncomingChecker::check_delta(const Delta& d) {
   if (d.path.starts_with("dictionaries/")) return check_dictionary(d);
   if (d.path == kFormatPath) {
     // A format change is check_format's; here the bytes are the format's own.
-    if (!removed && trees_.format_of(&tree_) != Format::k2)
-      problem(ProblemKind::kLayout, d.path, "expected \"kistore 2\\n\"");
+    if (!removed && trees_.format_of(&tree_) != Format::k2 && trees_.format_of(&tree_) != Format::k3)
+      problem(ProblemKind::kLayout, d.path, "expected \"kistore 2\\n\" or \"kistore 3\\n\"");
+    return;
+  }
+  if (format_ == Format::k3 && d.path.starts_with("refs/")) {
+    // Lines, not entries: check_index_files. A path outside the families is none of them.
+    const std::size_t slash = d.path.find('/', 5);
+    if (!removed && (slash == std::string::npos || !parse_family(std::string_view(d.path).substr(5, slash - 5))))
+      problem(ProblemKind::kLayout, d.path, kOutsideLayout);
     return;
   }
   if (d.path.starts_with("refs/")) {
@@ -328,6 +362,7 @@ void IncomingChecker::check_new_object(const Delta& d) {
   if (f.digest) ++new_objects_;
   if (!f.valid()) return problem(f.problem->kind, f.problem->path, f.problem->detail);
   const Digest& digest = *f.digest;
+  if (format_ == Format::k3) return check_new_object_lines(f);
   if (f.kind == Kind::kRun) {
     std::string what = "run " + digest.str();
     // A controlled rerun (format 2) is indexed under its run, not in a group.
@@ -402,6 +437,9 @@ void IncomingChecker::check_entry(const Delta& d) {
 const std::set<Digest>& IncomingChecker::reruns_in_tree() {
   if (reruns_in_tree_) return *reruns_in_tree_;
   reruns_in_tree_.emplace();
+  if (format_ == Format::k3)
+    for (const FactChange& c : diff_facts(trees_, nullptr, &tree_, Family::kReruns))
+      reruns_in_tree_->insert(std::get<RerunFact>(parse_line(Family::kReruns, *c.after, kRerunsDir, 0)).rerun);
   if (format_ == Format::k2)
     for (const Delta& d : trees_.diff(nullptr, &tree_, std::string(kRerunsDir)))
       if (auto p = parse_rerun_path(format_, d.path)) reruns_in_tree_->insert(p->rerun);
@@ -480,6 +518,194 @@ void IncomingChecker::check_level_removal(const Delta& d) {
   if (!entry) return;  // a path outside the layout leaving is no harm
   if (level_count(entry->run) == 0)
     problem(ProblemKind::kIndexRemoved, d.path, "removes the only level of run " + entry->run.str());
+}
+
+// Format 3: each family's lines that the commit changes against its first
+// parent (diff_facts reads only the files that differ, each checked as
+// lines of the family under its digits), its files exactly the trie of its
+// lines (check_trie_edits), and each new or changed line against the objects
+// (check_line).
+void IncomingChecker::check_index_files() {
+  for (Family family : kFamilies) {
+    if (full()) return;
+    std::vector<FactChange> changes;
+    try {
+      changes = diff_facts(trees_, parent(), &tree_, family);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kIO) throw;
+      problem(ProblemKind::kLayout, family_dir(family), e.what());
+      continue;
+    }
+    check_trie_edits(family, changes);
+    for (const FactChange& c : changes) {
+      if (full()) return;
+      check_line(family, c);
+    }
+  }
+}
+
+// The family's tree is the trie of its lines (SPEC §2): the edits that the
+// first parent's trie takes for these changes (plan_trie_update, which reads
+// only the changed keys' paths) are exactly what the commit did. A file of
+// the plan holds the plan's bytes, a folder it moves keeps its id, nothing
+// is left where the plan removes, and nothing else below refs/<family>/
+// differs: so a file past T, a folder that should be a file, a name that
+// does not run through its keys' shared digits or a line in the wrong file
+// is refused at the cost of what the commit changed.
+void IncomingChecker::check_trie_edits(Family family, const std::vector<FactChange>& changes) {
+  const std::string dir = family_dir(family);
+  TrieChanges wanted;
+  for (const FactChange& c : changes)
+    if (c.after) wanted.put.push_back(KeyedLine{c.key, *c.after});
+    else wanted.remove.push_back(c.key);
+  TriePlan plan;
+  try {
+    plan = trees_.plan(parent(), family, wanted);
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::kIO) throw;
+    return problem(ProblemKind::kLayout, dir, e.what());
+  } catch (const std::invalid_argument& e) {
+    return problem(ProblemKind::kLayout, dir, e.what());
+  }
+  auto full_path = [&](const std::string& path) { return path.empty() ? dir : dir + "/" + path; };
+  const std::string trie_words = " (the trie of the family's lines, T = " + std::to_string(kTrieMaxLines) + ": docs/format.md)";
+  for (const auto& [path, edit] : plan) {
+    const std::string at = full_path(path);
+    std::optional<std::pair<git_oid, bool>> found = trees_.entry_any(&tree_, at);
+    if (edit.kind == TrieEdit::Kind::kWrite) {
+      if (!found || found->second || !git::same_id(found->first, git::object_id(GIT_OBJECT_BLOB, edit.bytes)))
+        problem(ProblemKind::kLayout, at,
+                std::string("expected the file of ") + std::to_string(std::count(edit.bytes.begin(), edit.bytes.end(), '\n')) +
+                    " lines that the changed lines make here" + trie_words + ", found " +
+                    (!found ? "none" : found->second ? "a folder" : "other bytes"));
+    } else if (edit.kind == TrieEdit::Kind::kMove) {
+      std::optional<std::pair<git_oid, bool>> was = trees_.entry_any(parent(), full_path(edit.from));
+      if (!found || !was || !git::same_id(found->first, was->first) || found->second != was->second)
+        problem(ProblemKind::kLayout, at,
+                "expected " + full_path(edit.from) + " of the parent, moved here whole" + trie_words + ", found " +
+                    (!found ? "none" : "something else"));
+    } else {
+      auto beneath = plan.lower_bound(path + "/");
+      const bool rebuilt = beneath != plan.end() && beneath->first.starts_with(path + "/");
+      if (found && !rebuilt)
+        problem(ProblemKind::kLayout, at, "expected nothing here" + trie_words + ", found a " + (found->second ? "folder" : "file"));
+    }
+  }
+  // Nothing else differs: what is gone went where the plan changes a path
+  // (or a path above it); what is new is a file the plan writes, or lies in
+  // a folder it moves whole.
+  auto planned = [&](std::string_view rel, bool new_side) {
+    for (std::size_t end = rel.size();; end = rel.rfind('/', end - 1)) {
+      auto it = plan.find(std::string(rel.substr(0, end)));
+      if (it != plan.end()) {
+        if (!new_side) return true;
+        if (end == rel.size()) return it->second.kind == TrieEdit::Kind::kWrite || it->second.kind == TrieEdit::Kind::kMove;
+        return it->second.kind == TrieEdit::Kind::kMove;
+      }
+      if (end == 0 || end == std::string_view::npos || rel.rfind('/', end - 1) == std::string_view::npos) break;
+    }
+    return false;
+  };
+  for (const Delta& d : trees_.diff(parent(), &tree_, dir)) {
+    const std::string_view rel = std::string_view(d.path).substr(std::min(d.path.size(), dir.size() + 1));
+    const bool old_ok = !d.old_mode || planned(rel, false), new_ok = !d.new_mode || planned(rel, true);
+    if (!old_ok || !new_ok)
+      problem(ProblemKind::kLayout, d.path, "changes the index where its lines do not" + trie_words);
+  }
+}
+
+// Whether a merge took this line (or its absence) from one of its other
+// parents, whose side is checked on its own.
+bool IncomingChecker::line_inherited(Family family, const FactChange& c) const {
+  for (const git_oid& other : others_) {
+    std::optional<std::string> line = trees_.index_line(&other, family, c.key);
+    if (c.after ? line == c.after : !line) return true;
+  }
+  return false;
+}
+
+// A new, changed or removed line against the objects of the commit's tree.
+void IncomingChecker::check_line(Family family, const FactChange& c) {
+  if (line_inherited(family, c)) return;
+  const std::string where = family_dir(family) + " @" + c.key;
+  if (!c.after) {
+    // Only a level goes (back to its default: check_levels judges it).
+    if (family != Family::kLevels) problem(ProblemKind::kIndexRemoved, where, "removes a line; lines are only added");
+    return;
+  }
+  IndexFact fact = parse_line(family, *c.after, where, 1);  // diff_facts read it so
+  std::visit(
+      [&](const auto& f) {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, MetadataFact>) {
+          if (!trees_.entry(&tree_, object_path(f.document)))
+            problem(ProblemKind::kDanglingRef, where, "metadata for " + f.document.str() + ", which is not in the store");
+        } else if constexpr (std::is_same_v<T, GroupFact>) {
+          const ObjectFacts* run = run_for(f.run, where, ProblemKind::kGroupMismatch);
+          if (!run) return;
+          const std::string bytes = f.primary ? canonical(f.primary->to_json()) : std::string(R"({"metric":null,"statistic":null,"unit":null,"value":null})");
+          if (reruns_in_tree().count(f.run))
+            problem(ProblemKind::kGroupMismatch, where, "run " + f.run.str() + " is a controlled rerun (a line of refs/reruns), not a member of a group");
+          else if (run->key != f.key)
+            problem(ProblemKind::kGroupMismatch, where, "the run's comparison key is " + (run->key ? run->key->str() : std::string("none")));
+          else if (run->group_bytes != bytes)
+            problem(ProblemKind::kGroupMismatch, where, "expected the run's primary measurement " + run->group_bytes + ", found " + bytes);
+        } else if constexpr (std::is_same_v<T, LevelFact>) {
+          run_for(f.run, where, ProblemKind::kLevelMismatch);  // whether the history gives it: check_levels
+        } else if constexpr (std::is_same_v<T, RerunFact>) {
+          const ObjectFacts* run = run_for(f.run, where, ProblemKind::kRerunMismatch);
+          const ObjectFacts* rerun = run ? run_for(f.rerun, where, ProblemKind::kRerunMismatch) : nullptr;
+          if (rerun)
+            if (auto why = rerun_entry_problem(*run, *rerun, rerun_entry(f.verdict, f.ratio)))
+              problem(ProblemKind::kRerunMismatch, where, *why);
+        } else if constexpr (std::is_same_v<T, AttestationFact>) {
+          Json entry = Json::object();
+          entry.set("author", f.author);
+          entry.set("type", f.type);
+          check_attestation_entry(where, f.run, f.attestation, canonical(entry));
+        } else {
+          const ObjectFacts* run = run_for(f.run, where, ProblemKind::kSourceMismatch);
+          if (run && run->source_path != c.key)
+            problem(ProblemKind::kSourceMismatch, where, "the run " + f.run.str() + " does not have this source id");
+        }
+      },
+      fact);
+}
+
+// Format 3: a new object comes with its lines (a run's group line unless it
+// is a controlled rerun, a claim of its upstream id by some run, an
+// attestation's line under its subject); a run at its default level has no
+// level line (check_levels judges those it has).
+void IncomingChecker::check_new_object_lines(const ObjectFacts& f) {
+  const Digest& digest = *f.digest;
+  if (f.kind == Kind::kRun) {
+    const std::string what = "run " + digest.str();
+    if (f.key && !reruns_in_tree().count(digest)) {
+      const std::string key = f.key->hex() + digest.hex();
+      const std::string expected = render_line(GroupFact{*f.key, digest, f.primary});
+      std::optional<std::string> line = trees_.index_line(&tree_, Family::kGroups, key);
+      if (!line) problem(ProblemKind::kMissingGroup, family_dir(Family::kGroups) + " @" + key, "adds " + what + " without its group line");
+      else if (*line != expected)
+        problem(ProblemKind::kGroupMismatch, family_dir(Family::kGroups) + " @" + key, "expected " + expected.substr(0, expected.size() - 1) + ", found " + line->substr(0, 200));
+    }
+    if (f.source_path && !trees_.index_line(&tree_, Family::kSources, *f.source_path))
+      problem(ProblemKind::kMissingSource, family_dir(Family::kSources) + " @" + *f.source_path, "adds " + what + " without a claim of its upstream id");
+  } else if (f.kind == Kind::kAttestation && f.subject) {
+    const std::string key = f.subject->hex() + digest.hex();
+    const std::string where = family_dir(Family::kAttestations) + " @" + key;
+    std::optional<std::string> line = trees_.index_line(&tree_, Family::kAttestations, key);
+    if (!line) {
+      problem(ProblemKind::kMissingAttestation, where, "adds attestation " + digest.str() + " without its line");
+    } else {
+      const auto fact = std::get<AttestationFact>(parse_line(Family::kAttestations, *line, where, 1));
+      Json entry = Json::object();
+      entry.set("author", fact.author);
+      entry.set("type", fact.type);
+      if (canonical(entry) != f.attestation_bytes)
+        problem(ProblemKind::kAttestationMismatch, where, "expected " + f.attestation_bytes + ", found " + canonical(entry));
+    }
+    run_for(*f.subject, object_path(digest), ProblemKind::kAttestationMismatch);
+  }
 }
 
 }  // namespace kistore

@@ -48,6 +48,7 @@
 #include "refs/index.h"
 #include "refs/problem.h"
 #include "store/core/dictionaries.h"
+#include "store/core/index_diff.h"
 #include "store/core/layout_trees.h"
 #include "store/git/commit_graph.h"
 #include "store/history/level_audit.h"
@@ -95,6 +96,13 @@ class IncomingChecker {
   void check_level_entry(const std::string& path, const Digest& run, Level level, const std::string& bytes);
   void check_level_removal(const git::TreeDelta& d);
   void check_levels();
+  // Format 3 (refs/layout.h): every family's lines that the commit changes,
+  // its tree the trie of its lines, and each new line against the objects.
+  void check_index_files();
+  void check_trie_edits(Family family, const std::vector<FactChange>& changes);
+  void check_line(Family family, const FactChange& change);
+  bool line_inherited(Family family, const FactChange& change) const;
+  void check_new_object_lines(const ObjectFacts& f);
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
                     ProblemKind mismatch);
   std::string facts_key(const git_oid& blob, const std::string& path) const;

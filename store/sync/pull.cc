@@ -134,7 +134,8 @@ class Pull {
     if (theirs == mine) return false;
     report_.result = PullResult::kRefused;
     std::string detail;
-    if (!theirs) {
+    if (!theirs || (*theirs == Format::k3 && mine != Format::k3)) {
+      // Format 3 is refused as a later format until every room knows it (refs/layout.h).
       detail = "the remote's " + unknown_format_problem(trees.read(&tree, std::string(kFormatPath)).value_or(""));
     } else if (std::optional<Problem> none = not_a_store(quarantine_.repo(), incoming_, branch_);
                *theirs == Format::k1 && none) {
