@@ -39,11 +39,16 @@ bool IndexChanges::unput(Family family, std::string_view key) {
   return true;
 }
 
-void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change) {
-  for (const auto& [family, family_changes] : changes.families) {
-    SnapshotTrie reader(base, family);
+namespace {
+
+// The plan's edits as paths of `change`; moved(from) gives the id of the
+// entry the old tree has at `from` and whether it is a folder.
+template <typename Plan, typename Moved>
+void add_edits(Family family, Plan&& plan_of, Moved&& moved, const IndexChanges& changes, ChangeSet& change) {
+  for (const auto& [fam, family_changes] : changes.families) {
+    if (fam != family) continue;
     const std::string dir = family_dir(family) + "/";
-    for (auto& [path, edit] : plan_trie_update(reader, family_changes)) {
+    for (auto& [path, edit] : plan_of(family_changes)) {
       const std::string full = path.empty() ? family_dir(family) : dir + path;
       switch (edit.kind) {
         case TrieEdit::Kind::kWrite:
@@ -53,20 +58,42 @@ void apply_index_changes(const Snapshot& base, const IndexChanges& changes, Chan
           change.removals.push_back(full);
           break;
         case TrieEdit::Kind::kMove: {
-          const std::string from = dir + edit.from;
-          const std::size_t slash = from.rfind('/');
-          std::optional<Snapshot::Entry> moved;
-          for (Snapshot::Entry& e : base.entries(from.substr(0, slash)))
-            if (e.name == from.substr(slash + 1)) moved = std::move(e);
-          if (!moved) throw std::logic_error("index plan moves " + from + ", which the tree lacks");
-          if (moved->folder)
-            change.folders[full] = moved->id;
-          else
-            change.links[full] = moved->id;
+          const std::pair<std::string, bool> from = moved(dir + edit.from);
+          (from.second ? change.folders : change.links)[full] = from.first;
           break;
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change) {
+  for (const auto& [family, unused] : changes.families) {
+    SnapshotTrie reader(base, family);
+    add_edits(
+        family, [&](const TrieChanges& c) { return plan_trie_update(reader, c); },
+        [&](const std::string& from) {
+          const std::size_t slash = from.rfind('/');
+          for (const Snapshot::Entry& e : base.entries(from.substr(0, slash)))
+            if (e.name == from.substr(slash + 1)) return std::pair{e.id, e.folder};
+          throw std::logic_error("index plan moves " + from + ", which the tree lacks");
+        },
+        changes, change);
+  }
+}
+
+void apply_index_changes(const LayoutTrees& trees, const git_oid* root, const IndexChanges& changes, ChangeSet& change) {
+  for (const auto& [family, unused] : changes.families) {
+    add_edits(
+        family, [&](const TrieChanges& c) { return trees.plan(root, family, c); },
+        [&](const std::string& from) {
+          auto found = trees.entry_any(root, from);
+          if (!found) throw std::logic_error("index plan moves " + from + ", which the tree lacks");
+          return std::pair{git::oid_str(found->first), found->second};
+        },
+        changes, change);
   }
 }
 

@@ -19,6 +19,7 @@
 
 #include "refs/index_lines.h"
 #include "refs/index_plan.h"
+#include "store/core/layout_trees.h"
 #include "store/core/store.h"
 
 namespace kistore {
@@ -62,6 +63,10 @@ struct IndexChanges {
 // longer verifies); Error(kInvalidInput) when keys would need a trie deeper
 // than kTrieMaxFolders (digests ground to collide).
 void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change);
+
+// The same below the tree `root` (null: the empty tree) that `trees` reads:
+// what a merge, which builds on a commit of its own, writes.
+void apply_index_changes(const LayoutTrees& trees, const git_oid* root, const IndexChanges& changes, ChangeSet& change);
 
 // The line of `key` in `family` of `snapshot`, if any: the one file the key
 // would be in is read.

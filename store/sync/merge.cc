@@ -4,6 +4,9 @@
 #include <set>
 
 #include "refs/index.h"
+#include "refs/index_lines.h"
+#include "store/core/index_diff.h"
+#include "store/core/index_trees.h"
 #include "refs/layout.h"
 #include "store/git/git.h"
 #include "objects/error.h"
@@ -168,6 +171,133 @@ class Merge {
   std::map<std::string, git_oid> claims_local_, claims_incoming_;
 };
 
+// Format 3 (refs/layout.h): the same merge, fact by fact. Objects and
+// dictionaries the remote added are taken as they are (links); of each
+// family, the lines the remote added or changed since the merge base are
+// put where the local side lacks them; metadata and upstream-id claims both
+// sides made differently keep the earlier (by the commit that introduced
+// each line; a tie keeps the local one); a run's level is the signed
+// history's, written as a line only where it is not the run's default. The
+// lines become the trie of their union by the same plan every writer uses,
+// so the merged tree is the one a single store with both sides' facts holds.
+class Merge3 {
+ public:
+  Merge3(const LayoutTrees& trees, const CommitId& local, const CommitId& incoming, MergeOutcome& outcome)
+      : trees_(trees), local_(local), incoming_(incoming), outcome_(outcome) {
+    git::CommitGraph& commits = trees.commits();
+    if (std::optional<CommitId> base = commits.merge_base(local_, incoming_)) base_tree_ = commits.read(*base).tree;
+    in_tree_ = commits.read(incoming_).tree;
+    local_tree_ = commits.read(local_).tree;
+  }
+
+  void take_incoming(const std::set<Digest>& rerun_runs) {
+    for (const Delta& d : trees_.diff(base(), &in_tree_)) {
+      if (d.status == Delta::kRemoved || d.path.starts_with("refs/") || d.path == kFormatPath) continue;
+      if (trees_.entry(&local_tree_, d.path)) continue;  // objects: the same document on both sides; keep the local frame
+      change_.links.emplace(d.path, git::oid_str(d.new_id));
+      if (d.path.starts_with("objects/")) ++outcome_.new_documents;
+    }
+    for (Family family : kFamilies) {
+      for (const FactChange& c : diff_facts(trees_, base(), &in_tree_, family)) {
+        if (!c.after) continue;  // a union: what one side dropped, the other keeps
+        if (family == Family::kLevels && rerun_runs.count(*Digest::parse_hex(c.key))) continue;  // settle_levels
+        std::optional<std::string> mine = trees_.index_line(&local_tree_, family, c.key);
+        if (!mine) {
+          changes_.put(parse_line(family, *c.after, family_dir(family), 0));
+        } else if (*mine != *c.after) {
+          if (family == Family::kMetadata || family == Family::kSources) claims_.push_back({family, c.key, *mine, *c.after});
+          else outcome_.notes.push_back(family_dir(family) + " @" + c.key + ": the two sides differ; kept the local line");
+        }
+      }
+    }
+  }
+
+  // Metadata and claims both sides have, differently: the earliest stays.
+  void settle_claims() {
+    for (const Claim& claim : claims_) {
+      const auto t_local = introduced(local_, claim.family, claim.key, claim.local);
+      const auto t_in = introduced(incoming_, claim.family, claim.key, claim.incoming);
+      const bool theirs = t_local && t_in && *t_in < *t_local;
+      const std::string what = claim.family == Family::kSources ? "source id claim" : "metadata";
+      if (theirs) changes_.put(parse_line(claim.family, claim.incoming, family_dir(claim.family), 0));
+      outcome_.notes.push_back(family_dir(claim.family) + " @" + claim.key + ": the two sides differ; " +
+                               (theirs ? "the remote's " + what + " is older and replaces the local one"
+                                       : "kept the local " + what + ", which is as old or older"));
+    }
+  }
+
+  void settle_levels(LevelAudit& levels, const std::set<Digest>& rerun_runs) {
+    for (const Digest& run : rerun_runs) {
+      std::optional<Level> fallback = levels.default_level_at(local_, run);
+      if (!fallback) fallback = levels.default_level_at(incoming_, run);
+      LevelDecision d = levels.decide({local_, incoming_}, run, fallback.value_or(Level::kReported));
+      const std::optional<std::string> mine = trees_.index_line(&local_tree_, Family::kLevels, run.hex());
+      const std::optional<std::string> theirs = trees_.index_line(&in_tree_, Family::kLevels, run.hex());
+      if (d.deciding.empty() && !fallback) {
+        // Not a run of either side's tree: the remote's line where the local side has none.
+        if (theirs && !mine) changes_.put(parse_line(Family::kLevels, *theirs, "refs/levels", 0));
+        continue;
+      }
+      std::optional<std::string> want;
+      if (d.entry.evidence) want = render_line(LevelFact{run, d.entry.level, *d.entry.evidence});
+      if (want && want != mine) changes_.put(parse_line(Family::kLevels, *want, "refs/levels", 0));
+      if (!want && mine) changes_.remove(Family::kLevels, run.hex());
+      if (mine && theirs && *mine != *theirs) {
+        std::string by;
+        for (const RerunCommit& c : d.deciding) by += (by.empty() ? "" : ", ") + c.commit.substr(0, 12);
+        outcome_.notes.push_back("run " + run.str() + ": the two sides differ; the signed history gives " +
+                                 std::string(level_name(d.entry.level)) + (by.empty() ? "" : " (rerun commits " + by + ")"));
+      }
+    }
+  }
+
+  ChangeSet finish(const std::string& remote) {
+    apply_index_changes(trees_, &local_tree_, changes_, change_);
+    std::size_t n = outcome_.new_documents;
+    change_.op = "merge";
+    change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
+    change_.body = "Merged " + incoming_.hex() + " from remote " + remote + ".";
+    for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
+    change_.extra_parents.push_back(incoming_);
+    return std::move(change_);
+  }
+
+ private:
+  struct Claim {
+    Family family;
+    std::string key, local, incoming;
+  };
+  const git_oid* base() const { return base_tree_ ? &*base_tree_ : nullptr; }
+
+  // The time of the oldest commit reachable from `head` whose tree has
+  // `line` for `key` and whose first parent's does not.
+  std::optional<std::int64_t> introduced(const CommitId& head, Family family, const std::string& key,
+                                         const std::string& line) const {
+    std::optional<std::int64_t> out;
+    git::CommitGraph& commits = trees_.commits();
+    const std::string why = commits.walk({{head}, {}, git::WalkOrder::kAny, "walking history"}, [&](const CommitId& id) {
+      const git::CommitInfo c = commits.read(id);
+      if (trees_.index_line(&c.tree, family, key) != line) return true;
+      std::optional<git_oid> parent;
+      if (!c.parents.empty()) parent = commits.read(c.parents.front()).tree;
+      if (parent && trees_.index_line(&*parent, family, key) == line) return true;
+      out = out ? std::min(*out, c.committer_time) : c.committer_time;
+      return true;
+    });
+    if (!why.empty()) throw Error(ErrorCode::kIO, "walking history: " + why);
+    return out;
+  }
+
+  const LayoutTrees& trees_;
+  CommitId local_, incoming_;
+  MergeOutcome& outcome_;
+  std::optional<git_oid> base_tree_;
+  git_oid in_tree_{}, local_tree_{};
+  ChangeSet change_;
+  IndexChanges changes_;
+  std::vector<Claim> claims_;
+};
+
 }  // namespace
 
 std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& levels, const CommitId& local,
@@ -175,10 +305,18 @@ std::optional<ChangeSet> build_merge(const LayoutTrees& trees, LevelAudit& level
   outcome = MergeOutcome{};
   if (local == incoming || trees.commits().descends_from(local, incoming).value_or(false))
     return std::nullopt;  // someone merged it already
-  Merge merge(trees, local, incoming, outcome);
   // Every run a valid rerun commit of either history is about: few (each is
   // a controller's signed commit).
   const std::set<Digest> rerun_runs = levels.runs_rerun_since({local, incoming}, {});
+  const git_oid local_tree = trees.commits().read(local).tree;
+  if (trees.format_of(&local_tree) == Format::k3) {
+    Merge3 merge(trees, local, incoming, outcome);
+    merge.take_incoming(rerun_runs);
+    merge.settle_claims();
+    merge.settle_levels(levels, rerun_runs);
+    return merge.finish(remote);
+  }
+  Merge merge(trees, local, incoming, outcome);
   merge.take_incoming(rerun_runs);
   merge.settle_claims();
   merge.settle_levels(levels, rerun_runs);
