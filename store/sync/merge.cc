@@ -44,17 +44,43 @@ std::map<std::string, std::int64_t> introduced_times(const LayoutTrees& trees, c
 
 constexpr Level kAllLevels[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
 
-// One merge, step by step: the incoming side's changes since the merge base,
-// then the claims both sides made differently, then the levels.
-class Merge {
+// What both formats' merges share: the three trees, the change being made,
+// and its message.
+class MergeSides {
  public:
-  Merge(const LayoutTrees& trees, const CommitId& local, const CommitId& incoming, MergeOutcome& outcome)
+  MergeSides(const LayoutTrees& trees, const CommitId& local, const CommitId& incoming, MergeOutcome& outcome)
       : trees_(trees), local_(local), incoming_(incoming), outcome_(outcome) {
     git::CommitGraph& commits = trees.commits();
     if (std::optional<CommitId> base = commits.merge_base(local_, incoming_)) base_tree_ = commits.read(*base).tree;
     in_tree_ = commits.read(incoming_).tree;
     local_tree_ = commits.read(local_).tree;
   }
+
+ protected:
+  ChangeSet finish_change(const std::string& remote) {
+    std::size_t n = outcome_.new_documents;
+    change_.op = "merge";
+    change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
+    change_.body = "Merged " + incoming_.hex() + " from remote " + remote + ".";
+    for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
+    change_.extra_parents.push_back(incoming_);
+    return std::move(change_);
+  }
+  const git_oid* base() const { return base_tree_ ? &*base_tree_ : nullptr; }
+
+  const LayoutTrees& trees_;
+  CommitId local_, incoming_;
+  MergeOutcome& outcome_;
+  std::optional<git_oid> base_tree_;
+  git_oid in_tree_{}, local_tree_{};
+  ChangeSet change_;
+};
+
+// One merge, step by step: the incoming side's changes since the merge base,
+// then the claims both sides made differently, then the levels.
+class Merge : public MergeSides {
+ public:
+  using MergeSides::MergeSides;
 
   // What the remote added since the merge base, where the local side lacks
   // it. A level entry of a run no valid rerun commit is about, on either
@@ -149,25 +175,9 @@ class Merge {
     }
   }
 
-  ChangeSet finish(const std::string& remote) {
-    std::size_t n = outcome_.new_documents;
-    change_.op = "merge";
-    change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
-    change_.body = "Merged " + incoming_.hex() + " from remote " + remote + ".";
-    for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
-    change_.extra_parents.push_back(incoming_);
-    return std::move(change_);
-  }
+  ChangeSet finish(const std::string& remote) { return finish_change(remote); }
 
  private:
-  const git_oid* base() const { return base_tree_ ? &*base_tree_ : nullptr; }
-
-  const LayoutTrees& trees_;
-  CommitId local_, incoming_;
-  MergeOutcome& outcome_;
-  std::optional<git_oid> base_tree_;
-  git_oid in_tree_{}, local_tree_{};
-  ChangeSet change_;
   std::map<std::string, git_oid> claims_local_, claims_incoming_;
 };
 
@@ -180,15 +190,9 @@ class Merge {
 // history's, written as a line only where it is not the run's default. The
 // lines become the trie of their union by the same plan every writer uses,
 // so the merged tree is the one a single store with both sides' facts holds.
-class Merge3 {
+class Merge3 : public MergeSides {
  public:
-  Merge3(const LayoutTrees& trees, const CommitId& local, const CommitId& incoming, MergeOutcome& outcome)
-      : trees_(trees), local_(local), incoming_(incoming), outcome_(outcome) {
-    git::CommitGraph& commits = trees.commits();
-    if (std::optional<CommitId> base = commits.merge_base(local_, incoming_)) base_tree_ = commits.read(*base).tree;
-    in_tree_ = commits.read(incoming_).tree;
-    local_tree_ = commits.read(local_).tree;
-  }
+  using MergeSides::MergeSides;
 
   void take_incoming(const std::set<Digest>& rerun_runs) {
     for (const Delta& d : trees_.diff(base(), &in_tree_)) {
@@ -253,13 +257,7 @@ class Merge3 {
 
   ChangeSet finish(const std::string& remote) {
     apply_index_changes(trees_, &local_tree_, changes_, change_);
-    std::size_t n = outcome_.new_documents;
-    change_.op = "merge";
-    change_.summary = "merge: " + std::to_string(n) + " document" + (n == 1 ? "" : "s") + " from " + remote;
-    change_.body = "Merged " + incoming_.hex() + " from remote " + remote + ".";
-    for (const std::string& note : outcome_.notes) change_.body += "\n" + note;
-    change_.extra_parents.push_back(incoming_);
-    return std::move(change_);
+    return finish_change(remote);
   }
 
  private:
@@ -267,8 +265,6 @@ class Merge3 {
     Family family;
     std::string key, local, incoming;
   };
-  const git_oid* base() const { return base_tree_ ? &*base_tree_ : nullptr; }
-
   // The time of the oldest commit reachable from `head` whose tree has
   // `line` for `key` and whose first parent's does not.
   std::optional<std::int64_t> introduced(const CommitId& head, Family family, const std::string& key,
@@ -288,12 +284,6 @@ class Merge3 {
     return out;
   }
 
-  const LayoutTrees& trees_;
-  CommitId local_, incoming_;
-  MergeOutcome& outcome_;
-  std::optional<git_oid> base_tree_;
-  git_oid in_tree_{}, local_tree_{};
-  ChangeSet change_;
   IndexChanges changes_;
   std::vector<Claim> claims_;
 };

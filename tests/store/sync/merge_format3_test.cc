@@ -62,29 +62,45 @@ void rerun(Format3Store& s, Store& store, const Digest& run, double median) {
 
 std::string git(const std::string& dir, const std::string& args) { return must("git --git-dir=" + quote(dir) + " " + args); }
 
-TEST_CASE("merge of two format-3 stores: the union of their facts, as one store holding both", "[sync][merge][index3]") {
-  Format3Store a;
-  // b: a's history, then work of its own.
-  const std::string b_dir = a.tmp.path + "/b";
+// The merge a pull of `b_dir` into `a` builds, committed; its outcome.
+MergeOutcome pull_merge(Format3Store& a, const std::string& b_dir) {
+  git(a.dir, "fetch -q " + quote(b_dir) + " main:refs/remotes/b/main");
+  const CommitId local = cid(trim(git(a.dir, "rev-parse main"))), incoming = cid(trim(git(a.dir, "rev-parse b/main")));
+  MergeOutcome outcome;
+  LayoutTrees trees(a.store.repo());
+  LevelAudit levels(a.store, load_trust(a.store));
+  a.store.commit([&](const Snapshot&) { return build_merge(trees, levels, local, incoming, "b", outcome); },
+                 as("T <t@example.org>"));
+  return outcome;
+}
+
+// verify's problems, one a line ("" when it is clean).
+std::string verify_problems(const Store& store) {
+  VerifyOptions vo;
+  vo.trust = load_trust(store);
+  std::string problems;
+  for (const Problem& p : verify_store(store, vo).problems) problems += p.path + ": " + p.detail + "\n";
+  return problems;
+}
+
+// A store b holding a's history, with a's controllers.
+Store clone_of(Format3Store& a, const std::string& b_dir) {
   Store b = Store::init(b_dir);
   git(b_dir, "fetch -q " + quote(a.dir) + " main:main");
   save_trust(b, load_trust(a.store));
-  const Digest v1 = variant(1).digest();
+  return b;
+}
 
+TEST_CASE("merge of two format-3 stores: the union of their facts, as one store holding both", "[sync][merge][index3]") {
+  Format3Store a;
+  const std::string b_dir = a.tmp.path + "/b";
+  Store b = clone_of(a, b_dir);
+  const Digest v1 = variant(1).digest();
   add(a.store, {variant(3), note(v1, "from a")});
   add(b, {variant(4), note(v1, "from b")});
   rerun(a, b, v1, 2600001 * 1.3);  // disputed, in b
 
-  // a pulls b: fetch, then the merge a pull builds.
-  git(a.dir, "fetch -q " + quote(b_dir) + " main:refs/remotes/b/main");
-  const CommitId local = cid(trim(git(a.dir, "rev-parse main"))), incoming = cid(trim(git(a.dir, "rev-parse b/main")));
-  MergeOutcome outcome;
-  {
-    LayoutTrees trees(a.store.repo());
-    LevelAudit levels(a.store, load_trust(a.store));
-    a.store.commit([&](const Snapshot&) { return build_merge(trees, levels, local, incoming, "b", outcome); },
-                   as("T <t@example.org>"));
-  }
+  const MergeOutcome outcome = pull_merge(a, b_dir);
   CHECK(outcome.new_documents == 3);  // variant 4, b's note, the rerun
 
   // One store given everything in one more add and the same rerun.
@@ -96,50 +112,31 @@ TEST_CASE("merge of two format-3 stores: the union of their facts, as one store 
   CHECK(sh("git --git-dir=" + quote(a.dir) + " fsck --strict --no-dangling").rc == 0);
 
   // The merged store verifies, and b, pulling it, accepts every commit.
-  VerifyOptions vo;
-  vo.trust = load_trust(a.store);
-  VerifyReport report = verify_store(a.store, vo);
-  std::string problems;
-  for (const Problem& p : report.problems) problems += p.path + ": " + p.detail + "\n";
-  INFO(problems);
-  CHECK(report.ok());
+  CHECK(verify_problems(a.store).empty());
   git(b_dir, "fetch -q " + quote(a.dir) + " main:refs/remotes/a/main");
-  {
-    LayoutTrees trees(b.repo());
-    LevelAudit levels(b, load_trust(b));
-    IncomingChecker checker(trees, levels);
-    const std::string ids = git(b_dir, "rev-list --reverse refs/remotes/a/main ^main");
-    for (std::size_t at = 0, nl; at < ids.size(); at = nl + 1) {
-      nl = ids.find('\n', at);
-      checker.check_commit(git::parse_oid(ids.substr(at, nl - at)));
-    }
-    std::string seen;
-    for (const Problem& p : checker.problems()) seen += p.path + ": " + p.detail + "\n";
-    INFO(seen);
-    CHECK(checker.problems().empty());
+  LayoutTrees trees(b.repo());
+  LevelAudit levels(b, load_trust(b));
+  IncomingChecker checker(trees, levels);
+  const std::string ids = git(b_dir, "rev-list --reverse refs/remotes/a/main ^main");
+  for (std::size_t at = 0, nl; at < ids.size(); at = nl + 1) {
+    nl = ids.find('\n', at);
+    checker.check_commit(git::parse_oid(ids.substr(at, nl - at)));
   }
+  std::string seen;
+  for (const Problem& p : checker.problems()) seen += p.path + ": " + p.detail + "\n";
+  INFO(seen);
+  CHECK(checker.problems().empty());
 }
-
 
 TEST_CASE("merge of two format-3 stores: concurrent verdicts on one run give disputed, on both sides",
           "[sync][merge][index3]") {
   Format3Store a;
   const std::string b_dir = a.tmp.path + "/b";
-  Store b = Store::init(b_dir);
-  git(b_dir, "fetch -q " + quote(a.dir) + " main:main");
-  save_trust(b, load_trust(a.store));
+  Store b = clone_of(a, b_dir);
   const Digest v2 = variant(2).digest();
   rerun(a, a.store, v2, 2600002 * 1.01);  // reproduced, in a
   rerun(a, b, v2, 2600002 * 1.5);         // disputed, in b
-  git(a.dir, "fetch -q " + quote(b_dir) + " main:refs/remotes/b/main");
-  const CommitId local = cid(trim(git(a.dir, "rev-parse main"))), incoming = cid(trim(git(a.dir, "rev-parse b/main")));
-  MergeOutcome outcome;
-  {
-    LayoutTrees trees(a.store.repo());
-    LevelAudit levels(a.store, load_trust(a.store));
-    a.store.commit([&](const Snapshot&) { return build_merge(trees, levels, local, incoming, "b", outcome); },
-                   as("T <t@example.org>"));
-  }
+  const MergeOutcome outcome = pull_merge(a, b_dir);
   const Snapshot merged = a.store.snapshot();
   auto line = find_fact(merged, Family::kLevels, v2.hex());
   REQUIRE(line);
@@ -148,13 +145,7 @@ TEST_CASE("merge of two format-3 stores: concurrent verdicts on one run give dis
   bool noted = false;
   for (const std::string& n : outcome.notes) noted = noted || n.find("the signed history gives disputed") != std::string::npos;
   CHECK(noted);
-  VerifyOptions vo;
-  vo.trust = load_trust(a.store);
-  VerifyReport report = verify_store(a.store, vo);
-  std::string problems;
-  for (const Problem& p : report.problems) problems += p.path + ": " + p.detail + "\n";
-  INFO(problems);
-  CHECK(report.ok());
+  CHECK(verify_problems(a.store).empty());
 }
 
 }  // namespace
