@@ -1,10 +1,14 @@
 #include "store/core/index_trees.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "objects/error.h"
+#include "refs/index_trie.h"
+#include "store/core/index_diff.h"
 
 namespace kistore {
 
@@ -26,6 +30,10 @@ void IndexChanges::put(const IndexFact& fact) {
   families[family_of(fact)].put.push_back(KeyedLine{fact_key(fact), render_line(fact)});
 }
 
+void IndexChanges::put_line(Family family, std::string key, std::string line) {
+  families[family].put.push_back(KeyedLine{std::move(key), std::move(line)});
+}
+
 void IndexChanges::remove(Family family, std::string key) { families[family].remove.push_back(std::move(key)); }
 
 bool IndexChanges::unput(Family family, std::string_view key) {
@@ -43,25 +51,47 @@ namespace {
 
 // The plan's edits as paths of `change`; moved(from) gives the id of the
 // entry the old tree has at `from` and whether it is a folder.
-template <typename Plan, typename Moved>
-void add_edits(Family family, Plan&& plan_of, Moved&& moved, const IndexChanges& changes, ChangeSet& change) {
-  for (const auto& [fam, family_changes] : changes.families) {
-    if (fam != family) continue;
-    const std::string dir = family_dir(family) + "/";
-    for (auto& [path, edit] : plan_of(family_changes)) {
-      const std::string full = path.empty() ? family_dir(family) : dir + path;
-      switch (edit.kind) {
-        case TrieEdit::Kind::kWrite:
-          change.upserts[full] = std::move(edit.bytes);
-          break;
-        case TrieEdit::Kind::kRemove:
-          change.removals.push_back(full);
-          break;
-        case TrieEdit::Kind::kMove: {
-          const std::pair<std::string, bool> from = moved(dir + edit.from);
-          (from.second ? change.folders : change.links)[full] = from.first;
-          break;
-        }
+// A family changed in many keys, rebuilt whole: all_lines() gives its lines
+// now (key -> line).
+template <typename AllLines>
+void rebuild(Family family, AllLines&& all_lines, const TrieChanges& family_changes, ChangeSet& change) {
+  std::map<std::string, std::string> lines = all_lines();
+  for (const std::string& key : family_changes.remove) lines.erase(key);
+  std::set<std::string_view> put;
+  for (const KeyedLine& l : family_changes.put) {
+    if (!put.insert(l.key).second || std::find(family_changes.remove.begin(), family_changes.remove.end(), l.key) != family_changes.remove.end())
+      throw std::invalid_argument("apply_index_changes: the key " + l.key + " is changed twice");
+    lines[l.key] = l.line;
+  }
+  change.removals.push_back(family_dir(family));
+  std::vector<KeyedLine> sorted;
+  sorted.reserve(lines.size());
+  for (auto& [key, line] : lines) sorted.push_back(KeyedLine{key, std::move(line)});
+  for (auto& [path, bytes] : build_trie(sorted)) change.upserts[family_dir(family) + "/" + path] = std::move(bytes);
+}
+
+// One family's change as paths of `change`: rebuilt whole when it is big,
+// else the plan's edits; moved(from) gives the id of the entry the old tree
+// has at `from` and whether it is a folder.
+template <typename AllLines, typename Plan, typename Moved>
+void apply_family(Family family, const TrieChanges& family_changes, AllLines&& all_lines, Plan&& plan_of,
+                  Moved&& moved, ChangeSet& change) {
+  if (family_changes.put.size() + family_changes.remove.size() > kRebuildAbove)
+    return rebuild(family, all_lines, family_changes, change);
+  const std::string dir = family_dir(family) + "/";
+  for (auto& [path, edit] : plan_of(family_changes)) {
+    const std::string full = path.empty() ? family_dir(family) : dir + path;
+    switch (edit.kind) {
+      case TrieEdit::Kind::kWrite:
+        change.upserts[full] = std::move(edit.bytes);
+        break;
+      case TrieEdit::Kind::kRemove:
+        change.removals.push_back(full);
+        break;
+      case TrieEdit::Kind::kMove: {
+        const std::pair<std::string, bool> from = moved(dir + edit.from);
+        (from.second ? change.folders : change.links)[full] = from.first;
+        break;
       }
     }
   }
@@ -70,30 +100,42 @@ void add_edits(Family family, Plan&& plan_of, Moved&& moved, const IndexChanges&
 }  // namespace
 
 void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change) {
-  for (const auto& [family, unused] : changes.families) {
+  for (const auto& [family, family_changes] : changes.families) {
     SnapshotTrie reader(base, family);
-    add_edits(
-        family, [&](const TrieChanges& c) { return plan_trie_update(reader, c); },
+    apply_family(
+        family, family_changes,
+        [&] {
+          std::map<std::string, std::string> lines;
+          for (const IndexFact& f : facts_with_prefix(base, family, "")) lines.emplace(fact_key(f), render_line(f));
+          return lines;
+        },
+        [&](const TrieChanges& c) { return plan_trie_update(reader, c); },
         [&](const std::string& from) {
           const std::size_t slash = from.rfind('/');
           for (const Snapshot::Entry& e : base.entries(from.substr(0, slash)))
             if (e.name == from.substr(slash + 1)) return std::pair{e.id, e.folder};
           throw std::logic_error("index plan moves " + from + ", which the tree lacks");
         },
-        changes, change);
+        change);
   }
 }
 
 void apply_index_changes(const LayoutTrees& trees, const git_oid* root, const IndexChanges& changes, ChangeSet& change) {
-  for (const auto& [family, unused] : changes.families) {
-    add_edits(
-        family, [&](const TrieChanges& c) { return trees.plan(root, family, c); },
+  for (const auto& [family, family_changes] : changes.families) {
+    apply_family(
+        family, family_changes,
+        [&] {
+          std::map<std::string, std::string> lines;
+          for (FactChange& c : diff_facts(trees, nullptr, root, family)) lines.emplace(c.key, std::move(*c.after));
+          return lines;
+        },
+        [&](const TrieChanges& c) { return trees.plan(root, family, c); },
         [&](const std::string& from) {
           auto found = trees.entry_any(root, from);
           if (!found) throw std::logic_error("index plan moves " + from + ", which the tree lacks");
           return std::pair{git::oid_str(found->first), found->second};
         },
-        changes, change);
+        change);
   }
 }
 

@@ -42,11 +42,15 @@ class SnapshotTrie : public TrieReader {
   std::string dir_;
 };
 
+inline constexpr std::size_t kRebuildAbove = 2048;
+
 // Facts to put into an index and keys to take out of it, by family.
 struct IndexChanges {
   std::map<Family, TrieChanges> families;
   // Adds the fact's line (replacing the line of its key, if any).
   void put(const IndexFact& fact);
+  // The same for a line already rendered (render_line) under its key.
+  void put_line(Family family, std::string key, std::string line);
   // Takes the line of `key` out of `family`, if there is one.
   void remove(Family family, std::string key);
   // Forgets a put of `key` in `family` made before (a rerun's documents put
@@ -57,7 +61,10 @@ struct IndexChanges {
 
 // Adds to `change` the paths that turn `base`'s refs/ into build_trie of its
 // facts with `changes` made: files as upserts, removals, folders moved whole
-// as `change.folders`. A fact put twice, or put and removed, is
+// as `change.folders`. A family changed in more than kRebuildAbove keys (a
+// bulk add, a big merge) is rebuilt whole from its lines instead: its folder
+// removed and every file of build_trie written (the same tree, at the cost
+// of the family's size rather than of the plan's per-key walk). A fact put twice, or put and removed, is
 // std::invalid_argument (a programming error); Error(kCorruption) when an
 // index file on the way is not sorted lines under its path (a store that no
 // longer verifies); Error(kInvalidInput) when keys would need a trie deeper

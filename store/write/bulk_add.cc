@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <variant>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,8 +18,11 @@
 #include "objects/parallel.h"
 #include "objects/record_index.h"
 #include "refs/index.h"
+#include "refs/index_facts.h"
+#include "refs/index_lines.h"
 #include "refs/layout.h"
 #include "store/core/frame_encoder.h"
+#include "store/core/index_trees.h"
 #include "store/git/objwrite.h"
 
 namespace kistore {
@@ -50,6 +54,7 @@ struct IndexRecord {
 
 // What one new document writes, made on every core before it is written in order.
 struct Prepared {
+  std::vector<IndexFact> facts;  // format 3 (refs/layout.h): the document's lines, instead of entries
   std::string frame;
   std::string_view metadata;  // the document's own metadata_canonical()
   git_oid frame_id{}, metadata_id{};
@@ -117,6 +122,22 @@ struct BulkAdd::State {
   std::size_t seen = 0, repeats = 0, written = 0;
   std::vector<std::uint32_t> repeat_list;  // the first list_limit + 1 repeats
   std::vector<std::string> repeat_notes;
+  // Format 3 (refs/layout.h): the lines new documents imply, each its
+  // document, family and the literal holding the line (its key first).
+  const bool format3 = base.format() == Format::k3;
+  struct LineRecord {
+    std::uint32_t doc, literal;
+    Family family;
+  };
+  std::deque<LineRecord> lines;
+  // The metadata a snapshot stores for `d`, as JCS bytes (either format).
+  static std::optional<std::string> stored_metadata(const Snapshot& snap, const Digest& d) {
+    if (snap.format() != Format::k3) return snap.read(metadata_path(snap.format(), d));
+    if (auto json = snap.metadata(d)) return canonical(*json);
+    return std::nullopt;
+  }
+  void write_index(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report,
+                   std::map<std::string, git::PathChange>& paths, git::ObjectWriter& out);
 
   State(Store& s, BulkAddOptions o)
       : store(s), options(std::move(o)), base(s.snapshot()), encoder(base), training(encoder.may_train()) {}
@@ -177,7 +198,7 @@ struct BulkAdd::State {
   std::vector<char> claim_sources(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report);
   void check_attestations(const Snapshot& head, const std::vector<char>& added);
   git_oid build_tree(const Snapshot& head, const std::vector<char>& added, const std::vector<char>& dropped,
-                     git::ObjectWriter& out);
+                     git::ObjectWriter& out, BulkAddReport& report);
 };
 
 BulkAdd::BulkAdd(Store& store, BulkAddOptions options) {
@@ -215,6 +236,10 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
     if (!hold) {
       p.frame = encoder.encode(in.doc->canonical());
       p.frame_id = git::object_id(GIT_OBJECT_BLOB, p.frame);
+    }
+    if (format3) {
+      p.facts = document_facts(*in.doc, in.where, in.pointer);
+      return;
     }
     p.entries = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
     for (const IndexEntry& e : p.entries) {
@@ -292,7 +317,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
     if (rec.in_base) {
       set_where(rec, in.where);
       if (rec.has_metadata) {
-        auto old = base.read(metadata_path(kCurrentFormat, d));
+        auto old = stored_metadata(base, d);
         if (old && *old != metas[i])
           repeat_notes.push_back(in.where + ": " + d.str() +
                                  " is already in the store with other metadata; the first metadata stays");
@@ -308,6 +333,17 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
 void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
   pack->write(p.frame_id, GIT_OBJECT_BLOB, p.frame, 0);
   docs[record].frame = p.frame_id;
+  if (format3) {
+    // Lines, written into files when the tree is built; an attestation's
+    // subject also as a record, for check_attestations.
+    for (const IndexFact& fact : p.facts) {
+      lines.push_back(LineRecord{record, add_literal(render_line(fact)), family_of(fact)});
+      if (const auto* a = std::get_if<AttestationFact>(&fact))
+        index.push_back(IndexRecord{git_oid{}, record, aux_index(a->run), EntryKind::kAttestation});
+    }
+    ++written;
+    return;
+  }
   if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, 0);
   for (std::size_t j = 0; j < p.entries.size(); ++j) {
     // A source id's blob waits for the tree (build_tree): another run may
@@ -345,7 +381,7 @@ std::vector<char> BulkAdd::State::resolve(const Snapshot& head, BulkAddReport& r
     }
     present.push_back(r);
     if (!d.in_base && d.has_metadata)
-      if (auto old = head.read(metadata_path(kCurrentFormat, d.digest)); old) {
+      if (auto old = stored_metadata(head, d.digest); old) {
         git_oid old_id = git::object_id(GIT_OBJECT_BLOB, *old);
         if (!git::same_id(old_id, d.metadata))
           report.notes.push_back(where(r) + ": " + d.digest.str() +
@@ -411,6 +447,7 @@ std::string source_holder(const Snapshot& head, std::string_view path, const Sta
 std::vector<char> BulkAdd::State::claim_sources(const Snapshot& head, const std::vector<char>& added,
                                                BulkAddReport& report) {
   std::vector<char> dropped(index.size(), 0);
+  if (format3) return dropped;  // write_index claims format 3's ids
   StagedSources staged;  // into docs, which no longer grows
   for (std::size_t i = 0; i < index.size(); ++i) {
     const IndexRecord& r = index[i];
@@ -483,7 +520,7 @@ struct PathStream {
 }  // namespace
 
 git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>& added,
-                                   const std::vector<char>& dropped, git::ObjectWriter& out) {
+                                   const std::vector<char>& dropped, git::ObjectWriter& out, BulkAddReport& report) {
   auto by_digest = [&](std::uint32_t a, std::uint32_t b) { return docs[a].digest < docs[b].digest; };
   PathStream objects, metadata, groups, levels, attestations, texts;
   objects.render = [&](std::uint32_t r, std::string& p) { p = object_path(docs[r].digest); };
@@ -493,7 +530,7 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   for (std::uint32_t r = 0; r < docs.size(); ++r) {
     if (!added[r]) continue;
     objects.items.push_back(r);
-    if (docs[r].has_metadata) metadata.items.push_back(r);
+    if (docs[r].has_metadata && !format3) metadata.items.push_back(r);  // format 3: a line (write_index)
   }
   objects.sort(by_digest);
   metadata.sort(by_digest);
@@ -513,7 +550,7 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
     return index[i].blob;
   };
   for (std::uint32_t i = 0; i < index.size(); ++i) {
-    if (!added[index[i].doc] || dropped[i]) continue;
+    if (format3 || !added[index[i].doc] || dropped[i]) continue;
     PathStream* s[] = {&groups, &levels, &attestations, &texts};
     s[static_cast<int>(index[i].kind)]->items.push_back(i);
   }
@@ -538,6 +575,13 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   // A new store's first tree says its format; "FORMAT" sorts before every
   // other path of the layout.
   if (head.empty()) tree.change(std::string(kFormatPath), git::PathChange{out.write(GIT_OBJECT_BLOB, kFormat2Bytes, 0)});
+  // Format 3: the index files' changes, after every object ("refs/" sorts
+  // after "objects/").
+  std::map<std::string, git::PathChange> index_paths;
+  if (format3) {
+    write_index(head, added, report, index_paths, out);
+    total += index_paths.size();
+  }
   // The dictionary this add trained, which its frames name; "dictionaries/"
   // sorts after FORMAT and before "objects/".
   if (encoder.trained()) tree.change(encoder.trained_path(), git::PathChange{dictionary_blob});
@@ -550,8 +594,45 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
     if (!s.next()) streams.erase(lowest);
     if (options.commit.progress && (done % 4096 == 0)) options.commit.progress(done, total);
   }
+  for (const auto& [path, change] : index_paths) tree.change(path, change);
   if (options.commit.progress) options.commit.progress(total, total);
   return tree.finish();
+}
+
+// Format 3: the lines of the added documents into the trie (the same plan
+// as every writer's, or the family rebuilt for a big add: index_trees.h),
+// each file a blob of `out`. A claim of an upstream id that a run (of the
+// head, or earlier in the input) holds is a note, not a line.
+void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report,
+                                 std::map<std::string, git::PathChange>& paths, git::ObjectWriter& out) {
+  IndexChanges changes;
+  std::unordered_map<std::string_view, const Digest*> claims;
+  for (const LineRecord& l : lines) {
+    if (!added[l.doc]) continue;
+    const std::string_view line = literal(l.literal);
+    std::string key(line.substr(9, line.find('"', 9) - 9));  // {"@key":"<hex>"
+    const Digest& doc = docs[l.doc].digest;
+    if (l.family == Family::kSources) {
+      std::optional<Digest> holder;
+      if (auto it = claims.find(line.substr(9, key.size())); it != claims.end()) holder = *it->second;
+      else if (!head.empty())
+        if (auto held = find_fact(head, Family::kSources, key)) holder = std::get<SourceFact>(*held).run;
+      if (holder) {
+        if (*holder != doc)
+          report.notes.push_back(where(l.doc) + ": the upstream id of run " + doc.str() + " already names " +
+                                 holder->str() + "; the run is added but not indexed under that source id");
+        continue;
+      }
+      claims.emplace(line.substr(9, key.size()), &doc);
+    }
+    changes.put_line(l.family, std::move(key), std::string(line));
+  }
+  ChangeSet change;
+  apply_index_changes(head, changes, change);
+  for (const std::string& path : change.removals) paths[path] = git::PathChange{};
+  for (const auto& [path, bytes] : change.upserts) paths[path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)};
+  for (const auto& [path, id] : change.links) paths[path] = git::PathChange{git::parse_oid(id)};
+  for (const auto& [path, id] : change.folders) paths[path + "/"] = git::PathChange{git::parse_oid(id), true};
 }
 
 std::optional<std::string> BulkAdd::State::write_commit(const Snapshot& head, BulkAddReport& report) {
@@ -566,7 +647,7 @@ std::optional<std::string> BulkAdd::State::write_commit(const Snapshot& head, Bu
   std::unique_ptr<git::PackWriter> trees;
   if (!pack) trees = std::make_unique<git::PackWriter>(git::gitdir(store.repo()) + "objects/pack");
   git::PackWriter& out = pack ? *pack : *trees;
-  git_oid tree_id = build_tree(head, added, dropped, out);
+  git_oid tree_id = build_tree(head, added, dropped, out, report);
   ChangeSet message;
   message.op = options.op;
   std::map<Kind, std::size_t> counts;
