@@ -97,8 +97,7 @@ RunFacts run_facts(const Snapshot& snap, DocumentCache& docs, const GroupRow& ro
   // justifies it.
   Level level = row.standing.level;
   if (row.standing.justified && (level == Level::kReproduced || level == Level::kDisputed))
-    if (auto bytes = snap.read(level_path(snap.format(), level, run.digest())))
-      if (auto entry = parse_level_entry(*bytes)) f.level_evidence = entry->evidence;
+    if (auto entry = recorded_entry(snap, run.digest()); entry && entry->level == level) f.level_evidence = entry->evidence;
   return f;
 }
 

@@ -84,6 +84,19 @@ std::optional<Level> recorded_level(const Snapshot& snap, const Digest& run) {
   return std::nullopt;
 }
 
+std::optional<LevelEntryValue> recorded_entry(const Snapshot& snap, const Digest& run) {
+  if (snap.format() == Format::k3) {
+    if (auto line = level_line(snap, run)) return LevelEntryValue{line->level, line->evidence};
+    return std::nullopt;
+  }
+  std::optional<Level> level = recorded_level(snap, run);
+  if (!level) return std::nullopt;
+  auto bytes = snap.read(level_path(snap.format(), *level, run));
+  std::optional<LevelEntryValue> entry = bytes ? parse_level_entry(*bytes) : std::nullopt;
+  if (entry) entry->level = *level;
+  return entry;
+}
+
 Level run_level(const Snapshot& snap, const Document& run) {
   if (snap.format() == Format::k3)
     if (auto line = level_line(snap, run.digest())) return line->level;

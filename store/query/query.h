@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "objects/ssh_signature.h"
+#include "refs/level_history.h"
 #include "refs/rank.h"
 #include "store/core/store.h"
 
@@ -83,6 +84,12 @@ LevelStanding level_standing(const Snapshot& snap, AuditOnDemand& audit, const D
 // The same through a LevelAudit already made (tests, verify's own walk).
 LevelStanding level_standing(const Snapshot& snap, LevelAudit& audit, const Document& run,
                              std::optional<bool> has_reruns = std::nullopt);
+
+// The run's level entry as the index records it (either format): its level
+// and evidence; nullopt when it records none (format 3: a run at its default
+// has no line) or the entry does not parse. A damaged tree throws as
+// Snapshot::read.
+std::optional<LevelEntryValue> recorded_entry(const Snapshot& snap, const Digest& run);
 
 // The members of the group `key`, from refs/groups/<key>/ and the levels.
 // With `levels` false, each member's level is left at kReported for the

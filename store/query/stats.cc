@@ -1,5 +1,6 @@
 #include "store/query/stats.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <unordered_set>
 
@@ -27,7 +28,8 @@ Area area_of(const std::string& path) {
 // One walk of the head tree, every git object counted once.
 class Counter {
  public:
-  Counter(const git::ObjectDatabase& odb, StoreStats& out) : odb_(odb), trees_(odb.get(), {}), out_(out) {}
+  Counter(const git::ObjectDatabase& odb, StoreStats& out, Format format)
+      : odb_(odb), trees_(odb.get(), {}), out_(out), format_(format) {}
 
   void tree(const git_oid& id, const std::string& path) {
     if (!seen_.insert(id).second) return;
@@ -48,7 +50,13 @@ class Counter {
 
  private:
   void blob(const git_oid& id, const std::string& path) {
-    if (path.starts_with("refs/levels/")) ++out_.runs;  // a run's one level entry
+    if (format_ == Format::k3) {
+      // A line of refs/groups or refs/reruns per run (reruns included).
+      if (path.starts_with("refs/groups/") || path.starts_with("refs/reruns/"))
+        odb_.read(id, path, [&](std::string_view bytes) { out_.runs += static_cast<std::uint64_t>(std::count(bytes.begin(), bytes.end(), '\n')); });
+    } else if (path.starts_with("refs/levels/")) {
+      ++out_.runs;  // a run's one level entry
+    }
     if (!seen_.insert(id).second) return;
     Area area = area_of(path);
     StoreStats::Part& part = area == Area::kObjects        ? out_.objects
@@ -71,6 +79,7 @@ class Counter {
   git::TreeReader trees_;
   StoreStats& out_;
   std::unordered_set<git_oid, git::OidHash, git::OidEq> seen_;
+  Format format_;
 };
 
 }  // namespace
@@ -87,7 +96,7 @@ StoreStats store_stats(const Store& store) {
   if (head.empty()) return out;
   out.dictionary_ids = dictionary_ids(head);
   const git::ObjectDatabase odb(store.repo());
-  Counter(odb, out).tree(*head.tree_id(), "");
+  Counter(odb, out, head.format()).tree(*head.tree_id(), "");
   out.commits = git::count_commits(store.repo(), git::to_oid(head.commit()));
   return out;
 }

@@ -32,7 +32,7 @@ struct StoreStats {
   std::uint64_t content_bytes = 0;          // the objects' decompressed sizes (their frame headers)
   std::uint64_t frames_with_dictionary = 0;  // objects whose frame names a dictionary
   std::vector<std::uint32_t> dictionary_ids;
-  std::uint64_t runs = 0;        // level entries: one per run (reruns included)
+  std::uint64_t runs = 0;        // level entries: one per run (reruns included); format 3: group and rerun lines
   std::uint64_t disk_bytes = 0;  // every file below the repository's objects/ folder
   std::uint64_t disk_files = 0;
   std::uint64_t commits = 0;  // reachable from the branch head

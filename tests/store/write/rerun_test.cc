@@ -21,6 +21,7 @@
 #include "store/history/trust.h"
 #include "store/core/index_trees.h"
 #include "store/history/level_audit.h"
+#include "store/query/stats.h"
 #include "tests/store/support.h"
 #include "tests/store/format3.h"
 
@@ -265,6 +266,8 @@ TEST_CASE("rerun into a format-3 store: a level line, a rerun line, no group lin
   CHECK_THAT(shown, Catch::Matchers::Contains("+" + render_line(LevelFact{run, Level::kReproduced, r.rerun})));
   CHECK_THAT(shown, Catch::Matchers::Contains("+" + render_line(RerunFact{run, r.rerun, Level::kReproduced, ratio})));
   CHECK(must(s.git() + "diff --name-only main^ main -- refs/groups").empty());
+  CHECK(recorded_entry(snap, run) == LevelEntryValue{Level::kReproduced, r.rerun});
+  CHECK(store_stats(s.store).runs == 2);  // the run's group line and the rerun's line
   // The signed history gives what the tree records, and the rerun commit
   // changes that run's level and no other's.
   {
