@@ -283,6 +283,28 @@ PathPatterns::PathPatterns(const std::vector<std::string>& patterns) {
   }
 }
 
+namespace {
+
+bool matches_below(const PathPatterns::Node& node, std::string_view rest);
+
+bool matches_child(const PathPatterns::Node& node, std::string_view name, std::string_view rest) {
+  for (std::string_view key : {name, std::string_view("*")})
+    if (auto it = node.children.find(key); it != node.children.end())
+      if (it->second.below || matches_below(it->second, rest)) return true;
+  return false;
+}
+
+bool matches_below(const PathPatterns::Node& node, std::string_view rest) {
+  if (rest.empty()) return false;
+  const std::size_t slash = rest.find('/');
+  const std::string_view name = rest.substr(0, slash);
+  return matches_child(node, name, slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1));
+}
+
+}  // namespace
+
+bool PathPatterns::matches(std::string_view path) const { return root_.below || matches_below(root_, path); }
+
 // The walk of two trees along patterns: at each folder only the names the
 // patterns give (every name for "*"), the whole diff where a pattern ends.
 struct TreeReader::PatternDiff {

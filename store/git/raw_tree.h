@@ -137,14 +137,19 @@ class PathPatterns {
  public:
   explicit PathPatterns(const std::vector<std::string>& patterns);
   bool empty() const { return root_.children.empty() && !root_.below; }
+  // Whether the patterns name the path of a non-tree entry `path` (it or a
+  // folder above it), as the diff would report it.
+  bool matches(std::string_view path) const;
 
- private:
-  friend class TreeReader;
+  // The patterns as a tree of names (for the walks in raw_tree.cc).
   struct Node {
     std::map<std::string, Node, std::less<>> children;  // by name; "*" any name
     bool entry = false;  // the non-tree entry at this path
     bool below = false;  // everything below the folder at this path
   };
+
+ private:
+  friend class TreeReader;
   Node root_;
 };
 

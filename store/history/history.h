@@ -39,7 +39,10 @@ struct LogEntry {
   std::string message;
   std::string signature;       // armored, empty if unsigned
   std::string signed_payload;  // the commit bytes the signature covers
-  std::vector<PathChange> changes;  // filled when requested
+  // Filled when requested. A commit of format 3 (refs/layout.h) names each
+  // index line it changed by format 2's path of its fact, so that a story
+  // reads the same across the upgrade.
+  std::vector<PathChange> changes;
 };
 
 struct LogQuery {

@@ -22,6 +22,8 @@
 #include "store/core/index_trees.h"
 #include "store/history/level_audit.h"
 #include "store/query/stats.h"
+#include "store/query/run_story.h"
+#include "store/history/history.h"
 #include "tests/store/support.h"
 #include "tests/store/format3.h"
 
@@ -268,6 +270,26 @@ TEST_CASE("rerun into a format-3 store: a level line, a rerun line, no group lin
   CHECK(must(s.git() + "diff --name-only main^ main -- refs/groups").empty());
   CHECK(recorded_entry(snap, run) == LevelEntryValue{Level::kReproduced, r.rerun});
   CHECK(store_stats(s.store).runs == 2);  // the run's group line and the rerun's line
+  // log --run reads the lines a commit changed by format 2's names of their facts.
+  {
+    LogQuery q;
+    q.paths = run_story_paths(run);
+    q.with_changes = true;
+    std::vector<LogEntry> story = read_history(s.store, q);
+    REQUIRE(story.size() == 2);  // the rerun, then the add of the run
+    CHECK(story[0].op == "rerun");
+    std::set<std::string> changed;
+    for (const PathChange& c : story[0].changes) changed.insert(std::string(1, c.status) + " " + c.path);
+    CHECK(changed == std::set<std::string>{"A " + level_path(Format::k2, Level::kReproduced, run),
+                                           "A " + rerun_path(run, r.rerun)});
+    CHECK(story[1].op == "add");
+    RunStories stories = read_run_stories(s.store);
+    REQUIRE(stories.by_run.count(run));
+    std::string told;
+    for (const StoryEvent& e : stories.by_run.at(run))
+      for (const PathChange& c : e.changes) told += story_change_text(c) + "\n";
+    CHECK_THAT(told, Catch::Matchers::Contains("entered level reproduced") && Catch::Matchers::Contains("rerun recorded " + r.rerun.str()));
+  }
   // The signed history gives what the tree records, and the rerun commit
   // changes that run's level and no other's.
   {
