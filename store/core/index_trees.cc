@@ -100,7 +100,8 @@ void apply_family(Family family, const TrieChanges& family_changes, AllLines&& a
 }  // namespace
 
 void apply_index_changes(const Snapshot& base, const IndexChanges& changes, ChangeSet& change) {
-  for (const auto& [family, family_changes] : changes.families) {
+  for (const auto& [bound, family_changes] : changes.families) {
+    const Family family = bound;  // captured below (clang 14 captures no structured binding)
     SnapshotTrie reader(base, family);
     apply_family(
         family, family_changes,
@@ -121,7 +122,8 @@ void apply_index_changes(const Snapshot& base, const IndexChanges& changes, Chan
 }
 
 void apply_index_changes(const LayoutTrees& trees, const git_oid* root, const IndexChanges& changes, ChangeSet& change) {
-  for (const auto& [family, family_changes] : changes.families) {
+  for (const auto& [bound, family_changes] : changes.families) {
+    const Family family = bound;  // captured below (clang 14 captures no structured binding)
     apply_family(
         family, family_changes,
         [&] {
