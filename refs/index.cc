@@ -97,8 +97,10 @@ std::optional<Measurement> primary_measurement(const Json& run_spec) {
   return std::nullopt;
 }
 
-std::string group_entry(const Json& run_spec) {
-  if (auto m = primary_measurement(run_spec)) return canonical(m->to_json());
+std::string group_entry(const Json& run_spec) { return group_entry(primary_measurement(run_spec)); }
+
+std::string group_entry(const std::optional<Measurement>& primary) {
+  if (primary) return canonical(primary->to_json());
   return R"({"metric":null,"statistic":null,"unit":null,"value":null})";
 }
 
@@ -119,6 +121,13 @@ std::optional<double> rerun_ratio(const Json& run_spec, const Json& rerun_spec) 
   auto run = primary_measurement(run_spec), rerun = primary_measurement(rerun_spec);
   if (!run || !rerun || run->unit != rerun->unit || run->value == 0) return std::nullopt;
   return rerun->value / run->value;
+}
+
+std::string attestation_entry(std::string_view author, std::string_view type) {
+  Json out = Json::object();
+  out.set("author", std::string(author));
+  out.set("type", std::string(type));
+  return canonical(out);
 }
 
 std::string attestation_entry(const Json& spec) {

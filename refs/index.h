@@ -48,6 +48,9 @@ std::optional<Measurement> primary_measurement(const Json& run_spec);
 // The bytes of refs/groups/<key>/<run>: JCS of the primary measurement, or of
 // {"metric":null,"statistic":null,"unit":null,"value":null} for a run without one.
 std::string group_entry(const Json& run_spec);
+// The same bytes for a primary measurement (or none): also the value of a
+// format-3 group line's members.
+std::string group_entry(const std::optional<Measurement>& primary);
 
 // The bytes of refs/levels/<level>/<run>: JCS {"evidence": digest or null}.
 std::string level_entry(const std::optional<Digest>& evidence);
@@ -61,6 +64,8 @@ std::optional<double> rerun_ratio(const Json& run_spec, const Json& rerun_spec);
 
 // The bytes of refs/attestations/<run>/<attestation>: JCS {"author","type"}.
 std::string attestation_entry(const Json& attestation_spec);
+// The same bytes for an author and a type (a format-3 attestation line's members).
+std::string attestation_entry(std::string_view author, std::string_view type);
 
 struct IndexEntry {
   std::string path;

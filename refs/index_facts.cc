@@ -55,7 +55,7 @@ std::optional<IndexFact> entry_fact(Format f, std::string_view path, std::string
   if (auto d = parse_metadata_path(f, path)) return MetadataFact{*d, entry_object(path, bytes)};
   if (auto g = parse_group_path(f, path)) {
     Json value = entry_object(path, bytes);
-    if (bytes == R"({"metric":null,"statistic":null,"unit":null,"value":null})") return GroupFact{g->key, g->run, {}};
+    if (bytes == group_entry(std::nullopt)) return GroupFact{g->key, g->run, {}};
     auto m = Measurement::from_json(value);
     if (!m || canonical(m->to_json()) != bytes)
       throw unexpected(path, "a primary measurement {metric, statistic, unit, value}", bytes);

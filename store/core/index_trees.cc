@@ -49,8 +49,6 @@ bool IndexChanges::unput(Family family, std::string_view key) {
 
 namespace {
 
-// The plan's edits as paths of `change`; moved(from) gives the id of the
-// entry the old tree has at `from` and whether it is a folder.
 // A family changed in many keys, rebuilt whole: all_lines() gives its lines
 // now (key -> line).
 template <typename AllLines>

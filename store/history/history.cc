@@ -1,6 +1,7 @@
 #include "store/history/history.h"
 
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 
 #include "refs/index_lines.h"
@@ -29,11 +30,16 @@ std::string entry_path_of(const IndexFact& fact) {
       fact);
 }
 
-bool format3_tree(const git::TreeReader& trees, git::CommitGraph& commits, const git_oid& tree) {
+// Whether the tree's FORMAT names format 3. A history's FORMAT blobs are
+// few (one per format): each is read once, in `known`, whatever the number
+// of commits.
+bool format3_tree(const git::TreeReader& trees, git::CommitGraph& commits, const git_oid& tree,
+                  std::unordered_map<git_oid, bool, git::OidHash, git::OidEq>& known) {
   std::optional<git_oid> id = trees.blob_at(&tree, kFormatPath);
   if (!id) return false;
+  if (auto it = known.find(*id); it != known.end()) return it->second;
   std::optional<std::string> bytes = commits.blob(*id, kFormat3Bytes.size());
-  return bytes && *bytes == kFormat3Bytes;
+  return known[*id] = bytes && *bytes == kFormat3Bytes;
 }
 
 // What a commit of format 3 changed against its first parent (`from`):
@@ -90,6 +96,7 @@ std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& he
   const git::PathPatterns paths(query.paths.empty() ? std::vector<std::string>{"refs/", "objects/"} : query.paths);
   const std::unique_ptr<git::TreeReader> trees = commits.trees(git::TreeReader::Options{});
   std::unique_ptr<LayoutTrees> layout;  // format 3's index files, when a commit has them
+  std::unordered_map<git_oid, bool, git::OidHash, git::OidEq> format3;  // format3_tree, by FORMAT blob
   // A commit below that cannot be read ends the history read so far (libgit2
   // then yields none): what is shown is what could be read.
   commits.walk({{head}, {}, git::WalkOrder::kTimeTopological}, [&](const CommitId& id) {
@@ -103,9 +110,9 @@ std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& he
     if (!query.paths.empty() || query.with_changes) {
       std::optional<git_oid> parent_tree;
       if (!c.parents.empty()) parent_tree = commits.read(c.parents[0]).tree;
-      if (format3_tree(*trees, commits, c.tree)) {
+      if (format3_tree(*trees, commits, c.tree, format3)) {
         if (!layout) layout = std::make_unique<LayoutTrees>(commits);
-        const bool from3 = parent_tree && format3_tree(*trees, commits, *parent_tree);
+        const bool from3 = parent_tree && format3_tree(*trees, commits, *parent_tree, format3);
         for (PathChange& change : format3_changes(*trees, *layout, parent_tree ? &*parent_tree : nullptr, from3, c.tree))
           if (paths.matches(change.path)) changes.push_back(std::move(change));
       } else {

@@ -57,6 +57,17 @@ std::optional<LevelEntryPath> parse_level_path_any(std::string_view path) {
   return parse_level_path(Format::k1, path);
 }
 
+// The runs whose value differs between two maps by run (one side lacking it included).
+template <typename Map>
+std::set<Digest> runs_that_differ(const Map& before, const Map& after) {
+  std::set<Digest> out;
+  for (const auto& [run, value] : before)
+    if (auto it = after.find(run); it == after.end() || it->second != value) out.insert(run);
+  for (const auto& [run, value] : after)
+    if (!before.count(run)) out.insert(run);
+  return out;
+}
+
 std::string oid_key(const git_oid& id) { return std::string(reinterpret_cast<const char*>(id.id), GIT_OID_RAWSZ); }
 
 std::string describe(const std::optional<LevelEntryValue>& v) {
@@ -455,23 +466,13 @@ std::set<Digest> LevelAudit::level_changes(const std::optional<CommitId>& from, 
       (s.format_at(*before) == Format::k3 || s.format_at(after) == Format::k3)) {
     // Across an upgrade to format 3 the entries became lines, and default
     // levels have none: compare the levels that are not a run's default.
-    auto old_map = s.non_default_levels(*before), new_map = s.non_default_levels(after);
-    for (const auto& [run, entry] : old_map)
-      if (auto it = new_map.find(run); it == new_map.end() || it->second != entry) out.insert(run);
-    for (const auto& [run, entry] : new_map)
-      if (!old_map.count(run)) out.insert(run);
-    return out;
+    return runs_that_differ(s.non_default_levels(*before), s.non_default_levels(after));
   }
   if (s.format_at(after) == Format::k3) return s.line_changes(before ? &*before : nullptr, after, theirs_only);
   if (before && s.format_at(*before) != s.format_at(after)) {
     // Across an upgrade every path moved: compare what the entries say
     // (level and bytes), not where they are.
-    auto old_map = s.level_map(*before), new_map = s.level_map(after);
-    for (const auto& [run, entries] : old_map)
-      if (auto it = new_map.find(run); it == new_map.end() || it->second != entries) out.insert(run);
-    for (const auto& [run, entries] : new_map)
-      if (!old_map.count(run)) out.insert(run);
-    return out;
+    return runs_that_differ(s.level_map(*before), s.level_map(after));
   }
   s.trees->diff(before ? &*before : nullptr, &after, "refs/levels", [&](const git::TreeDelta& d) {
     if (auto p = parse_level_path_any(d.path)) out.insert(p->run);

@@ -643,7 +643,7 @@ void IncomingChecker::check_line(Family family, const FactChange& c) {
         } else if constexpr (std::is_same_v<T, GroupFact>) {
           const ObjectFacts* run = run_for(f.run, where, ProblemKind::kGroupMismatch);
           if (!run) return;
-          const std::string bytes = f.primary ? canonical(f.primary->to_json()) : std::string(R"({"metric":null,"statistic":null,"unit":null,"value":null})");
+          const std::string bytes = group_entry(f.primary);
           if (reruns_in_tree().count(f.run))
             problem(ProblemKind::kGroupMismatch, where, "run " + f.run.str() + " is a controlled rerun (a line of refs/reruns), not a member of a group");
           else if (run->key != f.key)
@@ -659,10 +659,7 @@ void IncomingChecker::check_line(Family family, const FactChange& c) {
             if (auto why = rerun_entry_problem(*run, *rerun, rerun_entry(f.verdict, f.ratio)))
               problem(ProblemKind::kRerunMismatch, where, *why);
         } else if constexpr (std::is_same_v<T, AttestationFact>) {
-          Json entry = Json::object();
-          entry.set("author", f.author);
-          entry.set("type", f.type);
-          check_attestation_entry(where, f.run, f.attestation, canonical(entry));
+          check_attestation_entry(where, f.run, f.attestation, attestation_entry(f.author, f.type));
         } else {
           const ObjectFacts* run = run_for(f.run, where, ProblemKind::kSourceMismatch);
           if (run && run->source_path != c.key)
@@ -698,11 +695,9 @@ void IncomingChecker::check_new_object_lines(const ObjectFacts& f) {
       problem(ProblemKind::kMissingAttestation, where, "adds attestation " + digest.str() + " without its line");
     } else {
       const auto fact = std::get<AttestationFact>(parse_line(Family::kAttestations, *line, where, 1));
-      Json entry = Json::object();
-      entry.set("author", fact.author);
-      entry.set("type", fact.type);
-      if (canonical(entry) != f.attestation_bytes)
-        problem(ProblemKind::kAttestationMismatch, where, "expected " + f.attestation_bytes + ", found " + canonical(entry));
+      const std::string found = attestation_entry(fact.author, fact.type);
+      if (found != f.attestation_bytes)
+        problem(ProblemKind::kAttestationMismatch, where, "expected " + f.attestation_bytes + ", found " + found);
     }
     run_for(*f.subject, object_path(digest), ProblemKind::kAttestationMismatch);
   }

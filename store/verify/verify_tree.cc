@@ -109,19 +109,14 @@ class Visitor {
             if constexpr (std::is_same_v<T, MetadataFact>) {
               index.metadata.push_back({f.document});
             } else if constexpr (std::is_same_v<T, GroupFact>) {
-              index.groups.push_back({std::string(), f.key, f.run,
-                                      f.primary ? canonical(f.primary->to_json())
-                                                : std::string(R"({"metric":null,"statistic":null,"unit":null,"value":null})")});
+              index.groups.push_back({std::string(), f.key, f.run, group_entry(f.primary)});
             } else if constexpr (std::is_same_v<T, LevelFact>) {
               index.levels.push_back({level_entry(f.evidence), f.level, f.run});
             } else if constexpr (std::is_same_v<T, RerunFact>) {
               index.reruns.push_back({path + " @" + f.run.hex() + f.rerun.hex(), f.run, f.rerun, rerun_entry(f.verdict, f.ratio)});
             } else if constexpr (std::is_same_v<T, AttestationFact>) {
-              Json entry = Json::object();
-              entry.set("author", f.author);
-              entry.set("type", f.type);
-              index.attestations.push_back(
-                  {path + " @" + f.run.hex() + f.attestation.hex(), f.run, f.attestation, canonical(entry)});
+              index.attestations.push_back({path + " @" + f.run.hex() + f.attestation.hex(), f.run, f.attestation,
+                                            attestation_entry(f.author, f.type)});
             } else {
               index.sources.emplace_back(source_key(f.source, f.external_id), SourceBytes{f.run, std::string()});
             }
