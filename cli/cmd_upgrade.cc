@@ -7,23 +7,23 @@ namespace kistore::cli {
 namespace {
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
-  auto* app = root.add_subcommand("upgrade", "Rewrite a format-1 store's index as format 2, in one commit");
+  auto* app = root.add_subcommand("upgrade", "Rewrite a format-1 or format-2 store's index as format 3, in one commit");
   app->footer(
-      "Earlier kistore releases wrote stores in format 1, whose index keeps one flat folder per\n"
-      "level, per group and for all metadata: every add rewrote those big folders. Format 2\n"
-      "fans every digest-named folder out as git does its own objects\n"
-      "(refs/levels/<level>/ab/cd/<60 hex>),\n"
-      "names its format in a FORMAT file, and keeps controlled reruns beside their run\n"
-      "(refs/reruns/<run>/<rerun>) instead of in its group. This kistore reads both formats but\n"
-      "writes only format 2: add, import, attest, rerun and pull refuse a format-1 store until\n"
-      "you run `kistore upgrade` once.\n"
+      "Earlier kistore releases wrote the index as one git blob per fact: format 1 in flat\n"
+      "folders, format 2 fanned out (refs/levels/<level>/ab/cd/<60 hex>). A run cost about nine\n"
+      "git objects. Format 3 gathers the index into a few readable JSON Lines files, one fact a\n"
+      "line, sorted by key (refs/groups/, refs/levels/, ...): about one git object per document,\n"
+      "and `git show` of a commit reads as the facts it changed. This kistore reads every\n"
+      "format but writes only format 3: add, import, attest, rerun, pull and push refuse an\n"
+      "older store until you run `kistore upgrade` once.\n"
       "\n"
       "The upgrade is one commit (Kistore-Op: upgrade), signed with --sign KEY (or the store's\n"
       "sign.key) if given. It touches no object: every document keeps its bytes and digest, and\n"
       "runs, levels, attestations, source ids, metadata and the signed history read the same\n"
-      "afterwards; `kistore verify` passes where it passed before. Reruns are recognised by the\n"
+      "afterwards; `kistore verify` passes where it passed before. A format-1 store kept\n"
+      "controlled reruns in their run's group; they move beside their run, recognised by the\n"
       "signed rerun commits of the history, judged against this store's controllers (`kistore\n"
-      "trust list`), so add the controllers before upgrading. A store already of format 2 is\n"
+      "trust list`), so add the controllers before upgrading. A store already of format 3 is\n"
       "left as it is (exit 0).\n"
       "\n"
       "Stores of different formats do not sync: upgrade every clone (or upgrade one and clone it\n"
@@ -39,22 +39,26 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     UpgradeResult r = upgrade_store(store, options);
     if (g.json) {
       Json out = Json::object();
-      out.set("format", 2);
+      out.set("format", 3);
+      out.set("from", static_cast<double>(static_cast<int>(r.from)));
       out.set("upgraded", r.commit.has_value());
       out.set("entries", static_cast<double>(r.entries));
+      out.set("files", static_cast<double>(r.files));
       out.set("reruns", static_cast<double>(r.reruns));
       out.set("commit", r.commit ? Json(*r.commit) : Json());
       print_json(out);
       return kOk;
     }
     if (!r.commit) {
-      if (!g.quiet) std::printf("%s is already format 2; nothing to do\n", store.dir().c_str());
+      if (!g.quiet) std::printf("%s is already format 3; nothing to do\n", store.dir().c_str());
       return kOk;
     }
-    if (!g.quiet)
-      std::printf("upgraded %s from format 1 to format 2: %zu index entries rewritten, %zu rerun%s moved to "
-                  "refs/reruns/; commit %s\n",
-                  store.dir().c_str(), r.entries, r.reruns, r.reruns == 1 ? "" : "s", r.commit->substr(0, 12).c_str());
+    if (!g.quiet) {
+      std::printf("upgraded %s from %s to format 3: %zu index entries rewritten as %zu file%s of JSON Lines",
+                  store.dir().c_str(), format_name(r.from).c_str(), r.entries, r.files, r.files == 1 ? "" : "s");
+      if (r.from == Format::k1) std::printf(", %zu rerun%s moved to refs/reruns/", r.reruns, r.reruns == 1 ? "" : "s");
+      std::printf("; commit %s\n", r.commit->substr(0, 12).c_str());
+    }
     return kOk;
   }};
 });

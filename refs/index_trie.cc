@@ -16,29 +16,32 @@ std::size_t common_length(std::string_view a, std::string_view b) {
   return static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
 }
 
-// Writes the entries of the folder `dir` (standing for `prefix`, `depth`
-// folders below refs/<family>/) that hold lines[lo, hi), all of whose keys
-// start with `prefix`.
-void build_folder(const std::vector<KeyedLine>& lines, std::size_t lo, std::size_t hi, std::string_view prefix,
-                  const std::string& dir, std::size_t depth, std::size_t max_lines, TrieFiles& out) {
+// Calls `file` for the entries of the folder `dir` (standing for `prefix`,
+// `depth` folders below refs/<family>/) that hold lines[lo, hi), all of whose
+// keys start with `prefix`: in digit order, a folder's files after the files
+// of the digits before it, which is the order of their paths.
+void build_folder(const std::vector<LineView>& lines, std::size_t lo, std::size_t hi, std::string_view prefix,
+                  const std::string& dir, std::size_t depth, std::size_t max_lines,
+                  const std::function<void(const std::string&, std::string&&)>& file) {
   const std::size_t at = prefix.size();
   for (std::size_t i = lo; i < hi;) {
     const char digit = lines[i].key[at];
     std::size_t j = i;
     while (j < hi && lines[j].key[at] == digit) ++j;
     if (j - i <= max_lines) {
-      std::string& bytes = out[dir + digit];
+      std::string bytes;
       for (std::size_t k = i; k < j; ++k) bytes += lines[k].line;
+      file(dir + digit, std::move(bytes));
     } else {
       // Sorted keys: the first and the last share what all of them share.
       const std::size_t shared = common_length(lines[i].key, lines[j - 1].key);
       if (depth + 1 > kTrieMaxFolders)
-        throw InvalidInput("index keys " + lines[i].key + " to " + lines[j - 1].key + ": more than " +
-                           std::to_string(max_lines) + " of them share " + std::to_string(at) +
+        throw InvalidInput("index keys " + std::string(lines[i].key) + " to " + std::string(lines[j - 1].key) +
+                           ": more than " + std::to_string(max_lines) + " of them share " + std::to_string(at) +
                            " digits, which would put their file more than " + std::to_string(kTrieMaxFolders) +
                            " folders deep");
-      const std::string_view folder = std::string_view(lines[i].key).substr(0, shared);
-      build_folder(lines, i, j, folder, dir + std::string(folder.substr(at)) + "/", depth + 1, max_lines, out);
+      const std::string_view folder = lines[i].key.substr(0, shared);
+      build_folder(lines, i, j, folder, dir + std::string(folder.substr(at)) + "/", depth + 1, max_lines, file);
     }
     i = j;
   }
@@ -46,18 +49,28 @@ void build_folder(const std::vector<KeyedLine>& lines, std::size_t lo, std::size
 
 }  // namespace
 
-TrieFiles build_trie(const std::vector<KeyedLine>& lines, std::size_t max_lines) {
+void build_trie_files(const std::vector<LineView>& lines,
+                      const std::function<void(const std::string& path, std::string&& bytes)>& file,
+                      std::size_t max_lines) {
   if (max_lines == 0) throw std::invalid_argument("build_trie: T must be at least 1");
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const KeyedLine& l = lines[i];
+    const LineView& l = lines[i];
     if (!hex_digits(l.key) || l.key.size() != lines[0].key.size())
-      throw std::invalid_argument("build_trie: key " + l.key + " is not lowercase hex of the others' length");
+      throw std::invalid_argument("build_trie: key " + std::string(l.key) + " is not lowercase hex of the others' length");
     if (l.line.empty() || l.line.back() != '\n') throw std::invalid_argument("build_trie: a line without its \"\\n\"");
     if (i > 0 && !(lines[i - 1].key < l.key))
-      throw std::invalid_argument("build_trie: keys not strictly ascending at " + l.key);
+      throw std::invalid_argument("build_trie: keys not strictly ascending at " + std::string(l.key));
   }
+  build_folder(lines, 0, lines.size(), "", "", 0, max_lines, file);
+}
+
+TrieFiles build_trie(const std::vector<KeyedLine>& lines, std::size_t max_lines) {
+  std::vector<LineView> views;
+  views.reserve(lines.size());
+  for (const KeyedLine& l : lines) views.push_back(LineView{l.key, l.line});
   TrieFiles out;
-  build_folder(lines, 0, lines.size(), "", "", 0, max_lines, out);
+  build_trie_files(views, [&](const std::string& path, std::string&& bytes) { out.emplace(path, std::move(bytes)); },
+                   max_lines);
   return out;
 }
 

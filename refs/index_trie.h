@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -56,6 +57,19 @@ using TrieFiles = std::map<std::string, std::string>;
 // kTrieMaxFolders folders deep (over T+1 keys sharing some 14 more digits at
 // every level: digests that were ground to collide).
 TrieFiles build_trie(const std::vector<KeyedLine>& lines, std::size_t max_lines = kTrieMaxLines);
+
+// A line and its key as views into bytes the caller keeps (a big writer's
+// lines, without a copy of each).
+struct LineView {
+  std::string_view key;
+  std::string_view line;  // ends in "\n"
+};
+// The files of build_trie, one at a time: `file(path, bytes)` for each, in
+// the order build_trie's map holds them, so that a writer keeps one file's
+// bytes at a time rather than the family's. Throws as build_trie.
+void build_trie_files(const std::vector<LineView>& lines,
+                      const std::function<void(const std::string& path, std::string&& bytes)>& file,
+                      std::size_t max_lines = kTrieMaxLines);
 
 // The hex digits a trie path stands for: its names joined ("04a2/7/c" ->
 // "04a27c").

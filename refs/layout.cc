@@ -9,9 +9,9 @@ namespace kistore {
 
 std::string format_name(Format format) { return "format " + std::to_string(static_cast<int>(format)); }
 
-std::optional<Format> parse_format_bytes(std::string_view bytes, bool with_format3) {
+std::optional<Format> parse_format_bytes(std::string_view bytes) {
   if (bytes == kFormat2Bytes) return Format::k2;
-  if (with_format3 && bytes == kFormat3Bytes) return Format::k3;
+  if (bytes == kFormat3Bytes) return Format::k3;
   return std::nullopt;
 }
 
@@ -23,8 +23,8 @@ std::string unknown_format_problem(std::string_view bytes) {
     else shown += c;
   }
   if (bytes.size() > 40) shown += "...";
-  return "FORMAT holds \"" + shown + "\", a format this kistore cannot read (it reads format 1 and format 2, " +
-         "whose FORMAT is \"kistore 2\\n\"); use a newer kistore, one that reads it";
+  return "FORMAT holds \"" + shown + "\", a format this kistore cannot read (it reads formats 1 to 3, " +
+         "whose FORMAT is \"kistore 3\\n\" in format 3); use a newer kistore, one that reads it";
 }
 
 std::string fanout(const Digest& d) {

@@ -5,7 +5,8 @@
 // (which must tell a path inside the layout from one outside it) and the
 // command line (which describes changes to them in `kistore log`).
 //
-// Format 2 (what every writer writes; <h> is <h0h1>/<h2h3>/<h4…h63>):
+// Format 2 (read, and rewritten as format 3 by `kistore upgrade`; <h> is
+// <h0h1>/<h2h3>/<h4…h63>):
 //   FORMAT                                     "kistore 2\n"
 //   objects/sha256/<h>                         an object (zstd frame of JCS bytes)
 //   dictionaries/<id>                          a zstd dictionary (raw) an object's frame may name
@@ -42,15 +43,13 @@ namespace kistore {
 
 // The layout version of a store's tree.
 //
-// Format 3 (SPEC §2: the index as JSON Lines files in a trie) is being
-// taught to the store's rooms one at a time: a Snapshot reads its FORMAT and
-// the rooms that know it read and write it (their tests make such trees),
-// but commands refuse to open it (Store::open), and pull, verify and every
-// other reader of FORMAT (parse_format_bytes without `with_format3`) treat it
-// as a later format, until every room knows it and writers write it.
+// Format 3 (SPEC §2: the index as JSON Lines files in a trie,
+// refs/index_trie.h) is what writers write. Formats 1 and 2 (the paths
+// below) are read, and `kistore upgrade` rewrites them as format 3;
+// writers, pull and push refuse them until then.
 enum class Format { k1 = 1, k2 = 2, k3 = 3 };
 // What writers write.
-inline constexpr Format kCurrentFormat = Format::k2;
+inline constexpr Format kCurrentFormat = Format::k3;
 // The root blob that names a tree's format, and its exact bytes in format 2.
 inline constexpr std::string_view kFormatPath = "FORMAT";
 inline constexpr std::string_view kFormat2Bytes = "kistore 2\n";
@@ -59,9 +58,8 @@ inline constexpr std::string_view kFormat3Bytes = "kistore 3\n";
 // "format 1" / "format 2" / "format 3".
 std::string format_name(Format format);
 // The format that FORMAT's bytes name, or nullopt for any bytes but exactly
-// kFormat2Bytes, or kFormat3Bytes `with_format3` (a higher format, or none
-// kistore knows).
-std::optional<Format> parse_format_bytes(std::string_view bytes, bool with_format3 = false);
+// kFormat2Bytes or kFormat3Bytes (a higher format, or none kistore knows).
+std::optional<Format> parse_format_bytes(std::string_view bytes);
 
 // Why a FORMAT blob holding `bytes` cannot be read: it names a format this
 // kistore does not know (a later one), quoting what it holds.

@@ -11,9 +11,9 @@ namespace kistore {
 
 std::vector<std::uint32_t> dictionary_ids(const Snapshot& tree) {
   std::vector<std::uint32_t> ids;
-  if (tree.empty() || tree.format() != Format::k2) return ids;
+  if (tree.empty() || tree.format() == Format::k1) return ids;  // format 1 has none
   for (const std::string& name : tree.list(kDictionariesDir))
-    if (auto id = parse_dictionary_path(Format::k2, std::string(kDictionariesDir) + "/" + name)) ids.push_back(*id);
+    if (auto id = parse_dictionary_path(tree.format(), std::string(kDictionariesDir) + "/" + name)) ids.push_back(*id);
   std::sort(ids.begin(), ids.end());
   return ids;
 }
@@ -73,7 +73,7 @@ std::vector<std::string> stored_samples(const Snapshot& base, std::size_t n) {
 }  // namespace
 
 bool FrameEncoder::train_from(const Snapshot& base, const std::vector<std::string_view>& fresh) {
-  if (dictionary_ || base.format() != Format::k2) return false;
+  if (dictionary_ || base.format() == Format::k1) return false;
   if (fresh.size() >= kTrainingMinimumDocuments || base.empty()) return train(fresh);
   std::vector<std::string> stored = stored_samples(base, kTrainingSampleDocuments - fresh.size());
   if (fresh.size() + stored.size() < kTrainingMinimumDocuments) return false;

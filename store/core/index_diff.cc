@@ -94,4 +94,19 @@ std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from
   return out;
 }
 
+std::vector<std::string> dropped_keys(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+  const std::string dir = family_dir(family) + "/";
+  std::map<std::string, std::string> before;
+  for (const git::TreeDelta& d : trees.diff(from, to, family_dir(family), git::DiffSides::kRemovedOrChanged)) {
+    if (!d.old_mode) continue;
+    if (!d.path.starts_with(dir)) throw Corruption(d.path + ": expected a path below " + dir);
+    if (d.old_mode != 0100644) throw Corruption(d.path + ": expected a file (mode 100644)");
+    read_lines(trees, family, d.path, dir.size(), d.old_id, before);
+  }
+  std::vector<std::string> out;
+  for (const auto& [key, line] : before)
+    if (!trees.index_line(to, family, key)) out.push_back(key);
+  return out;
+}
+
 }  // namespace kistore

@@ -38,4 +38,11 @@ struct FactChange {
 // of one tree; as LayoutTrees for a tree or blob that cannot be read.
 std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
 
+// The keys of `family` that `from` has a line for and `to` has none, in key
+// order: what a merge whose tree is `to` drops of its parent `from`. Reads
+// only the files of `from` that `to` lacks or holds otherwise, and for each
+// of their keys the file of `to` it leads to: a merge onto a small parent
+// costs that parent's lines, not the merge's. Errors as diff_facts.
+std::vector<std::string> dropped_keys(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
+
 }  // namespace kistore

@@ -64,7 +64,7 @@ std::optional<Format> LayoutTrees::format_of(const git_oid* root) const {
   if (!root) return kCurrentFormat;
   if (auto it = formats_.find(*root); it != formats_.end()) return it->second;
   auto bytes = read(root, std::string(kFormatPath));
-  std::optional<Format> f = bytes ? parse_format_bytes(*bytes, true) : Format::k1;
+  std::optional<Format> f = bytes ? parse_format_bytes(*bytes) : Format::k1;
   formats_.emplace(*root, f);
   return f;
 }

@@ -110,7 +110,7 @@ Format Snapshot::format() const {
   if (empty()) return *(format_ = kCurrentFormat);
   auto bytes = read(kFormatPath);
   if (!bytes) return *(format_ = Format::k1);
-  if (auto f = parse_format_bytes(*bytes, true)) return *(format_ = *f);
+  if (auto f = parse_format_bytes(*bytes)) return *(format_ = *f);
   throw IOError("the store's " + unknown_format_problem(*bytes));
 }
 

@@ -123,7 +123,7 @@ Store Store::init(const std::string& dir) {
   git::ensure_init();
   if (git::repository_exists(dir)) throw IOError(dir + ": a repository is already there; not initialising over it");
   Store store(git::create_bare_repository(dir, "main", "kistore evidence store"), dir);
-  git::set_config_number(store.repo(), "kistore.formatversion", 2, dir);
+  git::set_config_number(store.repo(), "kistore.formatversion", 3, dir);
   return store;
 }
 
@@ -145,10 +145,7 @@ Store Store::open(const std::string& dir, Use use) {
 
 void Store::check_format() const {
   try {
-    // A later format is refused by every command, format 3 among them until
-    // every room reads it (refs/layout.h).
-    Snapshot head = snapshot();
-    if (head.format() == Format::k3) throw IOError("the store's " + unknown_format_problem(*head.read(kFormatPath)));
+    snapshot().format();  // a later format is refused by every command
   } catch (const Error& e) {
     throw IOError(dir_ + ": " + e.what() + "; nothing was read or written");
   }
@@ -348,7 +345,7 @@ std::optional<std::string> Store::commit(
         std::optional<ChangeSet> change = build(base);
         if (!change) return std::nullopt;
         // A new store's first commit says its format in FORMAT.
-        if (base.empty()) change->upserts.emplace(std::string(kFormatPath), std::string(kFormat2Bytes));
+        if (base.empty()) change->upserts.emplace(std::string(kFormatPath), std::string(kFormat3Bytes));
         op = change->op;
         return write_commit(base, *change, options);
       },
@@ -363,10 +360,9 @@ std::optional<std::string> Store::commit_written(
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     check_writable();
     Snapshot base = snapshot();
-    // Format (refs/layout.h): writers write format 2 only, and the rooms
-    // that know format 3 write it into trees of format 3 (which only their
-    // tests open, until every room does).
-    if (base.format() != kCurrentFormat && base.format() != Format::k3 && !upgrade)
+    // Format (refs/layout.h): writers write format 3 only; an older store
+    // takes `kistore upgrade` first.
+    if (base.format() != kCurrentFormat && !upgrade)
       throw IOError(dir_ + ": this store is " + format_name(base.format()) + "; kistore writes " +
                     format_name(kCurrentFormat) + " only: run `kistore upgrade` first; nothing was written");
     std::optional<std::string> written = write(base);

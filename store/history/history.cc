@@ -1,9 +1,12 @@
 #include "store/history/history.h"
 
+#include <algorithm>
+#include <set>
 #include <type_traits>
 #include <unordered_map>
 #include <variant>
 
+#include "objects/error.h"
 #include "refs/index_lines.h"
 #include "refs/layout.h"
 #include "store/core/index_diff.h"
@@ -42,47 +45,96 @@ bool format3_tree(const git::TreeReader& trees, git::CommitGraph& commits, const
   return known[*id] = bytes && *bytes == kFormat3Bytes;
 }
 
-// What a commit of format 3 changed against its first parent (`from`):
-// FORMAT, dictionaries and objects as paths; the index as the lines it
-// changed, each named by format 2's path of its fact (a line changed in
-// place, at another level say, is a removal and an addition). Against a
-// parent of an older format (the upgrade), the parent's entries all go and
-// every line comes.
-std::vector<PathChange> format3_changes(const git::TreeReader& trees, const LayoutTrees& layout, const git_oid* from,
-                                        bool from_format3, const git_oid& to) {
-  std::vector<PathChange> out;
-  trees.diff(from, &to, git::PathPatterns({std::string(kFormatPath), "dictionaries/", "objects/"}),
-             [&](const git::TreeDelta& d) { out.push_back({static_cast<char>(d.status), d.path}); });
-  if (from && !from_format3)
-    trees.diff(from, nullptr, git::PathPatterns({"refs/"}), [&](const git::TreeDelta& d) { out.push_back({'D', d.path}); });
-  const git_oid* base = from_format3 ? from : nullptr;
-  for (Family family : kFamilies) {
-    auto path_of = [&](const std::string& line) { return entry_path_of(parse_line(family, line, family_dir(family), 1)); };
-    for (const FactChange& c : diff_facts(layout, base, &to, family)) {
-      const std::string before = c.before ? path_of(*c.before) : "", after = c.after ? path_of(*c.after) : "";
-      if (c.before && c.after && before == after) {
-        out.push_back({'M', before});
-        continue;
-      }
-      if (c.before) out.push_back({'D', before});
-      if (c.after) out.push_back({'A', after});
-    }
-  }
-  return out;
-}
-
-// What a commit changed below `paths`, against its first parent: raw trees
-// compared along the paths only (store/git/raw_tree.h), so a commit costs a few
-// lookups per path, not a walk of the whole tree, and a run's story costs
-// the length of the history, not the size of the store.
-std::vector<PathChange> changes_between(const git::TreeReader& trees, const git_oid* from, const git_oid& to,
-                                        const git::PathPatterns& paths) {
-  std::vector<PathChange> out;
-  trees.diff(from, &to, paths, [&](const git::TreeDelta& d) { out.push_back({static_cast<char>(d.status), d.path}); });
-  return out;
+// Whether `pattern` (git::PathPatterns) reaches below refs/<family>/.
+bool reaches(const std::string& pattern, Family family) {
+  const std::string dir = "refs/" + std::string(family_name(family)) + "/";
+  return pattern.starts_with(dir) || dir.starts_with(pattern) || pattern.starts_with("refs/*/") || pattern == "refs";
 }
 
 }  // namespace
+
+struct CommitChanges::State {
+  State(git::CommitGraph& c, const std::vector<std::string>& patterns)
+      : commits(c),
+        paths(patterns.empty() ? std::vector<std::string>{"refs/", "objects/"} : patterns),
+        trees(c.trees(git::TreeReader::Options{})) {
+    for (Family f : kFamilies)
+      if (patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return reaches(p, f); }))
+        families.push_back(f);
+  }
+
+  // What a commit of format 3 changed against its first parent (`from`):
+  // FORMAT, dictionaries and objects as paths; the index as the lines it
+  // changed in the families the paths reach, each named by format 2's path
+  // of its fact (a line changed in place, at another level say, is a removal
+  // and an addition). Against a parent of an older format (the upgrade), the
+  // parent's entries all go and every line comes.
+  std::vector<PathChange> format3_changes(const git_oid* from, bool from_format3, const git_oid& to) {
+    std::vector<PathChange> out;
+    trees->diff(from, &to, git::PathPatterns({std::string(kFormatPath), "dictionaries/", "objects/"}),
+                [&](const git::TreeDelta& d) { out.push_back({static_cast<char>(d.status), d.path}); });
+    // The upgrade from an older format: an entry whose fact a line carries
+    // at the same path is unchanged (format3_index carries every fact over).
+    std::set<std::string> gone;
+    if (from && !from_format3)
+      trees->diff(from, nullptr, git::PathPatterns({"refs/"}), [&](const git::TreeDelta& d) { gone.insert(d.path); });
+    if (!layout) layout = std::make_unique<LayoutTrees>(commits);
+    const git_oid* base = from_format3 ? from : nullptr;
+    for (Family family : families) {
+      auto path_of = [&](const std::string& line) { return entry_path_of(parse_line(family, line, family_dir(family), 1)); };
+      for (const FactChange& c : diff_facts(*layout, base, &to, family)) {
+        const std::string before = c.before ? path_of(*c.before) : "", after = c.after ? path_of(*c.after) : "";
+        if (c.before && c.after && before == after) {
+          out.push_back({'M', before});
+          continue;
+        }
+        if (c.before) out.push_back({'D', before});
+        if (c.after && !gone.erase(after)) out.push_back({'A', after});
+      }
+    }
+    // A default level has no line (SPEC §2): its old entry is no change either.
+    for (const std::string& path : gone) {
+      std::optional<LevelEntryPath> level = parse_level_path(Format::k2, path);
+      if (!level) level = parse_level_path(Format::k1, path);
+      if (!level || level->level == Level::kReproduced || level->level == Level::kDisputed) out.push_back({'D', path});
+    }
+    return out;
+  }
+
+  git::CommitGraph& commits;
+  const git::PathPatterns paths;
+  std::vector<Family> families;  // the index families the paths reach
+  std::unique_ptr<git::TreeReader> trees;
+  std::unique_ptr<LayoutTrees> layout;  // format 3's index files, when a commit has them
+  std::unordered_map<git_oid, bool, git::OidHash, git::OidEq> format3;  // format3_tree, by FORMAT blob
+};
+
+CommitChanges::CommitChanges(git::CommitGraph& commits, const std::vector<std::string>& paths)
+    : s_(std::make_unique<State>(commits, paths)) {}
+CommitChanges::~CommitChanges() = default;
+
+std::vector<PathChange> CommitChanges::of(const std::string& id) {
+  std::optional<CommitId> commit = CommitId::parse(id);
+  if (!commit) throw IOError("reading commit \"" + id + "\": not a commit id");
+  return of(s_->commits.read(*commit));
+}
+
+std::vector<PathChange> CommitChanges::of(const git::CommitInfo& c) {
+  std::optional<git_oid> parent_tree;
+  if (!c.parents.empty()) parent_tree = s_->commits.read(c.parents[0]).tree;
+  const git_oid* from = parent_tree ? &*parent_tree : nullptr;
+  std::vector<PathChange> out;
+  if (format3_tree(*s_->trees, s_->commits, c.tree, s_->format3)) {
+    const bool from3 = from && format3_tree(*s_->trees, s_->commits, *from, s_->format3);
+    for (PathChange& change : s_->format3_changes(from, from3, c.tree))
+      if (s_->paths.matches(change.path)) out.push_back(std::move(change));
+  } else {
+    // Raw trees compared along the paths only (store/git/raw_tree.h): a few
+    // lookups per path, not a walk of the whole tree.
+    s_->trees->diff(from, &c.tree, s_->paths, [&](const git::TreeDelta& d) { out.push_back({static_cast<char>(d.status), d.path}); });
+  }
+  return out;
+}
 
 std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
   Snapshot snap = store.snapshot();
@@ -93,10 +145,8 @@ std::vector<LogEntry> read_history(const Store& store, const LogQuery& query) {
 
 std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& head, const LogQuery& query) {
   std::vector<LogEntry> out;
-  const git::PathPatterns paths(query.paths.empty() ? std::vector<std::string>{"refs/", "objects/"} : query.paths);
-  const std::unique_ptr<git::TreeReader> trees = commits.trees(git::TreeReader::Options{});
-  std::unique_ptr<LayoutTrees> layout;  // format 3's index files, when a commit has them
-  std::unordered_map<git_oid, bool, git::OidHash, git::OidEq> format3;  // format3_tree, by FORMAT blob
+  std::optional<CommitChanges> changes_of;
+  if (!query.paths.empty() || query.with_changes) changes_of.emplace(commits, query.paths);
   // A commit below that cannot be read ends the history read so far (libgit2
   // then yields none): what is shown is what could be read.
   commits.walk({{head}, {}, git::WalkOrder::kTimeTopological}, [&](const CommitId& id) {
@@ -107,17 +157,8 @@ std::vector<LogEntry> read_history(git::CommitGraph& commits, const CommitId& he
     for (const CommitId& p : c.parents) parents.push_back(p.hex());
     if (query.keep && !query.keep(id.hex(), parents)) return true;
     std::vector<PathChange> changes;
-    if (!query.paths.empty() || query.with_changes) {
-      std::optional<git_oid> parent_tree;
-      if (!c.parents.empty()) parent_tree = commits.read(c.parents[0]).tree;
-      if (format3_tree(*trees, commits, c.tree, format3)) {
-        if (!layout) layout = std::make_unique<LayoutTrees>(commits);
-        const bool from3 = parent_tree && format3_tree(*trees, commits, *parent_tree, format3);
-        for (PathChange& change : format3_changes(*trees, *layout, parent_tree ? &*parent_tree : nullptr, from3, c.tree))
-          if (paths.matches(change.path)) changes.push_back(std::move(change));
-      } else {
-        changes = changes_between(*trees, parent_tree ? &*parent_tree : nullptr, c.tree, paths);
-      }
+    if (changes_of) {
+      changes = changes_of->of(c);
       if (!query.paths.empty() && changes.empty()) return true;
     }
     LogEntry e;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,30 @@ struct LogQuery {
   // parents' (after `op`, before `paths`): for readers that judge a commit by
   // its trees themselves (store/query/group_story.h). Its errors pass through.
   std::function<bool(const std::string& commit, const std::vector<std::string>& parents)> keep;
+};
+
+// What commits changed against their first parent, below chosen paths, in
+// any format: a format-3 commit's index lines are named by format 2's path of
+// each fact, as in LogEntry::changes. For readers that judge a commit by
+// what it changed (store/query/group_story.h); read_history is one. A change
+// costs what the commit changed along the paths, not the size of its tree.
+class CommitChanges {
+ public:
+  // `paths` as LogQuery::paths; empty: refs/ and objects/. `commits` must
+  // outlive this.
+  CommitChanges(git::CommitGraph& commits, const std::vector<std::string>& paths);
+  ~CommitChanges();
+  CommitChanges(const CommitChanges&) = delete;
+  CommitChanges& operator=(const CommitChanges&) = delete;
+  // What `commit` changed along the paths. Error(kIO) or Error(kCorruption)
+  // when a commit or tree along them cannot be read.
+  std::vector<PathChange> of(const git::CommitInfo& commit);
+  // The same for the commit named by `id` (40 hex digits).
+  std::vector<PathChange> of(const std::string& id);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
 };
 
 // The commits `query` keeps, newest first. Error(kIO) when a commit cannot be

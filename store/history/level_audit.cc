@@ -205,7 +205,7 @@ Format LevelAudit::State::format_at(const git_oid& tree) {
   Format f = Format::k1;
   if (auto id = trees->blob_at(&tree, kFormatPath)) {
     auto bytes = commits.blob(*id, kFormat3Bytes.size());
-    f = bytes && parse_format_bytes(*bytes, true) == Format::k3 ? Format::k3 : Format::k2;
+    f = bytes && parse_format_bytes(*bytes) == Format::k3 ? Format::k3 : Format::k2;
   }
   return formats[tree] = f;
 }
@@ -339,7 +339,16 @@ LevelAudit::RerunCommitAudit LevelAudit::State::audit(const std::string& hex) {
   if (format == Format::k3 || (before && format_at(*before) == Format::k3)) {
     // A commit that changes the format is no rerun commit: it changes no
     // level here (check_rerun_commit then refuses it).
-    if (!before || format_at(*before) == format) touched = line_changes(before, tree, false);
+    if (!before || format_at(*before) == format) {
+      try {
+        touched = line_changes(before, tree, false);
+      } catch (const Error& e) {
+        // Levels files that do not read as lines (verify and pull say why):
+        // such a commit changes no level, so it is no valid rerun commit.
+        if (e.code() == ErrorCode::kIO) throw;
+        return a;
+      }
+    }
   } else {
     trees->diff(before, &tree, "refs/levels", [&](const git::TreeDelta& d) {
       if (auto p = parse_level_path_any(d.path)) touched.insert(p->run);

@@ -9,9 +9,10 @@
 #include "objects/error.h"
 #include "refs/layout.h"
 #include "refs/rank.h"
+#include "store/git/commit_graph.h"
 #include "store/git/git.h"
+#include "store/history/history.h"
 #include "store/history/level_audit.h"
-#include "store/git/raw_tree.h"
 
 namespace kistore {
 namespace {
@@ -41,41 +42,13 @@ std::optional<Digest> group_run_of(const PathChange& c, const Digest& key) {
   return std::nullopt;
 }
 
-// What commits changed along chosen paths, against their first parent: raw
-// trees compared by id (store/git/raw_tree.h), so a folder the commit left alone
-// costs one lookup, and a change costs what it changed, not the size of the
-// tree.
-class ChangeReader {
- public:
-  explicit ChangeReader(const Store& store)
-      : repo_(store.repo()), odb_(repo_), trees_(odb_.get(), git::TreeReader::Options{}) {}
-
-  std::vector<PathChange> changes(const std::string& commit, const std::vector<std::string>& parents,
-                                  const git::PathPatterns& paths) {
-    git_oid to = tree_of(commit), from{};
-    if (!parents.empty()) from = tree_of(parents.front());
-    std::vector<PathChange> out;
-    trees_.diff(parents.empty() ? nullptr : &from, &to, paths, [&](const git::TreeDelta& d) {
-      out.push_back(PathChange{static_cast<char>(d.status), d.path});
-    });
-    return out;
-  }
-
- private:
-  git_oid tree_of(const std::string& commit) { return git::commit_tree(repo_, git::parse_oid(commit)); }
-
-  git_repository* repo_;
-  git::ObjectDatabase odb_;
-  git::TreeReader trees_;
-};
-
 // Every run the group's folder ever named: one look at that folder per commit.
-std::set<Digest> runs_ever_in(const Store& store, ChangeReader& reader, const Digest& key) {
+std::set<Digest> runs_ever_in(const Store& store, git::CommitGraph& commits, const Digest& key) {
   std::set<Digest> runs;
-  const git::PathPatterns dirs(group_dirs(key));
+  CommitChanges changes(commits, group_dirs(key));
   LogQuery q;
-  q.keep = [&](const std::string& commit, const std::vector<std::string>& parents) {
-    for (const PathChange& c : reader.changes(commit, parents, dirs))
+  q.keep = [&](const std::string& commit, const std::vector<std::string>&) {
+    for (const PathChange& c : changes.of(commit))
       if (auto run = group_run_of(c, key)) runs.insert(*run);
     return false;  // no entry needed
   };
@@ -149,8 +122,7 @@ struct LevelState {
 LevelState level_state(const Snapshot* snap, const Digest& run) {
   LevelState s;
   if (!snap || snap->empty() || !(s.level = recorded_level(*snap, run))) return s;
-  if (auto bytes = snap->read(level_path(snap->format(), *s.level, run)))
-    if (auto entry = parse_level_entry(*bytes)) s.evidence = entry->evidence;
+  if (auto entry = recorded_entry(*snap, run)) s.evidence = entry->evidence;
   return s;
 }
 
@@ -258,18 +230,18 @@ std::string run_text(const Digest& run, const std::string& implementation) {
 
 std::vector<GroupStoryEntry> read_group_story(const Store& store, const Digest& key, const GroupStoryQuery& query) {
   std::vector<GroupStoryEntry> out;
-  ChangeReader changes(store);
-  const std::set<Digest> members = runs_ever_in(store, changes, key);
+  std::unique_ptr<git::CommitGraph> commits = git::repository_commits(store.repo());
+  const std::set<Digest> members = runs_ever_in(store, *commits, key);
   if (members.empty()) return out;
   std::vector<std::string> story = group_dirs(key), of_members = member_paths(members);
   story.insert(story.end(), of_members.begin(), of_members.end());
-  const git::PathPatterns paths(story);
+  CommitChanges changes(*commits, story);
   std::map<std::string, Touched> touched;  // by commit: what the commits kept touched
   LogQuery q;
   q.op = query.op;
   q.limit = query.limit;
-  q.keep = [&](const std::string& commit, const std::vector<std::string>& parents) {
-    std::optional<Touched> t = touched_by(changes.changes(commit, parents, paths), key, members);
+  q.keep = [&](const std::string& commit, const std::vector<std::string>&) {
+    std::optional<Touched> t = touched_by(changes.of(commit), key, members);
     if (t) touched.emplace(commit, std::move(*t));
     return t.has_value();
   };

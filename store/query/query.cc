@@ -266,14 +266,17 @@ GroupRef resolve_group_ref(const Snapshot& snap, std::string_view ref) {
 std::vector<Digest> runs_at_level(const Snapshot& snap, Level level) {
   if (snap.format() != Format::k3 || level == Level::kDisputed || level == Level::kReproduced)
     return digests_below(snap, level_dir(level));
-  // Format 3 writes no line for a default level: every member of a group
-  // without a level line, whose document gives that level, in digest order.
+  // Format 3 writes no line for a default level: every run of the index (a
+  // member of a group, or a controlled rerun beside its run) without a level
+  // line, whose document gives that level, in digest order.
+  std::vector<Digest> runs;
+  for (const IndexFact& f : facts_with_prefix(snap, Family::kGroups, "")) runs.push_back(std::get<GroupFact>(f).run);
+  for (const IndexFact& f : facts_with_prefix(snap, Family::kReruns, "")) runs.push_back(std::get<RerunFact>(f).rerun);
+  std::sort(runs.begin(), runs.end());
+  runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
   std::vector<Digest> out;
-  for (const IndexFact& f : facts_with_prefix(snap, Family::kGroups, "")) {
-    const Digest& run = std::get<GroupFact>(f).run;
+  for (const Digest& run : runs)
     if (line_or_default(snap, run, level_line(snap, run)) == level) out.push_back(run);
-  }
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -89,7 +89,7 @@ class Merge : public MergeSides {
   void take_incoming(const std::set<Digest>& rerun_runs) {
     for (const Delta& d : trees_.diff(base(), &in_tree_)) {
       if (d.path.starts_with("refs/levels/")) {
-        std::optional<LevelEntryPath> p = parse_level_path(kCurrentFormat, d.path);
+        std::optional<LevelEntryPath> p = parse_level_path(Format::k2, d.path);
         if (d.status == Delta::kRemoved || !p || rerun_runs.count(p->run)) continue;  // settle_levels
         if (!trees_.level_of(&local_tree_, p->run)) change_.links.emplace(d.path, git::oid_str(d.new_id));
         continue;
@@ -145,8 +145,8 @@ class Merge : public MergeSides {
         // tree): take the remote's entries where the local side has none.
         if (!trees_.level_of(&local_tree_, run))
           for (Level l : kAllLevels)
-            if (auto id = trees_.entry(&in_tree_, level_path(kCurrentFormat, l, run)))
-              change_.links.emplace(level_path(kCurrentFormat, l, run), git::oid_str(*id));
+            if (auto id = trees_.entry(&in_tree_, level_path(Format::k2, l, run)))
+              change_.links.emplace(level_path(Format::k2, l, run), git::oid_str(*id));
         continue;
       }
       write_level(run, d);
@@ -158,12 +158,12 @@ class Merge : public MergeSides {
     const std::string want = level_entry(d.entry.evidence);
     bool have = false;
     for (Level l : kAllLevels) {
-      auto id = trees_.entry(&local_tree_, level_path(kCurrentFormat, l, run));
+      auto id = trees_.entry(&local_tree_, level_path(Format::k2, l, run));
       if (!id) continue;
-      if (l != d.entry.level) change_.removals.push_back(level_path(kCurrentFormat, l, run));
+      if (l != d.entry.level) change_.removals.push_back(level_path(Format::k2, l, run));
       else if (trees_.blob(*id) == want) have = true;
     }
-    if (!have) change_.upserts[level_path(kCurrentFormat, d.entry.level, run)] = want;
+    if (!have) change_.upserts[level_path(Format::k2, d.entry.level, run)] = want;
     auto theirs = trees_.level_of(&in_tree_, run), mine = trees_.level_of(&local_tree_, run);
     if (theirs && mine && theirs->level != mine->level) {
       std::string by;
@@ -201,8 +201,11 @@ class Merge3 : public MergeSides {
       change_.links.emplace(d.path, git::oid_str(d.new_id));
       if (d.path.starts_with("objects/")) ++outcome_.new_documents;
     }
+    // A merge base of an older format (two upgrades made apart): every line
+    // of the remote is new against it.
+    const git_oid* lines_base = base() && trees_.format_of(base()) == Format::k3 ? base() : nullptr;
     for (Family family : kFamilies) {
-      for (const FactChange& c : diff_facts(trees_, base(), &in_tree_, family)) {
+      for (const FactChange& c : diff_facts(trees_, lines_base, &in_tree_, family)) {
         if (!c.after) continue;  // a union: what one side dropped, the other keeps
         if (family == Family::kLevels && rerun_runs.count(*Digest::parse_hex(c.key))) continue;  // settle_levels
         std::optional<std::string> mine = trees_.index_line(&local_tree_, family, c.key);
@@ -273,10 +276,15 @@ class Merge3 : public MergeSides {
     git::CommitGraph& commits = trees_.commits();
     const std::string why = commits.walk({{head}, {}, git::WalkOrder::kAny, "walking history"}, [&](const CommitId& id) {
       const git::CommitInfo c = commits.read(id);
-      if (trees_.index_line(&c.tree, family, key) != line) return true;
+      // Trees of an older format have no lines: the upgrade introduced them.
+      auto line_in = [&](const git_oid& tree) -> std::optional<std::string> {
+        if (trees_.format_of(&tree) != Format::k3) return std::nullopt;
+        return trees_.index_line(&tree, family, key);
+      };
+      if (line_in(c.tree) != line) return true;
       std::optional<git_oid> parent;
       if (!c.parents.empty()) parent = commits.read(c.parents.front()).tree;
-      if (parent && trees_.index_line(&*parent, family, key) == line) return true;
+      if (parent && line_in(*parent) == line) return true;
       out = out ? std::min(*out, c.committer_time) : c.committer_time;
       return true;
     });

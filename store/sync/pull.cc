@@ -134,8 +134,7 @@ class Pull {
     if (theirs == mine) return false;
     report_.result = PullResult::kRefused;
     std::string detail;
-    if (!theirs || (*theirs == Format::k3 && mine != Format::k3)) {
-      // Format 3 is refused as a later format until every room knows it (refs/layout.h).
+    if (!theirs) {
       detail = "the remote's " + unknown_format_problem(trees.read(&tree, std::string(kFormatPath)).value_or(""));
     } else if (std::optional<Problem> none = not_a_store(quarantine_.repo(), incoming_, branch_);
                *theirs == Format::k1 && none) {
@@ -143,8 +142,9 @@ class Pull {
       // (a README.md) is no store at all, and upgrading it is not the cure.
       report_.problems.push_back(std::move(*none));
       return true;
-    } else if (*theirs == Format::k1) {
-      detail = "the remote is a format-1 store and this one is " + format_name(mine) +
+    } else if (*theirs < mine) {
+      detail = "the remote is a format-" + std::to_string(static_cast<int>(*theirs)) + " store and this one is " +
+               format_name(mine) +
                "; stores of different formats do not sync: run `kistore upgrade` in the remote store (or clone it "
                "with `git clone --bare` and run `kistore upgrade` in the clone), then pull again";
     } else {

@@ -138,7 +138,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
     const AddedDocument& in = *p.input;
     p.frame = encoder.encode(in.doc->canonical());
     if (format3) p.facts = document_facts(*in.doc, in.where, in.pointer);
-    else p.index = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
+    else p.index = index_entries(Format::k2, *in.doc, in.where, in.pointer);
     if (in.doc->metadata()) p.metadata = in.doc->metadata_canonical();
   });
 
@@ -160,7 +160,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
           if (facts) {
             if (auto json = head.metadata(doc.digest())) old = canonical(*json);
           } else {
-            old = head.read(metadata_path(kCurrentFormat, doc.digest()));
+            old = head.read(metadata_path(Format::k2, doc.digest()));
           }
           if (old && *old != p.metadata)
             report.notes.push_back(p.input->where + ": " + doc.digest().str() +
@@ -193,7 +193,7 @@ AddReport add_documents(Store& store, const std::vector<AddedDocument>& docs, co
         stage_facts(head, p, source_claims_by_key, changes, report.notes);
         continue;
       }
-      if (!p.metadata.empty()) change.upserts.emplace(metadata_path(kCurrentFormat, doc.digest()), p.metadata);
+      if (!p.metadata.empty()) change.upserts.emplace(metadata_path(Format::k2, doc.digest()), p.metadata);
       for (const IndexEntry& e : p.index) {
         if (e.path.starts_with("refs/sources/")) {
           // An upstream id names one run: the first claim stays (as metadata

@@ -72,12 +72,12 @@ std::string plural(std::size_t n, std::string_view word) {
 // How an index entry's path is made, checked by rendering it again: a path
 // the layout's parse and render do not give back is kept as text.
 void classify(const IndexEntry& e, const Digest& doc, Prepared& p) {
-  if (auto g = parse_group_path(kCurrentFormat, e.path); g && g->run == doc && group_path(kCurrentFormat, g->key, g->run) == e.path) {
+  if (auto g = parse_group_path(Format::k2, e.path); g && g->run == doc && group_path(Format::k2, g->key, g->run) == e.path) {
     p.kinds.push_back(EntryKind::kGroup), p.others.push_back(g->key), p.levels.push_back(Level::kReported);
-  } else if (auto l = parse_level_path(kCurrentFormat, e.path); l && l->run == doc && level_path(kCurrentFormat, l->level, l->run) == e.path) {
+  } else if (auto l = parse_level_path(Format::k2, e.path); l && l->run == doc && level_path(Format::k2, l->level, l->run) == e.path) {
     p.kinds.push_back(EntryKind::kLevel), p.others.push_back(std::nullopt), p.levels.push_back(l->level);
-  } else if (auto a = parse_attestation_path(kCurrentFormat, e.path);
-             a && a->attestation == doc && attestation_path(kCurrentFormat, a->run, a->attestation) == e.path) {
+  } else if (auto a = parse_attestation_path(Format::k2, e.path);
+             a && a->attestation == doc && attestation_path(Format::k2, a->run, a->attestation) == e.path) {
     p.kinds.push_back(EntryKind::kAttestation), p.others.push_back(a->run), p.levels.push_back(Level::kReported);
   } else {
     p.kinds.push_back(EntryKind::kLiteral), p.others.push_back(std::nullopt), p.levels.push_back(Level::kReported);
@@ -241,7 +241,7 @@ void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
       p.facts = document_facts(*in.doc, in.where, in.pointer);
       return;
     }
-    p.entries = index_entries(kCurrentFormat, *in.doc, in.where, in.pointer);
+    p.entries = index_entries(Format::k2, *in.doc, in.where, in.pointer);
     for (const IndexEntry& e : p.entries) {
       p.entry_ids.push_back(git::object_id(GIT_OBJECT_BLOB, e.bytes));
       classify(e, in.doc->digest(), p);
@@ -525,7 +525,7 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   PathStream objects, metadata, groups, levels, attestations, texts;
   objects.render = [&](std::uint32_t r, std::string& p) { p = object_path(docs[r].digest); };
   objects.blob = [&](std::uint32_t r) { return docs[r].frame; };
-  metadata.render = [&](std::uint32_t r, std::string& p) { p = metadata_path(kCurrentFormat, docs[r].digest); };
+  metadata.render = [&](std::uint32_t r, std::string& p) { p = metadata_path(Format::k2, docs[r].digest); };
   metadata.blob = [&](std::uint32_t r) { return docs[r].metadata; };
   for (std::uint32_t r = 0; r < docs.size(); ++r) {
     if (!added[r]) continue;
@@ -536,12 +536,12 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   metadata.sort(by_digest);
   auto index_blob = [&](std::uint32_t i) { return index[i].blob; };
   for (PathStream* s : {&groups, &levels, &attestations, &texts}) s->blob = index_blob;
-  groups.render = [&](std::uint32_t i, std::string& p) { p = group_path(kCurrentFormat, aux[index[i].arg], docs[index[i].doc].digest); };
+  groups.render = [&](std::uint32_t i, std::string& p) { p = group_path(Format::k2, aux[index[i].arg], docs[index[i].doc].digest); };
   levels.render = [&](std::uint32_t i, std::string& p) {
-    p = level_path(kCurrentFormat, static_cast<Level>(index[i].arg), docs[index[i].doc].digest);
+    p = level_path(Format::k2, static_cast<Level>(index[i].arg), docs[index[i].doc].digest);
   };
   attestations.render = [&](std::uint32_t i, std::string& p) {
-    p = attestation_path(kCurrentFormat, aux[index[i].arg], docs[index[i].doc].digest);
+    p = attestation_path(Format::k2, aux[index[i].arg], docs[index[i].doc].digest);
   };
   texts.render = [&](std::uint32_t i, std::string& p) { p = literal(index[i].arg); };
   // Written only now that the id is known to be this run's (write_new).
@@ -574,7 +574,7 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   git::TreeStream tree(store.repo(), head.tree_id(), out, total <= git::kSmallTreeChange);
   // A new store's first tree says its format; "FORMAT" sorts before every
   // other path of the layout.
-  if (head.empty()) tree.change(std::string(kFormatPath), git::PathChange{out.write(GIT_OBJECT_BLOB, kFormat2Bytes, 0)});
+  if (head.empty()) tree.change(std::string(kFormatPath), git::PathChange{out.write(GIT_OBJECT_BLOB, kFormat3Bytes, 0)});
   // Format 3: the index files' changes, after every object ("refs/" sorts
   // after "objects/").
   std::map<std::string, git::PathChange> index_paths;
@@ -599,36 +599,79 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
   return tree.finish();
 }
 
-// Format 3: the lines of the added documents into the trie (the same plan
-// as every writer's, or the family rebuilt for a big add: index_trees.h),
-// each file a blob of `out`. A claim of an upstream id that a run (of the
-// head, or earlier in the input) holds is a note, not a line.
+// Format 3: the lines of the added documents into the trie, each file a blob
+// of `out`. A claim of an upstream id that a run (of the head, or earlier in
+// the input) holds is a note, not a line. A family changed in at most
+// kRebuildAbove keys takes the plan every writer uses (index_trees.h); a
+// bigger change rebuilds the family from its old lines and the new, as views
+// of the files' bytes and of the lines the add holds, one file's bytes at a
+// time (build_trie_files): memory for the lines once, not for copies of them.
 void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report,
                                  std::map<std::string, git::PathChange>& paths, git::ObjectWriter& out) {
-  IndexChanges changes;
+  std::map<Family, std::vector<LineView>> fresh;
   std::unordered_map<std::string_view, const Digest*> claims;
   for (const LineRecord& l : lines) {
     if (!added[l.doc]) continue;
     const std::string_view line = literal(l.literal);
-    std::string key(line.substr(9, line.find('"', 9) - 9));  // {"@key":"<hex>"
+    const std::string_view key = line.substr(9, line.find('"', 9) - 9);  // {"@key":"<hex>"
     const Digest& doc = docs[l.doc].digest;
     if (l.family == Family::kSources) {
       std::optional<Digest> holder;
-      if (auto it = claims.find(line.substr(9, key.size())); it != claims.end()) holder = *it->second;
+      if (auto it = claims.find(key); it != claims.end()) holder = *it->second;
       else if (!head.empty())
-        if (auto held = find_fact(head, Family::kSources, key)) holder = std::get<SourceFact>(*held).run;
+        if (auto held = find_fact(head, Family::kSources, std::string(key))) holder = std::get<SourceFact>(*held).run;
       if (holder) {
         if (*holder != doc)
           report.notes.push_back(where(l.doc) + ": the upstream id of run " + doc.str() + " already names " +
                                  holder->str() + "; the run is added but not indexed under that source id");
         continue;
       }
-      claims.emplace(line.substr(9, key.size()), &doc);
+      claims.emplace(key, &doc);
     }
-    changes.put_line(l.family, std::move(key), std::string(line));
+    fresh[l.family].push_back(LineView{key, line});
   }
+  claims.clear();
+  IndexChanges small;  // the families the plan changes
+  for (auto& [family, views] : fresh) {
+    const std::string dir = family_dir(family);
+    if (views.size() <= kRebuildAbove) {
+      for (const LineView& v : views) small.put_line(family, std::string(v.key), std::string(v.line));
+      continue;
+    }
+    // The old lines, as views of the family's files (kept in `old` until the
+    // family is written).
+    std::vector<std::string> old;
+    std::vector<LineView> merged;
+    if (!head.empty())
+      head.walk(dir, [&](const std::string&, std::string_view bytes) { old.emplace_back(bytes); });
+    if (!old.empty()) paths[dir] = git::PathChange{};  // the family is written afresh
+    for (const std::string& file : old)
+      for (std::size_t at = 0; at < file.size();) {
+        const std::size_t end = file.find('\n', at);
+        if (end == std::string::npos) throw Corruption(dir + ": an index file whose last line has no \"\\n\"");
+        const std::string_view line = std::string_view(file).substr(at, end + 1 - at);
+        merged.push_back(LineView{line.substr(9, line.find('"', 9) - 9), line});
+        at = end + 1;
+      }
+    merged.insert(merged.end(), views.begin(), views.end());
+    views.clear();
+    views.shrink_to_fit();
+    std::stable_sort(merged.begin(), merged.end(), [](const LineView& a, const LineView& b) { return a.key < b.key; });
+    // A key twice: the head's line stays (documents the head has are not
+    // added again, so only a damaged head gets here; verify says why).
+    merged.erase(std::unique(merged.begin(), merged.end(), [](const LineView& a, const LineView& b) { return a.key == b.key; }),
+                 merged.end());
+    try {
+      build_trie_files(merged, [&](const std::string& path, std::string&& bytes) {
+        paths[dir + "/" + path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)};
+      });
+    } catch (const std::invalid_argument& e) {
+      throw Corruption(dir + ": " + e.what());
+    }
+  }
+  if (small.empty()) return;
   ChangeSet change;
-  apply_index_changes(head, changes, change);
+  apply_index_changes(head, small, change);
   for (const std::string& path : change.removals) paths[path] = git::PathChange{};
   for (const auto& [path, bytes] : change.upserts) paths[path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)};
   for (const auto& [path, id] : change.links) paths[path] = git::PathChange{git::parse_oid(id)};

@@ -152,7 +152,7 @@ RerunResult record_rerun(Store& store, std::string_view run_ref, const InputItem
     if (head.format() == Format::k3) return;  // also_index did it
     // A second verdict at the same level rewrites the entry in place: a
     // removal of the same path would drop it.
-    const Format f = kCurrentFormat;
+    const Format f = Format::k2;
     if (auto old = recorded_level(head, result.run); old && *old != result.level)
       change.removals.push_back(level_path(f, *old, result.run));
     change.upserts[level_path(f, result.level, result.run)] = level_entry(result.rerun);

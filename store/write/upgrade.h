@@ -1,18 +1,19 @@
-// Turning a format-1 store into format 2 (SPEC §2, `kistore upgrade`).
+// Turning a format-1 or format-2 store into format 3 (SPEC §2, `kistore upgrade`).
 //
-// For the `upgrade` command. Format 2 names the same evidence at other paths
-// (refs/layout.h): every digest-named index folder fans out, FORMAT names
-// the format, and controlled reruns leave their run's group for
-// refs/reruns/<run>/<rerun>. The upgrade rewrites only the index, in one
-// commit (Kistore-Op: upgrade) on the store's branch: no object is added,
-// changed or removed, so the objects/ subtree keeps its git id, and every
-// run's level, attestations, source ids and metadata read the same after it.
+// For the `upgrade` command. Format 3 holds the same evidence as the older
+// formats, written as JSON Lines files in a trie (refs/index_trie.h) instead
+// of one blob per fact. The upgrade rewrites only the index, in one commit
+// (Kistore-Op: upgrade) on the store's branch: no object is added, changed
+// or removed, so the objects/ subtree keeps its git id, and every run's
+// level, attestations, source ids and metadata read the same after it.
 //
-// Which runs are reruns: those that a valid rerun commit of the history adds
-// as a rerun of a run (store/history/level_audit.h, judged against the store's trust
-// list): the same reruns that justify the levels `verify` accepts. A rerun
-// commit that no controller of this store signed moves nothing (its run stays
-// a member of its group, and verify reports the level it set, as before).
+// Format 1 kept controlled reruns among their run's group; they leave it for
+// refs/reruns. Which runs are reruns: those that a valid rerun commit of the
+// history adds as a rerun of a run (store/history/level_audit.h, judged
+// against the store's trust list): the same reruns that justify the levels
+// `verify` accepts. A rerun commit that no controller of this store signed
+// moves nothing (its run stays a member of its group, and verify reports the
+// level it set, as before).
 //
 // Thread-safety: as Store.
 #pragma once
@@ -30,14 +31,15 @@
 namespace kistore {
 
 struct UpgradeResult {
-  Format from = Format::k2;       // the format the store had
-  std::optional<std::string> commit;  // the upgrade commit; nullopt when it was already format 2
-  std::size_t entries = 0;        // index entries rewritten
-  std::size_t reruns = 0;         // runs moved from their group to refs/reruns/
+  Format from = kCurrentFormat;   // the format the store had
+  std::optional<std::string> commit;  // the upgrade commit; nullopt when it was already current
+  std::size_t entries = 0;        // index entries read
+  std::size_t files = 0;          // index files written
+  std::size_t reruns = 0;         // format 1's reruns moved from their group to refs/reruns/
 };
 
-// Upgrades the store's branch to format 2 with one commit made with
-// `options` (its `upgrade` flag is set here). A store already of format 2,
+// Upgrades the store's branch to format 3 with one commit made with
+// `options` (its `upgrade` flag is set here). A store already of format 3,
 // or empty, is left as it is (commit nullopt). Errors of Store::commit pass
 // through (Error(kIO) for a store of an unknown format or not kistore's);
 // Error(kIO) when the history cannot be read.
@@ -70,7 +72,8 @@ struct Format3Index {
 Format3Index format3_index(const Snapshot& head, const ValidReruns& reruns);
 // The change that replaces `head`'s refs/ with `index`'s files
 // (build_trie, refs/index_trie.h) and FORMAT with "kistore 3\n", no object
-// touched (Kistore-Op: upgrade).
-ChangeSet format3_change(const Format3Index& index, Format from);
+// touched (Kistore-Op: upgrade). `files`, when given, is set to the number
+// of index files.
+ChangeSet format3_change(const Format3Index& index, Format from, std::size_t* files = nullptr);
 
 }  // namespace kistore

@@ -66,7 +66,9 @@ pass "setup: the victim holds the Liger sample; the remote is a stock-git copy"
 
 # ---- (a) an attestation of a protocol ----------------------------------------
 # attestation SUBJECT : a commit on H adding an attestation of SUBJECT, its
-# frame made by stock zstd (checksum and content size on), its index entry.
+# frame made by stock zstd (checksum and content size on), its index line
+# (format 3: the line keyed by subject and attestation in the attestations
+# file its digits lead to, set_line).
 attestation() {
     local subject=$1 doc digest hex frame entry
     doc=$(printf '{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"author":"forger","body":"looks fine","subject":"%s","type":"note"}}' "$subject")
@@ -77,11 +79,13 @@ attestation() {
     [[ $(sha256sum <att.jcs | cut -c1-64) == "$hex" ]] || fail "attestation: kistore digest and sha256sum disagree"
     zstd -q -f --check -o att.zst att.jcs
     frame=$(blob <att.zst)
-    entry=$(printf '{"author":"forger","type":"note"}' | blob)
+    entry=$(INDEX_REF=$H set_line "$F" attestations "${subject#sha256:}$hex" \
+        "{\"@key\":\"${subject#sha256:}$hex\",\"author\":\"forger\",\"type\":\"note\"}")
+    [[ $entry == 100644\ * ]] || fail "attestation: no attestations file: $entry"
+    entry=${entry#100644 }
     forge "$H" "$H" "attest: a note on ${subject:7:8}
 
-Kistore-Op: attest" "objects/sha256/$(fan "$hex")=$frame" \
-        "refs/attestations/$(fan "${subject#sha256:}")/$hex=$entry"
+Kistore-Op: attest" "objects/sha256/$(fan "$hex")=$frame" "${entry#*$'\t'}=${entry%%$'\t'*}"
 }
 
 # add refuses such an attestation: the local rule the remote must meet too.
@@ -130,7 +134,7 @@ def put(kind, data):
     with open(os.path.join(d, oid[2:]), "wb") as f: f.write(zlib.compress(body, 1))
     return oid
 tree = subprocess.check_output(["git", "--git-dir", git, "rev-parse", tip + "^{tree}"]).decode().strip()
-fmt = put(b"blob", b"kistore 2\n")
+fmt = put(b"blob", b"kistore 3\n")
 small = put(b"tree", b"100644 FORMAT\0" + bytes.fromhex(fmt))
 who = b"forger <forger@example.invalid> %d +0000"
 def commit(tree, parents, msg, t):

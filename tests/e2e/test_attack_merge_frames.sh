@@ -12,9 +12,10 @@
 #   (a) a merge that keeps the frames of its second parent but drops (or
 #       swaps for its first parent's) the dictionary they name; the same in
 #       an octopus merge, in a pull that must merge, and over git://;
-#   (b) a merge that keeps its second parent's run but drops its group or
-#       source entry (a level dropped is refused as unjustified);
-#   (c) a merge of a format-2 tree whose second parent is a format-1 commit;
+#   (b) a merge that keeps its second parent's run but drops its group line
+#       or its claim (refs/sources), or gives it a level line no signed rerun
+#       justifies (format 3 has no line to drop for a default level);
+#   (c) a merge of a format-3 tree whose second parent is a format-1 commit;
 #   (d) second parents that never passed the checks: a bad frame at the
 #       path, the blob under mode 100755, another document's frame at the
 #       path: each refused on its own side, whichever frame the merge keeps;
@@ -77,27 +78,49 @@ side() {
 }
 # merge PARENTS -- EDIT... : in P, a merge commit (Kistore-Op: merge) of the
 # parents, first first, whose tree is the first parent's with each EDIT:
-# "+C" the paths commit C added since H, "-PATH" removed, "MODE,BLOB,PATH"
-# set. Moves P's main to it; prints it.
+# "+C" what commit C added since H (the paths it added below objects/ and
+# dictionaries/; of each format-3 index file it added or changed, the union
+# of its lines and the merge's), "-PATH" removed, "MODE,BLOB,PATH" set,
+# "~FAMILY KEY LINE" KEY's index line replaced by LINE (or removed, LINE "-";
+# lib/index_lines.py set). Moves P's main to it; prints it.
 merge() {
-    local parents=() idx=$W/merge.index e tree c
+    local parents=() idx=$W/merge.index e tree c family key line lines
     while [[ $1 != -- ]]; do parents+=(-p "$1"); shift; done
     shift
     rm -f "$idx"
     GIT_INDEX_FILE=$idx gd "$P" read-tree "${parents[1]}"
     for e in "$@"; do
-        case $e in
-            +*) gd "$P" diff-tree -r --no-commit-id --diff-filter=A "$H" "${e#+}" |
-                    while read -r _ mode _ id _ path; do printf '%s %s\t%s\n' "$mode" "$id" "$path"; done ;;
+        # Each edit's lines are made first, then applied (an edit reads the index).
+        lines=$(case $e in
+            +*) gd "$P" diff-tree -r --no-commit-id --diff-filter=A "$H" "${e#+}" -- objects/ dictionaries/ |
+                    while read -r _ mode _ id _ path; do printf '%s %s\t%s\n' "$mode" "$id" "$path"; done
+                union_lines "${e#+}" ;;
             -*) printf '0 %040d\t%s\n' 0 "${e#-}" ;;
+            \~*) tree=$(GIT_INDEX_FILE=$idx gd "$P" write-tree)
+                read -r family key line <<<"${e#\~}"
+                INDEX_REF=$tree set_line "$P" "$family" "$key" "$line" ;;
             *) IFS=, read -r mode id path <<<"$e"; printf '%s %s\t%s\n' "$mode" "$id" "$path" ;;
-        esac | GIT_INDEX_FILE=$idx gd "$P" update-index --index-info
+        esac)
+        [[ -z $lines ]] || GIT_INDEX_FILE=$idx gd "$P" update-index --index-info <<<"$lines"
     done
     tree=$(GIT_INDEX_FILE=$idx gd "$P" write-tree)
     c=$(printf 'merge: crafted\n\nKistore-Op: merge\n' | gd "$P" commit-tree "$tree" "${parents[@]}")
     rm -f "$idx"
     gd "$P" update-ref refs/heads/main "$c"
     printf '%s\n' "$c"
+}
+# union_lines C : (in merge, with its index) the --index-info lines that give
+# each refs/ file C added or changed since H the union of its lines in C and
+# in the index, in key order (a line's bytes sort as its key: SPEC §2). The
+# sides here hold a few runs, so each family is one file per first digit on
+# every side and the union keeps that trie.
+union_lines() {
+    local path blob
+    while IFS= read -r path; do
+        blob=$({ GIT_INDEX_FILE=$idx gd "$P" cat-file blob ":$path" 2>/dev/null || true; gd "$P" cat-file blob "$1:$path"; } |
+            LC_ALL=C sort -u | gd "$P" hash-object -w --stdin)
+        printf '100644 %s\t%s\n' "$blob" "$path"
+    done < <(gd "$P" diff-tree -r --name-only --diff-filter=AM "$H" "$1" -- refs/)
 }
 # fresh_victim DIR : a copy of the victim as it was.
 fresh_victim() { rm -rf "$1" && cp -a "$V" "$1"; }
@@ -161,17 +184,37 @@ assert_exit_unchanged 1 "$W/vn" "(a) over git://" ks --store "$W/vn" pull "$GIT_
 assert_contains "$ERR" "$DICT" "(a) over git://: names the dictionary"
 pass "(a) merges keeping frames whose dictionary they dropped or swapped (two parents, octopus, over a path and git://): verify reports, pull refuses, the store unchanged"
 
-# ---- (b) the index entries of a kept run --------------------------------------
-GROUP=$(gd "$P" diff-tree -r --name-only "$H" "$B" -- refs/groups/)
-SOURCE=$(gd "$P" diff-tree -r --name-only "$H" "$B" -- refs/sources/)
-LEVEL=$(gd "$P" diff-tree -r --name-only "$H" "$B" -- refs/levels/)
-merge "$A" "$B" -- "+$B" "-$GROUP" >/dev/null
-both_refuse "(b) a merge keeping the second parent's run without its group entry" "$GROUP"
-merge "$A" "$B" -- "+$B" "-$SOURCE" >/dev/null
-both_refuse "(b) a merge keeping the second parent's run without its source entry" "$SOURCE"
-merge "$A" "$B" -- "+$B" "-$LEVEL" >/dev/null
-both_refuse "(b) a merge keeping the second parent's run without its level" "$LEVEL"
-pass "(b) merges dropping the second parent's group, source or level entry of a run they keep: verify reports, pull refuses"
+# ---- (b) the index lines of a kept run --------------------------------------
+# B's run r2 has a line in refs/groups and its claim in refs/sources; the
+# merge keeps r2 and drops that line from the file (the file's other lines
+# stay). verify names "<file> @<key>"; a pull names "refs/<family> @<key>".
+# Format 3 has no line for a run at its default level, so format 2's "level
+# entry dropped" has no meaning; its nearest attack: the merge gives r2 a
+# reproduced line that no signed rerun justifies.
+RUN2=$(mkruns --start 2 --count 1 --digests)
+RUN2=${RUN2#sha256:}
+GROUP_KEY=$(INDEX_REF=$B index_keys "$P" groups | grep "$RUN2\$")
+SOURCE_KEY=$(comm -13 <(INDEX_REF=$H index_keys "$P" sources) <(INDEX_REF=$B index_keys "$P" sources))
+[[ -n $GROUP_KEY && $(nlines "$SOURCE_KEY") == 1 ]] || fail "(b) setup: r2's group line or claim not found"
+GROUP=$(INDEX_REF=$B index_file "$P" groups "$GROUP_KEY")
+SOURCE=$(INDEX_REF=$B index_file "$P" sources "$SOURCE_KEY")
+LEVEL=$(INDEX_REF=$B index_file "$P" levels "$RUN2")
+# dropped WHAT FILE KEY KIND : verify of P names "FILE @KEY" and KIND (then both_refuse).
+dropped() {
+    assert_exit 1 ks --store "$P" verify
+    assert_contains "$OUT$ERR" "$4: $2 @$3" "$1: verify names the file and the key"
+}
+merge "$A" "$B" -- "+$B" "~groups $GROUP_KEY -" >/dev/null
+[[ $(gd "$P" cat-file blob "main:$GROUP") == *'"@key"'* ]] || fail "(b) setup: the group file went with the line"
+dropped "(b) r2's group line dropped" "$GROUP" "$GROUP_KEY" missing-group
+both_refuse "(b) a merge keeping the second parent's run without its group line" "refs/groups" "@$GROUP_KEY"
+merge "$A" "$B" -- "+$B" "~sources $SOURCE_KEY -" >/dev/null
+dropped "(b) r2's claim dropped" "$SOURCE" "$SOURCE_KEY" missing-source
+both_refuse "(b) a merge keeping the second parent's run without its claim" "refs/sources" "@$SOURCE_KEY"
+merge "$A" "$B" -- "+$B" "~levels $RUN2 {\"@key\":\"$RUN2\",\"evidence\":\"sha256:$RUN2\",\"level\":\"reproduced\"}" >/dev/null
+dropped "(b) r2 given an unjustified level line" "$LEVEL" "$RUN2" level-unjustified
+both_refuse "(b) a merge giving the second parent's run a level no signed rerun gives" level-unjustified "refs/levels" "@$RUN2"
+pass "(b) merges dropping the second parent's group line or claim of a run they keep, or giving it a level line no rerun justifies: verify reports, pull refuses"
 
 # ---- (c) a format-1 parent ----------------------------------------------------
 # F1: the format-1 fixture store's second commit (its history before any
@@ -185,10 +228,10 @@ gd "$P" fetch -q "$W/f1.git" main:refs/sides/upgraded
 U=$(gd "$P" rev-parse refs/sides/upgraded)
 F1=$(gd "$P" rev-parse "$U^")
 merge "$A" "$U" -- "+$U" >/dev/null
-taken "(c) control: a merge of the upgraded format-1 store and a format-2 side" fast-forward
+taken "(c) control: a merge of the upgraded format-1 store and a format-3 side" fast-forward
 merge "$A" "$F1" -- "+$U" >/dev/null
-both_refuse "(c) a format-2 merge whose second parent is a format-1 commit" FORMAT
-pass "(c) a format-2 merge of a format-1 parent: verify reports, pull refuses (through the upgrade: taken)"
+both_refuse "(c) a format-3 merge whose second parent is a format-1 commit" FORMAT
+pass "(c) a format-3 merge of a format-1 parent: verify reports, pull refuses (through the upgrade: taken)"
 
 # ---- (d) second parents that never passed the checks -----------------------------
 # X: B with r2's frame replaced by another frame that names r2's path (the

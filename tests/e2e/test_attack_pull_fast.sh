@@ -7,7 +7,7 @@
 # objects or more has its objects checked on several threads before the
 # in-order checks (IncomingChecker::prefetch_facts), and a merge places the
 # remote's entries by blob id and takes a run's level entry from the remote
-# where the local side lacks the run (merge.cc). Each hostile history is made
+# where the local side lacks the run (merge.cc; format 3: its refs/levels line). Each hostile history is made
 # with stock git or a few lines of Python; each refused pull must exit 1, say
 # what it refused, and leave the store byte for byte as it was
 # (lib/fingerprint.sh); each legitimate one must end in a store that
@@ -26,8 +26,9 @@
 #       blob as a folder (ids the store has, of another type);
 #   (e) merges: the remote adds many runs and a run with a signed rerun
 #       (taken, verified, levels as the history gives); the remote's run
-#       the local side lacks with a forged level (unsigned, two levels, a
-#       rerun signed by a key the victim does not trust): refused; a local
+#       the local side lacks with a forged level line (unsigned, its key twice
+#       in refs/levels, a rerun signed by a key the victim does not trust):
+#       refused; a local
 #       signed rerun and the remote's, merged: each verdict stays;
 #   (f) the same refusals and merges over git:// (a network pack); a remote
 #       holding documents the store has under other frames (plain zstd where
@@ -245,15 +246,18 @@ pull_refused "$W/vt" "$R" "(d) the store's blob named as a folder" "is a blob, w
 pass "(d) the store's own tree named as a document, and its blob as a folder: refused as remote data, the store unchanged"
 
 # ---- (e) merges ----------------------------------------------------------------
-# level_of STORE RUN-DIGEST : "level evidence" of the run's level entries in main
+# level_of STORE RUN-DIGEST : "level evidence" of each of the run's lines in
+# main's refs/levels (format 3), read with stock git; "default" where it has
+# none (a run at its default level has no line).
 level_of() {
-    local h=${2#sha256:} l out=""
-    for l in reported source-native reproduced disputed; do
-        if gd "$1" cat-file -e "main:refs/levels/$l/$(fan "$h")" 2>/dev/null; then
-            out+="$l $(gd "$1" cat-file blob "main:refs/levels/$l/$(fan "$h")" | jq -r .evidence) "
-        fi
-    done
-    printf '%s\n' "${out% }"
+    local h=${2#sha256:} out="" line
+    if [[ -n $(index_keys "$1" levels "$h") ]]; then
+        while IFS= read -r line; do
+            out+="$(jq -r '"\(.level) \(.evidence)"' <<<"$line") "
+        done < <(gd "$1" cat-file blob "main:$(index_file "$1" levels "$h")" | grep -F "\"@key\":\"$h\"")
+    fi
+    out=${out% }
+    printf '%s\n' "${out:-default}"
 }
 # rerun_of STORE RUN-DIGEST OUT : a rerun bundle of the run, its median +1 %
 rerun_of() {
@@ -287,8 +291,10 @@ assert_exit 0 ks --store "$W/ve" add v50.jsonl
 assert_exit 0 ks --store "$W/ve" --json pull "$E"
 assert_eq "merge" "$(jv .result)" "(e) the honest remote is merged"
 assert_eq "$WANT" "$(level_of "$W/ve" "$RX")" "(e) the remote's rerun run keeps its signed level"
-assert_eq "source-native null" "$(level_of "$W/ve" "$(mkruns --start 100 --count 1 --tag bulk --digests)")" \
-    "(e) a remote run no rerun is about: its default level, once"
+B100=$(mkruns --start 100 --count 1 --tag bulk --digests)
+assert_eq "default" "$(level_of "$W/ve" "$B100")" "(e) a remote run no rerun is about: no level line"
+assert_exit 0 ks --store "$W/ve" --json show "$B100"
+assert_eq "source-native" "$(jv .evidence.level)" "(e) a remote run no rerun is about: its default level"
 assert_exit 0 ks --store "$W/ve" --json verify
 assert_eq "true" "$(jv .ok)" "(e) verify after the merge"
 assert_exit 0 ks --store "$W/ve" --json rank "$RX"
@@ -296,32 +302,42 @@ assert_eq "reproduced true" "$(jv --arg r "$RX" '.members[] | select(.run == $r)
     "(e) rank shows the merged rerun as verified"
 pass "(e) a merge of $BULK remote runs and a remote run with a signed rerun: levels as the history gives, verify clean"
 
-# forged NAME EDIT... : a copy of the honest remote before its rerun (main at
-# the add of RX), one unsigned commit on top with EDITs ("path=blob" or
-# "path=DELETE") made with stock git. Prints the remote's path.
+# forged NAME EDIT [ARG...] : a copy of the honest remote before its rerun
+# (main at the add of RX), one unsigned commit on top made with stock git: the
+# `update-index --index-info` lines that `EDIT REPO ARG...` prints (set_line
+# and the like). Prints the remote's path.
 forged() {
-    local name=$1 r=$BASE/$1.git idx=$W/forged.index e tree c
+    local name=$1 r=$BASE/$1.git
     shift
     rm -rf "$r" && git clone -q --bare "$E" "$r"
     gd "$r" update-ref refs/heads/main main^
-    GIT_INDEX_FILE=$idx gd "$r" read-tree main
-    for e in "$@"; do
-        if [[ ${e#*=} == DELETE ]]; then printf '0 %040d\t%s\n' 0 "${e%%=*}"
-        else printf '100644 %s\t%s\n' "${e#*=}" "${e%%=*}"; fi | GIT_INDEX_FILE=$idx gd "$r" update-index --index-info
-    done
-    tree=$(GIT_INDEX_FILE=$idx gd "$r" write-tree)
-    c=$(printf 'rerun: promote\n\nKistore-Op: rerun\n' | gd "$r" commit-tree "$tree" -p main)
-    gd "$r" update-ref refs/heads/main "$c"
-    rm -f "$idx"
+    "$1" "$r" "${@:2}" | commit_index_info "$r" $'rerun: promote\n\nKistore-Op: rerun' >/dev/null
     printf '%s\n' "$r"
 }
+# level_twice REPO KEY LINE1 LINE2 : the --index-info line of refs/levels' file
+# for KEY holding both lines under that one key (in that order), its blob written.
+level_twice() {
+    local path blob
+    path=$(index_file "$1" levels "$2")
+    blob=$({ gd "$1" cat-file blob "main:$path" 2>/dev/null || true; printf '%s\n%s\n' "$3" "$4"; } |
+        jq -c --sort-keys -s 'sort_by(.["@key"])[]' | gd "$1" hash-object -w --stdin)
+    printf '100644 %s\t%s\n' "$blob" "$path"
+}
 RXH=${RX#sha256:}
-NULL_ENTRY=$(printf '{"evidence":null}' | gd "$E" hash-object -w --stdin)
-R=$(forged unsigned-level "refs/levels/source-native/$(fan "$RXH")=DELETE" "refs/levels/reproduced/$(fan "$RXH")=$NULL_ENTRY")
+SEED=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
+# Format 3: a run at its default level has no line; the forgery adds one,
+# its evidence the seed run (a document the remote has, and no rerun at all).
+FAKE_LINE="{\"@key\":\"$RXH\",\"evidence\":\"sha256:${SEED#sha256:}\",\"level\":\"reproduced\"}"
+R=$(forged unsigned-level set_line levels "$RXH" "$FAKE_LINE")
+LEVELS_FILE=$(index_file "$R" levels "$RXH")
+[[ $(level_of "$R" "$RX") == "reproduced $SEED" ]] || fail "(e) setup: the forged level line is not there"
 fresh_victim "$W/vf" && assert_exit 0 ks --store "$W/vf" add v50.jsonl
-pull_refused "$W/vf" "$R" "(e) a remote-only run made reproduced unsigned" level-unjustified "$RXH"
-R=$(forged two-levels "refs/levels/reported/$(fan "$RXH")=$NULL_ENTRY")
-pull_refused "$W/vf" "$R" "(e) a remote-only run with two levels" level-unjustified "$RXH" "2 levels"
+pull_refused "$W/vf" "$R" "(e) a remote-only run made reproduced unsigned" level-unjustified "refs/levels" "@$RXH"
+# Format 2's "two level entries" for one run is, in format 3, one key twice:
+# the forged reproduced line and a disputed one under the same key.
+R=$(forged two-levels level_twice "$RXH" "$FAKE_LINE" "${FAKE_LINE/reproduced/disputed}")
+[[ $(level_of "$R" "$RX") == "reproduced $SEED disputed $SEED" ]] || fail "(e) setup: the key is not there twice"
+pull_refused "$W/vf" "$R" "(e) a remote-only run's key twice in refs/levels" "$LEVELS_FILE" "$RXH"
 # A rerun signed by a key the remote trusts and the victim does not.
 rm -rf "$W/outsider-store"
 cp signers signers-outsider
@@ -332,15 +348,15 @@ git --git-dir="$W/outsider-store" update-ref -d refs/remotes/origin/main 2>/dev/
 assert_exit 0 ks --store "$W/outsider-store" rerun "$RX" rx-rerun.json --sign outsider
 pull_refused "$W/vf" "$W/outsider-store" "(e) a remote-only run's rerun signed by a key the victim does not trust" \
     level-unjustified "$RXH"
-pass "(e) a remote-only run's forged level (unsigned, two levels, an untrusted signer), merged into a moved store: refused"
+pass "(e) a remote-only run's forged level line (unsigned, its key twice, an untrusted signer), merged into a moved store: refused"
 
 # The victim's own signed rerun of its seed run, then a merge of the honest
 # remote (which has none about it): the victim's verdict stays.
-SEED=sha256:334face30acaee76778d58ce984b0b0c0d1e0749650f88ab778b4563c58241a0
 fresh_victim "$W/vg"
 rerun_of "$W/vg" "$SEED" seed-rerun.json
 assert_exit 0 ks --store "$W/vg" rerun "$SEED" seed-rerun.json --sign controller
 MINE=$(level_of "$W/vg" "$SEED")
+[[ $MINE == "reproduced sha256:"* || $MINE == "disputed sha256:"* ]] || fail "(e) the victim's own rerun: $MINE"
 assert_exit 0 ks --store "$W/vg" --json pull "$E"
 assert_eq "merge" "$(jv .result)" "(e) the honest remote merged into a store with its own rerun"
 assert_eq "$MINE" "$(level_of "$W/vg" "$SEED")" "(e) the local rerun's verdict stays"

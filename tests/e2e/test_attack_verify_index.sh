@@ -8,12 +8,14 @@
 # report each damage (exit 1, naming the path), never crash, give the same
 # report whatever the number of cores, and keep its memory to what the pack
 # holds, not to what an entry's header claims:
-#   (a) a tree listing one source path twice (the second naming another
-#       run), and one listing an object path twice: reported by verify and
-#       refused by pull;
+#   (a) a tree listing one source file twice (the second another file's
+#       blob), one listing an object path twice, and a source file listing
+#       one key twice (format 3's lines; the second naming another run):
+#       reported by verify and refused by pull;
 #   (b) source claims: two runs claiming one source id (a warning naming the
-#       first claim), an entry naming a run whose id it is not (naming the
-#       run that claims it), an id that is a file and a folder;
+#       first claim), a claim line naming a run whose id it is not (naming
+#       the run that claims it), a digit of refs/sources/ that is a file and
+#       a folder;
 #   (c) hundreds of problems at once: the same report, byte for byte, from
 #       two runs and from one core (taskset) and every core;
 #   (d) a deflated pack entry of an index blob: read (clean), declaring 1 GiB
@@ -40,9 +42,16 @@ assert_exit 0 ks --store "$S0" add "$FX"
 mkruns --start 1 --count 3 >r3.jsonl
 assert_exit 0 ks --store "$S0" add r3.jsonl
 fresh() { rm -rf "$1" && git clone -q --bare "$S0" "$1"; }
-SOURCE1=$(gd "$S0" ls-tree -r --name-only main refs/sources/ | grep -- '-v1$')
-SOURCE2=${SOURCE1%1}2
-SOURCES=${SOURCE1%/*}
+# Format 3: the claims of runs 1 and 2 are lines keyed by sha256(source NUL
+# externalId); SOURCE1 and SOURCE2 are the files that hold them.
+claim_key() { printf 'liger-kernel-bench\0%s' "$1" | sha256sum | cut -c1-64; }
+KEY1=$(claim_key "$(sed -n 1p r3.jsonl | jq -r .run.spec.sourceNative.externalId)")
+KEY2=$(claim_key "$(sed -n 2p r3.jsonl | jq -r .run.spec.sourceNative.externalId)")
+SOURCE1=$(index_file "$S0" sources "$KEY1")
+SOURCE2=$(index_file "$S0" sources "$KEY2")
+SOURCES=refs/sources
+[[ $SOURCE1 != "$SOURCE2" && $SOURCE1 == "$SOURCES"/? && $SOURCE2 == "$SOURCES"/? ]] ||
+    fail "setup: the claims of runs 1 and 2 are expected in two files of $SOURCES: $SOURCE1 $SOURCE2"
 
 # graft STORE PATH TREE : on STORE's main, a commit whose tree is main's with
 # the folder PATH replaced by TREE (parents rebuilt with git mktree, which
@@ -81,7 +90,28 @@ graft "$S" "$OBJDIR" "$("${CRAFT[@]}" tree-plus "$S" "$(gd "$S" rev-parse "main:
 assert_exit 1 ks --store "$S" --json verify
 assert_eq "object-corrupt $OBJDIR" "$(jv -r '.problems[] | select(.detail | contains("out of order or twice")) | "\(.kind) \(.path)"')" \
     "(a) verify reports the object folder that lists the seed twice"
-pass "(a) a tree listing a source id twice, and one listing an object twice: verify reports the folder (exit 1), pull refuses"
+# Format 3's own form of an id listed twice: the file of run 1's claim lists
+# its key twice, the second line naming run 2.
+fresh "$S"
+LINE1=$(index_line "$S" sources "$KEY1")
+LINE1B=$(jq -c --arg r "$(index_line "$S" sources "$KEY2" | jq -r .run)" '.run = $r' <<<"$LINE1")
+"$PY" - "$S" "$SOURCE1" "$LINE1" "$LINE1B" >twice.info <<'PY'
+import subprocess, sys
+S, path, line, second = sys.argv[1:]
+text = subprocess.run(["git", "--git-dir", S, "cat-file", "blob", "main:" + path], capture_output=True, text=True, check=True).stdout
+out = "".join(l + "\n" + (second + "\n" if l == line else "") for l in text.splitlines())
+blob = subprocess.run(["git", "--git-dir", S, "hash-object", "-w", "--stdin"], input=out, capture_output=True, text=True, check=True).stdout.strip()
+print("100644 %s\t%s" % (blob, path))
+PY
+commit_index_info "$S" "add: a key twice" <twice.info >/dev/null
+assert_exit 1 ks --store "$S" --json verify
+assert_contains "$(jv -r --arg p "$SOURCE1" '.problems[] | select(.path == $p) | "\(.kind) \(.detail)"')" \
+    "layout $SOURCE1:2: /@key: expected each key once, found $KEY1 again" "(a) verify reports the file that lists a key twice"
+fresh "$W/puller"
+assert_exit_unchanged 1 "$W/puller" "(a) the refused pull of a key twice" ks --store "$W/puller" pull "$S"
+assert_contains "$ERR" "$SOURCE1" "(a) pull names the file"
+assert_contains "$ERR" "expected each key once" "(a) pull refuses a key twice"
+pass "(a) a tree listing a source file twice, one listing an object twice, a file listing a key twice: verify reports it (exit 1), pull refuses"
 
 # ---- (b) source claims ------------------------------------------------------------
 # Runs 11-12 claim the source ids of runs 1-2 (add keeps the first claims).
@@ -95,57 +125,98 @@ for i, line in enumerate(sys.stdin):
     n["externalId"] = n["externalId"].replace("-v%d" % (11 + i), "-v%d" % (1 + i))
     print(json.dumps(b))' >claims.jsonl
 assert_exit 0 ks --store "$S" add claims.jsonl
-RUN1=$(gd "$S" cat-file blob "main:$SOURCE1")
+RUN1=$(index_line "$S" sources "$KEY1" | jq -r .run)
+RUN2=$(index_line "$S" sources "$KEY2" | jq -r .run)
+AT1="$SOURCE1 @$KEY1"
 assert_exit 0 ks --store "$S" --json verify
 assert_eq 2 "$(jv '[.warnings[] | select(.kind == "source-claimed")] | length')" "(b) one warning per later claim"
-assert_contains "$(jv -r --arg p "$SOURCE1" '.warnings[] | select(.kind == "source-claimed" and .path == $p) | .detail')" \
+assert_contains "$(jv -r --arg p "$AT1" '.warnings[] | select(.kind == "source-claimed" and .path == $p) | .detail')" \
     "claims this source id, which names $RUN1 (the first claim)" "(b) the warning at the id names the first claim"
-# The entry of run 1 swapped for run 2's digest: a mismatch naming run 1, which claims it.
-printf '100644 %s\t%s\n' "$(gd "$S" rev-parse "main:$SOURCE2")" "$SOURCE1" >swap.info
+# The claim line of run 1's id edited to name run 2: a mismatch naming run 1, which claims it.
+set_line "$S" sources "$KEY1" "$(index_line "$S" sources "$KEY1" | jq -c --arg r "$RUN2" '.run = $r')" >swap.info
 commit_index_info "$S" swap <swap.info >/dev/null
 assert_exit 1 ks --store "$S" --json verify
-assert_contains "$(jv -r --arg p "$SOURCE1" '.problems[] | select(.path == $p) | "\(.kind) \(.detail)"')" \
-    "source-mismatch the run $(gd "$S" cat-file blob "main:$SOURCE2") does not have this source id; run " \
-    "(b) an entry naming another run: a mismatch naming the run that claims it"
-# Run 1's id as a file and as a folder holding run 2's entry.
+assert_contains "$(jv -r --arg p "$AT1" '.problems[] | select(.path == $p) | "\(.kind) \(.detail)"')" \
+    "source-mismatch the run $RUN2 does not have this source id; run " \
+    "(b) a line naming another run: a mismatch naming the run that claims it"
+# Format 2's id that is both a file and a folder has no meaning in format 3
+# (an id is a line); its nearest: the digit of run 1's claim file listed both
+# as a file and as a folder, the folder holding run 1's claim line (at its
+# next digit) naming run 2. The key is then in two files, which only a trie
+# of the wrong shape can hold: reported as the shape of refs/sources/.
 S=$W/file-and-folder.git
 fresh "$S"
-SUB=$(printf '100644 blob %s\tx\n' "$(gd "$S" rev-parse "main:$SOURCE2")" | gd "$S" mktree)
+D1=${KEY1:1:1}
+SUB=$(printf '100644 blob %s\t%s\n' "$(index_line "$S" sources "$KEY1" | jq -c --arg r "$RUN2" '.run = $r' | gd "$S" hash-object -w --stdin)" "$D1" | gd "$S" mktree)
 graft "$S" "$SOURCES" "$("${CRAFT[@]}" tree-plus "$S" "$(gd "$S" rev-parse "main:$SOURCES")" "${SOURCE1##*/}" 40000 "$SUB")"
 assert_exit 1 ks --store "$S" --json verify
-assert_eq "source-mismatch $SOURCE1/x" "$(jv -r '.problems[] | "\(.kind) \(.path)"')" \
-    "(b) an id that is a file and a folder: the entry below it names a run without that id"
-pass "(b) source claims: a second claim warns naming the first; an entry naming another run names its claimant; a file and a folder of one id"
+assert_contains "$(jv -r --arg p "$SOURCE1" '.problems[] | select(.path == $p) | "\(.kind) \(.detail)"')" \
+    "layout expected a file or a folder, found both" "(b) a digit that is a file and a folder: reported at its path"
+fresh "$W/puller"
+assert_exit_unchanged 1 "$W/puller" "(b) the refused pull of a file and a folder" ks --store "$W/puller" pull "$S"
+assert_contains "$ERR" "$SOURCE1" "(b) pull names the digit that is a file and a folder"
+pass "(b) source claims: a second claim warns naming the first; a line naming another run names its claimant; a digit that is a file and a folder"
 
 # ---- (c) many problems: one report whatever the cores --------------------------------
 S=$W/many.git
 fresh "$S"
 mkruns --start 100 --count 300 >many.jsonl
 assert_exit 0 ks --store "$S" add many.jsonl
+# Format 3: lines edited in their files (a file left with no line goes; no
+# family crosses 256 lines either way, so the trie's shape holds). Runs at
+# their default level have no level line, so format 2's removed and moved
+# level entries become level lines added: 30 that no signed rerun gives (the
+# evidence another run), 30 for a run that is not in the store.
 "$PY" - "$S" >many.info <<'PY'
-import subprocess, sys
+import hashlib, json, subprocess, sys
 S = sys.argv[1]
 def git(*a, data=None):
     return subprocess.run(["git", "--git-dir", S] + list(a), input=data, capture_output=True, check=True).stdout.decode()
-lines = git("ls-tree", "-r", "main", "refs").splitlines()
-def under(d): return [l.split("\t", 1) for l in lines if l.split("\t", 1)[1].startswith(d)]
-groups, levels, sources = under("refs/groups/"), under("refs/levels/"), under("refs/sources/")
-junk = git("hash-object", "-w", "--stdin", data=b'{"metric":"latency","statistic":"median","unit":"ns","value":1}').strip()
-other = git("hash-object", "-w", "--stdin", data=b"sha256:" + b"ab" * 32).strip()
+files = {}  # path -> [line]
+for p in git("ls-tree", "-r", "--name-only", "main", "refs").split("\n"):
+    if p:
+        files[p] = git("cat-file", "blob", "main:" + p).splitlines()
+def lines(family):  # [(path, index)] in key order
+    return sorted(((p, i) for p in files if p.startswith("refs/%s/" % family) for i in range(len(files[p]))),
+                  key=lambda pi: json.loads(files[pi[0]][pi[1]])["@key"])
+changed = set()
+def edit(pi, f):
+    changed.add(pi[0])
+    o = json.loads(files[pi[0]][pi[1]])
+    files[pi[0]][pi[1]] = None if f is None else json.dumps(f(o), separators=(",", ":"), ensure_ascii=False)
+groups, sources = lines("groups"), lines("sources")
+assert len(groups) > 296 and len(sources) > 286 and not lines("levels"), (len(groups), len(sources))
+def value(o): o["value"] = 1; return o
+for pi in groups[0:40]: edit(pi, None)                                  # missing-group
+for pi in groups[40:80]: edit(pi, value)                                # group-mismatch
+for pi in sources[0:30]: edit(pi, None)                                 # missing-source
+def other(o): o["run"] = "sha256:" + "ab" * 32; return o
+for pi in sources[30:60]: edit(pi, other)                               # naming no run
+another = json.loads(files[sources[200][0]][sources[200][1]])["run"]
+def elsewhere(o): o["run"] = another; return o
+for pi in sources[60:90]: edit(pi, elsewhere)                           # naming another run
+runs = [json.loads(files[p][i])["@key"][64:] for p, i in groups[80:110]]
+levels = {}
+for r in runs:                                                          # level-unjustified
+    levels[r] = {"@key": r, "evidence": another, "level": "reproduced"}
+for n in range(30):                                                     # dangling-ref
+    k = hashlib.sha256(b"no such run %d" % n).hexdigest()
+    levels[k] = {"@key": k, "evidence": another, "level": "disputed"}
+for k in sorted(levels):
+    files.setdefault("refs/levels/" + k[0], []).append(json.dumps(levels[k], separators=(",", ":")))
+    changed.add("refs/levels/" + k[0])
 gone = "0 " + "0" * 40
-out = [gone + "\t" + p for _, p in groups[0:40]]                        # missing-group
-out += ["100644 %s\t%s" % (junk, p) for _, p in groups[40:80]]         # group-mismatch
-out += [gone + "\t" + p for _, p in levels[0:30]]                       # missing-level
-out += ["100644 %s\t%s" % (m.split()[2], p.replace("/source-native/", "/reported/")) for m, p in levels[30:60]]
-out += [gone + "\t" + p for _, p in sources[0:30]]                      # missing-source
-out += ["100644 %s\t%s" % (other, p) for _, p in sources[30:60]]       # naming no run
-out += ["100644 %s\t%s" % (sources[200][0].split()[2], p) for _, p in sources[60:90]]  # naming another run
-print("\n".join(out))
+for p in sorted(changed):
+    kept = [l for l in files[p] if l is not None]
+    if not kept:
+        print(gone + "\t" + p)
+    else:
+        print("100644 %s\t%s" % (git("hash-object", "-w", "--stdin", data="".join(l + "\n" for l in kept).encode()).strip(), p))
 PY
 commit_index_info "$S" many <many.info >/dev/null
 assert_exit 1 ks --store "$S" --json verify
 cp "$OUT_FILE" many-1.json
-assert_eq "group-mismatch 40 level-mismatch 30 level-unjustified 30 missing-group 40 missing-level 30 missing-source 30 source-mismatch 60" \
+assert_eq "dangling-ref 30 group-mismatch 40 level-unjustified 30 missing-group 40 missing-source 30 source-mismatch 60" \
     "$(jq -r '[.problems[].kind] | group_by(.) | map("\(.[0]) \(length)") | join(" ")' many-1.json)" \
     "(c) every problem is reported, once"
 assert_exit 1 ks --store "$S" --json verify
@@ -161,14 +232,14 @@ if have_tool taskset && (($(nproc) > 1)); then
 else
     cores="one machine's cores (no taskset here)"
 fi
-pass "(c) 260 problems at once: every one reported, the same report twice and from $cores"
+pass "(c) 230 problems at once: every one reported, the same report twice and from $cores"
 
 # ---- (d) deflated pack entries of an index blob ------------------------------------
-# META: the seed's metadata entry, JSON that deflates. deflated STORE ARGS... :
+# META: the file of the seed's metadata line, JSON that deflates. deflated STORE ARGS... :
 # a copy of S0 whose objects are loose but META's blob, which lives only in a
 # pack written by craft_objects.py pack-idx-deflated ARGS (bytes: META's own
 # unless -- OTHER-ID names another blob's).
-META=refs/metadata/33/4f/${SEED#sha256:334f}
+META=$(index_file "$S0" metadata "${SEED#sha256:}")
 deflated() {
     local store=$1 blob bytes p
     shift
@@ -186,7 +257,7 @@ deflated "$W/d.git"
 assert_exit 0 ks --store "$W/d.git" --json verify
 assert_eq true "$(jv .ok)" "(d) a deflated entry of the right size and bytes: verify clean"
 assert_exit 0 ks --store "$W/d.git" --json show "$SEED"
-assert_eq "$(gd "$S0" cat-file blob "main:$META" | jq -c .)" "$(jv -c .document.run.metadata)" "(d) show reads the deflated metadata"
+assert_eq "$(index_line "$S0" metadata "${SEED#sha256:}" | jq -c .metadata)" "$(jv -c .document.run.metadata)" "(d) show reads the deflated metadata"
 META_BYTES=$(wc -c <"$W/meta.bytes")
 if have_tool time; then measure=(/usr/bin/time -f %M -o "$W/rss"); else measure=(); fi
 damaged() {

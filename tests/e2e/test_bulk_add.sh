@@ -99,8 +99,10 @@ assert_contains "$(jv '.rejected[0].source')" "bad.jsonl:10001" "--keep-going na
 pass "--keep-going adds the 10,000 good lines and lists the bad one"
 
 # ---- 3. source ids claimed within one bulk add: the first run keeps each ----------------
-# Lines 2, 3 and 5 claim an id that line 1 holds, an id below line 1's, and a
-# folder above line 4's: each of those runs is added but not indexed there.
+# Line 2 claims the id that line 1 holds: it is added but not indexed there.
+# Lines 3 and 5 claim an id below line 1's and a folder above line 4's, which
+# format 2's paths could not both hold; format 3 keys a claim by
+# sha256(source NUL externalId), so those are ids like any other and indexed.
 head -n 6 "$W/base.jsonl" | "$PY" -c '
 import json, sys
 ids = ["grp/x", "grp/x", "grp/x/sub", "grp/y/sub", "grp/y", "zz/z"]
@@ -110,16 +112,30 @@ for line, i in zip(sys.stdin, ids):
     print(json.dumps(b))' >"$W/claims.jsonl"
 assert_exit 0 ks init "$W/store4"
 assert_exit 0 ks --store "$W/store4" add "$W/claims.jsonl"
-src=refs/sources/liger-kernel-bench
-assert_eq "$src/grp/x $src/grp/y/sub $src/zz/z" \
-    "$(git --git-dir="$W/store4" ls-tree -r --name-only main refs/sources | tr '\n' ' ' | sed 's/ $//')" "indexed source ids"
-assert_contains "$ERR" "claims.jsonl:2: $src/grp/x already names sha256:" "a repeated id names its holder"
-assert_contains "$ERR" "claims.jsonl:3: $src/grp/x/sub already names the source id of run sha256:" "an id below another's"
-assert_contains "$ERR" "claims.jsonl:5: $src/grp/y already names a folder of other source ids" "an id above another's"
-assert_eq 6 "$(git --git-dir="$W/store4" ls-tree -r --name-only main refs/levels | wc -l | tr -d ' ')" "all six runs added"
+notes=$ERR
+# The runs of the six lines, in order, and the claim of each id.
+mapfile -t line_runs < <(ks digest "$W/claims.jsonl" | awk '$2 == "BenchmarkRun" {print $1}')
+assert_eq 6 "${#line_runs[@]}" "six runs in the input"
+claims=$(index_keys "$W/store4" sources | while read -r k; do
+    index_line "$W/store4" sources "$k" | jq -r '"\(.externalId) \(.run)"'
+done | sort)
+want=$(printf '%s\n' "grp/x ${line_runs[0]}" "grp/x/sub ${line_runs[2]}" "grp/y/sub ${line_runs[3]}" \
+    "grp/y ${line_runs[4]}" "zz/z ${line_runs[5]}" | sort)
+assert_eq "$want" "$claims" "indexed source ids: each claimed by its first run (line 2's repeat is not)"
+for i in 0 2 3 4 5; do
+    id=$(jq -r '.run.spec.sourceNative.externalId' < <(sed -n "$((i + 1))p" "$W/claims.jsonl"))
+    assert_eq "${line_runs[i]}" "$(source_run "$W/store4" liger-kernel-bench "$id")" "the claim of $id is keyed by sha256(source NUL externalId)"
+done
+assert_contains "$notes" "claims.jsonl:2: the upstream id of run ${line_runs[1]} already names ${line_runs[0]}" "a repeated id names its holder"
+assert_contains "$notes" "is added but not indexed under that source id" "the repeated claim is noted as not indexed"
+assert_eq 1 "$(grep -c 'already names' <<<"$notes")" "only the repeated id is noted (an id below or above another's is an id of its own)"
+assert_eq 6 "$(index_keys "$W/store4" groups | wc -l | tr -d ' ')" "all six runs added (one group line each)"
+assert_exit 0 ks --store "$W/store4" ls --kind run
+assert_eq 6 "$(nlines "$OUT")" "ls lists all six runs"
 # No blob is written for a claim that is not indexed: nothing dangles.
 assert_exit 0 git --git-dir="$W/store4" fsck --strict --no-progress --no-reflogs
 assert_not_contains "$OUT$ERR" "dangling" "git fsck finds no dangling object"
+assert_exit 0 ks --store "$W/store4" verify
 pass "source ids claimed twice in one bulk add: the first claim is indexed, the others noted, nothing dangles"
 
 # ---- 4. a source id the store holds, claimed by a later add ------------------------------

@@ -137,16 +137,39 @@ done
 pass "protocol and environment objects hash to their digests"
 key_doc='{"apiVersion":"kernelindex.dev/v1alpha1","kind":"ComparisonKey","spec":{"environmentDigest":"'$ENV'","protocolDigest":"'$PROT'","workloadDigest":"'$WL'"}}'
 KEY=$(printf '%s' "$key_doc" | sha256sum | cut -c1-64)
-assert_eq '{"metric":"latency","statistic":"median","unit":"ns","value":2606080}' \
-    "$(git --git-dir="$S" cat-file blob "main:refs/groups/$(fan "$KEY")/$rhex" 2>&1)" "group entry"
-pass "refs/groups/<comparison key>/<run> holds the primary measurement (JCS)"
-assert_eq '{"evidence":null}' "$(git --git-dir="$S" cat-file blob "main:refs/levels/source-native/$(fan "$rhex")" 2>&1)" "level entry"
-pass "refs/levels/source-native/<run> is {\"evidence\":null}"
 ext=$(jq -r .run.spec.sourceNative.externalId "$FX")
-assert_eq "$RUN" "$(git --git-dir="$S" cat-file blob "main:refs/sources/liger-kernel-bench/$ext" 2>&1)" "source entry"
-pass "refs/sources/<source>/<externalId> names the run"
-assert_eq "$(jcs_of "$FX" 'd["run"]["metadata"]')" "$(git --git-dir="$S" cat-file blob "main:refs/metadata/$(fan "$rhex")" 2>&1)" "metadata entry"
-pass "refs/metadata/<run> is the run's metadata in JCS"
+SKEY=$(source_key liger-kernel-bench "$ext")
+meta_line() { printf '{"@key":"%s","metadata":%s}' "${1#sha256:}" "$(jcs_of "$FX" "$2")"; }
+# Format 3 (SPEC §2): FORMAT, then each index family a trie of JSON Lines
+# files; with one line per prefix digit, each line is alone in the file named
+# by its key's first digit. The run stands at its default level
+# (source-native): it has no levels line, so there is no refs/levels/ at all.
+assert_eq 'kistore 3' "$(git --git-dir="$S" cat-file blob main:FORMAT)" "FORMAT"
+assert_eq 10 "$(git --git-dir="$S" cat-file -s main:FORMAT)" "FORMAT is exactly \"kistore 3\\n\""
+assert_eq "$(printf '%s\n' "refs/groups/${KEY:0:1}" "refs/metadata/${PROT:7:1}" "refs/metadata/${rhex:0:1}" \
+    "refs/metadata/${ENV:7:1}" "refs/sources/${SKEY:0:1}" | sort)" \
+    "$(git --git-dir="$S" ls-tree -r --name-only main refs/)" "the index files: one per family and first key digit"
+pass "FORMAT is \"kistore 3\\n\"; refs/ holds refs/groups/0, refs/metadata/{0,3,e}, refs/sources/<digit> and no refs/levels"
+assert_eq "{\"@key\":\"$KEY$rhex\",\"metric\":\"latency\",\"statistic\":\"median\",\"unit\":\"ns\",\"value\":2606080}" \
+    "$(git --git-dir="$S" cat-file blob "main:refs/groups/${KEY:0:1}" 2>&1)" "group line"
+assert_eq "refs/groups/${KEY:0:1}" "$(index_file "$S" groups "$KEY$rhex")" "index_file finds the group line's file"
+pass "refs/groups/0 holds the run's group line: @key comparison key + run, the primary measurement (JCS)"
+assert_eq "" "$(git --git-dir="$S" ls-tree main refs/levels)" "no refs/levels"
+if index_line "$S" levels "$rhex" >/dev/null 2>&1; then fail "the run has a levels line at its default level"; fi
+assert_exit 0 ks ls --level source-native
+assert_eq "$RUN" "$(awk '{print $1}' <<<"$OUT")" "ls --level source-native: the run"
+assert_exit 0 ks --json show "$RUN"
+assert_eq source-native "$(jv .evidence.level)" "show --json: source-native"
+pass "the run has no levels line (its default level); ls --level and show say source-native"
+assert_eq "{\"@key\":\"$SKEY\",\"externalId\":\"$ext\",\"run\":\"$RUN\",\"source\":\"liger-kernel-bench\"}" \
+    "$(git --git-dir="$S" cat-file blob "main:refs/sources/${SKEY:0:1}" 2>&1)" "source line"
+assert_eq "$RUN" "$(source_run "$S" liger-kernel-bench "$ext")" "source_run"
+pass "refs/sources/<digit> holds the claim, keyed by sha256(source NUL externalId), naming the run"
+assert_eq "$(meta_line "$RUN" 'd["run"]["metadata"]')" \
+    "$(git --git-dir="$S" cat-file blob "main:refs/metadata/${rhex:0:1}" 2>&1)" "run metadata line"
+assert_eq "$(meta_line "$PROT" 'd["protocol"]["metadata"]')" "$(index_line "$S" metadata "${PROT#sha256:}")" "protocol metadata line"
+assert_eq "$(meta_line "$ENV" 'd["environment"]["metadata"]')" "$(index_line "$S" metadata "${ENV#sha256:}")" "environment metadata line"
+pass "refs/metadata/<digit> holds each document's metadata line in JCS"
 
 # re-adding changes nothing
 assert_exit 0 ks --json add "$FX"
@@ -372,7 +395,7 @@ assert_eq 0 "$(jv .added)" "re-import adds nothing"
 assert_eq "$LIGER_HEAD" "$(head_of "$W/liger")" "re-import makes no commit"
 assert_eq "import" "$(git --git-dir="$W/liger" log -1 --format='%(trailers:key=Kistore-Op,valueonly)' main | sed '/^$/d')" "import trailer"
 pass "import liger SAMPLE adds $NIMP documents in one commit (Kistore-Op: import); again: nothing"
-seed_run=$(git --git-dir="$W/liger" cat-file blob "main:refs/sources/liger-kernel-bench/$ext" 2>&1)
+seed_run=$(source_run "$W/liger" liger-kernel-bench "$ext")
 assert_exit 0 ks --store "$W/liger" show "$seed_run"
 assert_contains "$(grep -i rank <<<"$OUT")" "3 of 4" "imported seed row rank"
 pass "the imported seed row (liger_tiled, seq 1024, RTX 4090) ranks 3 of 4 in its group"
@@ -381,21 +404,19 @@ pass "the imported store verifies --deep"
 
 # ================================ edge cases =================================
 # An externalId that extends an existing one as a path (a/b, then a/b/c): both
-# are legal ids.  Accept it, or refuse it as bad input naming the pointer --
-# but never a store error, and the store must stay clean.
-before=$(head_of "$S")
+# are legal ids.  Format 2 stored ids as paths and could refuse it (exit 2
+# naming the pointer); format 3 keys a claim by sha256(source NUL externalId),
+# so it is an id like any other: added, and claimed by its run.
 jq -c '.run.spec.sourceNative.externalId += "/rerun-1" | .run.spec.measurements[0].value = 3' "$FX" >"$W/extends.json"
-"$KISTORE" --no-progress add "$W/extends.json" >"$W/ext.out" 2>"$W/ext.err" && rc=0 || rc=$?
-if ((rc == 2)); then
-    assert_contains "$(cat "$W/ext.err")" "/run/spec/sourceNative/externalId" "refused extension names the pointer"
-    assert_eq "$before" "$(head_of "$S")" "refused extension leaves main"
-elif ((rc != 0)); then
-    printf '  exit %s, stderr: %s\n' "$rc" "$(cat "$W/ext.err")" >&2
-    fail "add of a run whose externalId extends an existing one: expected exit 0 or 2"
-fi
+ext_run=$(ks digest "$W/extends.json" | awk '$2 == "BenchmarkRun" {print $1}')
+assert_exit 0 ks --json add "$W/extends.json"
+assert_eq 1 "$(jv .added)" "the extending run is added"
+assert_not_contains "$ERR" "not indexed" "the extending id is claimed"
+assert_eq "$ext_run" "$(source_run "$S" liger-kernel-bench "$ext/rerun-1")" "the extending id names its run"
+assert_eq "$RUN" "$(source_run "$S" liger-kernel-bench "$ext")" "the extended id still names the fixture"
 assert_exit 0 ks verify
 assert_eq "" "$(git --git-dir="$S" fsck --strict 2>&1 | grep -v '^dangling' || true)" "fsck after the extension"
-pass "a run whose externalId extends an existing id as a path: accepted or refused cleanly (exit $rc)"
+pass "a run whose externalId extends an existing id as a path: added, both ids claimed, the store verifies"
 
 # Inputs that are pipes, not regular files: `kistore canon <(...)`, a FIFO.
 assert_exit 0 ks canon <(cat "$JCS/rfc8785-3.2.2.input.json")

@@ -145,6 +145,7 @@ pass "rerun --tolerance nan, 0, -1, 2, inf: exit 2, a message, store unchanged"
 
 assert_exit 0 "$KISTORE" --json rerun 628643ba close.json --sign controller
 assert_contains "$OUT" '"level":"reproduced"' "within tolerance: reproduced"
+close_out=$OUT
 git --git-dir="$S" -c gpg.ssh.allowedSignersFile="$("$KISTORE" trust path)" verify-commit main 2>verify.err \
   || fail "stock git verify-commit rejects kistore's signed rerun: $(cat verify.err)"
 assert_contains "$(cat verify.err)" 'Good "git" signature for controller@example.org' "git verify-commit output"
@@ -179,10 +180,17 @@ ops = [x["op"] for x in e]
 assert ops == ["rerun", "rerun", "attest", "import"], ops
 assert e[0]["signature"]["status"] == "trusted" and e[0]["signature"]["principal"] == "controller@example.org"
 assert e[2]["signature"]["status"] == "unsigned"
-assert "entered level disputed" in e[0]["changes"] and "left level reproduced" in e[0]["changes"]
-assert "entered level reproduced" in e[1]["changes"] and "left level source-native" in e[1]["changes"]
+assert "entered level disputed" in e[0]["changes"] and "left level reproduced" in e[0]["changes"], e[0]
+# Format 3: a run at its default level (source-native) has no levels line, so
+# the first rerun enters reproduced and leaves no line, and the import enters
+# no level line (show said source-native before the reruns, above).
+assert "entered level reproduced" in e[1]["changes"], e[1]
+assert not any(c.startswith("left level") for c in e[1]["changes"]), e[1]
+assert any(c.startswith("rerun recorded sha256:") for c in e[0]["changes"]), e[0]
+assert any(c.startswith("rerun recorded sha256:") for c in e[1]["changes"]), e[1]
 assert any(c.startswith("attested by sha256:") for c in e[2]["changes"])
 assert any(c.startswith("added sha256:628643ba") for c in e[3]["changes"])
+assert not any("level" in c for c in e[2]["changes"] + e[3]["changes"]), e[2:]
 PY
 pass "log --run: import, attest, two reruns with level changes and signers"
 assert_exit 0 "$KISTORE" log --op rerun -n 1
@@ -190,28 +198,31 @@ assert_contains "$OUT" "Op:     rerun" "log --op"
 assert_contains "$OUT" "trusted controller" "log shows the signer"
 pass "log --op and -n"
 
-# Forged promotions, made with stock git, are caught by verify.
-tamper_level() {  # tamper_level RUN-HEX [SIGNING-KEY]: move a run's level to reproduced
-  local victim=$1 key=${2:-}
-  local idx="$SERVERS_DIR/index.$$"
-  local from; from=$(git --git-dir="$S" ls-tree -r --name-only main refs/levels | grep "/$(fan "$victim")" | head -1)
-  local blob; blob=$(printf '{"evidence":null}' | git --git-dir="$S" hash-object -w --stdin)
-  GIT_INDEX_FILE=$idx git --git-dir="$S" read-tree main
-  printf '0 0000000000000000000000000000000000000000\t%s\n100644 blob %s\trefs/levels/reproduced/%s\n' \
-    "$from" "$blob" "$(fan "$victim")" | GIT_INDEX_FILE=$idx git --git-dir="$S" update-index --index-info
-  local tree; tree=$(GIT_INDEX_FILE=$idx git --git-dir="$S" write-tree)
-  rm -f "$idx"
+# Forged promotions, made with stock git, are caught by verify. Format 3: the
+# forgery is a levels line "reproduced" for a run at its default level (which
+# has no line), its evidence a real stored rerun (of another run).
+tamper_level() {  # tamper_level RUN-HEX [SIGNING-KEY]: give a run a levels line "reproduced"
+  local victim=$1 key=${2:-} tree commit
+  tree=$(set_line "$S" levels "$victim" "{\"@key\":\"$victim\",\"evidence\":\"$close_rerun\",\"level\":\"reproduced\"}" |
+    tree_with "$S" main)
   local sign=()
   [[ -z $key ]] || sign=(-c gpg.format=ssh -c user.signingkey="$key")
-  local commit; commit=$(git "${sign[@]}" --git-dir="$S" commit-tree "$tree" -p main ${key:+-S} -m "promote" -m "Kistore-Op: rerun")
+  commit=$(git "${sign[@]}" --git-dir="$S" commit-tree "$tree" -p main ${key:+-S} -m "promote" -m "Kistore-Op: rerun")
   git --git-dir="$S" update-ref refs/heads/main "$commit"
 }
-victim=$(echo "$other" | sed 's/sha256://')
+victim=${other#sha256:}
+run_hex=${run#sha256:}
+close_rerun=$(jq -r .rerun <<<"$close_out")
+[[ $close_rerun == sha256:* ]] || fail "the first rerun's digest: $close_rerun"
 good=$(head_of)
+assert_eq 1 "$(index_keys "$S" levels | wc -l)" "one levels line before the forgery: the rerun run's"
+if index_line "$S" levels "$victim" >/dev/null 2>&1; then fail "the victim already has a levels line"; fi
 tamper_level "$victim"
+victim_file=$(index_file "$S" levels "$victim")
+assert_contains "$(index_line "$S" levels "$victim")" '"level":"reproduced"' "the forged line is in the tree"
 assert_exit 1 "$KISTORE" --json verify
 assert_contains "$OUT" '"kind":"level-unjustified"' "unsigned promotion"
-assert_contains "$OUT" "refs/levels/reproduced/$(fan "$victim")" "names the path"
+assert_contains "$OUT" "$victim_file @$victim" "names the file and the key"
 pass "verify: unsigned promotion made with stock git"
 git --git-dir="$S" update-ref refs/heads/main "$good"
 tamper_level "$victim" "$SERVERS_DIR/outsider"
@@ -219,13 +230,15 @@ git --git-dir="$S" cat-file commit main | grep -q "BEGIN SSH SIGNATURE" || fail 
 assert_exit 1 "$KISTORE" --json verify
 assert_contains "$OUT" '"kind":"level-unjustified"' "promotion signed by an untrusted key"
 assert_contains "$OUT" 'untrusted key' "says the key is untrusted"
+assert_contains "$OUT" "$victim_file @$victim" "names the forged line"
 pass "verify: promotion signed by a key outside the trust list"
 printf 'outsider@example.org namespaces="git" %s\n' "$(cut -d' ' -f1,2 outsider.pub)" > published-signers
 assert_exit 1 "$KISTORE" verify --allowed-signers published-signers
-assert_contains "$ERR" "refs/levels/disputed/" "without the controller, its reruns are unjustified too"
+# The run's own "disputed" line (format 2: refs/levels/disputed/…).
+assert_contains "$ERR" "$(index_file "$S" levels "$run_hex") @$run_hex" "without the controller, its reruns are unjustified too"
 # A trusted signature is not enough: the promotion adds no rerun, so it is no
 # valid rerun commit (SPEC §1) whoever signed it.
-assert_contains "$ERR" "refs/levels/reproduced/$(fan "$victim")" "the outsider's promotion, even with the outsider trusted"
+assert_contains "$ERR" "$victim_file @$victim" "the outsider's promotion, even with the outsider trusted"
 assert_contains "$ERR" "adds no rerun of this run" "says why the promotion is no valid rerun commit"
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >> published-signers
 git --git-dir="$S" update-ref refs/heads/main "$good"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Store formats end to end (SPEC §2): the golden tree of a small format-2
-# store, byte for byte; the upgrade of a store the format-1 release made
-# (tests/data/format1), after which everything reads the same; writers and
-# syncs refused across formats with the advice to upgrade, leaving the store
-# byte for byte as it was; a FORMAT naming a later format refused by every
-# command. KISTORE_ACCEPT=1 rewrites the golden files.
+# Store formats end to end (SPEC §2): the golden tree of a small format-3
+# store, byte for byte, and forged lines refused; the upgrade of stores the
+# format-1 and format-2 releases made (tests/data/format1, tests/data/format2),
+# after which everything reads the same; writers and syncs refused across
+# formats with the advice to upgrade, leaving the store byte for byte as it
+# was; a FORMAT naming a later format refused by every command.
+# KISTORE_ACCEPT=1 rewrites the golden files.
 set -euo pipefail
 # shellcheck source=lib/preamble.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
@@ -21,14 +22,14 @@ make_rerun() {
     rerun_bundle bundle.json "$3" "rerun-$3" >"$4"
 }
 
-# golden NAME ACTUAL WHAT : ACTUAL equals tests/data/format2/NAME (rewritten with KISTORE_ACCEPT=1)
+# golden NAME ACTUAL WHAT : ACTUAL equals tests/data/format3/NAME (rewritten with KISTORE_ACCEPT=1)
 golden() {
-    local file="$data/format2/$1"
+    local file="$data/format3/$1"
     if [[ ${KISTORE_ACCEPT:-} == 1 ]]; then printf '%s\n' "$2" >"$file"; fi
     assert_eq "$(cat "$file")" "$2" "$3"
 }
 
-# ---- (1) The golden tree of a small format-2 store -------------------------
+# ---- (1) The golden tree of a small format-3 store -------------------------
 G=$SERVERS_DIR/golden
 assert_exit 0 ks --store "$G" init
 assert_exit 0 ks --store "$G" add "$data/e2e/seed-run-tiled-geglu-backward.json"
@@ -42,13 +43,31 @@ index=$(git --git-dir="$G" ls-tree -r --name-only main | grep -v '^objects/' | w
     printf '%s\n%s\n\n' "$p" "$(git --git-dir="$G" cat-file blob "main:$p")"
 done)
 golden index.golden "$index" "every blob outside objects/, byte for byte"
-assert_eq "6b6973746f726520320a" "$(git --git-dir="$G" cat-file blob main:FORMAT | od -An -tx1 | tr -d ' \n')" "FORMAT bytes"
-# Every path is one of SPEC §2's, with modes 100644 (blobs) only.
-h='[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}' x='[0-9a-f]{64}'
-bad=$(git --git-dir="$G" ls-tree -r main | grep -Ev "^100644 blob [0-9a-f]{40}	(FORMAT|objects/sha256/$h|refs/metadata/$h|refs/groups/$h/$x|refs/levels/(disputed|reported|source-native|reproduced)/$h|refs/reruns/$h/$x|refs/attestations/$h/$x|refs/sources/.+)$" || true)
+assert_eq "6b6973746f726520330a" "$(git --git-dir="$G" cat-file blob main:FORMAT | od -An -tx1 | tr -d ' \n')" "FORMAT bytes"
+# Every path is one of SPEC §2's, with modes 100644 (blobs) only: index files
+# named by one hex digit in folders named by hex digits.
+h='[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}'
+bad=$(git --git-dir="$G" ls-tree -r main | grep -Ev "^100644 blob [0-9a-f]{40}	(FORMAT|objects/sha256/$h|refs/(metadata|groups|levels|reruns|attestations|sources)/([0-9a-f]+/)*[0-9a-f])$" || true)
 assert_eq "" "$bad" "paths outside SPEC §2's table"
+# One line per fact, each the JCS of an object whose first member is @key.
+"$PY" - "$G" <<'PY' || fail "an index line is not as SPEC §2 says"
+import json, subprocess, sys
+g = sys.argv[1]
+paths = subprocess.run(["git", "--git-dir", g, "ls-tree", "-r", "--name-only", "main", "refs/"], capture_output=True, text=True, check=True).stdout.split()
+for p in paths:
+    text = subprocess.run(["git", "--git-dir", g, "cat-file", "blob", "main:" + p], capture_output=True, text=True, check=True).stdout
+    assert text.endswith("\n"), p
+    keys = []
+    for line in text[:-1].split("\n"):
+        o = json.loads(line)
+        assert json.dumps(o, separators=(",", ":"), sort_keys=True, ensure_ascii=False) == line, (p, line)
+        assert next(iter(o)) == "@key", (p, line)
+        keys.append(o["@key"])
+    assert keys == sorted(set(keys)), p
+PY
+assert_contains "$(index_line "$G" levels "${seed#sha256:}")" '"level":"disputed"' "the disputed run's level line"
 assert_exit 0 ks --store "$G" verify
-pass "golden format-2 tree: FORMAT, fanned-out index, the rerun under refs/reruns; verify ok"
+pass "golden format-3 tree: FORMAT, JSON Lines index files in a trie, the rerun in refs/reruns; verify ok"
 
 assert_exit 0 ks --store "$G" --json rank "$seed"
 [[ $(jv '.members | length') == 1 ]] || fail "the rerun is a member of the group: $OUT"
@@ -66,58 +85,47 @@ assert_exit 0 ks --store "$G" --json show "$seed"
 assert_contains "$OUT" "\"reruns\":[{\"level\":\"disputed\",\"ratio\":$ratio,\"run\":\"$rerun_digest\"}]" "show --json: reruns"
 pass "rank and show list the rerun beside its run (level, ratio), never as a competitor"
 
-# forge STORE MESSAGE PATH=BLOB|PATH=DELETE... : a commit on STORE's main made with stock git
-forge() {
-    local store=$1 message=$2 idx=$SERVERS_DIR/forge.index spec
-    shift 2
-    rm -f "$idx"
-    GIT_INDEX_FILE=$idx git --git-dir="$store" read-tree main
-    for spec in "$@"; do
-        if [[ ${spec#*=} == DELETE ]]; then
-            printf '0 0000000000000000000000000000000000000000\t%s\n' "${spec%%=*}"
-        else
-            printf '100644 blob %s\t%s\n' "${spec#*=}" "${spec%%=*}"
-        fi
-    done | GIT_INDEX_FILE=$idx git --git-dir="$store" update-index --index-info
-    git --git-dir="$store" -c user.name=f -c user.email=f@example.org commit-tree \
-        "$(GIT_INDEX_FILE=$idx git --git-dir="$store" write-tree)" -p main -m "$message"
-    rm -f "$idx"
-}
 blob_of() { git --git-dir="$G" hash-object -w --stdin; }
-# forged NAME KIND PATH COMMIT : verify of a copy of G at COMMIT reports KIND at PATH, and a pull of it is refused
-forged() {
-    local name=$1 kind=$2 path=$3 c=$4 before
-    rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
-    echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"  # the forged commit's objects
-    git --git-dir="$SERVERS_DIR/forged" update-ref refs/heads/main "$c"
-    assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
-    [[ $(jv --arg k "$kind" --arg p "$path" '[.problems[] | select(.kind == $k and .path == $p)] | length') -ge 1 ]] ||
-        fail "$name: verify does not report $kind at $path: $OUT"
-    assert_exit 0 ks --store "$SERVERS_DIR/clean" remote add "$name" "$SERVERS_DIR/forged"
-    assert_exit_unchanged 1 "$SERVERS_DIR/clean" "$name: refused pull" ks --store "$SERVERS_DIR/clean" pull "$name"
-    assert_contains "$ERR" "$kind" "$name: the pull names the problem"
-}
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
 assert_exit 0 ks clone --allowed-signers signers "$G" "$SERVERS_DIR/clean"
-seed_fan=$(fan "${seed#sha256:}")
-rerun_entry="refs/reruns/$seed_fan/${rerun_digest#sha256:}"
-key=$(git --git-dir="$G" ls-tree -r --name-only main refs/groups | head -1 | cut -d/ -f3-5)
-forged "wrong-ratio" rerun-mismatch "$rerun_entry" \
-    "$(forge "$G" "ratio" "$rerun_entry=$(printf '{"level":"disputed","ratio":1}' | blob_of)")"
-forged "rerun-in-group" group-mismatch "refs/groups/$key/${rerun_digest#sha256:}" \
-    "$(forge "$G" "group" "refs/groups/$key/${rerun_digest#sha256:}=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":3400000}' | blob_of)")"
-flat_level="refs/levels/reported/${rerun_digest#sha256:}"
-forged "format-1-path" layout "$flat_level" \
-    "$(forge "$G" "flat" "refs/levels/reported/$(fan "${rerun_digest#sha256:}")=DELETE" "$flat_level=$(printf '{"evidence":null}' | blob_of)")"
-forged "no-format" layout FORMAT "$(forge "$G" "format" "FORMAT=DELETE")"
-c=$(forge "$G" "unindexed" "$rerun_entry=DELETE")
-rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
-echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"
-git --git-dir="$SERVERS_DIR/forged" update-ref refs/heads/main "$c"
-assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
-[[ $(jv --arg p "$rerun_entry" '[.problems[] | select(.kind == "rerun-mismatch" and .path == $p)] | length') -ge 1 ]] ||
-    fail "a rerun missing from refs/reruns: $OUT"
-pass "verify and pull check refs/reruns against the objects and the signed history, and format 2's paths exactly"
+# forged_lines NAME KIND PATH MSG [PULL-KIND] : G's main with the --index-info
+# lines on stdin committed by stock git, which verify reports as KIND at PATH,
+# and a pull of which is refused as PULL-KIND (default KIND: a pull judges the
+# commit's change, verify the tree it leaves); G itself is left as it was.
+forged_lines() {
+    local name=$1 kind=$2 path=$3 pull_kind=${5:-$2} c
+    rm -rf "$SERVERS_DIR/forged" && git clone -q --bare "$G" "$SERVERS_DIR/forged"
+    echo "$G/objects" >>"$SERVERS_DIR/forged/objects/info/alternates"  # set_line's blobs
+    c=$(commit_index_info "$SERVERS_DIR/forged" "$4")
+    assert_exit 1 ks --store "$SERVERS_DIR/forged" --json verify --allowed-signers signers
+    [[ $(jv --arg k "$kind" --arg p "$path" '[.problems[] | select(.kind == $k and (.path | startswith($p)))] | length') -ge 1 ]] ||
+        fail "$name: verify does not report $kind at $path: $OUT"
+    ks --store "$SERVERS_DIR/clean" remote remove "$name" >/dev/null 2>&1 || true
+    assert_exit 0 ks --store "$SERVERS_DIR/clean" remote add "$name" "$SERVERS_DIR/forged"
+    assert_exit_unchanged 1 "$SERVERS_DIR/clean" "$name: refused pull" ks --store "$SERVERS_DIR/clean" pull "$name"
+    assert_contains "$ERR" "$pull_kind" "$name: the pull names the problem"
+    : "$c"
+}
+seed_hex=${seed#sha256:} rerun_hex=${rerun_digest#sha256:}
+rerun_key=$seed_hex$rerun_hex
+rerun_file=$(index_file "$G" reruns "$rerun_key")
+group_key=$(index_keys "$G" groups | head -1)
+group_key=${group_key:0:64}
+set_line "$G" reruns "$rerun_key" "{\"@key\":\"$rerun_key\",\"level\":\"disputed\",\"ratio\":1}" |
+    forged_lines "wrong-ratio" rerun-mismatch "$rerun_file" "ratio"
+set_line "$G" groups "$group_key$rerun_hex" "{\"@key\":\"$group_key$rerun_hex\",\"metric\":\"latency\",\"statistic\":\"median\",\"unit\":\"ns\",\"value\":3400000}" |
+    forged_lines "rerun-in-group" group-mismatch "$(index_file "$G" groups "$group_key$rerun_hex")" "group"
+# A format-2 entry in a format-3 tree is outside the layout.
+printf '100644 %s\trefs/levels/reported/%s\n' "$(printf '{"evidence":null}' | blob_of)" "$(fan "$rerun_hex")" |
+    forged_lines "format-2-path" layout "refs/levels/reported" "format-2 path"
+printf '0 %s\tFORMAT\n' 0000000000000000000000000000000000000000 | forged_lines "no-format" layout FORMAT "format"
+set_line "$G" reruns "$rerun_key" - | forged_lines "unindexed" rerun-mismatch "$rerun_file" "unindexed" index-removed
+# A line out of order, and a key twice, in the levels file.
+lf=$(index_file "$G" levels "$seed_hex")
+line=$(index_line "$G" levels "$seed_hex")
+printf '100644 %s\t%s\n' "$(printf '%s\n%s\n' "$line" "$line" | blob_of)" "$lf" | forged_lines "key-twice" layout "$lf" "twice"
+printf '100644 %s\t%s\n' "$(printf '%s \n' "$line" | blob_of)" "$lf" | forged_lines "not-jcs" layout "$lf" "space"
+pass "verify and pull check every line against the objects and the signed history, and format 3's files exactly"
 
 # ---- (2) Upgrading the store the format-1 release made -----------------------
 F=$SERVERS_DIR/f1
@@ -133,7 +141,11 @@ before_head=$(git --git-dir="$F" rev-parse main)
 ks --store "$F" --json log >log.before
 ks --store "$F" --json ls >ls.before
 for l in reproduced disputed reported source-native; do ks --store "$F" ls --level "$l" >"level-$l.before"; done
-git --git-dir="$F" ls-tree -r main refs/sources >sources.before
+# Format 1's upstream ids, as (source, externalId, run): refs/sources/<source>/<id> holds the run.
+git --git-dir="$F" ls-tree -r --name-only main refs/sources | while read -r p; do
+    printf '%s\t%s\n' "${p#refs/sources/}" "$(git --git-dir="$F" cat-file blob "main:$p")"
+done | sort >sources.before
+[[ -s sources.before ]] || fail "the fixture has no upstream ids"
 ks --store "$F" --json show "$r628" | jq -c '.document' >show628.before
 [[ $(jq -r '.run.metadata | length' show628.before) -gt 0 ]] || fail "show --json: no metadata to compare"
 ks --store "$F" --json show "$seed" | jq -c '.document' >show334.before
@@ -178,7 +190,7 @@ assert_store_unchanged "$before" "$F" "pull into and push from a format-1 store"
 assert_exit 1 ks clone "$F" "$SERVERS_DIR/clone-f1"
 assert_contains "$ERR" "kistore upgrade" "clone of format 1: says to upgrade"
 [[ ! -e $SERVERS_DIR/clone-f1 ]] || fail "a refused clone left its folder"
-pass "pull, push and clone between format 1 and format 2 are refused (exit 1 for the remote's data, 3 for this store's), stores unchanged"
+pass "pull, push and clone between format 1 and format 3 are refused (exit 1 for the remote's data, 3 for this store's), stores unchanged"
 
 # The upgrade: one commit, no object touched, everything reads the same.
 assert_exit 0 ks --store "$F" remote remove g
@@ -189,7 +201,7 @@ assert_eq "$before_head" "$(git --git-dir="$F" rev-parse main^)" "one commit on 
 assert_eq "1" "$(git --git-dir="$F" rev-list --count "$before_head..main")" "exactly one commit"
 assert_contains "$(git --git-dir="$F" log -1 --format=%B main)" "Kistore-Op: upgrade" "the upgrade trailer"
 assert_eq "$before_objects" "$(git --git-dir="$F" rev-parse main:objects)" "objects/ subtree id"
-assert_eq "kistore 2" "$(git --git-dir="$F" cat-file blob main:FORMAT)" "FORMAT written"
+assert_eq "kistore 3" "$(git --git-dir="$F" cat-file blob main:FORMAT)" "FORMAT written"
 assert_exit 0 ks --store "$F" verify
 assert_contains "$OUT" "0 problems, 5 warnings" "the same five warnings (external references, a claimed source id)"
 for l in reproduced disputed reported source-native; do
@@ -198,7 +210,10 @@ done
 assert_contains "$(ks --store "$F" ls --level reproduced)" "$r628" "628643ba is reproduced"
 assert_contains "$(ks --store "$F" ls --level disputed)" "$seed" "334face3 is disputed"
 assert_eq "$(cat ls.before)" "$(ks --store "$F" --json ls)" "ls --json"
-assert_eq "$(cat sources.before)" "$(git --git-dir="$F" ls-tree -r main refs/sources)" "refs/sources, entry for entry"
+# Each id format 1 held, as a line of refs/sources (source and id split at the first "/").
+for k in $(index_keys "$F" sources); do index_line "$F" sources "$k"; done |
+    jq -r '[.source + "/" + .externalId, .run] | @tsv' | sort >sources.after
+assert_eq "" "$(comm -23 sources.before sources.after)" "every upstream id of format 1 is a line of refs/sources"
 assert_eq "$(cat show628.before)" "$(ks --store "$F" --json show "$r628" | jq -c '.document')" "show 628643ba: bundle and metadata"
 assert_eq "$(cat show334.before)" "$(ks --store "$F" --json show "$seed" | jq -c '.document')" "show 334face3: bundle and metadata"
 assert_exit 0 ks --store "$F" --json show "$r628"
@@ -215,7 +230,7 @@ assert_eq "4" "$(jv '.members | length')" "the rerun left the group"
 assert_eq "reproduced" "$(jv --arg r "$r628" '.members[] | select(.run == $r) | .reruns[0].level')" "628643ba's rerun beside it"
 after=$(git --git-dir="$F" rev-parse main)
 assert_exit 0 ks --store "$F" upgrade
-assert_contains "$OUT" "already format 2" "a second upgrade"
+assert_contains "$OUT" "already format 3" "a second upgrade"
 assert_eq "$after" "$(git --git-dir="$F" rev-parse main)" "a second upgrade writes nothing"
 pass "after the upgrade: reruns beside their runs; upgrading again is a no-op (exit 0)"
 
@@ -258,12 +273,66 @@ assert_eq "$(git --git-dir="$F2" rev-parse main^{tree})" "$(git --git-dir="$F" r
 assert_exit 0 ks --store "$F" verify
 pass "an upgraded store clones (format-1 history, upgrade commit checked) and two upgrades made apart merge"
 
+# ---- (2b) Upgrading the store the format-2 release made ----------------------
+# tests/data/format2: signed reruns, an attestation, metadata; outputs.golden
+# is what that release printed of it. After the upgrade kistore prints the
+# same, the upgrade commit aside (it changes no fact, so no run's story shows it).
+T=$SERVERS_DIR/f2
+git clone -q --bare "$data/format2/store.bundle" "$T"
+git --git-dir="$T" symbolic-ref HEAD refs/heads/main
+git --git-dir="$T" remote remove origin
+assert_exit 0 ks --store "$T" trust add controller@example.org controller.pub
+assert_eq "kistore 2" "$(git --git-dir="$T" cat-file blob main:FORMAT)" "the fixture is format 2"
+before=$(store_fingerprint "$T")
+assert_exit 3 ks --store "$T" add "$data/e2e/seed-run-tiled-geglu-backward.json"
+assert_contains "$ERR" "this store is format 2" "add: names the format"
+assert_contains "$ERR" "run \`kistore upgrade\`" "add: says to upgrade"
+assert_exit 3 ks --store "$T" attest "$r628" --note "again"
+assert_contains "$ERR" "kistore upgrade" "attest: says to upgrade"
+assert_store_unchanged "$before" "$T" "writers on a format-2 store"
+assert_exit 0 ks --store "$G" remote add f2 "$T"
+before_g=$(store_fingerprint "$G")
+assert_exit 1 ks --store "$G" pull f2
+assert_contains "$ERR" "the remote is a format-2 store" "pull from format 2: names the format"
+assert_contains "$ERR" "kistore upgrade" "pull from format 2: says to upgrade"
+assert_exit 1 ks --store "$G" push f2
+assert_contains "$ERR" "kistore upgrade" "push to format 2: says to upgrade"
+assert_store_unchanged "$before_g" "$G" "pull from and push to a format-2 store"
+assert_store_unchanged "$before" "$T" "a format-2 remote, pulled and pushed to"
+pass "writers refuse a format-2 store; pull and push between format 2 and 3 are refused, saying to upgrade; stores unchanged"
+
+f2_head=$(git --git-dir="$T" rev-parse main)
+f2_objects=$(git --git-dir="$T" rev-parse main:objects)
+assert_exit 0 ks --store "$T" upgrade
+assert_contains "$OUT" "upgraded" "upgrade says what it did"
+assert_contains "$OUT" "from format 2 to format 3" "upgrade names both formats"
+assert_eq "$f2_head" "$(git --git-dir="$T" rev-parse main^)" "one commit on the old head"
+assert_eq "$f2_objects" "$(git --git-dir="$T" rev-parse main:objects)" "objects/ subtree id"
+assert_eq "kistore 3" "$(git --git-dir="$T" cat-file blob main:FORMAT)" "FORMAT written"
+assert_exit 0 ks --store "$T" verify
+assert_contains "$OUT" "48 objects, 0 problems, 5 warnings" "verify: as before the upgrade"
+r588=sha256:588a4b483894c9c688ffed3529e59df566d7696c5e2475e264d0f5de598240f9
+{
+    for r in $r628 $seed; do echo "\$ kistore rank ${r:7:8}"; ks --store "$T" rank "$r"; done
+    for r in $r628 $seed $r588; do
+        echo "\$ kistore show ${r:7:8}"; ks --store "$T" show "$r"
+        echo "\$ kistore --json show ${r:7:8}"; ks --store "$T" --json show "$r"; echo
+    done
+    for r in $r628 $seed; do echo "\$ kistore log --run ${r:7:8}"; ks --store "$T" log --run "$r"; done
+    for l in reproduced disputed reported source-native; do echo "\$ kistore ls --level $l"; ks --store "$T" ls --level "$l"; done
+} >outputs.after
+diff "$data/format2/outputs.golden" outputs.after >outputs.diff || fail "the upgraded store prints otherwise: $(head -40 outputs.diff)"
+assert_exit 0 ks --store "$T" log --group "$r628"
+assert_contains "$OUT" "628643ba9218 liger_tiled: level source-native → reproduced (rerun 588a4b483894)" "log --group reads across the upgrade"
+assert_not_contains "$OUT" "Op:     upgrade" "log --group: the upgrade changed nothing of the group"
+pass "the format-2 release's store upgrades (one commit, objects untouched) and rank, show, log --run and ls print what that release printed"
+
 # ---- (3) A FORMAT naming a later format ---------------------------------------
 L=$SERVERS_DIR/later
 git clone -q --bare "$G" "$L"
 idx=$SERVERS_DIR/later.index
 GIT_INDEX_FILE=$idx git --git-dir="$L" read-tree main
-GIT_INDEX_FILE=$idx git --git-dir="$L" update-index --cacheinfo "100644,$(printf 'kistore 3\n' | git --git-dir="$L" hash-object -w --stdin),FORMAT"
+GIT_INDEX_FILE=$idx git --git-dir="$L" update-index --cacheinfo "100644,$(printf 'kistore 4\n' | git --git-dir="$L" hash-object -w --stdin),FORMAT"
 c=$(git --git-dir="$L" -c user.name=t -c user.email=t@example.org commit-tree "$(GIT_INDEX_FILE=$idx git --git-dir="$L" write-tree)" -p main -m later)
 git --git-dir="$L" update-ref refs/heads/main "$c"
 rm -f "$idx"
@@ -271,14 +340,14 @@ before=$(store_fingerprint "$L")
 for cmd in "verify" "ls" "rank $seed" "upgrade" "add $data/e2e/seed-run-tiled-geglu-backward.json"; do
     # shellcheck disable=SC2086
     assert_exit 3 ks --store "$L" $cmd
-    assert_contains "$ERR" 'FORMAT holds "kistore 3\n"' "$cmd: names what FORMAT holds"
+    assert_contains "$ERR" 'FORMAT holds "kistore 4\n"' "$cmd: names what FORMAT holds"
 done
 assert_store_unchanged "$before" "$L" "commands on a later format"
 assert_exit 0 ks --store "$G" remote add later "$L"
 before_g=$(store_fingerprint "$G")
 assert_exit 1 ks --store "$G" pull later
-assert_contains "$ERR" 'FORMAT holds "kistore 3\n"' "pull: names what FORMAT holds"
+assert_contains "$ERR" 'FORMAT holds "kistore 4\n"' "pull: names what FORMAT holds"
 assert_store_unchanged "$before_g" "$G" "pull of a later format"
-pass "FORMAT \"kistore 3\\n\": every command refuses it (exit 3), a pull of it is refused (exit 1), nothing written"
+pass "FORMAT \"kistore 4\\n\": every command refuses it (exit 3), a pull of it is refused (exit 1), nothing written"
 
 summary

@@ -6,7 +6,7 @@
 # pushes that would break the store is refused with the reasons, shown to the
 # pusher as remote: lines, and the server's branch does not move:
 #   (a) a README.md added by a plain `git push`;
-#   (b) a run's level moved to reproduced with no signed rerun;
+#   (b) a run given a reproduced level line with no signed rerun;
 #   (c) a forced push that drops the head;
 #   (d) a second branch, and the deletion of the store's.
 # Every kistore store that pulls from the server afterwards stays whole.
@@ -59,18 +59,21 @@ assert_contains "$ERR" "remote: problem: layout: README.md" "the pusher sees the
 assert_contains "$ERR" "kistore: push refused: 1 problem;" "and kistore's summary"
 pass "(a) a README.md pushed with stock git is refused, naming it; the branch stays"
 
-# (b) a level no controller signed: a run's default level entry moved to
-# reproduced by hand.
+# (b) a level no controller signed: a run at its default level (format 3: no
+# line in refs/levels) given a "reproduced" line by hand, its evidence the
+# other run (no rerun at all, let alone a signed one).
 git -C "$C" reset -q --hard origin/main
-reported=$(git -C "$C" ls-tree -r --name-only HEAD refs/levels/source-native | head -1)
-[[ -n $reported ]] || fail "no source-native level entry in the store"
-forged=${reported/\/source-native\//\/reproduced\/}
-blob=$(printf '{"evidence":null}' | git -C "$C" hash-object -w --stdin)
-git -C "$C" rm -q --cached "$reported"
-git -C "$C" update-index --add --cacheinfo "100644,$blob,$forged"
+runs=$(index_keys "$C/.git" groups | cut -c65-)
+[[ $(nlines "$runs") == 2 ]] || fail "expected two runs in the store's groups, got: $runs"
+run=$(sed -n 1p <<<"$runs") other=$(sed -n 2p <<<"$runs")
+[[ -z $(index_keys "$C/.git" levels) ]] || fail "the store already has a level line"
+set_line "$C/.git" levels "$run" \
+    "{\"@key\":\"$run\",\"evidence\":\"sha256:$other\",\"level\":\"reproduced\"}" |
+    git -C "$C" update-index --index-info
 git -C "$C" commit -q -m "reproduced, trust me"
 refused origin HEAD:main
-assert_contains "$ERR" "level-unjustified" "the pusher sees the unjustified level"
+assert_contains "$ERR" "level-unjustified: refs/levels" "the pusher sees the unjustified level"
+assert_contains "$ERR" " @$run: " "naming the run's key"
 pass "(b) a level moved to reproduced with no signed rerun is refused; the branch stays"
 
 # (c) a forced push that drops the head.

@@ -19,14 +19,22 @@ assert r["rejected"] == [] and r["commit"], r
 assert r["added"] + r["present"] == 5 * 3897, r
 PY
 pass "import of the whole corpus: one commit, nothing rejected"
-runs=$(git --git-dir="$S" ls-tree -r --name-only main refs/levels | wc -l)
-assert_eq 3897 "$runs" "3,897 runs, each with one level"
-sources=$(git --git-dir="$S" ls-tree -r --name-only main refs/sources/liger-kernel-bench | wc -l)
-assert_eq 3897 "$sources" "3,897 upstream ids under refs/sources/liger-kernel-bench"
+# Format 3: a run at its default level (source-native here) has no levels line;
+# every run that is not a controlled rerun has one group line.
+runs=$(index_keys "$S" groups | wc -l)
+assert_eq 3897 "$runs" "3,897 runs, each with one group line"
+assert_eq 0 "$(index_keys "$S" levels | wc -l)" "no levels line: every run at its default level"
+native=$(ks ls --kind run --level source-native --format tsv | tail -n +2 | wc -l)
+assert_eq 3897 "$native" "ls --level source-native lists all 3,897 runs"
+sources=$(index_keys "$S" sources | wc -l)
+assert_eq 3897 "$sources" "3,897 upstream ids in refs/sources"
 id=tiled_geglu/backward/liger_tiled/nvidia-geforce-rtx-4090/batch2-hidden2048-intermediate4096-seq1024-bf16/2025-11-11-06-22-57
-run=$(git --git-dir="$S" cat-file -p "main:refs/sources/liger-kernel-bench/$id")
+# A claim's key: sha256(source NUL externalId) (source_key).
+claim=$(index_line "$S" sources "$(source_key liger-kernel-bench "$id")")
+run=$(jq -r .run <<<"$claim")
 assert_eq sha256:628643ba921878ef6035a1321da64c56f5b4a470a3fa12e9ab5239c742fec354 "$run" "the fixture's row by its upstream id"
-pass "every row findable at refs/sources/liger-kernel-bench/<externalId>"
+assert_eq "liger-kernel-bench $id" "$(jq -r '.source + " " + .externalId' <<<"$claim")" "the claim names its source and externalId"
+pass "every row findable by its claim in refs/sources (key sha256(source NUL externalId))"
 head=$(git --git-dir="$S" rev-parse main)
 assert_exit 0 "$KISTORE" --json import liger "$corpus"/*.csv
 assert_contains "$OUT" '"added":0' "re-import adds nothing"

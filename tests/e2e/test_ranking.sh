@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck source-path=SCRIPTDIR disable=SC2153
+# shellcheck source-path=SCRIPTDIR disable=SC2153,SC2016
 # Ranking across units, with the real binary: Liger's tiled_geglu backward group
 # (seq 1024, RTX 4090) ranks liger, huggingface, liger_tiled, deepspeed_tiled
 # 1-4 (SPEC §1: the seed fixture's run is 3 of 4), and keeps doing so whatever
@@ -59,7 +59,7 @@ members() { jv '.members[] | "\(.rank) \(.implementation) \(.value) \(.unit)"'; 
 
 assert_exit 0 ks init
 assert_exit 0 ks --json import liger "$DATA/liger-sample.csv"
-tiled=$(git --git-dir="$S" cat-file blob "main:refs/sources/liger-kernel-bench/$ext")
+tiled=$(source_run "$S" liger-kernel-bench "$ext")
 assert_exit 0 ks cat "$tiled"
 printf '%s' "$OUT" >"$W/base.json"
 published='1 liger 1491968 ns

@@ -86,7 +86,7 @@ transport() {
         "$name: the remote got kistore's pack"
     rm -rf "$WORK/stock-$name"
     assert_exit 0 g clone -q "$bare" "$WORK/stock-$name"
-    [[ -d $WORK/stock-$name/objects/sha256 && -d $WORK/stock-$name/refs/levels ]] ||
+    [[ -d $WORK/stock-$name/objects/sha256 && -f $WORK/stock-$name/FORMAT && -d $WORK/stock-$name/refs/groups ]] ||
         fail "$name: stock git clone has no store layout"
     assert_exit 0 env "$@" "$KISTORE" --json clone "$url" "$WORK/clone-$name"
     assert_contains "$OUT" '"result":"fast-forward"' "$name: clone --json"
@@ -384,7 +384,7 @@ assert_exit 0 ks --store B --json push
 assert_contains "$OUT" "metadata is older" "B's merge takes A's older metadata"
 assert_exit 0 ks --store A pull shared
 assert_eq "$(tree_of B)" "$(tree_of A)" "metadata: same tree"
-git --git-dir=A cat-file -p "main:refs/metadata/$(fan "$v8_hex")" | grep -q '"title":"first"' || fail "the earliest metadata did not win"
+index_line A metadata "$v8_hex" | grep -q '"title":"first"' || fail "the earliest metadata did not win"
 pass "metadata conflict: the earliest metadata stays on both sides"
 
 # Concurrent pushes to one remote, on this machine and over git://: each
@@ -526,20 +526,35 @@ c=$(forge_commit "gc: drop" "$seed_obj"$'\t'DELETE)
 refused history-rewritten "removed object"
 pass "refused: an existing object removed"
 
-# (d) an unsigned level change: source-native -> reproduced in a plain commit
-lvl_blob=$(forger rev-parse "$GOOD:refs/levels/source-native/$(fan "$seed_hex")")
-c=$(forge_commit "promote" "refs/levels/source-native/$(fan "$seed_hex")"$'\t'DELETE \
-    "refs/levels/reproduced/$(fan "$seed_hex")"$'\t'"$lvl_blob")
+# forged_line FAMILY KEY LINE|- : forge_commit's "path<TAB>blob" change that
+# puts LINE as KEY's line in GOOD's file of FAMILY (or removes it), made with
+# stock git (lib/index_lines.py set).
+forged_line() {
+    local info
+    info=$(INDEX_REF=$GOOD set_line "$WORK/forger/.git" "$@")
+    [[ ${info%% *} != 0 ]] || fail "forged_line: the file would go: $*"
+    printf '%s\t%s\n' "${info#*$'\t'}" "$(cut -d' ' -f2 <<<"${info%%$'\t'*}")"
+}
+
+# (d) an unsigned level change: source-native -> reproduced in a plain commit.
+# Format 3: the seed at its default level has no line in refs/levels; the
+# forgery adds one (its evidence the run itself: no rerun at all).
+[[ -z $(INDEX_REF=$GOOD index_keys "$WORK/forger/.git" levels) ]] || fail "the good state has a level line"
+c=$(forge_commit "promote" "$(forged_line levels "$seed_hex" \
+    "{\"@key\":\"$seed_hex\",\"evidence\":\"sha256:$seed_hex\",\"level\":\"reproduced\"}")")
 refused level-unjustified "unsigned level change"
-assert_contains "$ERR" "refs/levels/reproduced/$(fan "$seed_hex")" "level change: names the path"
+assert_contains "$ERR" "refs/levels @$seed_hex" "level change: names the line's family and key"
 assert_contains "$ERR" "${c:0:12}" "level change: names the commit"
 pass "refused: an unsigned level change (source-native -> reproduced)"
 
-# (c) an index entry inconsistent with its object (group value changed)
-grp=$(forger ls-tree -r --name-only "$GOOD" refs/groups | grep "/$seed_hex\$")
-fake=$(printf '{"metric":"latency","statistic":"median","unit":"ns","value":1}' | forger hash-object -w --stdin)
-c=$(forge_commit "faster" "$grp"$'\t'"$fake")
+# (c) an index line inconsistent with its object (the seed's group line's value changed)
+grp_key=$(INDEX_REF=$GOOD index_keys "$WORK/forger/.git" groups | grep "$seed_hex\$")
+fake=$(INDEX_REF=$GOOD index_line "$WORK/forger/.git" groups "$grp_key" | jq -c --sort-keys '.value = 1')
+[[ $fake == '{"@key":"'"$grp_key"'","metric":"latency","statistic":"median","unit":"ns","value":1}' ]] ||
+    fail "the forged group line: $fake"
+c=$(forge_commit "faster" "$(forged_line groups "$grp_key" "$fake")")
 refused group-mismatch "group entry inconsistent with its run"
+assert_contains "$ERR" "refs/groups @$grp_key" "group line: names the line's family and key"
 pass "refused: an index entry inconsistent with its object"
 
 # a path outside the layout
@@ -586,15 +601,16 @@ mkdir -p C/kistore && cp "$WORK/allowed_signers" C/kistore/allowed_signers
 assert_exit 0 ks --store C --json pull
 assert_contains "$OUT" '"result":"fast-forward"' "trusted signed rerun: taken"
 assert_eq "$signed" "$(head_of C)" "C has the signed rerun"
-git --git-dir=C cat-file -e "main:refs/levels/reproduced/$(fan "$seed_hex")" || fail "C's run is not reproduced"
+[[ $(index_line C levels "$seed_hex" | jq -r .level) == reproduced ]] || fail "C's run is not reproduced"
 assert_exit 0 ks --store C verify
 # and it merges into a store that has moved on
 assert_exit 0 ks --store A add "$(variant 7)"
 mkdir -p A/kistore && cp "$WORK/allowed_signers" A/kistore/allowed_signers
 assert_exit 0 ks --store A --json pull forge
 assert_contains "$OUT" '"result":"merge"' "A merges the signed rerun"
-git --git-dir=A cat-file -e "main:refs/levels/reproduced/$(fan "$seed_hex")" || fail "A's run is not reproduced after the merge"
-git --git-dir=A cat-file -e "main:refs/levels/source-native/$(fan "$seed_hex")" 2>/dev/null && fail "A's run has two levels"
+[[ $(index_line A levels "$seed_hex" | jq -r .level) == reproduced ]] || fail "A's run is not reproduced after the merge"
+assert_eq 1 "$(index_keys A levels "$seed_hex" | grep -cx "$seed_hex")" "A's run has one level line"
+assert_eq "$(index_line C levels "$seed_hex")" "$(index_line A levels "$seed_hex")" "A's level line is C's (the same evidence)"
 assert_exit 0 ks --store A verify
 assert_exit 0 ks --store A push forge
 assert_exit 0 ks --store C pull

@@ -220,7 +220,7 @@ TEST_CASE("level_entry and attestation_entry bytes", "[index][golden]") {
 TEST_CASE("index_entries of the seed bundle: group, default level and source for the run only", "[index]") {
   Bundle bundle = seed_bundle();
   const Document& run = bundle.run();
-  auto entries = index_entries(kCurrentFormat, run, kFixture);
+  auto entries = index_entries(Format::k2, run, kFixture);
   const std::string hex = run.digest().hex();
   REQUIRE(entries.size() == 3);
   const std::string fanned = hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex.substr(4);
@@ -234,7 +234,7 @@ TEST_CASE("index_entries of the seed bundle: group, default level and source for
   CHECK(entries[2].bytes == kSeedRun);
   for (std::size_t i = 1; i < bundle.documents().size(); ++i) {
     INFO(kind_name(bundle.documents()[i].kind()));
-    CHECK(index_entries(kCurrentFormat, bundle.documents()[i], kFixture).empty());
+    CHECK(index_entries(Format::k2, bundle.documents()[i], kFixture).empty());
   }
   // Format 1 (what an upgrade reads) names the same entries flat.
   auto flat = index_entries(Format::k1, run, kFixture);
@@ -266,7 +266,7 @@ TEST_CASE("index_entries: a failed run is reported, one without sourceNative has
   run.find("spec")->set("status", "failed");
   run.find("spec")->erase("sourceNative");
   Document doc = Document::from_json(run, Location{"run.json", ""});
-  auto entries = index_entries(kCurrentFormat, doc, "run.json");
+  auto entries = index_entries(Format::k2, doc, "run.json");
   REQUIRE(entries.size() == 2);
   const std::string hex = doc.digest().hex();
   CHECK(entries[0].path.rfind("refs/groups/04/a2/" + std::string(kSeedKey).substr(11) + "/", 0) == 0);
@@ -277,7 +277,7 @@ TEST_CASE("index_entries: an attestation is indexed under its subject", "[index]
   Json att = parse(std::string(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"subject":")") +
                    kSeedRun + R"(","type":"note","author":"Ann <a@example.com>","body":"looks right"}})");
   Document doc = Document::from_json(att, Location{"att.json", ""});
-  auto entries = index_entries(kCurrentFormat, doc, "att.json");
+  auto entries = index_entries(Format::k2, doc, "att.json");
   REQUIRE(entries.size() == 1);
   CHECK(entries[0].path == "refs/attestations/33/4f/" + std::string(kSeedRun).substr(11) + "/" + doc.digest().hex());
   CHECK(entries[0].bytes == R"({"author":"Ann <a@example.com>","type":"note"})");
@@ -288,7 +288,7 @@ TEST_CASE("index_entries: a source id that cannot be a path throws, naming where
   run.find("spec")->find("sourceNative")->set("externalId", "a/../b");
   Document doc = Document::from_json(run, Location{"runs.jsonl:3", ""});
   try {
-    index_entries(kCurrentFormat, doc, "runs.jsonl:3");
+    index_entries(Format::k2, doc, "runs.jsonl:3");
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kInvalidInput);
@@ -308,17 +308,17 @@ TEST_CASE("object_facts of a stored run: the index entries add writes, and the d
   const Document& run = bundle.run();
   Stored s = store_document(run);
   for (ObjectCheck check : {ObjectCheck::kShallow, ObjectCheck::kDeep}) {
-    ObjectFacts f = object_facts(kCurrentFormat, s.path, s.frame, check);
+    ObjectFacts f = object_facts(Format::k2, s.path, s.frame, check);
     INFO((f.problem ? f.problem->detail : std::string()));
     REQUIRE(f.valid());
     CHECK(*f.digest == run.digest());
     CHECK(f.kind == Kind::kRun);
     // The same entries index_entries gives add: one rule for both.
-    auto entries = index_entries(kCurrentFormat, run, kFixture);
+    auto entries = index_entries(Format::k2, run, kFixture);
     REQUIRE(entries.size() == 3);
     CHECK(entries[0].path == f.group_path);
     CHECK(entries[0].bytes == f.group_bytes);
-    CHECK(entries[1].path == level_path(kCurrentFormat, f.default_level, run.digest()));
+    CHECK(entries[1].path == level_path(Format::k2, f.default_level, run.digest()));
     CHECK(f.default_level == Level::kSourceNative);
     REQUIRE(f.source_path);
     CHECK(entries[2].path == *f.source_path);
@@ -336,11 +336,11 @@ TEST_CASE("object_facts of a stored attestation: its subject and its entry's byt
                    kSeedRun + R"(","type":"note","author":"Ann <a@example.com>","body":"looks right"}})");
   Document doc = Document::from_json(att, Location{"att.json", ""});
   Stored s = store_document(doc);
-  ObjectFacts f = object_facts(kCurrentFormat, s.path, s.frame, ObjectCheck::kDeep);
+  ObjectFacts f = object_facts(Format::k2, s.path, s.frame, ObjectCheck::kDeep);
   REQUIRE(f.valid());
   CHECK(f.kind == Kind::kAttestation);
   CHECK(f.subject == Digest::parse(kSeedRun));
-  CHECK(f.attestation_bytes == index_entries(kCurrentFormat, doc, "att.json")[0].bytes);
+  CHECK(f.attestation_bytes == index_entries(Format::k2, doc, "att.json")[0].bytes);
   CHECK(f.group_path.empty());
 }
 
@@ -380,7 +380,7 @@ TEST_CASE("object_facts: what is wrong with an object, as one problem about its 
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.name) {
-      ObjectFacts f = object_facts(kCurrentFormat, c.path, c.frame, c.check);
+      ObjectFacts f = object_facts(Format::k2, c.path, c.frame, c.check);
       CHECK_FALSE(f.valid());
       REQUIRE(f.problem);
       CHECK(problem_kind_name(f.problem->kind) == problem_kind_name(c.kind));
@@ -390,13 +390,13 @@ TEST_CASE("object_facts: what is wrong with an object, as one problem about its 
     }
   }
   SECTION("a hash mismatch names both digests") {
-    ObjectFacts f = object_facts(kCurrentFormat, path, encode_object(bundle.documents()[1].canonical()), ObjectCheck::kShallow);
+    ObjectFacts f = object_facts(Format::k2, path, encode_object(bundle.documents()[1].canonical()), ObjectCheck::kShallow);
     REQUIRE(f.problem);
     CHECK_THAT(f.problem->detail, Catch::Matchers::Contains(run.digest().str()));
   }
   SECTION("a shallow check does not validate or require RFC 8785") {
-    CHECK(object_facts(kCurrentFormat, object_path(Digest::of(spaced)), encode_object(spaced), ObjectCheck::kShallow).valid());
-    CHECK(object_facts(kCurrentFormat, object_path(Digest::of(invalid)), encode_object(invalid), ObjectCheck::kShallow).valid());
+    CHECK(object_facts(Format::k2, object_path(Digest::of(spaced)), encode_object(spaced), ObjectCheck::kShallow).valid());
+    CHECK(object_facts(Format::k2, object_path(Digest::of(invalid)), encode_object(invalid), ObjectCheck::kShallow).valid());
   }
 }
 

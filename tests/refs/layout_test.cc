@@ -85,20 +85,22 @@ std::string fan(const std::string& hex) { return hex.substr(0, 2) + "/" + hex.su
 
 constexpr Level kLevelsAll[] = {Level::kDisputed, Level::kReported, Level::kSourceNative, Level::kReproduced};
 
-TEST_CASE("FORMAT: exactly \"kistore 2\\n\" is format 2; anything else is no format kistore reads", "[layout]") {
+TEST_CASE("FORMAT: exactly \"kistore 2\\n\" or \"kistore 3\\n\"; anything else is no format kistore reads", "[layout]") {
   CHECK(kFormatPath == "FORMAT");
   CHECK(kFormat2Bytes == "kistore 2\n");
+  CHECK(kFormat3Bytes == "kistore 3\n");
   CHECK(parse_format_bytes("kistore 2\n") == Format::k2);
-  for (std::string_view bad : {"", "kistore 2", "kistore 2\n\n", "kistore 2\r\n", "kistore 3\n", "kistore 1\n",
-                               "Kistore 2\n", " kistore 2\n", "kistore  2\n", "kistore 20\n"}) {
+  CHECK(parse_format_bytes("kistore 3\n") == Format::k3);
+  for (std::string_view bad : {"", "kistore 2", "kistore 3", "kistore 2\n\n", "kistore 3\r\n", "kistore 4\n", "kistore 1\n",
+                               "Kistore 3\n", " kistore 3\n", "kistore  3\n", "kistore 30\n"}) {
     INFO("\"" << bad << "\"");
     CHECK_FALSE(parse_format_bytes(bad).has_value());
   }
   CHECK(format_name(Format::k1) == "format 1");
   CHECK(format_name(Format::k2) == "format 2");
-  std::string why = unknown_format_problem("kistore 3\n");
-  CHECK(why.find("FORMAT holds \"kistore 3\\n\"") != std::string::npos);
-  CHECK(why.find("format 1 and format 2") != std::string::npos);
+  std::string why = unknown_format_problem("kistore 4\n");
+  CHECK(why.find("FORMAT holds \"kistore 4\\n\"") != std::string::npos);
+  CHECK(why.find("formats 1 to 3") != std::string::npos);
   // Control bytes are not echoed to a terminal.
   CHECK(unknown_format_problem(std::string("\x1b[2J", 4)).find('\x1b') == std::string::npos);
 }

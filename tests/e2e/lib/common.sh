@@ -3,7 +3,8 @@
 # lib/servers.sh and servers_init, with $here set to the tests/e2e folder). Sets KISTORE
 # (absolute), SRC, DATA, FX, PY; a private HOME and TMPDIR and no machine git config
 # (lib/isolate.sh); fixed git identities; and the helpers ks, mkruns, head_of, jv, gd,
-# nlines, work_in and use_store.
+# nlines, work_in, use_store, and index_file, index_line, index_keys and set_line for
+# format 3's index files.
 # E2E_KEEP_GOING=1 records a failed check and goes on (to see every failure).
 : "${KISTORE:?set KISTORE to the kistore binary}"
 [[ $KISTORE == /* ]] || KISTORE=$PWD/$KISTORE
@@ -88,6 +89,16 @@ cacheinfo_lines() {
 # commit_with REPO MSG MODE,BLOB,PATH... : commit_index_info REPO MSG with main's
 # tree and these entries added (or replaced). Prints the commit.
 commit_with() { cacheinfo_lines "${@:3}" | commit_index_info "$1" "$2"; }
+# Format 3's index with stock git (tests/e2e/lib/index_lines.py says more):
+# index_file REPO FAMILY KEY : the path of the file holding KEY's line;
+# index_line REPO FAMILY KEY : that line; index_keys REPO FAMILY [PREFIX] : the
+# keys; set_line REPO FAMILY KEY LINE|- : the --index-info line of that file
+# with KEY's line replaced (inserted in order) or removed, its blob written.
+# Forge with `set_line ... | commit_index_info REPO MSG`.
+index_file() { "$PY" "$here/lib/index_lines.py" file "$@"; }
+index_line() { "$PY" "$here/lib/index_lines.py" line "$@"; }
+index_keys() { "$PY" "$here/lib/index_lines.py" keys "$@"; }
+set_line() { "$PY" "$here/lib/index_lines.py" set "$@"; }
 # reframe_added REPO COMMIT DICT : every object COMMIT added (below objects/,
 # against its first parent) re-compressed by `zstd --check -D DICT` and written
 # to REPO with stock git; prints the --index-info lines that put those frames
@@ -118,3 +129,9 @@ if len(sys.argv) > 3:
 print(json.dumps(b))
 PY
 }
+# source_key SOURCE EXTERNALID : the key of that upstream id's claim in
+# refs/sources (format 3): hex of sha256(SOURCE NUL EXTERNALID), computed here.
+source_key() { printf '%s\0%s' "$1" "$2" | sha256sum | cut -c1-64; }
+# source_run REPO SOURCE EXTERNALID : the run ("sha256:<hex>") that claims that
+# upstream id, read with stock git from its line; fails when none does.
+source_run() { index_line "$1" sources "$(source_key "$2" "$3")" | jq -r .run; }

@@ -6,15 +6,21 @@
 #include "store/history/level_audit.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "objects/blob.h"
 #include "objects/json.h"
 #include "refs/index.h"
+#include "refs/index_facts.h"
+#include "refs/index_lines.h"
 #include "refs/layout.h"
+#include "store/core/index_trees.h"
 #include "store/write/add.h"
 #include "store/query/query.h"
 #include "store/write/rerun.h"
@@ -86,6 +92,31 @@ struct AuditStore {
     o.key_source = "controller";
     RerunResult r = record_rerun(store, kRun.str(), rerun_item(median_ns), o);
     return {*r.commit, r.rerun};
+  }
+
+  using Edit = std::pair<std::string, std::optional<std::string>>;
+  // Format 3: the edit of the file of `family` that holds `key` in the tree
+  // of commit `base`, with that key's line replaced by `line` (inserted in
+  // key order) or removed (nullopt). The trie's shape is left as it is (these
+  // stores have a few lines a file).
+  Edit line_edit(const std::string& base, Family family, const std::string& key, const std::optional<std::string>& line) {
+    Snapshot snap = store.snapshot_at(base);
+    const std::string path = fact_file(snap, family, key);
+    std::map<std::string, std::string> lines;  // by key
+    if (std::optional<std::string> bytes = snap.read(path)) {
+      std::istringstream in(*bytes);
+      for (std::string l; std::getline(in, l);) lines[l.substr(9, key.size())] = l + "\n";  // {"@key":"<key>"
+    }
+    if (line) lines[key] = *line;
+    else lines.erase(key);
+    std::string out;
+    for (const auto& [k, l] : lines) out += l;
+    return {path, out.empty() ? std::nullopt : std::optional<std::string>(out)};
+  }
+  // The edit that gives `run` a level line (`level`, `evidence`), or removes its line.
+  Edit level_line(const std::string& base, const Digest& run, std::optional<std::pair<Level, Digest>> to) {
+    return line_edit(base, Family::kLevels, run.hex(),
+                     to ? std::optional<std::string>(render_line(LevelFact{run, to->first, to->second})) : std::nullopt);
   }
 
   // A commit made with stock git: the tree of `base` with `edits` (path ->
@@ -190,10 +221,8 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
   auto [c1, e1] = s.rerun(2650000);
   auto [c2, e2] = s.rerun(3400000);
   // Parents (c2, c1); the tree of c2 with the run put back at reproduced, naming e1.
-  std::string merge = s.forge(c2,
-                              {{level_path(kCurrentFormat, Level::kDisputed, kRun), std::nullopt},
-                               {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(e1)}},
-                              {c2, c1}, "merge\n\nKistore-Op: merge\n", false);
+  std::string merge = s.forge(c2, {s.level_line(c2, kRun, {{Level::kReproduced, e1}})}, {c2, c1},
+                              "merge\n\nKistore-Op: merge\n", false);
   LevelAudit audit(s.store, s.trust);
   CHECK(audit.decide(cid(merge), kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
   LevelJudgement j = audit.judge(cid(merge), kRun, Level::kSourceNative, entry(Level::kReproduced, e1));
@@ -202,10 +231,8 @@ TEST_CASE("level audit: an unsigned merge cannot restore an old signed rerun's l
                                                    " (decided by rerun commit " + c2 + ")"));
   // Signed by the controller and labelled a rerun, it is still no valid rerun
   // commit: it adds no rerun (e1 is already in its first parent's tree).
-  std::string signed_merge = s.forge(c2,
-                                     {{level_path(kCurrentFormat, Level::kDisputed, kRun), std::nullopt},
-                                      {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(e1)}},
-                                     {c2, c1}, "restore\n\nKistore-Op: rerun\n", true);
+  std::string signed_merge = s.forge(c2, {s.level_line(c2, kRun, {{Level::kReproduced, e1}})}, {c2, c1},
+                                     "restore\n\nKistore-Op: rerun\n", true);
   LevelAudit again(s.store, s.trust);
   CHECK(again.decide(cid(signed_merge), kRun, Level::kSourceNative).entry == entry(Level::kDisputed, e2));
   auto reruns = again.rerun_commits(cid(signed_merge));
@@ -230,11 +257,11 @@ TEST_CASE("level audit: concurrent reruns by two controllers resolve to disputed
   CHECK(both.deciding.size() == 2);
   CHECK(audit.runs_rerun_since({cid(x), cid(y)}, {cid(base)}) == std::set<Digest>{kRun});
   CHECK(audit.runs_rerun_since({cid(x), cid(y)}, {cid(x), cid(y)}).empty());
-  // What the trees hold: every run whose level entries differ (the rerun
-  // documents enter at their own level), the single entry, the default.
-  CHECK(audit.level_changes(cid(base), cid(x)) == std::set<Digest>{kRun, ex});
-  CHECK(audit.level_changes(cid(x), cid(y)) == std::set<Digest>{kRun, ex, ey});
-  CHECK(audit.level_changes(std::nullopt, cid(base)) == std::set<Digest>{kRun, s.run2});
+  // What the trees hold: every run whose level line differs (the rerun
+  // documents enter at their default level, which has no line), the line, the default.
+  CHECK(audit.level_changes(cid(base), cid(x)) == std::set<Digest>{kRun});
+  CHECK(audit.level_changes(cid(x), cid(y)) == std::set<Digest>{kRun});
+  CHECK(audit.level_changes(std::nullopt, cid(base)).empty());
   CHECK(audit.entry_at(cid(x), kRun) == entry(Level::kReproduced, ex));
   CHECK(audit.entry_at(cid(x), ey) == std::nullopt);
   CHECK(audit.default_level_at(cid(x), kRun) == Level::kSourceNative);
@@ -254,10 +281,8 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
   const Digest run2 = s.run2;
 
   SECTION("a rerun commit that also changes another run's level") {
-    std::string two = s.forge(c1,
-                              {{level_path(kCurrentFormat, Level::kSourceNative, run2), std::nullopt},
-                               {level_path(kCurrentFormat, Level::kReproduced, run2), entry_bytes(e1)}},
-                              {base}, "rerun: two\n\nKistore-Op: rerun\n", true);
+    std::string two = s.forge(c1, {s.level_line(c1, run2, {{Level::kReproduced, e1}})}, {base},
+                              "rerun: two\n\nKistore-Op: rerun\n", true);
     LevelAudit audit(s.store, s.trust);
     auto reruns = audit.rerun_commits(cid(two));
     REQUIRE(reruns.size() == 1);
@@ -273,10 +298,8 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
   }
   SECTION("a signed rerun commit naming evidence that is no rerun it adds") {
     for (const Digest& evidence : {run2, Digest::of("no such document")}) {
-      std::string bad = s.forge(base,
-                                {{level_path(kCurrentFormat, Level::kSourceNative, kRun), std::nullopt},
-                                 {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(evidence)}},
-                                {base}, "rerun: bad\n\nKistore-Op: rerun\n", true);
+      std::string bad = s.forge(base, {s.level_line(base, kRun, {{Level::kReproduced, evidence}})}, {base},
+                                "rerun: bad\n\nKistore-Op: rerun\n", true);
       LevelAudit audit(s.store, s.trust);
       auto reruns = audit.rerun_commits(cid(bad));
       REQUIRE(reruns.size() == 1);
@@ -293,12 +316,15 @@ TEST_CASE("level audit: signed commits that break a rule of a valid rerun commit
     spec->find("timing")->find("latencyNs")->set("median", 2650000);
     spec->erase("sourceNative");
     Document other = Document::from_json(*bundle.find("run"), Location{"other", ""});
+    std::string group_line;
+    for (const IndexFact& f : document_facts(other, "other"))
+      if (std::holds_alternative<GroupFact>(f)) group_line = render_line(f);
+    REQUIRE_FALSE(group_line.empty());
+    const std::string group_key = comparison_key(other.spec()).hex() + other.digest().hex();
     std::string bad = s.forge(base,
                               {{object_path(other.digest()), encode_object(other.canonical())},
-                               {group_path(kCurrentFormat, comparison_key(other.spec()), other.digest()), group_entry(other.spec())},
-                               {level_path(kCurrentFormat, Level::kReported, other.digest()), entry_bytes(std::nullopt)},
-                               {level_path(kCurrentFormat, Level::kSourceNative, kRun), std::nullopt},
-                               {level_path(kCurrentFormat, Level::kReproduced, kRun), entry_bytes(other.digest())}},
+                               s.line_edit(base, Family::kGroups, group_key, group_line),
+                               s.level_line(base, kRun, {{Level::kReproduced, other.digest()}})},
                               {base}, "rerun: other code\n\nKistore-Op: rerun\n", true);
     LevelAudit audit(s.store, s.trust);
     auto reruns = audit.rerun_commits(cid(bad));
@@ -367,10 +393,8 @@ TEST_CASE("level_standing: every reader's level is the one the history gives und
   CHECK_FALSE(plain.checked);
   CHECK(plain.justified);
   // A level entry that a plain commit forged is not the level, whoever is trusted.
-  std::string forged = s.forge(s.head(),
-                               {{level_path(kCurrentFormat, Level::kSourceNative, s.run2), std::nullopt},
-                                {level_path(kCurrentFormat, Level::kReproduced, s.run2), entry_bytes(std::nullopt)}},
-                               {s.head()}, "promote\n", false);
+  std::string forged = s.forge(s.head(), {s.level_line(s.head(), s.run2, {{Level::kReproduced, kRun}})}, {s.head()},
+                               "promote\n", false);
   must(s.git() + "update-ref refs/heads/main " + forged);
   Snapshot now = s.store.snapshot();
   LevelAudit fresh(s.store, s.trust);
@@ -393,31 +417,29 @@ TEST_CASE("verify: every level entry, default levels included, is what the signe
 
   SECTION("without the controller, its dispute is unjustified") {
     VerifyReport r = verify_store(s.store, VerifyOptions{});
-    // The level, and the rerun entry that no valid rerun commit adds (format 2).
+    // The level, and the rerun line that no valid rerun commit adds.
     REQUIRE(r.problems.size() == 2);
     CHECK(r.problems[0].kind == ProblemKind::kRerunMismatch);
-    CHECK(r.problems[0].path == rerun_path(kRun, e1));
+    CHECK_THAT(r.problems[0].path, Catch::Matchers::EndsWith(" @" + kRun.hex() + e1.hex()));
     CHECK_THAT(r.problems[0].detail, Catch::Matchers::StartsWith("no valid rerun commit (signed by a controller) adds"));
     CHECK(r.problems[1].kind == ProblemKind::kLevelUnjustified);
-    CHECK(r.problems[1].path == level_path(kCurrentFormat, Level::kDisputed, kRun));
+    CHECK_THAT(r.problems[1].path, Catch::Matchers::EndsWith(" @" + kRun.hex()));
     CHECK_THAT(r.problems[1].detail, Catch::Matchers::StartsWith("expected source-native {\"evidence\":null} (no valid "
                                                                  "rerun commit: default level source-native)"));
   }
   SECTION("an unsigned commit putting the run back at its default level") {
-    std::string reset = s.forge(c1,
-                                {{level_path(kCurrentFormat, Level::kDisputed, kRun), std::nullopt},
-                                 {level_path(kCurrentFormat, Level::kSourceNative, kRun), entry_bytes(std::nullopt)}},
-                                {c1}, "reset\n", false);
+    std::string reset = s.forge(c1, {s.level_line(c1, kRun, std::nullopt)}, {c1}, "reset\n", false);
     must(s.git() + "update-ref refs/heads/main " + reset);
     VerifyReport r = verify_store(s.store, trusting);
     REQUIRE(r.problems.size() == 1);
-    CHECK(r.problems[0].kind == ProblemKind::kLevelUnjustified);
-    CHECK(r.problems[0].path == level_path(kCurrentFormat, Level::kSourceNative, kRun));
-    CHECK(r.problems[0].detail == "expected disputed " + entry_bytes(e1) + " (decided by rerun commit " + c1 +
-                                      "), found source-native {\"evidence\":null}");
+    // Format 3: the removed line is a missing level (the history gives one).
+    CHECK(r.problems[0].kind == ProblemKind::kMissingLevel);
+    CHECK_THAT(r.problems[0].path, Catch::Matchers::EndsWith(" @" + kRun.hex()));
+    CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("has no level line, so stands at its default; expected disputed " +
+                                                               entry_bytes(e1) + " (decided by rerun commit " + c1 + ")"));
   }
   SECTION("the right level naming other evidence") {
-    std::string other = s.forge(c1, {{level_path(kCurrentFormat, Level::kDisputed, kRun), entry_bytes(s.run2)}}, {c1}, "swap\n", false);
+    std::string other = s.forge(c1, {s.level_line(c1, kRun, {{Level::kDisputed, s.run2}})}, {c1}, "swap\n", false);
     must(s.git() + "update-ref refs/heads/main " + other);
     VerifyReport r = verify_store(s.store, trusting);
     REQUIRE(r.problems.size() == 1);

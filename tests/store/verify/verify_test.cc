@@ -21,6 +21,7 @@
 
 #include "objects/error.h"
 #include "tests/store/support.h"
+#include "objects/blob.h"
 #include "objects/json.h"
 #include "refs/index.h"
 #include "refs/layout.h"
@@ -70,15 +71,44 @@ struct BaseStore {
     note.find("spec")->set("subject", kSeedRun);
     docs.push_back(Document::from_json(note, Location{"att.json", ""}));
     att = docs.back().digest();
-    std::vector<AddedDocument> in;
-    for (const Document& d : docs) in.push_back({&d, "seed.json"});
-    add_documents(store, in, AddOptions{});
+    commit_format2();
+  }
+
+  // Verify reads stores of format 2 (SPEC §2: before `kistore upgrade`), and
+  // format 2's one blob per fact makes a tampered entry one path: this store
+  // is format 2, as the format-2 release wrote it (FORMAT, each object's
+  // frame, its index entries and metadata), in one commit made with stock
+  // git, since kistore now writes only format 3 (verify_format3_test attacks
+  // format 3's lines).
+  void commit_format2() {
+    const std::string work = tmp.path + "/format2";
+    fs::create_directories(work);
+    std::string script = "set -e\nexport GIT_INDEX_FILE=" + quote(work + "/index") + "\n: > " + quote(work + "/info") + "\n";
+    int n = 0;
+    auto put = [&](const std::string& path, const std::string& bytes) {
+      const std::string file = work + "/blob" + std::to_string(n++);
+      write_file(file, bytes);
+      script += "printf '100644 %s\\t%s\\n' \"$(" + git() + "hash-object -w " + quote(file) + ")\" " + quote(path) +
+                " >> " + quote(work + "/info") + "\n";
+    };
+    put("FORMAT", std::string(kFormat2Bytes));
+    for (const Document& d : docs) {
+      put(object_path(d.digest()), encode_object(d.canonical()));
+      for (const IndexEntry& e : index_entries(Format::k2, d, "seed.json")) put(e.path, e.bytes);
+      if (d.metadata()) put(metadata_path(Format::k2, d.digest()), d.metadata_canonical());
+    }
+    script += git() + "update-index --add --index-info < " + quote(work + "/info") + "\n" +
+              "commit=$(GIT_AUTHOR_NAME=Maker GIT_AUTHOR_EMAIL=m@example.com GIT_COMMITTER_NAME=Maker "
+              "GIT_COMMITTER_EMAIL=m@example.com " + git() + "commit-tree \"$(" + git() + "write-tree)\" -m 'add: format 2')\n" +
+              git() + "update-ref refs/heads/main \"$commit\"\n";
+    write_file(work + "/format2.sh", script);
+    must("sh " + quote(work + "/format2.sh"));
   }
 
   std::string git() const { return "git --git-dir=" + quote(dir) + " "; }
   std::string head() const { return trim(must(git() + "rev-parse main")); }
   std::string blob(const std::string& path) const { return must(git() + "cat-file blob " + quote("main:" + path)); }
-  std::string group() const { return group_path(kCurrentFormat, comparison_key(docs[0].spec()), run); }
+  std::string group() const { return group_path(Format::k2, comparison_key(docs[0].spec()), run); }
 
   // One commit on main made with stock git: `edits` maps paths to new bytes
   // (nullopt removes the path). Returns the commit id.
@@ -207,13 +237,13 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        [](BaseStore& s) {
          std::string p = object_path(s.protocol);
          s.tamper({{p, std::nullopt}});
-         return std::multiset<std::string>{"dangling-ref " + metadata_path(kCurrentFormat, s.protocol), "history-rewritten " + p};
+         return std::multiset<std::string>{"dangling-ref " + metadata_path(Format::k2, s.protocol), "history-rewritten " + p};
        }},
       {"(b) an attestation object removed",
        [](BaseStore& s) {
          std::string p = object_path(s.att);
          s.tamper({{p, std::nullopt}});
-         return std::multiset<std::string>{"dangling-ref " + attestation_path(kCurrentFormat, s.run, s.att), "history-rewritten " + p};
+         return std::multiset<std::string>{"dangling-ref " + attestation_path(Format::k2, s.run, s.att), "history-rewritten " + p};
        }},
       {"(c) files outside the layout",
        [](BaseStore& s) {
@@ -237,7 +267,7 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        }},
       {"(d) a run's group entry moved to another group",
        [](BaseStore& s) {
-         std::string moved = group_path(kCurrentFormat, Digest::of("other key"), s.run);
+         std::string moved = group_path(Format::k2, Digest::of("other key"), s.run);
          s.tamper({{s.group(), std::nullopt}, {moved, s.blob(s.group())}});
          return std::multiset<std::string>{"group-mismatch " + moved};
        }},
@@ -248,26 +278,26 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        }},
       {"(e) level moved from source-native to reproduced in an unsigned rerun commit",
        [](BaseStore& s) {
-         std::string to = level_path(kCurrentFormat, Level::kReproduced, s.run);
-         s.tamper({{level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
+         std::string to = level_path(Format::k2, Level::kReproduced, s.run);
+         s.tamper({{level_path(Format::k2, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
                   "rerun: reproduced\n\nKistore-Op: rerun\n");
          return std::multiset<std::string>{"level-unjustified " + to};
        }},
       {"(e) level moved from source-native to reproduced in an unsigned plain commit",
        [](BaseStore& s) {
-         std::string to = level_path(kCurrentFormat, Level::kReproduced, s.run);
-         s.tamper({{level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}});
+         std::string to = level_path(Format::k2, Level::kReproduced, s.run);
+         s.tamper({{level_path(Format::k2, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}});
          return std::multiset<std::string>{"level-unjustified " + to};
        }},
       {"(e) a second level beside the default",
        [](BaseStore& s) {
-         std::string to = level_path(kCurrentFormat, Level::kDisputed, s.run);
+         std::string to = level_path(Format::k2, Level::kDisputed, s.run);
          s.tamper({{to, std::string(R"({"evidence":null})")}});
          return std::multiset<std::string>{"level-unjustified " + to, "level-mismatch refs/levels"};
        }},
       {"(e) a level entry removed",
        [](BaseStore& s) {
-         std::string p = level_path(kCurrentFormat, Level::kSourceNative, s.run);
+         std::string p = level_path(Format::k2, Level::kSourceNative, s.run);
          s.tamper({{p, std::nullopt}});
          return std::multiset<std::string>{"missing-level " + p};
        }},
@@ -283,45 +313,45 @@ TEST_CASE("verify: tampering with stock git is found, with the expected kind and
        }},
       {"(g) an attestation entry whose attestation object is missing",
        [tag](BaseStore& s) {
-         std::string p = attestation_path(kCurrentFormat, s.run, Digest::of("no such attestation"));
+         std::string p = attestation_path(Format::k2, s.run, Digest::of("no such attestation"));
          s.tamper({{p, tag}});
          return std::multiset<std::string>{"dangling-ref " + p};
        }},
       {"(g) an attestation entry removed",
        [](BaseStore& s) {
-         s.tamper({{attestation_path(kCurrentFormat, s.run, s.att), std::nullopt}});
+         s.tamper({{attestation_path(Format::k2, s.run, s.att), std::nullopt}});
          return std::multiset<std::string>{"missing-attestation " + object_path(s.att)};
        }},
       {"(g) an attestation entry moved under another run",
        [tag](BaseStore& s) {
-         std::string moved = attestation_path(kCurrentFormat, s.run2, s.att);
-         s.tamper({{attestation_path(kCurrentFormat, s.run, s.att), std::nullopt}, {moved, tag}});
+         std::string moved = attestation_path(Format::k2, s.run2, s.att);
+         s.tamper({{attestation_path(Format::k2, s.run, s.att), std::nullopt}, {moved, tag}});
          return std::multiset<std::string>{"attestation-mismatch " + moved};
        }},
       {"(g) an attestation entry's bytes edited",
        [](BaseStore& s) {
-         std::string p = attestation_path(kCurrentFormat, s.run, s.att);
+         std::string p = attestation_path(Format::k2, s.run, s.att);
          s.tamper({{p, std::string(R"({"author":"Mallory <m@example.com>","type":"reproduction"})")}});
          return std::multiset<std::string>{"attestation-mismatch " + p};
        }},
       {"a group entry naming a document that is not a run",
        [](BaseStore& s) {
-         std::string p = group_path(kCurrentFormat, comparison_key(s.docs[0].spec()), s.protocol);
+         std::string p = group_path(Format::k2, comparison_key(s.docs[0].spec()), s.protocol);
          s.tamper({{p, s.blob(s.group())}});
          return std::multiset<std::string>{"group-mismatch " + p};
        }},
       {"a default level entry carrying evidence",
        [](BaseStore& s) {
-         std::string p = level_path(kCurrentFormat, Level::kSourceNative, s.run);
+         std::string p = level_path(Format::k2, Level::kSourceNative, s.run);
          s.tamper({{p, "{\"evidence\":\"" + s.att.str() + "\"}"}});
          return std::multiset<std::string>{"level-mismatch " + p};
        }},
       {"metadata entry for a missing object, and one not in JCS",
        [](BaseStore& s) {
-         std::string orphan = metadata_path(kCurrentFormat, Digest::of("nothing"));
+         std::string orphan = metadata_path(Format::k2, Digest::of("nothing"));
          s.tamper({{orphan, std::string(R"({"name":"x"})")},
-                   {metadata_path(kCurrentFormat, s.protocol), std::string(R"({"title": "x", "name": "y"})")}});
-         return std::multiset<std::string>{"dangling-ref " + orphan, "metadata-invalid " + metadata_path(kCurrentFormat, s.protocol)};
+                   {metadata_path(Format::k2, s.protocol), std::string(R"({"title": "x", "name": "y"})")}});
+         return std::multiset<std::string>{"dangling-ref " + orphan, "metadata-invalid " + metadata_path(Format::k2, s.protocol)};
        }},
   };
   for (const Scenario& sc : scenarios) {
@@ -381,30 +411,30 @@ TEST_CASE("verify: a removed run leaves dangling refs and a rewritten history", 
   VerifyReport r = verify(s.dir);
   INFO(describe(r.problems));
   auto found = kinds_and_paths(r.problems);
-  for (const std::string& e : {"dangling-ref " + metadata_path(kCurrentFormat, s.run), "dangling-ref " + s.group(),
-                               "dangling-ref " + level_path(kCurrentFormat, Level::kSourceNative, s.run),
-                               "dangling-ref " + attestation_path(kCurrentFormat, s.run, s.att), "history-rewritten " + p}) {
+  for (const std::string& e : {"dangling-ref " + metadata_path(Format::k2, s.run), "dangling-ref " + s.group(),
+                               "dangling-ref " + level_path(Format::k2, Level::kSourceNative, s.run),
+                               "dangling-ref " + attestation_path(Format::k2, s.run, s.att), "history-rewritten " + p}) {
     INFO(e);
     CHECK(found.count(e) == 1);
   }
   // The source index still names the run: reported, under whatever kind.
   std::set<std::string> paths;
   for (const Problem& problem : r.problems) paths.insert(problem.path);
-  CHECK(paths == std::set<std::string>{metadata_path(kCurrentFormat, s.run), s.group(), level_path(kCurrentFormat, Level::kSourceNative, s.run),
-                                       attestation_path(kCurrentFormat, s.run, s.att), kSeedSource, p});
+  CHECK(paths == std::set<std::string>{metadata_path(Format::k2, s.run), s.group(), level_path(Format::k2, Level::kSourceNative, s.run),
+                                       attestation_path(Format::k2, s.run, s.att), kSeedSource, p});
 }
 
 TEST_CASE("verify: every problem is reported when several are present at once", "[store][verify][tamper]") {
   BaseStore s;
   const std::string proto = object_path(s.protocol), env = object_path(s.environment);
-  const std::string reproduced = level_path(kCurrentFormat, Level::kReproduced, s.run);
-  const std::string missing_att = attestation_path(kCurrentFormat, s.run, Digest::of("no such attestation"));
+  const std::string reproduced = level_path(Format::k2, Level::kReproduced, s.run);
+  const std::string missing_att = attestation_path(Format::k2, s.run, Digest::of("no such attestation"));
   s.tamper({
       {proto, zstd_frame(R"({"other":"json"})", s.tmp.path)},                                      // (a)
       {env, std::nullopt},                                                                        // (b)
       {"README", std::string("hello\n")},                                                         // (c)
       {s.group(), std::string(R"({"metric":"latency","statistic":"median","unit":"ns","value":1})")},  // (d)
-      {level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt},                                    // (e)
+      {level_path(Format::k2, Level::kSourceNative, s.run), std::nullopt},                                    // (e)
       {reproduced, std::string(R"({"evidence":null})")},                                          // (e)
       {kSeedSource, s.run2.str()},                                                                // (f)
       {missing_att, std::string(R"({"author":"a","type":"note"})")},                              // (g)
@@ -414,7 +444,7 @@ TEST_CASE("verify: every problem is reported when several are present at once", 
   CHECK(kinds_and_paths(r.problems) == std::multiset<std::string>{
                                            "object-hash-mismatch " + proto,
                                            "history-rewritten " + proto,
-                                           "dangling-ref " + metadata_path(kCurrentFormat, s.environment),
+                                           "dangling-ref " + metadata_path(Format::k2, s.environment),
                                            "history-rewritten " + env,
                                            "layout README",
                                            "group-mismatch " + s.group(),
@@ -439,8 +469,8 @@ TEST_CASE("verify: history that lost an object is rewritten even after the objec
 
 TEST_CASE("verify: the level-unjustified detail says why", "[store][verify][tamper]") {
   BaseStore s;
-  const std::string to = level_path(kCurrentFormat, Level::kReproduced, s.run);
-  const std::string commit = s.tamper({{level_path(kCurrentFormat, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
+  const std::string to = level_path(Format::k2, Level::kReproduced, s.run);
+  const std::string commit = s.tamper({{level_path(Format::k2, Level::kSourceNative, s.run), std::nullopt}, {to, std::string(R"({"evidence":null})")}},
                                       "rerun: reproduced\n\nKistore-Op: rerun\n");
   VerifyReport r = verify(s.dir);
   REQUIRE(r.problems.size() == 1);
@@ -501,16 +531,16 @@ void swap_loose_object(const std::string& dir, const std::string& id, const std:
 TEST_CASE("verify: a git object whose content does not match its id is reported", "[store][verify][tamper]") {
   BaseStore s;
   SECTION("an index entry (git's id is its only check)") {
-    const std::string path = level_path(kCurrentFormat, Level::kSourceNative, s.run2);
+    const std::string path = level_path(Format::k2, Level::kSourceNative, s.run2);
     const std::string id = trim(must(s.git() + "rev-parse " + quote("main:" + path)));
     // {"evidence":null} is shared by both runs' level entries: both paths are reported.
     swap_loose_object(s.dir, id, "blob", R"({"evidence":"sha256:0000000000000000000000000000000000000000000000000000000000000000"})");
     VerifyReport r = verify(s.dir);
     INFO(describe(r.problems));
     // ... and, unreadable, they leave both runs without a level.
-    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-corrupt " + level_path(kCurrentFormat, Level::kSourceNative, s.run),
+    REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-corrupt " + level_path(Format::k2, Level::kSourceNative, s.run),
                                                                       "object-corrupt " + path,
-                                                                      "missing-level " + level_path(kCurrentFormat, Level::kSourceNative, s.run),
+                                                                      "missing-level " + level_path(Format::k2, Level::kSourceNative, s.run),
                                                                       "missing-level " + path});
     CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains(id));
     CHECK_THAT(r.problems[0].detail, Catch::Matchers::Contains("another id"));
@@ -523,7 +553,7 @@ TEST_CASE("verify: a git object whose content does not match its id is reported"
     REQUIRE(kinds_and_paths(r.problems) == std::multiset<std::string>{"object-hash-mismatch " + path});
   }
   SECTION("a tree where a file belongs (a tree entry of mode 100644 naming a tree)") {
-    const std::string path = level_path(kCurrentFormat, Level::kSourceNative, s.run2);
+    const std::string path = level_path(Format::k2, Level::kSourceNative, s.run2);
     const std::string tree = trim(must(s.git() + "rev-parse main:refs/groups"));
     const std::string index = s.tmp.path + "/tree-as-file.index";
     const std::string with = "GIT_INDEX_FILE=" + quote(index) + " " + s.git();

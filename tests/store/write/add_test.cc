@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "objects/error.h"
+#include "refs/index_lines.h"
 #include "tests/store/support.h"
 #include "tests/store/format3.h"
 #include "objects/json.h"
@@ -123,8 +124,34 @@ std::vector<std::string> strs(const std::vector<Digest>& ds) {
 
 std::string hex(const char* digest) { return std::string(digest).substr(7); }
 // A digest as format 2 names it below an index folder: <h0h1>/<h2h3>/<h4..h63>.
-std::string fan(const std::string& h) { return h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4); }
-std::string fanned(const char* digest) { return fan(hex(digest)); }
+
+// Format 3: the line of `key` in the file of `family` that holds it, read
+// with git; "" when there is none.
+std::string line_of(const TestStore& t, Family family, const std::string& key) {
+  const std::string path = fact_file(t.store.snapshot(), family, key);
+  const Shell file = sh(t.git() + "cat-file blob " + quote("main:" + path), true);
+  const std::string start = "{\"@key\":\"" + key + "\"";
+  for (std::size_t at = 0; at < file.out.size();) {
+    std::size_t end = file.out.find('\n', at);
+    if (end == std::string::npos) break;
+    if (file.out.compare(at, start.size(), start) == 0) return file.out.substr(at, end + 1 - at);
+    at = end + 1;
+  }
+  return "";
+}
+// The line that `key` and a JSON object's other members (`object`, "{...}") make.
+std::string line(const std::string& key, const std::string& object) {
+  return "{\"@key\":\"" + key + "\"," + object.substr(1) + "\n";
+}
+std::string metadata_line(const char* digest, const std::string& metadata) {
+  return line(hex(digest), "{\"metadata\":" + metadata + "}");
+}
+// The run that claims an upstream id, from its line; nullopt when none does.
+std::optional<Digest> source_run(const Snapshot& snap, const std::string& source, const std::string& id) {
+  std::optional<IndexFact> fact = find_fact(snap, Family::kSources, source_key(source, id));
+  if (!fact) return std::nullopt;
+  return std::get<SourceFact>(*fact).run;
+}
 
 // ---- tests -----------------------------------------------------------------
 
@@ -147,12 +174,14 @@ TEST_CASE("add: the seed bundle lands at SPEC §2 paths, checked with git, zstd 
       object(kSeedRun),
       object(kSeedProtocol),
       object(kSeedEnvironment),
-      "refs/metadata/" + fanned(kSeedRun),
-      "refs/metadata/" + fanned(kSeedProtocol),
-      "refs/metadata/" + fanned(kSeedEnvironment),
-      "refs/groups/" + fan(kSeedKeyHex) + "/" + hex(kSeedRun),
-      "refs/levels/source-native/" + fanned(kSeedRun),
-      kSeedSource,
+      // Format 3: a file of lines per family, named by the keys' first digit
+      // (an upstream id's key is the hash of the id); no levels line for a
+      // run at its default level.
+      "refs/metadata/" + hex(kSeedRun).substr(0, 1),
+      "refs/metadata/" + hex(kSeedProtocol).substr(0, 1),
+      "refs/metadata/" + hex(kSeedEnvironment).substr(0, 1),
+      "refs/groups/" + std::string(kSeedKeyHex).substr(0, 1),
+      "refs/sources/" + source_key("liger-kernel-bench", std::string(kSeedSource).substr(32)).substr(0, 1),
   };
   CHECK(t.paths() == expected);
 
@@ -169,12 +198,16 @@ TEST_CASE("add: the seed bundle lands at SPEC §2 paths, checked with git, zstd 
     CHECK_THAT(listing, Catch::Matchers::Contains("Check: XXH64"));
   }
 
-  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
-  CHECK(t.blob("refs/metadata/" + fanned(kSeedProtocol)) == data("store/seed-protocol.metadata.json"));
-  CHECK(t.blob("refs/metadata/" + fanned(kSeedEnvironment)) == data("store/seed-environment.metadata.json"));
-  CHECK(t.blob("refs/groups/" + fan(kSeedKeyHex) + "/" + hex(kSeedRun)) == data("refs/seed-run.group-entry.json"));
-  CHECK(t.blob("refs/levels/source-native/" + fanned(kSeedRun)) == R"({"evidence":null})");
-  CHECK(t.blob(kSeedSource) == kSeedRun);
+  CHECK(line_of(t, Family::kMetadata, hex(kSeedRun)) == metadata_line(kSeedRun, data("store/seed-run.metadata.json")));
+  CHECK(line_of(t, Family::kMetadata, hex(kSeedProtocol)) ==
+        metadata_line(kSeedProtocol, data("store/seed-protocol.metadata.json")));
+  CHECK(line_of(t, Family::kMetadata, hex(kSeedEnvironment)) ==
+        metadata_line(kSeedEnvironment, data("store/seed-environment.metadata.json")));
+  const std::string group_key = std::string(kSeedKeyHex) + hex(kSeedRun);
+  CHECK(line_of(t, Family::kGroups, group_key) == line(group_key, data("refs/seed-run.group-entry.json")));
+  CHECK(line_of(t, Family::kLevels, hex(kSeedRun)).empty());  // its default level: no line
+  CHECK(source_run(t.store.snapshot(), "liger-kernel-bench", std::string(kSeedSource).substr(32)) ==
+        Digest::parse(kSeedRun));
 }
 
 TEST_CASE("add: adding the same documents again makes no commit and reports them present", "[store][add]") {
@@ -216,7 +249,7 @@ TEST_CASE("add: differing metadata on re-add keeps the first and adds a note", "
   CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
   CHECK_FALSE(r.commit.has_value());
   CHECK(t.head() == head);
-  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
+  CHECK(line_of(t, Family::kMetadata, hex(kSeedRun)) == metadata_line(kSeedRun, data("store/seed-run.metadata.json")));
 
   SECTION("the same metadata, or none, is no note") {
     auto docs = seed_documents();
@@ -242,7 +275,7 @@ TEST_CASE("add: differing metadata repeated within one call is reported", "[stor
   REQUIRE(second.digest() == first.digest());
   AddReport r = add(t.store, {first, second});
   CHECK(strs(r.added) == std::vector<std::string>{kSeedRun});
-  CHECK(t.blob("refs/metadata/" + fanned(kSeedRun)) == data("store/seed-run.metadata.json"));
+  CHECK(line_of(t, Family::kMetadata, hex(kSeedRun)) == metadata_line(kSeedRun, data("store/seed-run.metadata.json")));
   REQUIRE(r.notes.size() == 1);
   CHECK_THAT(r.notes[0], Catch::Matchers::Contains(kSeedRun));
 }
@@ -326,7 +359,7 @@ TEST_CASE("add: an attestation is indexed under its subject, in the store or in 
   TestStore t;
   auto docs = seed_documents();
   Document att = attestation(kSeedRun, "reproduced on my 4090");
-  const std::string entry = "refs/attestations/" + fanned(kSeedRun) + "/" + att.digest().hex();
+  const std::string entry = hex(kSeedRun) + att.digest().hex();
   SECTION("subject in the same call") {
     docs.push_back(att);
     AddReport r = add(t.store, docs);
@@ -338,7 +371,7 @@ TEST_CASE("add: an attestation is indexed under its subject, in the store or in 
     CHECK(strs(r.added) == std::vector<std::string>{att.digest().str()});
     CHECK(trim(must(t.git() + "rev-list --count main")) == "2");
   }
-  CHECK(t.blob(entry) == R"({"author":"Ann <a@example.com>","type":"note"})");
+  CHECK(line_of(t, Family::kAttestations, entry) == line(entry, R"({"author":"Ann <a@example.com>","type":"note"})"));
 }
 
 // Regression: add accepted an attestation whose subject is any object in
@@ -374,14 +407,13 @@ TEST_CASE("add: a run whose source id another run holds is added, not indexed th
   CHECK(t.head() != head);
   REQUIRE(report.added.size() == 1);
   REQUIRE(report.notes.size() == 1);
-  CHECK_THAT(report.notes[0], Catch::Matchers::StartsWith("clash.json: refs/sources/"));
+  CHECK_THAT(report.notes[0], Catch::Matchers::StartsWith("clash.json: the upstream id \"liger-kernel-bench\""));
   CHECK_THAT(report.notes[0], Catch::Matchers::Contains(kSeedRun));
   CHECK_THAT(report.notes[0], Catch::Matchers::Contains(clash.digest().str()));
   Snapshot snap = t.store.snapshot();
   CHECK(snap.has_object(clash.digest()));
-  auto source = snap.read(*source_path(clash.spec(), "clash.json"));
-  REQUIRE(source);
-  CHECK(*source == kSeedRun);
+  const std::string id = clash.spec().find("sourceNative")->find("externalId")->as_string();
+  CHECK(source_run(snap, "liger-kernel-bench", id) == Digest::parse(kSeedRun));
 }
 
 TEST_CASE("add: two new runs claiming one source id in one call: the first is indexed", "[store][add]") {
@@ -391,9 +423,7 @@ TEST_CASE("add: two new runs claiming one source id in one call: the first is in
   CHECK(report.added.size() == 2);
   REQUIRE(report.notes.size() == 1);
   CHECK_THAT(report.notes[0], Catch::Matchers::Contains(b.digest().str()));
-  auto source = t.store.snapshot().read(*source_path(a.spec(), "two.json"));
-  REQUIRE(source);
-  CHECK(*source == a.digest().str());
+  CHECK(source_run(t.store.snapshot(), "liger-kernel-bench", "same/id") == a.digest());
 }
 
 TEST_CASE("add: the commit has a summary, the inputs in its body, a Kistore-Op trailer and the author", "[store][add]") {
@@ -435,7 +465,7 @@ TEST_CASE("add: unusual but valid source ids are stored verbatim and pass fsck",
   for (const Document& run : runs) {
     std::string id = run.spec().find("sourceNative")->find("externalId")->as_string();
     INFO(id);
-    CHECK(t.store.snapshot().read("refs/sources/liger-kernel-bench/" + id) == run.digest().str());
+    CHECK(source_run(t.store.snapshot(), "liger-kernel-bench", id) == run.digest());
   }
   Shell fsck = sh(t.git() + "fsck --strict --no-dangling", true);
   INFO(fsck.out);
@@ -502,7 +532,7 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
   TestStore t;
   add(t.store, seed_documents());  // small: loose
   const std::size_t loose_before = loose_blobs(t);
-  CHECK(loose_before == 10);  // FORMAT, 3 objects, 3 metadata, group, level, source
+  CHECK(loose_before == 9);  // FORMAT, 3 objects, 3 metadata files, a groups file, a sources file
   REQUIRE(packs(t.dir).empty());
 
   std::vector<Document> many;
@@ -513,13 +543,15 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
   REQUIRE(after.size() == 1);
   CHECK(loose_blobs(t) == loose_before);
 
-  // The pack holds the 160 new blobs (object + metadata per document).
+  // The pack holds the 80 new objects and the metadata files their lines went to.
+  const std::size_t files = std::stoul(trim(must(t.git() + "diff-tree -r --name-only main^ main -- refs/ | wc -l")));
+  CHECK(files >= 10);
   std::string idx = *after.begin();
   idx.replace(idx.size() - 5, 5, ".idx");
   std::string listing = must("git verify-pack -v " + quote(idx));
   std::size_t blobs = 0;
   for (std::size_t pos = 0; (pos = listing.find(" blob ", pos)) != std::string::npos; ++pos) ++blobs;
-  CHECK(blobs == 160);
+  CHECK(blobs == 80 + files);
 
   // Readable by a fresh handle and by git.
   Store reopened = Store::open(t.dir);
@@ -708,19 +740,15 @@ TEST_CASE("add into a format-3 store: one line a fact, read back by every query"
   }
 }
 
-TEST_CASE("commands do not open a format-3 store yet; pull's readers see a later format", "[store][index3][errors]") {
+TEST_CASE("a new store is format 3: its first commit writes FORMAT, and it opens", "[store][index3]") {
   TestStore t;
-  make_format3(t.store);
   add(t.store, seed_documents());
-  try {
-    Store::open(t.dir);
-    FAIL("opened");
-  } catch (const Error& e) {
-    CHECK(e.code() == ErrorCode::kIO);
-    CHECK_THAT(e.what(), Catch::Matchers::Contains("FORMAT holds \"kistore 3\\n\", a format this kistore cannot read"));
-  }
-  CHECK_FALSE(parse_format_bytes(kFormat3Bytes).has_value());
-  CHECK(parse_format_bytes(kFormat3Bytes, true) == Format::k3);
+  CHECK(must(t.git() + "cat-file blob main:FORMAT") == "kistore 3\n");
+  Store opened = Store::open(t.dir);
+  CHECK(opened.snapshot().format() == Format::k3);
+  CHECK(parse_format_bytes(kFormat3Bytes) == Format::k3);
+  CHECK(parse_format_bytes(kFormat2Bytes) == Format::k2);
+  CHECK_FALSE(parse_format_bytes("kistore 4\n").has_value());
 }
 
 }  // namespace

@@ -104,23 +104,25 @@ TEST_CASE("rerun: within tolerance the run is reproduced, in one signed rerun co
   Digest run = *Digest::parse(kSeedRun);
   Snapshot snap = s.store.snapshot();
   CHECK(recorded_level(snap, run) == Level::kReproduced);
-  CHECK_FALSE(snap.exists(level_path(kCurrentFormat, Level::kSourceNative, run)));
-  CHECK(snap.read(level_path(kCurrentFormat, Level::kReproduced, run)) == level_entry(r.rerun));
   CHECK(snap.has_object(r.rerun));
-  // What the commit changed: the rerun's object, its own index entries, and the run's level.
+  // Format 3: the run's level line names the rerun.
+  CHECK(find_fact(snap, Family::kLevels, run.hex()) == std::optional<IndexFact>(LevelFact{run, Level::kReproduced, r.rerun}));
+  // What the commit changed: the rerun's object, the files of its own lines
+  // (metadata), the run's level line and the rerun line.
   std::string changed = must(s.git() + "diff --no-renames --name-status main^ main");
-  const std::string h = run.hex(), fanned = h.substr(0, 2) + "/" + h.substr(2, 2) + "/" + h.substr(4);
-  CHECK_THAT(changed, Catch::Matchers::Contains("D\trefs/levels/source-native/" + fanned));
-  CHECK_THAT(changed, Catch::Matchers::Contains("A\trefs/levels/reproduced/" + fanned));
+  const std::string h = run.hex();
+  CHECK_THAT(changed, Catch::Matchers::Contains("A\trefs/levels/" + h.substr(0, 1) + "\n"));
   CHECK_THAT(changed, Catch::Matchers::Contains("A\t" + object_path(r.rerun)));
   // The rerun is indexed beside the run (verdict and ratio), not in its group.
-  CHECK_THAT(changed, Catch::Matchers::Contains("A\trefs/reruns/" + fanned + "/" + r.rerun.hex()));
+  CHECK_THAT(changed, Catch::Matchers::Contains("A\trefs/reruns/" + h.substr(0, 1) + "\n"));
+  CHECK(changed.find("refs/groups/") == std::string::npos);
   const double ratio = *rerun_ratio(snap.document(run).spec(), snap.document(r.rerun).spec());
   CHECK(std::abs(ratio - 1) == Approx(r.difference));
-  CHECK(snap.read(rerun_path(run, r.rerun)) == rerun_entry(Level::kReproduced, ratio));
+  CHECK(find_fact(snap, Family::kReruns, h + r.rerun.hex()) ==
+        std::optional<IndexFact>(RerunFact{run, r.rerun, Level::kReproduced, ratio}));
   const Digest key = comparison_key(snap.document(run).spec());
-  CHECK_FALSE(snap.exists(group_path(kCurrentFormat, key, r.rerun)));
-  CHECK(snap.exists(group_path(kCurrentFormat, key, run)));
+  CHECK_FALSE(find_fact(snap, Family::kGroups, key.hex() + r.rerun.hex()));
+  CHECK(find_fact(snap, Family::kGroups, key.hex() + run.hex()));
   REQUIRE(reruns_of(snap, run).size() == 1);
   CHECK(reruns_of(snap, run)[0].rerun == r.rerun);
   CHECK(reruns_of(snap, run)[0].verdict == Level::kReproduced);
@@ -135,7 +137,9 @@ TEST_CASE("rerun: outside tolerance the run is disputed; the tolerance is inclus
   RerunResult wide = record_rerun(s.store, kSeedRun, bundle_item(rerun_bundle(3400001)), s.options(1.0));
   CHECK(wide.level == Level::kReproduced);
   CHECK(recorded_level(s.store.snapshot(), wide.run) == Level::kReproduced);
-  CHECK_FALSE(s.store.snapshot().exists(level_path(kCurrentFormat, Level::kDisputed, wide.run)));
+  // The second verdict replaces the first: one level line, naming the wide rerun.
+  CHECK(find_fact(s.store.snapshot(), Family::kLevels, wide.run.hex()) ==
+        std::optional<IndexFact>(LevelFact{wide.run, Level::kReproduced, wide.rerun}));
 }
 
 TEST_CASE("rerun: a second verdict at the same level replaces the entry's evidence", "[store][rerun]") {
@@ -146,7 +150,8 @@ TEST_CASE("rerun: a second verdict at the same level replaces the entry's eviden
   REQUIRE(second.level == Level::kDisputed);
   Snapshot snap = s.store.snapshot();
   CHECK(recorded_level(snap, second.run) == Level::kDisputed);
-  CHECK(snap.read(level_path(kCurrentFormat, Level::kDisputed, second.run)) == level_entry(second.rerun));
+  CHECK(find_fact(snap, Family::kLevels, second.run.hex()) ==
+        std::optional<IndexFact>(LevelFact{second.run, Level::kDisputed, second.rerun}));
 }
 
 TEST_CASE("rerun: a run document alone, whose other documents the store has, is a rerun too", "[store][rerun]") {
