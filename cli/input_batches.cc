@@ -136,8 +136,9 @@ class Batcher {
     // to 8 a core, each reserving 64 MiB of address space: with the parser's
     // thread beside on_batch's (which use every core), a process under
     // `ulimit -v` would run out of addresses, not of memory. As many arenas
-    // as cores keep the contention low and the reservations what they were.
-    mallopt(M_ARENA_MAX, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    // as parallel_for's threads keep the contention low and the
+    // reservations within what worker_threads() leaves room for.
+    mallopt(M_ARENA_MAX, static_cast<int>(worker_threads()));
 #endif
     try {
       parser_ = std::make_unique<Parser>();

@@ -133,7 +133,7 @@ SiteData gather(const Store& store, const std::vector<AllowedSigner>& trust, con
   data.base_url = options.base_url;
   Snapshot snap = store.snapshot();
   const std::vector<Digest> keys = snap.empty() ? std::vector<Digest>() : group_keys(snap);
-  const unsigned cores = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  const unsigned cores = worker_threads();
   std::size_t parts = std::clamp<std::size_t>(keys.size() / kGroupsPerPart, 1, 4 * cores);
   // With more than one part, each reads through a Store of its own and
   // `store` reads the history; with one, `store` reads everything on this thread.
