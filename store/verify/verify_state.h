@@ -110,6 +110,7 @@ struct VerifyState {
   const Store& store;
   const VerifyOptions& options;
   Snapshot snap;
+  mutable std::mutex snap_lock;  // line_at's reads of snap, from any thread
   Format format;
   std::unique_ptr<git::CommitGraph> commits;  // the store's commits, through the git door
   LevelAudit audit;  // the signed history, judged against options.trust
@@ -157,9 +158,13 @@ struct VerifyState {
   }
   // Format 3: where a problem about the line of `key` is reported: the file
   // that holds it (or would), then the key ("refs/groups/04a2…/3 @04a2…").
-  // Read only for problems, which are few.
+  // Read only for problems, which are few. Called from check_in_parallel's
+  // threads: the Snapshot's tree cache is one thread's, so one call at a
+  // time (without the lock, two threads missing the cache at once free the
+  // tree the other is reading).
   std::string line_at(Family family, const std::string& key) const {
     std::string file = family_dir(family);
+    std::lock_guard lock(snap_lock);
     try {
       file = fact_file(snap, family, key);
     } catch (const Error&) {
