@@ -278,15 +278,13 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
     parallel_for(total, [&](std::size_t i) { ids[i] = git::object_id(GIT_OBJECT_BLOB, *contents[i]); });
   }
   for (const auto& [path, bytes] : change.upserts) {
-    // Stored, not deflated: documents are zstd frames, which deflate cannot
-    // shrink, and index entries are a few dozen bytes, which it barely does;
-    // stored objects are read without inflating (packread.h).
+    // Documents (zstd frames) stored, index files deflated (blob_level).
     git_oid id;
     if (bulk) {
       id = ids[done];
-      out.write(id, GIT_OBJECT_BLOB, bytes, 0);
+      out.write(id, GIT_OBJECT_BLOB, bytes, git::blob_level(bytes));
     } else {
-      id = out.write(GIT_OBJECT_BLOB, bytes, 0);
+      id = out.write(GIT_OBJECT_BLOB, bytes, git::blob_level(bytes));
     }
     changes.emplace_hint(changes.end(), path, git::PathChange{id});
     ++done;
@@ -376,6 +374,13 @@ std::optional<std::string> Store::commit_written(
                                              dir_ + ": moving " + branch_);
     if (moved == git::BranchMove::kMoved) {
       note_written("commit " + id.substr(0, 12));  // what an interruption from now on says (interrupt.h)
+      // The config's note of the format follows the upgrade (FORMAT is what
+      // kistore reads; this is for people reading the config). The commit
+      // stands whether or not the note can be written.
+      if (upgrade) try {
+          git::set_config_number(repo(), "kistore.formatversion", 3, dir_);
+        } catch (const Error&) {
+        }
       git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr);
       git::refresh_objects(repo());  // see the pack just written
       objects_->refresh();

@@ -3,6 +3,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "store/git/objwrite.h"
 #include "store/git/raw_tree.h"
 
 namespace kistore {
@@ -55,7 +56,7 @@ void NewObjects::read(const std::function<void(const Object&, std::string_view, 
     git_object_t type = GIT_OBJECT_INVALID;
     int level = object.type == GIT_OBJECT_COMMIT ? 1 : 0;
     if (packs_.read(object.id, type, stored) && type == object.type) {
-      write(object, stored, level);
+      write(object, stored, object.type == GIT_OBJECT_BLOB ? git::blob_level(stored) : level);
     } else {
       git_odb_object* o = nullptr;
       git::check(git_odb_read(&o, odb_.get(), &object.id), "reading object " + git::oid_str(object.id));
@@ -63,7 +64,8 @@ void NewObjects::read(const std::function<void(const Object&, std::string_view, 
       if (git_odb_object_type(o) != object.type)
         throw Corruption("object " + git::oid_str(object.id) + " is a " + git_object_type2string(git_odb_object_type(o)) +
                          ", where its tree says " + git_object_type2string(object.type));
-      write(object, {static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o)}, level);
+      const std::string_view data(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
+      write(object, data, object.type == GIT_OBJECT_BLOB ? git::blob_level(data) : level);
     }
     if ((++done % 1024 == 0 || done == objects_.size()) && progress) progress(done, objects_.size());
   }

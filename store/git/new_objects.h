@@ -9,7 +9,7 @@
 // (libgit2 1.5's packbuilder walks the whole tree of every commit it hides).
 // Objects are then read as stored (through the pack reader first), to be
 // written into a pack at the level kistore stores them (objwrite.h: commits
-// deflated, the rest in zlib's stored format).
+// and index files deflated, documents and trees in zlib's stored format).
 //
 // Errors: Error(kIO) when the history cannot be walked or an object read;
 // Error(kCorruption) for an object of another type than its tree says.

@@ -344,7 +344,7 @@ void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
     ++written;
     return;
   }
-  if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, 0);
+  if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, git::blob_level(p.metadata));
   for (std::size_t j = 0; j < p.entries.size(); ++j) {
     // A source id's blob waits for the tree (build_tree): another run may
     // hold the id, and a blob written for nothing would dangle in the store.
@@ -663,7 +663,7 @@ void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& 
                  merged.end());
     try {
       build_trie_files(merged, [&](const std::string& path, std::string&& bytes) {
-        paths[dir + "/" + path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)};
+        paths[dir + "/" + path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, git::blob_level(bytes))};
       });
     } catch (const std::invalid_argument& e) {
       throw Corruption(dir + ": " + e.what());
@@ -673,7 +673,8 @@ void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& 
   ChangeSet change;
   apply_index_changes(head, small, change);
   for (const std::string& path : change.removals) paths[path] = git::PathChange{};
-  for (const auto& [path, bytes] : change.upserts) paths[path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, 0)};
+  for (const auto& [path, bytes] : change.upserts)
+    paths[path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, git::blob_level(bytes))};
   for (const auto& [path, id] : change.links) paths[path] = git::PathChange{git::parse_oid(id)};
   for (const auto& [path, id] : change.folders) paths[path + "/"] = git::PathChange{git::parse_oid(id), true};
 }

@@ -23,6 +23,7 @@
 #include "objects/json.h"
 #include "refs/layout.h"
 #include "store/git/git.h"
+#include "store/git/objwrite.h"
 #include "store/git/packread.h"
 #include "store/core/store.h"
 #include "store/verify/verify.h"
@@ -590,19 +591,35 @@ TEST_CASE("add: a bulk add (>= 64 documents) writes exactly one pack and no loos
       git::OdbObject owned(o);
       std::string expected(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
       bool stored = reader.read(oid, got, bytes);
-      // Documents are stored (level 0); the commit, the metadata blobs and
-      // the trees of a change of up to 1,024 paths (this one: 80 documents)
-      // are deflated. Every whole object reads, as libgit2 reads it.
+      // Documents are stored (level 0); the commit, the index files, the
+      // metadata blobs and the trees of a change of up to 1,024 paths (this
+      // one: 80 documents) are deflated. Every whole object reads, as
+      // libgit2 reads it.
       CHECK(stored);
       if (stored) {
         CHECK(got == git_odb_object_type(o));
         CHECK(bytes == expected);
         ++checked;
-        if (type == "blob" && expected.size() > 40) target = id;
+        if (type == "blob" && git::blob_level(expected) == 0 && expected.size() > 40) target = id;  // a zstd frame
       }
     }
     CHECK(checked > 80);
     REQUIRE(!target.empty());
+    // The index's JSON Lines files are deflated (objwrite.h blob_level):
+    // none of their bytes stand in the pack as they are.
+    {
+      const std::string packed = read_file(*after.begin());
+      std::size_t index_files = 0;
+      std::istringstream files(must(t.git() + "ls-tree -r --name-only main -- refs"));
+      for (std::string path; std::getline(files, path);) {
+        const std::string bytes = t.blob(path);
+        REQUIRE(bytes.rfind("{\"@key\":\"", 0) == 0);
+        if (bytes.size() < 128) continue;
+        ++index_files;
+        CHECK(packed.find(bytes.substr(0, 100)) == std::string::npos);
+      }
+      CHECK(index_files > 0);
+    }
 
     // One byte of that blob's content flipped inside the pack: the reader
     // declines it (Adler-32), and verify reports it through libgit2.
