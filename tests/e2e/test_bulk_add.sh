@@ -13,8 +13,11 @@
 # commit. What is left for data is well under half the input's 350 MB; the
 # parsed input alone would take some 3 GB (a parsed bundle takes about ten
 # times its text), which is what `add` held before it streamed. What must
-# stay in memory is a compact record per new document (~200 bytes a run),
-# 25 MB here.
+# stay in memory is a compact record per new document (~90 bytes) and the
+# format-3 index lines the new documents imply (~800 bytes a run: 98 MB of
+# refs/ here), until the trie files are written; the peak resident size is
+# ~165 MB. Under a limit kistore runs one thread (objects/parallel.h,
+# worker_threads), so the bound does not depend on the machine's cores.
 #
 # The input is 10,000 bundles of bench/gen.py repeated 12 times, each copy's
 # runs made distinct by a prefix in their upstream id (a run's digest is named

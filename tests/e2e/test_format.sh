@@ -202,6 +202,7 @@ assert_eq "1" "$(git --git-dir="$F" rev-list --count "$before_head..main")" "exa
 assert_contains "$(git --git-dir="$F" log -1 --format=%B main)" "Kistore-Op: upgrade" "the upgrade trailer"
 assert_eq "$before_objects" "$(git --git-dir="$F" rev-parse main:objects)" "objects/ subtree id"
 assert_eq "kistore 3" "$(git --git-dir="$F" cat-file blob main:FORMAT)" "FORMAT written"
+assert_eq "3" "$(git --git-dir="$F" config kistore.formatversion)" "the config's note of the format follows"
 assert_exit 0 ks --store "$F" verify
 assert_contains "$OUT" "0 problems, 5 warnings" "the same five warnings (external references, a claimed source id)"
 for l in reproduced disputed reported source-native; do
