@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints, for the git pack files given, the distinct zlib stream headers of their entries
-(hex, e.g. "7801"), one per line, sorted. kistore writes every entry at level 0 or 1 (7801);
-a pack re-deflated at git's or libgit2's default level has 789c."""
+(hex, e.g. "7801"), one per line, sorted. A kistore push writes documents and trees at level 0
+and commits at level 1 (7801), index files at level 6 (789c); a pack re-deflated at git's or
+libgit2's default level has 789c alone."""
 import sys
 import zlib
 
