@@ -85,6 +85,28 @@ assert_exit 0 ks --store "$G" --json show "$seed"
 assert_contains "$OUT" "\"reruns\":[{\"level\":\"disputed\",\"ratio\":$ratio,\"run\":\"$rerun_digest\"}]" "show --json: reruns"
 pass "rank and show list the rerun beside its run (level, ratio), never as a competitor"
 
+# What stock `git show` prints of an add, a rerun and a merge, outside objects/
+# (docs/format.md §5 "What git show prints" quotes these files): each commit
+# reads as the lines it added or changed. The merge unions two attestations
+# made on either side of a clone into the one file both changed.
+printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
+M=$SERVERS_DIR/merged
+cp -a "$G" "$M"
+assert_exit 0 ks clone --allowed-signers signers "$M" "$SERVERS_DIR/side"
+KISTORE_AUTHOR="Bo <bo@example.org>" KISTORE_DATE=1767229200 \
+    assert_exit 0 ks --store "$SERVERS_DIR/side" attest "$seed" --note "same on our 4090"
+KISTORE_AUTHOR="Cy <cy@example.org>" KISTORE_DATE=1767232800 \
+    assert_exit 0 ks --store "$M" attest "$seed" --note "within 1% here"
+assert_exit 0 ks --store "$M" remote add side "$SERVERS_DIR/side"
+KISTORE_DATE=1767236400 assert_exit 0 ks --store "$M" pull side
+[[ $(git --git-dir="$M" rev-list --parents -n 1 main | wc -w) == 3 ]] || fail "the pull made no merge commit"
+shown() { git --git-dir="$M" -c core.pager=cat show --no-color --diff-merges=first-parent "$1" -- . ':!objects'; }
+golden show-add.golden "$(shown main~4)" "git show of an add"
+golden show-rerun.golden "$(shown main~2)" "git show of a signed rerun"
+golden show-merge.golden "$(shown main)" "git show of a merge (against its first parent)"
+assert_exit 0 ks --store "$M" verify --allowed-signers signers
+pass "git show of an add, a rerun and a merge reads as the lines each added or changed"
+
 blob_of() { git --git-dir="$G" hash-object -w --stdin; }
 printf 'controller@example.org %s\n' "$(cut -d' ' -f1,2 controller.pub)" >signers
 assert_exit 0 ks clone --allowed-signers signers "$G" "$SERVERS_DIR/clean"
