@@ -104,7 +104,13 @@ def store_documents(store):
     metadata, frames, dictionaries = {}, {}, {}
     for (path, _), data in zip(entries, blobs):
         if path.startswith("refs/metadata/"):
-            metadata[path[len("refs/metadata/"):]] = json.loads(data)
+            text = data.decode()
+            if text.startswith('{"@key":'):  # format 3: a file of JSON Lines, one document's metadata a line
+                for line in text.splitlines():
+                    fact = json.loads(line)
+                    metadata[fact["@key"]] = fact["metadata"]
+            else:  # format 2: refs/metadata/<2>/<2>/<60>, one document's metadata
+                metadata["".join(path[len("refs/metadata/"):].split("/"))] = json.loads(data)
         elif path.startswith("dictionaries/"):
             dictionaries[int(path[len("dictionaries/"):])] = data
         else:

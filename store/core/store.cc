@@ -282,9 +282,9 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
     git_oid id;
     if (bulk) {
       id = ids[done];
-      out.write(id, GIT_OBJECT_BLOB, bytes, git::blob_level(bytes));
+      out.write_blob(id, bytes);
     } else {
-      id = out.write(GIT_OBJECT_BLOB, bytes, git::blob_level(bytes));
+      id = out.write_blob(bytes);
     }
     changes.emplace_hint(changes.end(), path, git::PathChange{id});
     ++done;

@@ -52,11 +52,14 @@ void NewObjects::read(const std::function<void(const Object&, std::string_view, 
                       const std::function<void(std::size_t, std::size_t)>& progress) const {
   std::size_t done = 0;
   std::string stored;
+  // Blobs at the level the store writes them (blob_level), commits at 1, trees stored.
+  const auto level_of = [](const Object& object, std::string_view data) {
+    return object.type == GIT_OBJECT_BLOB ? git::blob_level(data) : object.type == GIT_OBJECT_COMMIT ? 1 : 0;
+  };
   for (const Object& object : objects_) {
     git_object_t type = GIT_OBJECT_INVALID;
-    int level = object.type == GIT_OBJECT_COMMIT ? 1 : 0;
     if (packs_.read(object.id, type, stored) && type == object.type) {
-      write(object, stored, object.type == GIT_OBJECT_BLOB ? git::blob_level(stored) : level);
+      write(object, stored, level_of(object, stored));
     } else {
       git_odb_object* o = nullptr;
       git::check(git_odb_read(&o, odb_.get(), &object.id), "reading object " + git::oid_str(object.id));
@@ -65,7 +68,7 @@ void NewObjects::read(const std::function<void(const Object&, std::string_view, 
         throw Corruption("object " + git::oid_str(object.id) + " is a " + git_object_type2string(git_odb_object_type(o)) +
                          ", where its tree says " + git_object_type2string(object.type));
       const std::string_view data(static_cast<const char*>(git_odb_object_data(o)), git_odb_object_size(o));
-      write(object, data, object.type == GIT_OBJECT_BLOB ? git::blob_level(data) : level);
+      write(object, data, level_of(object, data));
     }
     if ((++done % 1024 == 0 || done == objects_.size()) && progress) progress(done, objects_.size());
   }

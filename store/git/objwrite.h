@@ -93,6 +93,9 @@ class ObjectWriter {
   }
   // Writes an object whose id the caller already computed (object_id).
   virtual void write(const git_oid& id, git_object_t type, std::string_view data, int level) = 0;
+  // Writes a blob at its blob_level: how every store blob is written.
+  git_oid write_blob(std::string_view data) { return write(GIT_OBJECT_BLOB, data, blob_level(data)); }
+  void write_blob(const git_oid& id, std::string_view data) { write(id, GIT_OBJECT_BLOB, data, blob_level(data)); }
 };
 
 class PackWriter final : public ObjectWriter {

@@ -298,20 +298,21 @@ class IndexCheck {
     else if (levels > 1)
       s_.problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(levels) + " levels");
     if (facts.source_path) {
-      const std::string where = s_.format == Format::k3 ? s_.line_at(Family::kSources, *facts.source_path) : *facts.source_path;
+      // Spelled out for problems only: line_at walks the Snapshot under a lock.
+      auto where = [&] { return s_.format == Format::k3 ? s_.line_at(Family::kSources, *facts.source_path) : *facts.source_path; };
       std::optional<std::size_t> at = source_at(*facts.source_path);
       const SourceBytes* entry = at ? &s_.index.sources[*at].second : nullptr;
       if (!entry) {
         std::string holder = source_holder(*facts.source_path);
         if (holder.empty())
-          s_.problem(ProblemKind::kMissingSource, where, "run " + digest.str() + " is missing from the source index");
+          s_.problem(ProblemKind::kMissingSource, where(), "run " + digest.str() + " is missing from the source index");
         else
-          s_.warning(ProblemKind::kSourceClaimed, where,
+          s_.warning(ProblemKind::kSourceClaimed, where(),
                   "run " + digest.str() + " claims this source id, which is blocked by " + holder);
       } else if (entry->digest == digest) {
         source_checked_[*at] = 1;  // names this valid run, whose source id it is (only this run's thread writes it)
       } else {
-        s_.warning(ProblemKind::kSourceClaimed, where,
+        s_.warning(ProblemKind::kSourceClaimed, where(),
                 "run " + digest.str() + " claims this source id, which names " + entry->str() + " (the first claim)");
       }
     }

@@ -274,7 +274,7 @@ void BulkAdd::State::settle_dictionary() {
   std::vector<std::string_view> samples;
   samples.reserve(pending.size());
   for (const Pending& q : pending) samples.push_back(q.canonical);
-  if (!pending.empty() && encoder.train_from(base, samples)) dictionary_blob = pack->write(GIT_OBJECT_BLOB, encoder.trained()->bytes(), 0);
+  if (!pending.empty() && encoder.train_from(base, samples)) dictionary_blob = pack->write_blob(encoder.trained()->bytes());
   parallel_for(pending.size(), [&](std::size_t i) {
     Prepared& p = pending[i].prepared;
     p.frame = encoder.encode(pending[i].canonical);
@@ -331,7 +331,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
 }
 
 void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
-  pack->write(p.frame_id, GIT_OBJECT_BLOB, p.frame, 0);
+  pack->write_blob(p.frame_id, p.frame);
   docs[record].frame = p.frame_id;
   if (format3) {
     // Lines, written into files when the tree is built; an attestation's
@@ -344,7 +344,7 @@ void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
     ++written;
     return;
   }
-  if (docs[record].has_metadata) pack->write(p.metadata_id, GIT_OBJECT_BLOB, p.metadata, git::blob_level(p.metadata));
+  if (docs[record].has_metadata) pack->write_blob(p.metadata_id, p.metadata);
   for (std::size_t j = 0; j < p.entries.size(); ++j) {
     // A source id's blob waits for the tree (build_tree): another run may
     // hold the id, and a blob written for nothing would dangle in the store.
@@ -663,7 +663,7 @@ void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& 
                  merged.end());
     try {
       build_trie_files(merged, [&](const std::string& path, std::string&& bytes) {
-        paths[dir + "/" + path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, git::blob_level(bytes))};
+        paths[dir + "/" + path] = git::PathChange{out.write_blob(bytes)};
       });
     } catch (const std::invalid_argument& e) {
       throw Corruption(dir + ": " + e.what());
@@ -674,7 +674,7 @@ void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& 
   apply_index_changes(head, small, change);
   for (const std::string& path : change.removals) paths[path] = git::PathChange{};
   for (const auto& [path, bytes] : change.upserts)
-    paths[path] = git::PathChange{out.write(GIT_OBJECT_BLOB, bytes, git::blob_level(bytes))};
+    paths[path] = git::PathChange{out.write_blob(bytes)};
   for (const auto& [path, id] : change.links) paths[path] = git::PathChange{git::parse_oid(id)};
   for (const auto& [path, id] : change.folders) paths[path + "/"] = git::PathChange{git::parse_oid(id), true};
 }
