@@ -4,7 +4,11 @@
 #include <malloc.h>
 #endif
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -23,6 +27,7 @@
 #include "refs/layout.h"
 #include "store/core/frame_encoder.h"
 #include "store/core/index_trees.h"
+#include "store/edge/tempfiles.h"
 #include "store/git/objwrite.h"
 
 namespace kistore {
@@ -84,6 +89,54 @@ void classify(const IndexEntry& e, const Digest& doc, Prepared& p) {
   }
 }
 
+// Format 3's lines of the new documents, a temporary file per family in the
+// store's objects/pack (made through the file gate: removed when the add
+// ends, swept as a dead writer's if it is killed). At a million runs they are
+// some 840 MB of text that the add would otherwise hold until the trees are
+// built; this way it holds one family's lines at a time, and only then
+// (docs/benchmarks.md "Format 3 at a million").
+class LineSpill {
+ public:
+  explicit LineSpill(std::string dir) : dir_(std::move(dir)) {}
+
+  void put(Family family, std::string_view line) {
+    Part& part = parts_[static_cast<std::size_t>(family)];
+    if (!part.file) part.file = std::make_unique<NewFile>(dir_, "lines", 0600);
+    part.buffer += line;
+    if (part.buffer.size() >= kFlushAt) flush(part);
+  }
+  // The family's lines, in the order they were put.
+  std::string read(Family family) {
+    Part& part = parts_[static_cast<std::size_t>(family)];
+    if (!part.file) return {};
+    flush(part);
+    std::string bytes(part.size, '\0');
+    for (std::size_t at = 0; at < bytes.size();) {
+      const ssize_t n = ::pread(part.file->fd(), bytes.data() + at, bytes.size() - at, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw IOError(part.file->path() + ": cannot read: " + (n < 0 ? std::strerror(errno) : "the file is shorter than written"));
+      at += static_cast<std::size_t>(n);
+    }
+    return bytes;
+  }
+
+ private:
+  static constexpr std::size_t kFlushAt = 1u << 20;
+  struct Part {
+    std::unique_ptr<NewFile> file;
+    std::string buffer;
+    std::size_t size = 0;  // bytes written to the file
+  };
+  void flush(Part& part) {
+    part.file->write(part.buffer);
+    part.size += part.buffer.size();
+    part.buffer.clear();
+  }
+  std::string dir_;
+  std::array<Part, std::size(kFamilies)> parts_;
+};
+
 }  // namespace
 
 struct BulkAdd::State {
@@ -122,14 +175,15 @@ struct BulkAdd::State {
   std::size_t seen = 0, repeats = 0, written = 0;
   std::vector<std::uint32_t> repeat_list;  // the first list_limit + 1 repeats
   std::vector<std::string> repeat_notes;
-  // Format 3 (refs/layout.h): the lines new documents imply, each its
-  // document, family and the literal holding the line (its key first).
+  // Format 3 (refs/layout.h): the lines new documents imply, in `spill`,
+  // and for each, in the same order, its document and family.
   const bool format3 = base.format() == Format::k3;
   struct LineRecord {
-    std::uint32_t doc, literal;
+    std::uint32_t doc;
     Family family;
   };
   std::deque<LineRecord> lines;
+  LineSpill spill{git::gitdir(store.repo()) + "objects/pack"};
   // The metadata a snapshot stores for `d`, as JCS bytes (either format).
   static std::optional<std::string> stored_metadata(const Snapshot& snap, const Digest& d) {
     if (snap.format() != Format::k3) return snap.read(metadata_path(snap.format(), d));
@@ -337,7 +391,9 @@ void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
     // Lines, written into files when the tree is built; an attestation's
     // subject also as a record, for check_attestations.
     for (const IndexFact& fact : p.facts) {
-      lines.push_back(LineRecord{record, add_literal(render_line(fact)), family_of(fact)});
+      const Family family = family_of(fact);
+      spill.put(family, render_line(fact));
+      lines.push_back(LineRecord{record, family});
       if (const auto* a = std::get_if<AttestationFact>(&fact))
         index.push_back(IndexRecord{git_oid{}, record, aux_index(a->run), EntryKind::kAttestation});
     }
@@ -600,39 +656,46 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
 }
 
 // Format 3: the lines of the added documents into the trie, each file a blob
-// of `out`. A claim of an upstream id that a run (of the head, or earlier in
-// the input) holds is a note, not a line. A family changed in at most
-// kRebuildAbove keys takes the plan every writer uses (index_trees.h); a
-// bigger change rebuilds the family from its old lines and the new, as views
-// of the files' bytes and of the lines the add holds, one file's bytes at a
-// time (build_trie_files): memory for the lines once, not for copies of them.
+// of `out`, one family at a time (its lines read back from `spill`). A claim
+// of an upstream id that a run (of the head, or earlier in the input) holds
+// is a note, not a line. A family changed in at most kRebuildAbove keys takes
+// the plan every writer uses (index_trees.h); a bigger change rebuilds the
+// family from its old lines and the new, as views of the files' bytes and of
+// the spilled lines, one file's bytes at a time (build_trie_files): memory
+// for one family's lines once, not for copies of them.
 void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report,
                                  std::map<std::string, git::PathChange>& paths, git::ObjectWriter& out) {
-  std::map<Family, std::vector<LineView>> fresh;
-  std::unordered_map<std::string_view, const Digest*> claims;
-  for (const LineRecord& l : lines) {
-    if (!added[l.doc]) continue;
-    const std::string_view line = literal(l.literal);
-    const std::string_view key = line.substr(9, line.find('"', 9) - 9);  // {"@key":"<hex>"
-    const Digest& doc = docs[l.doc].digest;
-    if (l.family == Family::kSources) {
-      std::optional<Digest> holder;
-      if (auto it = claims.find(key); it != claims.end()) holder = *it->second;
-      else if (!head.empty())
-        if (auto held = find_fact(head, Family::kSources, std::string(key))) holder = std::get<SourceFact>(*held).run;
-      if (holder) {
-        if (*holder != doc)
-          report.notes.push_back(where(l.doc) + ": the upstream id of run " + doc.str() + " already names " +
-                                 holder->str() + "; the run is added but not indexed under that source id");
-        continue;
-      }
-      claims.emplace(key, &doc);
-    }
-    fresh[l.family].push_back(LineView{key, line});
-  }
-  claims.clear();
   IndexChanges small;  // the families the plan changes
-  for (auto& [family, views] : fresh) {
+  for (const Family family : kFamilies) {
+    const std::string spilled = spill.read(family);
+    if (spilled.empty()) continue;
+    std::vector<LineView> views;
+    std::unordered_map<std::string_view, const Digest*> claims;
+    std::size_t at = 0;
+    for (const LineRecord& l : lines) {
+      if (l.family != family) continue;
+      const std::size_t end = spilled.find('\n', at);
+      const std::string_view line = std::string_view(spilled).substr(at, end + 1 - at);
+      at = end + 1;
+      if (!added[l.doc]) continue;
+      const std::string_view key = line.substr(9, line.find('"', 9) - 9);  // {"@key":"<hex>"
+      const Digest& doc = docs[l.doc].digest;
+      if (family == Family::kSources) {
+        std::optional<Digest> holder;
+        if (auto it = claims.find(key); it != claims.end()) holder = *it->second;
+        else if (!head.empty())
+          if (auto held = find_fact(head, Family::kSources, std::string(key))) holder = std::get<SourceFact>(*held).run;
+        if (holder) {
+          if (*holder != doc)
+            report.notes.push_back(where(l.doc) + ": the upstream id of run " + doc.str() + " already names " +
+                                   holder->str() + "; the run is added but not indexed under that source id");
+          continue;
+        }
+        claims.emplace(key, &doc);
+      }
+      views.push_back(LineView{key, line});
+    }
+    claims = {};
     const std::string dir = family_dir(family);
     if (views.size() <= kRebuildAbove) {
       for (const LineView& v : views) small.put_line(family, std::string(v.key), std::string(v.line));
@@ -645,17 +708,19 @@ void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& 
     if (!head.empty())
       head.walk(dir, [&](const std::string&, std::string_view bytes) { old.emplace_back(bytes); });
     if (!old.empty()) paths[dir] = git::PathChange{};  // the family is written afresh
+    std::size_t old_lines = 0;
+    for (const std::string& file : old) old_lines += static_cast<std::size_t>(std::count(file.begin(), file.end(), '\n'));
+    merged.reserve(old_lines + views.size());
     for (const std::string& file : old)
-      for (std::size_t at = 0; at < file.size();) {
-        const std::size_t end = file.find('\n', at);
+      for (std::size_t from = 0; from < file.size();) {
+        const std::size_t end = file.find('\n', from);
         if (end == std::string::npos) throw Corruption(dir + ": an index file whose last line has no \"\\n\"");
-        const std::string_view line = std::string_view(file).substr(at, end + 1 - at);
+        const std::string_view line = std::string_view(file).substr(from, end + 1 - from);
         merged.push_back(LineView{line.substr(9, line.find('"', 9) - 9), line});
-        at = end + 1;
+        from = end + 1;
       }
     merged.insert(merged.end(), views.begin(), views.end());
-    views.clear();
-    views.shrink_to_fit();
+    views = {};
     std::stable_sort(merged.begin(), merged.end(), [](const LineView& a, const LineView& b) { return a.key < b.key; });
     // A key twice: the head's line stays (documents the head has are not
     // added again, so only a damaged head gets here; verify says why).
