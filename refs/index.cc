@@ -193,10 +193,10 @@ void facts_of_body(Format f, const Json& spec, const Digest& digest, std::string
       facts.problem = Problem{ProblemKind::kObjectInvalid, std::string(where), e.what()};
       return;
     }
-    for (const char* role : {"protocol", "environment", "workload", "implementation"}) {
+    for (std::string_view role : References::kRoles) {
       const Json* ref = spec.find(std::string(role) + "Digest");
       if (ref && ref->is_string())
-        if (auto d = Digest::parse(ref->as_string())) facts.references.emplace_back(role, *d);
+        if (auto d = Digest::parse(ref->as_string())) facts.references.set(role, *d);
     }
   } else if (facts.kind == Kind::kAttestation) {
     const Json* subject = spec.find("subject");
@@ -209,11 +209,7 @@ void facts_of_body(Format f, const Json& spec, const Digest& digest, std::string
 
 std::optional<std::string> rerun_entry_problem(const ObjectFacts& run, const ObjectFacts& rerun, std::string_view bytes) {
   if (rerun.digest == run.digest) return "names the run itself; a rerun is another measurement";
-  auto implementation = [](const ObjectFacts& facts) -> std::optional<Digest> {
-    for (const auto& [role, d] : facts.references)
-      if (role == "implementation") return d;
-    return std::nullopt;
-  };
+  auto implementation = [](const ObjectFacts& facts) { return facts.references.find("implementation"); };
   if (!run.key || rerun.key != run.key || !implementation(run) || implementation(rerun) != implementation(run))
     return "names " + rerun.digest->str() + ", which is no controlled rerun of " + run.digest->str() +
            " (expected the same comparison key and implementation)";

@@ -10,8 +10,12 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "objects/blob.h"
@@ -90,6 +94,30 @@ enum class ObjectCheck {
 };
 
 // What one stored object implies for the index (SPEC §2).
+// The documents a run names, by role (its spec's <role>Digest members that
+// are digests): a fixed array, as verify holds one for every run of a store.
+struct References {
+  static constexpr std::array<std::string_view, 4> kRoles{"protocol", "environment", "workload", "implementation"};
+  std::array<std::optional<Digest>, 4> by_role;  // in kRoles' order
+
+  // Sets the digest of `role`, one of kRoles (any other is ignored).
+  void set(std::string_view role, const Digest& d) {
+    for (std::size_t i = 0; i < kRoles.size(); ++i)
+      if (kRoles[i] == role) by_role[i] = d;
+  }
+  std::optional<Digest> find(std::string_view role) const {
+    for (std::size_t i = 0; i < kRoles.size(); ++i)
+      if (kRoles[i] == role) return by_role[i];
+    return std::nullopt;
+  }
+  // fn(role, digest) for each role present, in kRoles' order.
+  template <typename F>
+  void for_each(F&& fn) const {
+    for (std::size_t i = 0; i < kRoles.size(); ++i)
+      if (by_role[i]) fn(kRoles[i], *by_role[i]);
+  }
+};
+
 struct ObjectFacts {
   std::optional<Digest> digest;    // the digest its path names; nullopt when the path is not an object path
   std::optional<Problem> problem;  // why the object implies nothing; nullopt when it is usable
@@ -100,7 +128,7 @@ struct ObjectFacts {
   std::string group_path, group_bytes;
   Level default_level = Level::kReported;
   std::optional<std::string> source_path;  // format 3: the upstream id's key (refs/index_lines.h source_key)
-  std::vector<std::pair<std::string, Digest>> references;
+  References references;
   std::optional<Digest> key;           // the comparison key
   std::optional<Measurement> primary;  // the primary measurement
   // Attestations: the run attested and the bytes of its entry under it ("" when

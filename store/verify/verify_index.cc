@@ -253,11 +253,7 @@ class IndexCheck {
     const ObjectFacts* rerun = s_.object(*evidence);
     if (!rerun || !rerun->valid() || rerun->kind != Kind::kRun) return {};
     auto key = [](const ObjectFacts& f) { return f.key; };
-    auto implementation = [](const ObjectFacts& f) -> std::optional<Digest> {
-      for (const auto& [role, d] : f.references)
-        if (role == "implementation") return d;
-      return std::nullopt;
-    };
+    auto implementation = [](const ObjectFacts& f) { return f.references.find("implementation"); };
     if (!key(run) || key(*rerun) != key(run) || !implementation(run) || implementation(*rerun) != implementation(run))
       return {};
     return {*evidence};
@@ -316,9 +312,11 @@ class IndexCheck {
                 "run " + digest.str() + " claims this source id, which names " + entry->str() + " (the first claim)");
       }
     }
-    for (const auto& [role, ref] : facts.references)
+    facts.references.for_each([&](std::string_view role, const Digest& ref) {
       if (!s_.object(ref))
-        s_.warning(ProblemKind::kExternalReference, object_path(digest), "the run's " + role + " " + ref.str() + " is not in the store");
+        s_.warning(ProblemKind::kExternalReference, object_path(digest),
+                   "the run's " + std::string(role) + " " + ref.str() + " is not in the store");
+    });
   }
 
   void check_sources() {

@@ -323,10 +323,10 @@ TEST_CASE("object_facts of a stored run: the index entries add writes, and the d
     REQUIRE(f.source_path);
     CHECK(entries[2].path == *f.source_path);
     std::vector<std::string> roles;
-    for (const auto& [role, digest] : f.references) {
-      roles.push_back(role);
-      CHECK(digest == *run_reference(run, role));
-    }
+    f.references.for_each([&](std::string_view role, const Digest& digest) {
+      roles.emplace_back(role);
+      CHECK(digest == *run_reference(run, std::string(role)));
+    });
     CHECK(roles == std::vector<std::string>{"protocol", "environment", "workload", "implementation"});
   }
 }
