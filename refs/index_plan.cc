@@ -451,12 +451,14 @@ std::optional<std::string> find_line(TrieReader& reader, std::string_view key) {
         std::size_t number = 0;
         for (std::size_t start = 0; start < bytes.size();) {
           const std::size_t end = bytes.find('\n', start);
-          const std::string at_line = reader.where(path) + ":" + std::to_string(++number) + ": ";
-          if (end == std::string::npos) throw Corruption(at_line + "expected a line ending in \"\\n\", found the file's end");
+          ++number;
+          // Spelled out for a problem only (a lookup reads up to T lines).
+          auto at_line = [&] { return reader.where(path) + ":" + std::to_string(number) + ": "; };
+          if (end == std::string::npos) throw Corruption(at_line() + "expected a line ending in \"\\n\", found the file's end");
           const std::string_view line = std::string_view(bytes).substr(start, end + 1 - start);
           const std::string_view found = line_key(line);
           if (found.empty() || !found.starts_with(prefix) || !(last < found))
-            throw Corruption(at_line + "expected a line beginning {\"@key\":\"" + prefix +
+            throw Corruption(at_line() + "expected a line beginning {\"@key\":\"" + prefix +
                              "…\" after the key before it, found " + quoted_excerpt(line));
           if (found == key) return std::string(line);
           last = found;

@@ -43,11 +43,25 @@ std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
 LayoutTrees::~LayoutTrees() = default;
 
 std::string LayoutTrees::blob(const git_oid& id) const {
-  if (std::optional<std::string> stored = stored_blob(id)) return std::move(*stored);
-  if (repo_) return git::blob_bytes(repo_, id);
-  std::optional<std::string> bytes = commits_->blob(id, SIZE_MAX);
-  if (!bytes) throw Error(ErrorCode::kIO, "reading blob " + git::oid_str(id) + ": the object is not a blob");
-  return std::move(*bytes);
+  for (std::size_t i = 0; i < kRecentBlobs; ++i)
+    if (recent_set_[i] && git::same_id(recent_[i].first, id)) return recent_[i].second;
+  std::string bytes;
+  if (std::optional<std::string> stored = stored_blob(id)) {
+    bytes = std::move(*stored);
+  } else if (repo_) {
+    bytes = git::blob_bytes(repo_, id);
+  } else {
+    std::optional<std::string> read = commits_->blob(id, SIZE_MAX);
+    if (!read) throw Error(ErrorCode::kIO, "reading blob " + git::oid_str(id) + ": the object is not a blob");
+    bytes = std::move(*read);
+  }
+  // Index files and FORMAT are what is read again; documents are not kept.
+  if (bytes.size() <= (std::size_t(1) << 20)) {
+    const std::size_t slot = recent_next_++ % kRecentBlobs;
+    recent_[slot] = {id, bytes};
+    recent_set_[slot] = true;
+  }
+  return bytes;
 }
 
 std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string& path) const {

@@ -19,6 +19,7 @@
 // repository.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -120,6 +121,13 @@ class LayoutTrees {
   std::unique_ptr<git::TreeReader> reader_;
   bool check_ids_;
   mutable std::unordered_map<git_oid, std::optional<Format>, git::OidHash, git::OidEq> formats_;  // format_of, by root
+  // The last few blobs blob() read: a merge looks up one key after another
+  // in the same index file (up to 256 lines, deflated), and each lookup read
+  // and inflated the whole file again.
+  static constexpr std::size_t kRecentBlobs = 4;
+  mutable std::array<std::pair<git_oid, std::string>, kRecentBlobs> recent_{};
+  mutable std::array<bool, kRecentBlobs> recent_set_{};
+  mutable std::size_t recent_next_ = 0;
 };
 
 }  // namespace kistore

@@ -7,6 +7,8 @@ namespace kistore::git {
 
 namespace {
 std::atomic<bool> strict_hashes{false};
+// The most libgit2 keeps of parsed objects (its default is 256 MiB).
+constexpr std::size_t kCacheBytes = std::size_t(16) << 20;
 }
 
 void ensure_init() {
@@ -21,6 +23,11 @@ void ensure_init() {
     // kistore names every object it puts in a tree itself, so libgit2's
     // existence check before each tree entry is a lookup per entry for nothing.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
+    // libgit2 keeps the commits and small trees it has parsed, up to 256 MiB
+    // by default: a pull of 200,000 commits grew by that much
+    // (docs/benchmarks.md "A pull's memory"). kistore reads each commit of a
+    // walk once or twice, and keeps what it needs of it itself.
+    git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, static_cast<ssize_t>(kCacheBytes));
   });
 }
 
