@@ -23,21 +23,9 @@ KISTORE=$(readlink -f "${KISTORE:-$root/build/kistore}")
 WORK=${BENCH_WORK:-/tmp/kistore-merge}
 REPS=${REPS:-3}
 N=${1:-100000}
-export KISTORE_AUTHOR="Bench <bench@example.org>"
-export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.org
-export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.org
-export GIT_CONFIG_NOSYSTEM=1 HOME=$WORK/home LC_ALL=C
+. "$here/lib.sh"
 rm -rf "$WORK"; mkdir -p "$WORK" "$HOME"
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
-
-m() {  # m LABEL CMD... : wall seconds and peak RSS of CMD
-  local label=$1; shift
-  /usr/bin/time -v -o "$WORK/time.tmp" "$@" >"$WORK/last.log" 2>&1 || {
-    echo "FAILED: $*" >&2; tail -20 "$WORK/last.log" >&2; exit 3; }
-  awk -F': ' -v l="$label" '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
-              /Maximum resident set size/ { r = $2 }
-              END { printf "  %-34s %8.2f s   peak RSS %7.1f MiB\n", l, s, r / 1024 }' "$WORK/time.tmp"
-}
 
 python3 "$here/gen.py" 1000 --seed 1 --out "$WORK/base.jsonl" >/dev/null
 python3 "$here/gen.py" "$N" --seed 2 --out "$WORK/a/" >/dev/null

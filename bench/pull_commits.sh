@@ -16,22 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 KISTORE=$(readlink -f "${KISTORE:-$root/build/kistore}")
 WORK=${BENCH_WORK:-/tmp/kistore-pull-commits}
-export KISTORE_AUTHOR="Bench <bench@example.org>"
-export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.org
-export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.org
-export GIT_CONFIG_NOSYSTEM=1 HOME=$WORK/home LC_ALL=C
+. "$here/lib.sh"
 [ $# -gt 0 ] || set -- 20000 200000
 rm -rf "$WORK"; mkdir -p "$WORK" "$HOME"
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
-
-m() {  # m LABEL CMD... : wall seconds and peak RSS of CMD
-  local label=$1; shift
-  /usr/bin/time -v -o "$WORK/time.tmp" "$@" >"$WORK/last.log" 2>&1 || {
-    echo "FAILED: $*" >&2; tail -20 "$WORK/last.log" >&2; exit 3; }
-  awk -F': ' -v l="$label" '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
-              /Maximum resident set size/ { r = $2 }
-              END { printf "  %-40s %8.2f s   peak RSS %7.1f MiB\n", l, s, r / 1024 }' "$WORK/time.tmp"
-}
 
 # empty_commits N: a fast-import stream of N commits on refs/heads/main, each with its parent's tree.
 empty_commits() {

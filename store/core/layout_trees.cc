@@ -43,8 +43,8 @@ std::optional<std::string> LayoutTrees::stored_blob(const git_oid& id) const {
 LayoutTrees::~LayoutTrees() = default;
 
 std::string LayoutTrees::blob(const git_oid& id) const {
-  for (std::size_t i = 0; i < kRecentBlobs; ++i)
-    if (recent_set_[i] && git::same_id(recent_[i].first, id)) return recent_[i].second;
+  for (const auto& recent : recent_)
+    if (recent && git::same_id(recent->first, id)) return recent->second;
   std::string bytes;
   if (std::optional<std::string> stored = stored_blob(id)) {
     bytes = std::move(*stored);
@@ -55,12 +55,7 @@ std::string LayoutTrees::blob(const git_oid& id) const {
     if (!read) throw Error(ErrorCode::kIO, "reading blob " + git::oid_str(id) + ": the object is not a blob");
     bytes = std::move(*read);
   }
-  // Index files and FORMAT are what is read again; documents are not kept.
-  if (bytes.size() <= (std::size_t(1) << 20)) {
-    const std::size_t slot = recent_next_++ % kRecentBlobs;
-    recent_[slot] = {id, bytes};
-    recent_set_[slot] = true;
-  }
+  if (bytes.size() <= kRecentBlobBytes) recent_[recent_next_++ % kRecentBlobs].emplace(id, bytes);
   return bytes;
 }
 

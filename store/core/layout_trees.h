@@ -124,9 +124,10 @@ class LayoutTrees {
   // The last few blobs blob() read: a merge looks up one key after another
   // in the same index file (up to 256 lines, deflated), and each lookup read
   // and inflated the whole file again.
-  static constexpr std::size_t kRecentBlobs = 4;
-  mutable std::array<std::pair<git_oid, std::string>, kRecentBlobs> recent_{};
-  mutable std::array<bool, kRecentBlobs> recent_set_{};
+  // Only blobs of at most kRecentBlobBytes are kept (index files and FORMAT;
+  // not a big document).
+  static constexpr std::size_t kRecentBlobs = 4, kRecentBlobBytes = std::size_t(1) << 20;
+  mutable std::array<std::optional<std::pair<git_oid, std::string>>, kRecentBlobs> recent_;
   mutable std::size_t recent_next_ = 0;
 };
 
