@@ -47,7 +47,7 @@ VerifyReport run(VerifyState& s) {
   }
   if (!shape.hashed) {
     parts.clear(), links.clear();
-    for (VerifyState::ObjectShard& shard : s.objects) shard.map.clear();
+    s.objects.clear();
     walk_tree(s, parts, links, false);
   } else if (walk_error) {
     std::rethrow_exception(walk_error);
@@ -59,7 +59,7 @@ VerifyReport run(VerifyState& s) {
   s.timer.lap("index: source entries");
   check_history(s);
   s.timer.lap("history");
-  s.report.objects = s.object_count();
+  s.report.objects = s.objects.size();
   return std::move(s.report);
 }
 

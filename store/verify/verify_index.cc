@@ -1,6 +1,9 @@
 // verify's checks of the index against the objects, and of every object
 // against the index (verify_state.h).
+#include <algorithm>
+#include <atomic>
 #include <exception>
+#include <stdexcept>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,31 +25,38 @@ class IndexCheck {
   // The entry that keeps a source id from being a path of its own (a
   // shorter id that is a prefix of it, or longer ids below it), or "".
   // Called from check_run_indexed's threads.
-  std::string source_holder(const std::string& path) const {
+  std::string source_holder(std::string_view path) const {
     for (std::size_t slash = path.find('/', 13); slash != std::string::npos; slash = path.find('/', slash + 1))
-      if (auto held = source_at(std::string_view(path).substr(0, slash))) return s_.index.sources[*held].first;
-    std::call_once(sources_sorted_once_, [&] {
-      for (const auto& [p, value] : s_.index.sources) sources_sorted_.push_back(p);
-      std::sort(sources_sorted_.begin(), sources_sorted_.end());
-    });
-    const std::string folder = path + "/";
-    auto below = std::lower_bound(sources_sorted_.begin(), sources_sorted_.end(), std::string_view(folder));
-    if (below != sources_sorted_.end() && below->starts_with(folder)) return std::string(*below);
+      if (auto held = source_at(path.substr(0, slash))) return std::string(s_.index.source_path(s_.index.sources[*held]));
+    const std::string folder = std::string(path) + "/";
+    auto below = std::lower_bound(by_path_.begin(), by_path_.end(), std::string_view(folder),
+                                  [&](std::uint32_t i, std::string_view p) { return source_path(i) < p; });
+    if (below != by_path_.end() && source_path(*below).starts_with(folder)) return std::string(source_path(*below));
     return "";
   }
 
+  std::string_view source_path(std::uint32_t i) const { return s_.index.source_path(s_.index.sources[i]); }
   // Where in s_.index.sources the entry at `path` is (the first, should a tree
   // list one twice), or nullopt.
   std::optional<std::size_t> source_at(std::string_view path) const {
-    auto it = source_index_.find(path);
-    if (it == source_index_.end()) return std::nullopt;
-    return it->second;
+    auto it = std::lower_bound(by_path_.begin(), by_path_.end(), path,
+                               [&](std::uint32_t i, std::string_view p) { return source_path(i) < p; });
+    if (it == by_path_.end() || source_path(*it) != path) return std::nullopt;
+    return *it;
   }
+  // The entries by path, the first of a path first; a second entry of a path is the tree's problem.
   void index_sources() {
-    source_index_.reserve(s_.index.sources.size());
-    source_checked_.assign(s_.index.sources.size(), 0);
-    for (std::size_t i = 0; i < s_.index.sources.size(); ++i)
-      if (!source_index_.try_emplace(s_.index.sources[i].first, i).second) source_checked_[i] = 1;  // a second entry: the tree's problem
+    const std::size_t n = s_.index.sources.size();
+    if (n >= kNone) throw std::length_error("verify: more than 4,294,967,294 source entries");
+    by_path_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) by_path_[i] = static_cast<std::uint32_t>(i);
+    std::sort(by_path_.begin(), by_path_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const int c = source_path(a).compare(source_path(b));
+      return c < 0 || (c == 0 && a < b);
+    });
+    source_checked_.assign(n, 0);
+    for (std::size_t i = 1; i < n; ++i)
+      if (source_path(by_path_[i]) == source_path(by_path_[i - 1])) source_checked_[by_path_[i]] = 1;
   }
 
   // Every index entry against the objects, then every object against the index.
@@ -67,7 +77,7 @@ class IndexCheck {
     for (std::size_t i = 0; i < s_.index.metadata.size(); ++i) {
       const MetadataEntry& m = s_.index.metadata[i];
       if (i > 0 && s_.index.metadata[i - 1].digest == m.digest) continue;
-      if (!s_.object(m.digest))
+      if (!s_.objects.contains(m.digest))
         s_.problem(ProblemKind::kDanglingRef,
                    s_.format == Format::k3 ? s_.line_at(Family::kMetadata, m.digest.hex()) : metadata_path(s_.format, m.digest),
                    "names " + m.digest.str() + ", which is not in the store");
@@ -87,17 +97,16 @@ class IndexCheck {
     sources.join();
     if (sources_error) std::rethrow_exception(sources_error);
     s_.timer.lap("index: waiting for the source index");
-    std::vector<const std::pair<const Digest, StoredObject>*> all;
-    all.reserve(s_.object_count());
-    for (const VerifyState::ObjectShard& shard : s_.objects)
-      for (const auto& entry : shard.map) all.push_back(&entry);
+    std::vector<std::pair<const Digest*, const StoredObject*>> all;
+    all.reserve(s_.objects.size());
+    s_.objects.for_each([&](const Digest& digest, const StoredObject& object) { all.emplace_back(&digest, &object); });
     s_.check_in_parallel(all.size(), [&](std::size_t i) {
-      const auto& [digest, stored] = *all[i];
-      const ObjectFacts& facts = stored.facts;
-      if (!facts.valid()) return;
-      if (facts.kind == Kind::kRun) {
+      const Digest& digest = *all[i].first;
+      const StoredObject& stored = *all[i].second;
+      if (!stored.valid) return;
+      if (stored.kind == Kind::kRun) {
         check_run_indexed(digest, stored);
-      } else if (facts.kind == Kind::kAttestation && !attested_.count(digest)) {
+      } else if (stored.kind == Kind::kAttestation && !attested_.count(digest)) {
         s_.problem(ProblemKind::kMissingAttestation, object_path(digest), "attestation " + digest.str() + " is not indexed under its subject");
       }
     });
@@ -108,13 +117,13 @@ class IndexCheck {
   // The valid run an entry at `path` names, or null: a dangling-ref, or
   // `mismatch` when it names another kind (an invalid object is reported
   // where it is stored).
-  const ObjectFacts* run_named(const Digest& digest, const std::string& path, ProblemKind mismatch) {
-    const ObjectFacts* run = s_.object(digest);
+  std::optional<ObjectFacts> run_named(const Digest& digest, const std::string& path, ProblemKind mismatch) {
+    const StoredObject* run = s_.objects.find(digest);
     if (!run) s_.problem(ProblemKind::kDanglingRef, path, "names run " + digest.str() + ", which is not in the store");
-    else if (!run->valid()) return nullptr;
+    else if (!run->valid) return std::nullopt;
     else if (run->kind != Kind::kRun) s_.problem(mismatch, path, "expected a run, found a " + std::string(kind_name(run->kind)));
-    else return run;
-    return nullptr;
+    else return s_.objects.facts(digest, *run);
+    return std::nullopt;
   }
 
   // Format 2: the reruns the signed history adds (valid rerun commits, as
@@ -129,8 +138,8 @@ class IndexCheck {
     std::set<std::pair<Digest, Digest>> indexed;
     for (const auto& r : s_.index.reruns) {
       indexed.emplace(r.first, r.second);
-      const ObjectFacts* run = run_named(r.first, r.path, ProblemKind::kRerunMismatch);
-      const ObjectFacts* rerun = run ? run_named(r.second, r.path, ProblemKind::kRerunMismatch) : nullptr;
+      const std::optional<ObjectFacts> run = run_named(r.first, r.path, ProblemKind::kRerunMismatch);
+      const std::optional<ObjectFacts> rerun = run ? run_named(r.second, r.path, ProblemKind::kRerunMismatch) : std::nullopt;
       if (!rerun) continue;
       reruns_indexed_.insert(r.second);
       if (auto why = rerun_entry_problem(*run, *rerun, r.bytes)) {
@@ -145,7 +154,7 @@ class IndexCheck {
     }
     for (const auto& [pair, verdict] : expected) {
       reruns_indexed_.insert(pair.second);
-      if (!indexed.count(pair) && s_.object(pair.first) && s_.object(pair.second))
+      if (!indexed.count(pair) && s_.objects.contains(pair.first) && s_.objects.contains(pair.second))
         s_.problem(ProblemKind::kRerunMismatch,
                    s_.format == Format::k3 ? s_.line_at(Family::kReruns, pair.first.hex() + pair.second.hex())
                                            : rerun_path(pair.first, pair.second),
@@ -155,30 +164,33 @@ class IndexCheck {
   }
 
   void check_groups() {
+    const ObjectTable& objects = s_.objects;
     s_.check_in_parallel(s_.index.groups.size(), [&](std::size_t i) {
-      const PairEntry& g = s_.index.groups[i];
+      const GroupEntry& g = s_.index.groups[i];
       // A valid run in its place with its bytes (most entries) needs no path spelled out.
-      StoredObject* found = s_.stored(g.second);
-      if (found && found->facts.valid() && found->facts.kind == Kind::kRun && found->facts.key == g.first &&
-          g.bytes == found->facts.group_bytes && !reruns_indexed_.count(g.second)) {
-        ++found->groups;
+      StoredObject* found = s_.objects.find(g.run);
+      if (found && found->valid && found->kind == Kind::kRun && found->key != kNone &&
+          objects.digests.at(found->key) == g.key && !g.other && g.primary == found->primary &&
+          !reruns_indexed_.count(g.run)) {
+        std::atomic_ref(found->groups).fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      const std::string path = s_.format == Format::k3 ? s_.line_at(Family::kGroups, g.first.hex() + g.second.hex())
-                                                       : group_path(s_.format, g.first, g.second);
-      const ObjectFacts* run = run_named(g.second, path, ProblemKind::kGroupMismatch);
+      const std::string path = s_.format == Format::k3 ? s_.line_at(Family::kGroups, g.key.hex() + g.run.hex())
+                                                       : group_path(s_.format, g.key, g.run);
+      const std::optional<ObjectFacts> run = run_named(g.run, path, ProblemKind::kGroupMismatch);
       if (!run) return;
-      ++found->groups;
-      if (reruns_indexed_.count(g.second)) {
-        s_.problem(ProblemKind::kGroupMismatch, path, "run " + g.second.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
+      std::atomic_ref(found->groups).fetch_add(1, std::memory_order_relaxed);
+      if (reruns_indexed_.count(g.run)) {
+        s_.problem(ProblemKind::kGroupMismatch, path, "run " + g.run.str() + " is a controlled rerun, indexed under refs/reruns/, not in a group");
         return;
       }
-      if (run->key != g.first)  // the path and the run's own group path name the same run
-        s_.problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + s_.group_path_of(g.second, *run));
-      else if (g.bytes != run->group_bytes)
-        s_.problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + g.bytes);
+      const std::string bytes = g.bytes(objects.kinds);
+      if (run->key != g.key)  // the path and the run's own group path name the same run
+        s_.problem(ProblemKind::kGroupMismatch, path, "the run's comparison key puts it at " + s_.group_path_of(g.run, *found));
+      else if (bytes != run->group_bytes)
+        s_.problem(ProblemKind::kGroupMismatch, path, "expected the run's primary measurement " + run->group_bytes + ", found " + bytes);
     });
-    std::vector<PairEntry>().swap(s_.index.groups);
+    std::vector<GroupEntry>().swap(s_.index.groups);
   }
 
   // Every level entry is exactly what the signed history gives at the head
@@ -191,9 +203,9 @@ class IndexCheck {
         return s_.format == Format::k3 ? s_.line_at(Family::kLevels, l.run.hex()) : level_path(s_.format, l.level, l.run);
       };
       const std::string& bytes = l.bytes.empty() ? s_.null_entry : l.bytes;
-      StoredObject* found = s_.stored(l.run);
-      const ObjectFacts* run = found ? &found->facts : nullptr;
-      if (!run || !run->valid() || run->kind != Kind::kRun) {
+      StoredObject* found = s_.objects.find(l.run);
+      const StoredObject* run = found;
+      if (!run || !run->valid || run->kind != Kind::kRun) {
         run_named(l.run, path(), ProblemKind::kLevelMismatch);
         continue;
       }
@@ -212,7 +224,7 @@ class IndexCheck {
       recorded->level = l.level;
       LevelJudgement j = audit.judge(s_.snap.commit(), l.run, run->default_level, recorded);
       if (!j.agrees) s_.problem(ProblemKind::kLevelUnjustified, path(), j.detail);
-      else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *run, recorded->evidence)))
+      else if (auto why = evidence_problem(*recorded, stored_reruns(l.run, *found, recorded->evidence)))
         s_.problem(ProblemKind::kLevelUnjustified, path(), *why);
     }
     std::vector<LevelEntry>().swap(s_.index.levels);
@@ -226,9 +238,9 @@ class IndexCheck {
     if (s_.format != Format::k3 || s_.snap.empty()) return;
     LevelAudit& audit = s_.audit;
     for (const Digest& digest : audit.runs_rerun_since({s_.snap.commit()}, {})) {
-      StoredObject* found = s_.stored(digest);
-      if (!found || found->levels > 0 || !found->facts.valid() || found->facts.kind != Kind::kRun) continue;
-      const Level fallback = found->facts.default_level;
+      const StoredObject* found = s_.valid_run(digest);
+      if (!found || found->levels > 0) continue;
+      const Level fallback = found->default_level;
       LevelJudgement j = audit.judge(s_.snap.commit(), digest, fallback, LevelEntryValue{fallback, std::nullopt});
       if (!j.agrees)
         s_.problem(ProblemKind::kMissingLevel, s_.line_at(Family::kLevels, digest.hex()),
@@ -248,23 +260,25 @@ class IndexCheck {
   // Of `evidence`, what the store holds as a rerun of the run `digest`: a
   // valid run object (not the run itself) with its comparison key and its
   // implementation (store/write/rerun.h).
-  std::set<Digest> stored_reruns(const Digest& digest, const ObjectFacts& run, const std::optional<Digest>& evidence) const {
+  // (Interned digests are equal exactly when their numbers are.)
+  std::set<Digest> stored_reruns(const Digest& digest, const StoredObject& run, const std::optional<Digest>& evidence) const {
     if (!evidence || *evidence == digest) return {};
-    const ObjectFacts* rerun = s_.object(*evidence);
-    if (!rerun || !rerun->valid() || rerun->kind != Kind::kRun) return {};
-    auto key = [](const ObjectFacts& f) { return f.key; };
-    auto implementation = [](const ObjectFacts& f) { return f.references.find("implementation"); };
-    if (!key(run) || key(*rerun) != key(run) || !implementation(run) || implementation(*rerun) != implementation(run))
+    const StoredObject* rerun = s_.valid_run(*evidence);
+    if (!rerun) return {};
+    constexpr std::size_t kImplementation = 3;
+    static_assert(References::kRoles[kImplementation] == "implementation");
+    if (run.key == kNone || rerun->key != run.key || run.references[kImplementation] == kNone ||
+        rerun->references[kImplementation] != run.references[kImplementation])
       return {};
     return {*evidence};
   }
 
   void check_attestations() {
     for (const auto& a : s_.index.attestations) {
-      const ObjectFacts* run = s_.object(a.first);
-      const ObjectFacts* att = s_.object(a.second);
+      const StoredObject* run = s_.objects.find(a.first);
+      const std::optional<ObjectFacts> att = s_.objects.facts(a.second);
       if (!run) s_.problem(ProblemKind::kDanglingRef, a.path, "attests run " + a.first.str() + ", which is not in the store");
-      else if (run->valid() && run->kind != Kind::kRun)
+      else if (run->valid && run->kind != Kind::kRun)
         s_.problem(ProblemKind::kAttestationMismatch, a.path, "attests a " + std::string(kind_name(run->kind)) + ", not a run");
       if (!att) { s_.problem(ProblemKind::kDanglingRef, a.path, "names attestation " + a.second.str() + ", which is not in the store"); continue; }
       if (!att->valid()) continue;
@@ -281,64 +295,66 @@ class IndexCheck {
   // when an earlier claim holds the id), and what it names is in the store
   // (else a warning: an external reference).
   void check_run_indexed(const Digest& digest, const StoredObject& stored) {
-    const ObjectFacts& facts = stored.facts;
     const int groups = stored.groups, levels = stored.levels;
     // A controlled rerun is indexed under its run (check_reruns), not in a group.
     const bool rerun = reruns_indexed_.count(digest) > 0;
     if (!rerun && groups == 0)
-      s_.problem(ProblemKind::kMissingGroup, s_.group_path_of(digest, facts), "run " + digest.str() + " is missing from its group");
+      s_.problem(ProblemKind::kMissingGroup, s_.group_path_of(digest, stored), "run " + digest.str() + " is missing from its group");
     else if (!rerun && groups > 1)
       s_.problem(ProblemKind::kGroupMismatch, "refs/groups", "run " + digest.str() + " is in " + std::to_string(groups) + " groups");
     if (levels == 0 && s_.format != Format::k3)  // format 3: no line for a default level
-      s_.problem(ProblemKind::kMissingLevel, level_path(s_.format, facts.default_level, digest), "run " + digest.str() + " has no level");
+      s_.problem(ProblemKind::kMissingLevel, level_path(s_.format, stored.default_level, digest), "run " + digest.str() + " has no level");
     else if (levels > 1)
       s_.problem(ProblemKind::kLevelMismatch, "refs/levels", "run " + digest.str() + " has " + std::to_string(levels) + " levels");
-    if (facts.source_path) {
+    if (const std::optional<std::string_view> source = s_.objects.source(digest, stored)) {
       // Spelled out for problems only: line_at walks the Snapshot under a lock.
-      auto where = [&] { return s_.format == Format::k3 ? s_.line_at(Family::kSources, *facts.source_path) : *facts.source_path; };
-      std::optional<std::size_t> at = source_at(*facts.source_path);
-      const SourceBytes* entry = at ? &s_.index.sources[*at].second : nullptr;
+      auto where = [&] { return s_.format == Format::k3 ? s_.line_at(Family::kSources, std::string(*source)) : std::string(*source); };
+      std::optional<std::size_t> at = source_at(*source);
+      const SourceEntry* entry = at ? &s_.index.sources[*at] : nullptr;
       if (!entry) {
-        std::string holder = source_holder(*facts.source_path);
+        std::string holder = source_holder(*source);
         if (holder.empty())
           s_.problem(ProblemKind::kMissingSource, where(), "run " + digest.str() + " is missing from the source index");
         else
           s_.warning(ProblemKind::kSourceClaimed, where(),
                   "run " + digest.str() + " claims this source id, which is blocked by " + holder);
-      } else if (entry->digest == digest) {
+      } else if (entry->run == digest) {
         source_checked_[*at] = 1;  // names this valid run, whose source id it is (only this run's thread writes it)
       } else {
         s_.warning(ProblemKind::kSourceClaimed, where(),
-                "run " + digest.str() + " claims this source id, which names " + entry->str() + " (the first claim)");
+                "run " + digest.str() + " claims this source id, which names " + s_.index.source_bytes(*entry) + " (the first claim)");
       }
     }
-    facts.references.for_each([&](std::string_view role, const Digest& ref) {
-      if (!s_.object(ref))
+    for (std::size_t i = 0; i < stored.references.size(); ++i) {
+      if (stored.references[i] == kNone) continue;
+      const Digest& ref = s_.objects.digests.at(stored.references[i]);
+      if (!s_.objects.contains(ref))
         s_.warning(ProblemKind::kExternalReference, object_path(digest),
-                   "the run's " + std::string(role) + " " + ref.str() + " is not in the store");
-    });
+                   "the run's " + std::string(References::kRoles[i]) + " " + ref.str() + " is not in the store");
+    }
   }
 
   void check_sources() {
-    std::optional<std::unordered_map<std::string_view, const Digest*>> claimed;  // source path -> a run claiming it
+    std::optional<std::unordered_map<std::string_view, Digest>> claimed;  // source path -> a run claiming it
     for (std::size_t i = 0; i < s_.index.sources.size(); ++i) {
       if (source_checked_[i]) continue;  // a run's own entry (check_run_indexed), or a second entry of its path
-      const auto& [key_or_path, value] = s_.index.sources[i];
-      const std::string& path = key_or_path;
-      const std::string where = s_.format == Format::k3 ? s_.line_at(Family::kSources, key_or_path) : key_or_path;
-      const std::string bytes = value.str();
-      const ObjectFacts* run = value.digest ? s_.object(*value.digest) : nullptr;
-      if (!run || !run->valid() || run->kind != Kind::kRun)
+      const SourceEntry& entry = s_.index.sources[i];
+      const std::string_view path = s_.index.source_path(entry);
+      const std::string where = s_.format == Format::k3 ? s_.line_at(Family::kSources, std::string(path)) : std::string(path);
+      const std::string bytes = s_.index.source_bytes(entry);
+      const StoredObject* run = entry.run ? s_.valid_run(*entry.run) : nullptr;
+      if (!run)
         s_.problem(ProblemKind::kSourceMismatch, where, "names " + bytes + ", which is not a run in the store");
-      else if (run->source_path != path) {
+      else if (s_.objects.source(*entry.run, *run) != path) {
         if (!claimed) {
           claimed.emplace();
-          for (const VerifyState::ObjectShard& shard : s_.objects)
-            for (const auto& [digest, stored] : shard.map)
-              if (stored.facts.valid() && stored.facts.source_path) (*claimed)[*stored.facts.source_path] = &digest;
+          s_.objects.for_each([&](const Digest& digest, const StoredObject& object) {
+            if (object.valid)
+              if (auto source = s_.objects.source(digest, object)) claimed->insert_or_assign(*source, digest);
+          });
         }
         auto it = claimed->find(path);
-        std::string claimant = it == claimed->end() ? "" : "; run " + it->second->str() + " does";
+        std::string claimant = it == claimed->end() ? "" : "; run " + it->second.str() + " does";
         s_.problem(ProblemKind::kSourceMismatch, where, "the run " + bytes + " does not have this source id" + claimant);
       }
     }
@@ -348,10 +364,8 @@ class IndexCheck {
   VerifyState& s_;
   std::set<Digest> reruns_indexed_;  // format 2: runs that are controlled reruns (check_reruns)
   std::set<Digest> attested_;        // the attestations found indexed
-  std::unordered_map<std::string_view, std::size_t> source_index_;  // path -> its first entry in index.sources
+  std::vector<std::uint32_t> by_path_;  // index.sources' entries by path, then place (index_sources)
   std::vector<char> source_checked_;  // per index.sources entry: nothing more to check
-  mutable std::once_flag sources_sorted_once_;
-  mutable std::vector<std::string_view> sources_sorted_;  // every source path, sorted (source_holder)
 };
 
 }  // namespace

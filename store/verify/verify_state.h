@@ -5,16 +5,17 @@
 // (verify_tree.cc), the index against the objects (verify_index.cc), the
 // history (verify_history.cc); verify.cc runs them in order.
 //
-// Thread-safety: the walk fills `objects` shard by shard under each shard's
-// lock, and gives each part of the tree a WalkPartResult of its own; checks
-// that run on every core report through check_in_parallel. Everything else
-// runs on one thread.
+// Thread-safety: the walk fills `objects` (object_table.h) under its locks,
+// and gives each part of the tree a WalkPartResult of its own; checks that
+// run on every core report through check_in_parallel. Everything else runs
+// on one thread.
 #pragma once
 
 #include <array>
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,7 @@
 #include "store/core/index_trees.h"
 #include "store/git/commit_graph.h"
 #include "store/history/level_audit.h"
+#include "store/verify/object_table.h"
 #include "store/verify/verify.h"
 
 namespace kistore::verifying {
@@ -38,9 +40,18 @@ namespace kistore::verifying {
 // level names, so a parsed path is its digests' rendering), bytes only where
 // they are not the usual ones.
 struct PairEntry {
-  std::string path;  // groups: "" (it is group_path(first, second))
+  std::string path;
   Digest first, second;
   std::string bytes;
+};
+// A group entry: the run under its key, with the primary measurement its
+// bytes spell (MeasurementKinds), or the bytes themselves when they spell
+// none (`other`, only then set).
+struct GroupEntry {
+  Digest key, run;
+  Primary primary;
+  std::unique_ptr<std::string> other;
+  std::string bytes(const MeasurementKinds& kinds) const { return other ? *other : group_entry(kinds.measurement(primary)); }
 };
 struct LevelEntry {
   std::string bytes;  // "" when they are level_entry(nullopt), the default's
@@ -50,21 +61,49 @@ struct LevelEntry {
 struct MetadataEntry {
   Digest digest;
 };
-// A source entry's bytes: the digest they spell, or the bytes when they spell none.
-struct SourceBytes {
-  std::optional<Digest> digest;
-  std::string other;
-  std::string str() const { return digest ? digest->str() : other; }
+// A source entry: its path (formats 1 and 2) or key (format 3) and the
+// digest its bytes spell, or the bytes when they spell none; both in
+// IndexEntries::source_text.
+struct SourceEntry {
+  std::optional<Digest> run;
+  std::uint64_t path_at = 0, other_at = 0;
+  std::uint32_t path_size = 0, other_size = 0;
 };
 // Format 3 (refs/layout.h) fills the same entries from the lines of its
 // index files (a source entry keyed by the upstream id's key, not a path),
 // and summarises each file for the trie's shape check (check_trie_shape).
 struct IndexEntries {
   std::vector<MetadataEntry> metadata;
-  std::vector<PairEntry> groups, attestations, reruns;
+  std::vector<GroupEntry> groups;
+  std::vector<PairEntry> attestations, reruns;
   std::vector<LevelEntry> levels;
-  std::vector<std::pair<std::string, SourceBytes>> sources;  // in tree order
+  std::vector<SourceEntry> sources;  // in tree order
+  std::string source_text;           // their paths and other bytes
   std::map<Family, std::vector<TrieFileSummary>> trie_files;  // format 3
+
+  void add_source(std::string_view path, std::string_view bytes) {
+    SourceEntry e;
+    e.run = Digest::parse(bytes);
+    if (e.run && e.run->str() != bytes) e.run.reset();
+    e.path_at = source_text.size(), e.path_size = static_cast<std::uint32_t>(path.size());
+    source_text += path;
+    if (!e.run) {
+      e.other_at = source_text.size(), e.other_size = static_cast<std::uint32_t>(bytes.size());
+      source_text += bytes;
+    }
+    sources.push_back(e);
+  }
+  void add_source(std::string_view key, const Digest& run) {
+    SourceEntry e;
+    e.run = run;
+    e.path_at = source_text.size(), e.path_size = static_cast<std::uint32_t>(key.size());
+    source_text += key;
+    sources.push_back(e);
+  }
+  std::string_view source_path(const SourceEntry& e) const { return std::string_view(source_text).substr(e.path_at, e.path_size); }
+  std::string source_bytes(const SourceEntry& e) const {
+    return e.run ? e.run->str() : std::string(std::string_view(source_text).substr(e.other_at, e.other_size));
+  }
 };
 
 // What one part of the walk found, in tree order: its problems, its
@@ -72,13 +111,6 @@ struct IndexEntries {
 struct WalkPartResult {
   std::vector<Problem> problems, warnings;
   IndexEntries index;
-};
-
-// An object's facts and what check_index counted of it: its group and level
-// entries (atomic: entries are checked on every core).
-struct StoredObject {
-  ObjectFacts facts;
-  std::atomic<int> groups{0}, levels{0};
 };
 
 // Problems and warnings found by one block of a parallel check, appended to
@@ -90,9 +122,11 @@ struct Findings {
 // The block of the calling thread, or null: findings go to the report.
 inline thread_local Findings* t_findings = nullptr;
 
+// Moves `from`'s elements to the end of `to` and frees `from`; takes `from`
+// whole when `to` is empty and has no room reserved for them.
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>& from) {
-  if (to.empty()) to.swap(from);
+  if (to.empty() && to.capacity() < from.size()) to.swap(from);
   else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
   std::vector<T>().swap(from);
 }
@@ -117,13 +151,8 @@ struct VerifyState {
   VerifyReport report;
   PhaseTimer timer{options.timing, "verify"};  // bench/: where the time goes
   const std::string null_entry = level_entry(std::nullopt);  // a default level's entry
-  // Every object's facts (group_path left empty: group_path_of), by the first
-  // byte of its digest, each shard filled by the walk's parts under its lock.
-  struct ObjectShard {
-    std::mutex mutex;
-    std::unordered_map<Digest, StoredObject> map;
-  };
-  std::array<ObjectShard, 256> objects;
+  // What verify keeps of every object, filled by the walk's parts.
+  ObjectTable objects;
   IndexEntries index;
 
   void problem(ProblemKind kind, std::string path, std::string detail) {
@@ -152,9 +181,11 @@ struct VerifyState {
   }
 
   // Where a valid run's group entry must be (kept out of objects to save memory).
-  std::string group_path_of(const Digest& digest, const ObjectFacts& run) const {
-    if (format == Format::k3 && run.key) return line_at(Family::kGroups, run.key->hex() + digest.hex());
-    return run.key ? group_path(format, *run.key, digest) : run.group_path;
+  std::string group_path_of(const Digest& digest, const StoredObject& run) const {
+    const std::optional<Digest> key = objects.key(run);
+    if (!key) return object_path(digest);  // a valid run has a key: not met
+    if (format == Format::k3) return line_at(Family::kGroups, key->hex() + digest.hex());
+    return group_path(format, *key, digest);
   }
   // Format 3: where a problem about the line of `key` is reported: the file
   // that holds it (or would), then the key ("refs/groups/04a2…/3 @04a2…").
@@ -173,20 +204,10 @@ struct VerifyState {
     return file + " @" + key;
   }
 
-  const ObjectFacts* object(const Digest& d) const {
-    const auto& map = objects[d.bytes()[0]].map;
-    auto it = map.find(d);
-    return it == map.end() ? nullptr : &it->second.facts;
-  }
-  StoredObject* stored(const Digest& d) {
-    auto& map = objects[d.bytes()[0]].map;
-    auto it = map.find(d);
-    return it == map.end() ? nullptr : &it->second;
-  }
-  std::size_t object_count() const {
-    std::size_t n = 0;
-    for (const ObjectShard& shard : objects) n += shard.map.size();
-    return n;
+  // The valid run `d`, or null.
+  const StoredObject* valid_run(const Digest& d) const {
+    const StoredObject* o = objects.find(d);
+    return o && o->valid && o->kind == Kind::kRun ? o : nullptr;
   }
 };
 

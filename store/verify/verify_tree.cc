@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "objects/blob.h"
+#include "refs/index_facts.h"
 #include "refs/index_lines.h"
 #include "store/git/commit_graph.h"
 #include "store/git/raw_tree.h"
@@ -16,7 +17,8 @@ namespace kistore::verifying {
 namespace {
 
 // One index entry (or FORMAT), or a dictionary, into a part of the walk.
-// Called from the walk's threads: reads only what is constant.
+// Called from the walk's threads: reads only what is constant, and interns
+// measurements' kinds (MeasurementKinds locks).
 class Visitor {
  public:
   explicit Visitor(const VerifyState& state) : s_(state) {}
@@ -42,7 +44,7 @@ class Visitor {
     if (path.starts_with("refs/groups/")) {
       auto e = parse_group_path(s_.format, path);
       if (!e) return outside("refs/groups/" + h() + "/<64 hex>");
-      index.groups.push_back({std::string(), e->key, e->run, std::string(bytes)});
+      index.groups.push_back(group_of(path, e->key, e->run, bytes));
       return;
     }
     if (path.starts_with("refs/attestations/")) {
@@ -63,14 +65,7 @@ class Visitor {
       index.reruns.push_back({path, e->run, e->rerun, std::string(bytes)});
       return;
     }
-    if (path.starts_with("refs/sources/")) {
-      SourceBytes value;
-      value.digest = Digest::parse(bytes);
-      if (value.digest && value.digest->str() != bytes) value.digest.reset();
-      if (!value.digest) value.other = std::string(bytes);
-      index.sources.emplace_back(path, std::move(value));
-      return;
-    }
+    if (path.starts_with("refs/sources/")) return index.add_source(path, bytes);
     problem(ProblemKind::kLayout, path,
             std::string("path outside the store layout of ") + format_name(s_.format) +
                 (s_.format == Format::k1 ? " (objects/sha256/…, refs/{metadata,groups,levels,attestations,sources}/…)"
@@ -109,7 +104,7 @@ class Visitor {
             if constexpr (std::is_same_v<T, MetadataFact>) {
               index.metadata.push_back({f.document});
             } else if constexpr (std::is_same_v<T, GroupFact>) {
-              index.groups.push_back({std::string(), f.key, f.run, group_entry(f.primary)});
+              index.groups.push_back({f.key, f.run, s_.objects.kinds.primary(f.primary), nullptr});
             } else if constexpr (std::is_same_v<T, LevelFact>) {
               index.levels.push_back({level_entry(f.evidence), f.level, f.run});
             } else if constexpr (std::is_same_v<T, RerunFact>) {
@@ -118,11 +113,23 @@ class Visitor {
               index.attestations.push_back({path + " @" + f.run.hex() + f.attestation.hex(), f.run, f.attestation,
                                             attestation_entry(f.author, f.type)});
             } else {
-              index.sources.emplace_back(source_key(f.source, f.external_id), SourceBytes{f.run, std::string()});
+              index.add_source(source_key(f.source, f.external_id), f.run);
             }
           },
           fact);
     }
+  }
+
+  // Formats 1 and 2: a group entry's bytes as the primary measurement they
+  // spell (as read into a GroupFact), or as themselves when they spell none.
+  GroupEntry group_of(const std::string& path, const Digest& key, const Digest& run, std::string_view bytes) const {
+    try {
+      if (auto fact = entry_fact(s_.format, path, bytes))
+        if (auto* g = std::get_if<GroupFact>(&*fact)) return {key, run, s_.objects.kinds.primary(g->primary), nullptr};
+    } catch (const Error&) {
+      // not a measurement's bytes: kept as they are, for the problem to quote
+    }
+    return {key, run, Primary{}, std::make_unique<std::string>(bytes)};
   }
 
   // dictionaries/<id>: a zstd dictionary whose Dictionary_ID is <id>, an
@@ -175,14 +182,9 @@ const Visitor visitor(state);
           ObjectFacts facts = object_facts(state.format, path, *bytes,
                                            state.options.deep ? ObjectCheck::kDeep : ObjectCheck::kShallow, dictionaries);
           if (facts.problem) out.problems.push_back(std::move(*facts.problem));  // facts.problem stays set: invalid
-          std::string().swap(facts.group_path);  // group_path_of gives it again
-          if (facts.digest) {
-            // Into its shard here, on every core; a part holds one shard's objects (objects/sha256/<first byte>),
-            // in tree order, so the last of a digest listed twice stays, as in one map filled in tree order.
-            VerifyState::ObjectShard& shard = state.objects[facts.digest->bytes()[0]];
-            std::lock_guard lock(shard.mutex);
-            shard.map.try_emplace(*facts.digest).first->second.facts = std::move(facts);
-          }
+          // Into its shard here, on every core; a part holds one shard's objects (objects/sha256/<first byte>),
+          // in tree order, so the last of a digest listed twice stays, as in one map filled in tree order.
+          if (facts.digest) state.objects.put(std::move(facts));
         } else {
           // Metadata documents are checked here, on every core: a parse per
           // document (format 3: as its lines are read).
@@ -205,6 +207,21 @@ const Visitor visitor(state);
 // The parts' findings, in part order (tree order), into the report and
 // state.index (the objects went into state.objects during the walk).
 void merge_parts(VerifyState& state, std::vector<WalkPartResult>& parts) {
+  // Each list made once at its whole size: grown part by part, a list of a
+  // million entries would be copied as it doubles, twice its size at once
+  // beside the parts (the pages of a reservation are taken as they are filled,
+  // while each part's are freed).
+  IndexEntries& index = state.index;
+  auto reserve = [&](auto member) {
+    std::size_t n = (index.*member).size();
+    for (const WalkPartResult& part : parts) n += (part.index.*member).size();
+    (index.*member).reserve(n);
+  };
+  reserve(&IndexEntries::metadata);
+  reserve(&IndexEntries::groups);
+  reserve(&IndexEntries::levels);
+  reserve(&IndexEntries::sources);
+  reserve(&IndexEntries::source_text);
   for (WalkPartResult& part : parts) {
     append(state.report.problems, part.problems);
     append(state.report.warnings, part.warnings);
@@ -213,7 +230,11 @@ void merge_parts(VerifyState& state, std::vector<WalkPartResult>& parts) {
     append(state.index.attestations, part.index.attestations);
     append(state.index.reruns, part.index.reruns);
     append(state.index.levels, part.index.levels);
+    // A part's source entries point into its text: moved past what is already there.
+    const std::uint64_t base = state.index.source_text.size();
+    for (SourceEntry& e : part.index.sources) e.path_at += base, e.other_at += base;
     append(state.index.sources, part.index.sources);
+    state.index.source_text += part.index.source_text;
     for (auto& [family, files] : part.index.trie_files) append(state.index.trie_files[family], files);
     part = WalkPartResult();
   }

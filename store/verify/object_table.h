@@ -1,0 +1,141 @@
+// What verify keeps of every object between the walk and the index checks,
+// compactly (store/verify/verify_state.h): a million runs would otherwise
+// hold a million ObjectFacts, each with its strings and optionals (~640
+// bytes and ~350 more on the heap). Here a run is ~80 bytes beside its
+// digest: the digests it names are numbers in a table shared by all (a
+// store's runs name few protocols, environments and comparison keys), its
+// primary measurement a value and the number of its (metric, statistic,
+// unit), its source key bytes in its shard's text. ObjectTable::facts gives
+// an ObjectFacts back for the few places (problems, reruns) that weigh one.
+//
+// Thread-safety: every member function may be called from any thread.
+// put() locks the object's shard and the shards of the digest table it
+// interns into, in that order; the readers (find, facts, digest, measurement)
+// may run at once only after every put() returned.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "objects/digest.h"
+#include "refs/index.h"
+
+namespace kistore::verifying {
+
+inline constexpr std::uint32_t kNone = 0xffffffffu;
+
+// Digests by number, interned from any thread: the number's top byte is the
+// digest's first byte (the shard it is kept in), the rest its place there.
+class DigestTable {
+ public:
+  std::uint32_t intern(const Digest& d);
+  std::uint32_t intern(const std::optional<Digest>& d) { return d ? intern(*d) : kNone; }
+  const Digest& at(std::uint32_t id) const { return shards_[id >> 24].digests[id & 0xffffffu]; }
+  std::optional<Digest> get(std::uint32_t id) const {
+    return id == kNone ? std::nullopt : std::optional<Digest>(at(id));
+  }
+
+ private:
+  struct Shard {
+    std::mutex mutex;
+    std::deque<Digest> digests;
+    std::unordered_map<Digest, std::uint32_t> ids;
+  };
+  std::array<Shard, 256> shards_;
+};
+
+// A measurement as its value and the number of its (metric, statistic,
+// unit) in MeasurementKinds; kind kNone: no measurement. Two are equal
+// exactly when their group_entry bytes are.
+struct Primary {
+  double value = 0;
+  std::uint32_t kind = kNone;
+  friend bool operator==(const Primary& a, const Primary& b) {
+    return a.kind == b.kind && (a.kind == kNone || a.value == b.value);
+  }
+};
+
+// The (metric, statistic, unit) triples met, by number; interned from any
+// thread (most lines repeat the last triple a thread met: no lock then).
+class MeasurementKinds {
+ public:
+  Primary primary(const std::optional<Measurement>& m) const;
+  std::optional<Measurement> measurement(const Primary& p) const;
+
+ private:
+  static inline std::atomic<std::uint64_t> tables_{0};
+  // This table's number, never reused (a later table at the same address is another).
+  const std::uint64_t serial_ = ++tables_;
+  mutable std::mutex mutex_;
+  mutable std::deque<Measurement> kinds_;  // value 0
+};
+
+// What the index checks need of one object; the run's members are kNone /
+// empty for other kinds. groups and levels count its entries (through
+// std::atomic_ref, from check_in_parallel's threads).
+struct StoredObject {
+  int groups = 0, levels = 0;
+  Primary primary;
+  std::uint32_t key = kNone;  // the comparison key, in ObjectTable::digests
+  std::array<std::uint32_t, 4> references{kNone, kNone, kNone, kNone};  // by References::kRoles
+  std::uint64_t source_at = 0;  // the source key (format 3) or path: its bytes in the shard's text
+  std::uint32_t source_size = kNone;  // kNone: none
+  Kind kind = Kind::kRun;
+  Level default_level = Level::kReported;
+  bool valid = false;
+};
+
+class ObjectTable {
+ public:
+  // Keeps what `facts` (of an object path, facts.digest set) says; a digest
+  // put twice keeps the last.
+  void put(ObjectFacts&& facts);
+
+  const StoredObject* find(const Digest& d) const;
+  StoredObject* find(const Digest& d);
+  bool contains(const Digest& d) const { return find(d) != nullptr; }
+  // The object's facts as object_facts gave them (group_path left empty;
+  // an invalid object's problem is a placeholder: only valid() is meant).
+  ObjectFacts facts(const Digest& d, const StoredObject& o) const;
+  std::optional<ObjectFacts> facts(const Digest& d) const;
+
+  // The run's source key or path; nullopt when it has none.
+  std::optional<std::string_view> source(const Digest& d, const StoredObject& o) const;
+  std::optional<Digest> key(const StoredObject& o) const { return digests.get(o.key); }
+  std::string group_bytes(const StoredObject& o) const { return group_entry(kinds.measurement(o.primary)); }
+
+  std::size_t size() const;
+  void clear();
+  // fn(digest, object) for every object, shard by shard.
+  template <typename F>
+  void for_each(F&& fn) const {
+    for (const Shard& shard : shards_)
+      for (const auto& [digest, object] : shard.map) fn(digest, object);
+  }
+
+  DigestTable digests;
+  MeasurementKinds kinds;
+
+ private:
+  struct Attested {
+    std::optional<Digest> subject;
+    std::string bytes;
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<Digest, StoredObject> map;
+    std::string text;  // source keys and paths
+    std::unordered_map<Digest, Attested> attestations;
+  };
+  std::array<Shard, 256> shards_;
+};
+
+}  // namespace kistore::verifying
