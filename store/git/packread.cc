@@ -269,14 +269,68 @@ bool entry_header(const unsigned char* p, std::uint64_t end, std::uint64_t& at, 
 
 namespace {
 
-// The whole object at `at` of a big pack, when it is one small final stored
-// block (a document's frame), read with pread rather than through the
-// mapping: a read through the mapping makes the pages around it resident
-// too (the kernel's fault-around), 64 KiB for a 200-byte frame read in
-// digest order, not pack order. False for anything else, which the mapped
-// path then reads and judges.
-bool read_small_stored(int fd, std::uint64_t at, std::uint64_t end, std::uint64_t max_size, git_object_t& type,
-                       std::string& out) {
+// The whole (not delta) object whose entry starts at p[at], reading nothing
+// at or past p[end]: stored blocks (their lengths and Adler-32 checked), or
+// deflated to exactly its declared size (unless `stored_only`); at most
+// `max_size` bytes. Sets `type` and `out`; false for anything else, or an
+// entry cut short by `end`.
+bool read_whole(const unsigned char* p, std::uint64_t at, std::uint64_t end, std::uint64_t max_size, git_object_t& type,
+                std::string& out, bool stored_only = false) {
+  if (at >= end) return false;
+  int t = 0;
+  std::uint64_t size = 0;
+  if (!entry_header(p, end, at, t, size)) return false;
+  if (t < GIT_OBJECT_COMMIT || t > GIT_OBJECT_TAG) return false;  // a delta: libgit2 resolves it
+  // zlib header: deflate, no preset dictionary, check bits.
+  if (at + 2 > end) return false;
+  unsigned cmf = p[at], flg = p[at + 1];
+  if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0) return false;
+  if (size > max_size) return false;
+  if (at + 2 < end && (p[at + 2] & ~1u)) {
+    if (stored_only) return false;
+    // Compressed blocks (the trees of a small change, a commit, a store
+    // after `git gc`): inflated to exactly the declared size, zlib
+    // checking the Adler-32.
+    if (!inflate_exact(p + at, end - at, size, out)) return false;
+    type = static_cast<git_object_t>(t);
+    return true;
+  }
+  at += 2;
+  out.clear();
+  // Stored blocks hold their bytes: an entry cannot have more than the
+  // file has left (a hostile pack may declare any size).
+  if (size > end - at) return false;
+  out.reserve(size);
+  uLong adler = adler32(0, nullptr, 0);
+  for (bool last = false; !last;) {
+    // A stored block starts on a byte: BFINAL, BTYPE 00, zero padding.
+    if (at + 5 > end) return false;
+    unsigned h = p[at];
+    if (h & ~1u) return false;  // a stored block, then a compressed one: libgit2 reads it
+    last = h & 1;
+    unsigned len = p[at + 1] | p[at + 2] << 8, nlen = p[at + 3] | p[at + 4] << 8;
+    if ((len ^ 0xffffu) != nlen) return false;
+    at += 5;
+    if (at + len > end || out.size() + len > size) return false;
+    out.append(reinterpret_cast<const char*>(p + at), len);
+    adler = adler32(adler, p + at, len);
+    at += len;
+  }
+  if (out.size() != size || at + 4 > end || be32(p + at) != adler) return false;
+  type = static_cast<git_object_t>(t);
+  return true;
+}
+
+// read_whole of the stored entry at `at` of a big pack through one pread of
+// its first KiB rather than through the mapping: a read through the mapping
+// makes the pages around it resident too (the kernel's fault-around),
+// 64 KiB for a 200-byte frame read in digest order, not pack order. False
+// for an entry that does not end within that KiB or is deflated (inflating
+// a prefix, then the whole through the mapping, made a million-run verify's
+// walk 5 s slower), or any read_whole refuses: the mapped path then reads
+// and judges it.
+bool read_whole_by_pread(int fd, std::uint64_t at, std::uint64_t end, std::uint64_t max_size, git_object_t& type,
+                         std::string& out) {
   constexpr std::size_t kProbe = 1024;  // most frames are smaller; a larger object takes the mapped path
   unsigned char buf[kProbe];
   if (at >= end) return false;
@@ -284,80 +338,20 @@ bool read_small_stored(int fd, std::uint64_t at, std::uint64_t end, std::uint64_
   ssize_t n;
   do n = ::pread(fd, buf, want, static_cast<off_t>(at));
   while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(want)) return false;
-  std::uint64_t q = 0, size = 0;
-  int t = 0;
-  if (!entry_header(buf, want, q, t, size) || t < GIT_OBJECT_COMMIT || t > GIT_OBJECT_TAG || size > max_size) return false;
-  // zlib header (deflate, no preset dictionary, check bits), then one final stored block of `size` bytes.
-  if (q + 2 + 5 > want) return false;
-  const unsigned cmf = buf[q], flg = buf[q + 1];
-  if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0 || buf[q + 2] != 1) return false;
-  const unsigned len = buf[q + 3] | buf[q + 4] << 8, nlen = buf[q + 5] | buf[q + 6] << 8;
-  if ((len ^ 0xffffu) != nlen || len != size) return false;
-  q += 7;
-  if (q + len + 4 > want) return false;
-  if (be32(buf + q + len) != adler32(adler32(0, nullptr, 0), buf + q, len)) return false;
-  out.assign(reinterpret_cast<const char*>(buf + q), len);
-  type = static_cast<git_object_t>(t);
-  return true;
+  return n == static_cast<ssize_t>(want) && read_whole(buf, 0, want, max_size, type, out, true);
 }
 
 }  // namespace
 
 bool PackReader::read(const git_oid& id, git_object_t& type, std::string& out, std::uint64_t max_size) const {
   std::uint64_t at = 0;
-  if (const Pack* pack = locate(id, at)) {
-    if (pack->pack.fd >= 0 && pack->pack.size > 20 &&
-        read_small_stored(pack->pack.fd, at, pack->pack.size - 20, max_size, type, out))
-      return true;
-    const unsigned char* p = pack->pack.data;
-    const std::size_t end = pack->pack.size - 20;  // the trailer
-    if (at >= end) return false;
-    int t = 0;
-    std::uint64_t size = 0;
-    if (!entry_header(p, end, at, t, size)) return false;
-    if (t < GIT_OBJECT_COMMIT || t > GIT_OBJECT_TAG) return false;  // a delta: libgit2 resolves it
-    // zlib header: deflate, no preset dictionary, check bits.
-    if (at + 2 > end) return false;
-    unsigned cmf = p[at], flg = p[at + 1];
-    if ((cmf & 15) != 8 || (flg & 0x20) || (cmf * 256 + flg) % 31 != 0) return false;
-    if (size > max_size) return false;
-    if (at + 2 < end && (p[at + 2] & ~1u)) {
-      // Compressed blocks (the trees of a small change, a commit, a store
-      // after `git gc`): inflated to exactly the declared size, zlib
-      // checking the Adler-32.
-      if (!inflate_exact(p + at, end - at, size, out)) return false;
-      pack->pack.note_read(size);
-      type = static_cast<git_object_t>(t);
-      return true;
-    }
-    at += 2;
-    out.clear();
-    // Stored blocks hold their bytes: an entry cannot have more than the
-    // file has left (a hostile pack may declare any size).
-    if (size > end - at || size > max_size) return false;
-    out.reserve(size);
-    uLong adler = adler32(0, nullptr, 0);
-    for (bool last = false; !last;) {
-      // A stored block starts on a byte: BFINAL, BTYPE 00, zero padding.
-      if (at + 5 > end) return false;
-      unsigned h = p[at];
-      if (h & ~1u) return false;  // a stored block, then a compressed one: libgit2 reads it
-      last = h & 1;
-      unsigned len = p[at + 1] | p[at + 2] << 8, nlen = p[at + 3] | p[at + 4] << 8;
-      if ((len ^ 0xffffu) != nlen) return false;
-      at += 5;
-      if (at + len > end || out.size() + len > size) return false;
-      out.append(reinterpret_cast<const char*>(p + at), len);
-      adler = adler32(adler, p + at, len);
-      at += len;
-    }
-    if (out.size() != size || at + 4 > end || be32(p + at) != adler) return false;
-    pack->pack.note_read(size);
-    type = static_cast<git_object_t>(t);
-    return true;
-  }
-  return false;
+  const Pack* pack = locate(id, at);
+  if (!pack) return false;
+  const std::uint64_t end = pack->pack.size - 20;  // the trailer (Pack::open: a pack has at least 32 bytes)
+  if (pack->pack.fd >= 0 && read_whole_by_pread(pack->pack.fd, at, end, max_size, type, out)) return true;
+  if (!read_whole(pack->pack.data, at, end, max_size, type, out)) return false;
+  pack->pack.note_read(out.size());
+  return true;
 }
 
 bool PackReader::read_any(const git_oid& id, git_object_t& type, std::string& out) const {

@@ -81,24 +81,24 @@ struct IndexEntries {
   std::string source_text;           // their paths and other bytes
   std::map<Family, std::vector<TrieFileSummary>> trie_files;  // format 3
 
+  // Formats 1 and 2: the entry at `path`, of `bytes`.
   void add_source(std::string_view path, std::string_view bytes) {
-    SourceEntry e;
-    e.run = Digest::parse(bytes);
-    if (e.run && e.run->str() != bytes) e.run.reset();
-    e.path_at = source_text.size(), e.path_size = static_cast<std::uint32_t>(path.size());
-    source_text += path;
-    if (!e.run) {
+    std::optional<Digest> run = Digest::parse(bytes);
+    if (run && run->str() != bytes) run.reset();
+    SourceEntry& e = add_source_at(path, run);
+    if (!run) {
       e.other_at = source_text.size(), e.other_size = static_cast<std::uint32_t>(bytes.size());
       source_text += bytes;
     }
-    sources.push_back(e);
   }
-  void add_source(std::string_view key, const Digest& run) {
-    SourceEntry e;
+  // Format 3: the line of `key` naming `run`.
+  void add_source(std::string_view key, const Digest& run) { add_source_at(key, run); }
+  SourceEntry& add_source_at(std::string_view path, const std::optional<Digest>& run) {
+    SourceEntry& e = sources.emplace_back();
     e.run = run;
-    e.path_at = source_text.size(), e.path_size = static_cast<std::uint32_t>(key.size());
-    source_text += key;
-    sources.push_back(e);
+    e.path_at = source_text.size(), e.path_size = static_cast<std::uint32_t>(path.size());
+    source_text += path;
+    return e;
   }
   std::string_view source_path(const SourceEntry& e) const { return std::string_view(source_text).substr(e.path_at, e.path_size); }
   std::string source_bytes(const SourceEntry& e) const {
