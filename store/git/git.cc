@@ -40,6 +40,20 @@ HashCheck::~HashCheck() {
   git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, previous_ ? 1 : 0);
 }
 
+StreamingReads::StreamingReads() {
+  ensure_init();
+  git_libgit2_opts(GIT_OPT_GET_MWINDOW_SIZE, &window_);
+  git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, &mapped_);
+  git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
+  git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, kStreamWindowBytes);
+  git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, kStreamMappedBytes);
+}
+StreamingReads::~StreamingReads() {
+  git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 1);
+  git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window_);
+  git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped_);
+}
+
 Odb open_odb(git_repository* repo) {
   git_odb* odb = nullptr;
   check(git_repository_odb(&odb, repo), "opening the object database");

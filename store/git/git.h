@@ -46,6 +46,23 @@ class HashCheck {
   bool previous_;
 };
 
+// While alive, libgit2 keeps no parsed object and maps packs in windows of
+// kStreamWindowBytes, at most kStreamMappedBytes at once (process-wide): for
+// a walk that reads each of many objects once (a pull), whose memory then
+// does not follow the number of objects read. Restores libgit2's settings.
+class StreamingReads {
+ public:
+  static constexpr std::size_t kStreamWindowBytes = std::size_t(8) << 20;
+  static constexpr std::size_t kStreamMappedBytes = std::size_t(32) << 20;
+  StreamingReads();
+  ~StreamingReads();
+  StreamingReads(const StreamingReads&) = delete;
+  StreamingReads& operator=(const StreamingReads&) = delete;
+
+ private:
+  std::size_t window_ = 0, mapped_ = 0;
+};
+
 // libgit2's last error message, or "unknown error".
 std::string last_error();
 

@@ -448,12 +448,18 @@ std::optional<ObjectRefusal> CopyingSource::read(const git_oid& id, git_object_t
   if (store_.has(id)) return out ? read_shared(store_, id, type, out, true) : store_.check_type(id, type);
   ObjectBytes bytes;
   if (auto refused = read_shared(remote_, id, type, &bytes, false)) return refused;
-  copied_bytes_ += bytes->size();
-  if (copied_bytes_ > limits_.max_inflated_bytes)
-    return ObjectRefusal{ProblemKind::kObjectCorrupt, "the objects to copy come to more than " +
-                                               std::to_string(limits_.max_inflated_bytes) + " bytes, the limit of a pull"};
-  out_.write(id, type, *bytes, type == GIT_OBJECT_COMMIT ? 1 : 0);
-  if (type != GIT_OBJECT_BLOB) kept_.emplace(id, bytes);
+  if (!out_.has(id)) {
+    copied_bytes_ += bytes->size();
+    if (copied_bytes_ > limits_.max_inflated_bytes)
+      return ObjectRefusal{ProblemKind::kObjectCorrupt, "the objects to copy come to more than " +
+                                                 std::to_string(limits_.max_inflated_bytes) + " bytes, the limit of a pull"};
+    out_.write(id, type, *bytes, type == GIT_OBJECT_COMMIT ? 1 : 0);
+  }
+  if (type == GIT_OBJECT_TREE) {
+    if (kept_bytes_ + bytes->size() > kKeptBytes) kept_.clear(), kept_bytes_ = 0;
+    kept_.emplace(id, bytes);
+    kept_bytes_ += bytes->size();
+  }
   if (out) *out = std::move(bytes);
   return std::nullopt;
 }

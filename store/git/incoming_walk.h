@@ -197,9 +197,14 @@ class CopyingSource final : public ObjectSource {
   ObjectReader remote_, store_;
   PackWriter& out_;
   PackLimits limits_;
-  // Trees and commits copied, kept for the walk to read again (a new
-  // commit's tree is the next one's parent tree).
+  // Trees copied, kept for the walk to read again (a new commit's tree is
+  // the next one's parent tree), up to kKeptBytes: past it the cache starts
+  // afresh, and a tree read again is read from the remote again (and not
+  // copied twice). Commits are read once and not kept, so a pull's memory
+  // does not grow with the trees and commits it copies.
+  static constexpr std::size_t kKeptBytes = 32u << 20;
   std::unordered_map<git_oid, ObjectBytes, OidHash, OidEq> kept_;
+  std::size_t kept_bytes_ = 0;
   std::uint64_t copied_bytes_ = 0;  // bounded by limits_.max_inflated_bytes
 };
 
