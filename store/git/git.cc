@@ -40,8 +40,15 @@ HashCheck::~HashCheck() {
   git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, previous_ ? 1 : 0);
 }
 
+// libgit2 has no getter for its caching switch: only the outermost
+// StreamingReads turns it off and back on, so one inside another leaves it off.
+namespace {
+std::atomic<int> streaming_depth{0};
+}
+
 StreamingReads::StreamingReads() {
   ensure_init();
+  if (streaming_depth++ > 0) return;
   git_libgit2_opts(GIT_OPT_GET_MWINDOW_SIZE, &window_);
   git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, &mapped_);
   git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
@@ -49,6 +56,7 @@ StreamingReads::StreamingReads() {
   git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, kStreamMappedBytes);
 }
 StreamingReads::~StreamingReads() {
+  if (--streaming_depth > 0) return;
   git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 1);
   git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, window_);
   git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, mapped_);

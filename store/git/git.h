@@ -49,7 +49,8 @@ class HashCheck {
 // While alive, libgit2 keeps no parsed object and maps packs in windows of
 // kStreamWindowBytes, at most kStreamMappedBytes at once (process-wide): for
 // a walk that reads each of many objects once (a pull), whose memory then
-// does not follow the number of objects read. Restores libgit2's settings.
+// does not follow the number of objects read. The outermost one restores
+// libgit2's settings.
 class StreamingReads {
  public:
   static constexpr std::size_t kStreamWindowBytes = std::size_t(8) << 20;

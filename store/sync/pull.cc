@@ -309,7 +309,7 @@ void undo_clone(const std::string& dir, bool existed) {
 
 PullReport pull_from(Store& store, Connection& conn, const std::string& branch, git::Quarantine& quarantine) {
   // A pull reads each new commit and tree a few times at most: libgit2's
-  // object cache and whole-pack windows grew with the commits pulled (90 of
+  // object cache and whole-pack windows grew with the commits pulled (~75 of
   // 176 MiB at 200,000 commits, docs/benchmarks.md "A pull's memory").
   git::StreamingReads streaming;
   return Pull(store, conn, branch, quarantine).run();

@@ -10,6 +10,7 @@
 
 #include "objects/error.h"
 #include "store/git/commit_author.h"
+#include "store/git/git.h"
 #include "store/git/repo_objects.h"
 #include "tests/store/support.h"
 
@@ -125,6 +126,49 @@ TEST_CASE("RepoObjects::open names a folder with no repository", "[store_repo]")
     CHECK(e.code() == ErrorCode::kIO);
     CHECK(std::string(e.what()).find(tmp.path) != std::string::npos);
   }
+}
+
+TEST_CASE("StreamingReads maps packs in small windows while alive, and only the outermost puts libgit2 back",
+          "[store_repo]") {
+  git::ensure_init();
+  auto window = [] {
+    std::size_t n = 0;
+    git_libgit2_opts(GIT_OPT_GET_MWINDOW_SIZE, &n);
+    return n;
+  };
+  auto mapped = [] {
+    std::size_t n = 0;
+    git_libgit2_opts(GIT_OPT_GET_MWINDOW_MAPPED_LIMIT, &n);
+    return n;
+  };
+  // Whether libgit2 keeps what it parsed: a cached commit is handed out
+  // again, one read afresh is a new object.
+  NewRepo r;
+  auto cached = [&] {
+    git_commit *first = nullptr, *second = nullptr;
+    REQUIRE(git_commit_lookup(&first, r.repo(), &r.a) == 0);
+    REQUIRE(git_commit_lookup(&second, r.repo(), &r.a) == 0);
+    const bool same = first == second;
+    git_commit_free(first);
+    git_commit_free(second);
+    return same;
+  };
+  const std::size_t window0 = window(), mapped0 = mapped();
+  REQUIRE(window0 > git::StreamingReads::kStreamWindowBytes);
+  REQUIRE(cached());
+  {
+    git::StreamingReads outer;
+    CHECK(window() == git::StreamingReads::kStreamWindowBytes);
+    CHECK(mapped() == git::StreamingReads::kStreamMappedBytes);
+    CHECK_FALSE(cached());
+    { git::StreamingReads inner; }
+    CHECK(window() == git::StreamingReads::kStreamWindowBytes);  // the inner one left all as it found it
+    CHECK(mapped() == git::StreamingReads::kStreamMappedBytes);
+    CHECK_FALSE(cached());
+  }
+  CHECK(window() == window0);
+  CHECK(mapped() == mapped0);
+  CHECK(cached());
 }
 
 }  // namespace
