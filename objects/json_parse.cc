@@ -518,6 +518,25 @@ SyntaxError explain(rapidjson::ParseErrorCode code, std::string_view text, std::
 
 namespace {
 
+// Whether all of `text` is UTF-8 as RFC 3629 has it (check_utf8).
+bool valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (i + 8 <= text.size()) {
+      std::uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      if ((word & 0x8080808080808080ull) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const Utf8Sequence seq = check_utf8(text, i);
+    if (!seq.valid) return false;
+    i += seq.length;
+  }
+  return true;
+}
+
 // parse_json without its size bound: the callers below bound it.
 Json parse_bounded(std::string_view text, std::string_view source, std::size_t first_line) {
   const Locator where(text, source, first_line);
@@ -526,12 +545,17 @@ Json parse_bounded(std::string_view text, std::string_view source, std::size_t f
   // wrong ("10e308" gives -3.09e-308, "1.8e308" NaN, 2.4703282292062327e-324
   // the smallest subnormal instead of 0). Nesting is bounded by the handler
   // (kMaxDepth), which bounds the recursive parser's stack too.
-  constexpr unsigned kFlags = rapidjson::kParseValidateEncodingFlag |
-                              rapidjson::kParseNumbersAsStringsFlag;
+  // RapidJSON's check of UTF-8 goes character by character through every
+  // string; a text that is valid UTF-8 throughout (checked here, eight ASCII
+  // bytes at a time) needs none, and one that is not is parsed with it, so
+  // that the message names the first bad sequence where the parse meets it.
+  constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
+  constexpr unsigned kCheckedFlags = kFlags | rapidjson::kParseValidateEncodingFlag;
   TextStream in(text);
   Builder builder(in, text);
   rapidjson::Reader reader;
-  const rapidjson::ParseResult result = reader.Parse<kFlags>(in, builder);
+  const rapidjson::ParseResult result =
+      valid_utf8(text) ? reader.Parse<kFlags>(in, builder) : reader.Parse<kCheckedFlags>(in, builder);
   if (builder.failed()) throw InvalidInput(where.at(builder.error_offset()) + builder.error());
   if (result.IsError()) {
     const SyntaxError e = explain(result.Code(), text, result.Offset());

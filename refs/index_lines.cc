@@ -1,7 +1,9 @@
 #include "refs/index_lines.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -155,50 +157,191 @@ IndexFact read_fact(Family family, const std::string& key, const LineReader& in)
   throw std::logic_error("unknown index family");
 }
 
-// The line's object: "@key" first, then the family's members.
-Json line_object(const IndexFact& fact) {
-  Json out = Json::object();
-  out.set(kKeyMember, fact_key(fact));
+// The line's object written as JCS writes it: "@key" first, then the
+// family's members, whose names are already in JCS order (UTF-16 code
+// units: '@' < "author" < "evidence" < "externalId" < "level" < "metadata"
+// < "metric" < "ratio" < "run" < "source" < "statistic" < "type" < "unit"
+// < "value", within each family).
+void write_line_object(const IndexFact& fact, std::string& out) {
   auto check = [](bool ok, const char* what) {
     if (!ok) throw std::logic_error(std::string("cannot render an index line: ") + what);
   };
+  auto member = [&](std::string_view name) { out.append(",\"").append(name).append("\":"); };
+  auto string_or_null = [&](const std::string* s) {
+    if (s) write_json_string(*s, out);
+    else out.append("null");
+  };
+  out.append("{\"@key\":\"").append(fact_key(fact)).push_back('"');
   std::visit(
       [&](const auto& f) {
         using T = std::decay_t<decltype(f)>;
         if constexpr (std::is_same_v<T, MetadataFact>) {
           check(f.metadata.is_object(), "metadata that is not an object");
-          out.set("metadata", f.metadata);
+          member("metadata");
+          write_canonical(f.metadata, out);
         } else if constexpr (std::is_same_v<T, GroupFact>) {
           const Measurement* m = f.primary ? &*f.primary : nullptr;
           check(!m || std::isfinite(m->value), "a measurement that is not finite");
-          out.set("metric", m ? Json(m->metric) : Json());
-          out.set("statistic", m ? Json(m->statistic) : Json());
-          out.set("unit", m ? Json(m->unit) : Json());
-          out.set("value", m ? Json(m->value) : Json());
+          member("metric");
+          string_or_null(m ? &m->metric : nullptr);
+          member("statistic");
+          string_or_null(m ? &m->statistic : nullptr);
+          member("unit");
+          string_or_null(m ? &m->unit : nullptr);
+          member("value");
+          out.append(m ? format_number(m->value) : "null");
         } else if constexpr (std::is_same_v<T, LevelFact>) {
           check(is_verdict(f.level), "a level other than disputed or reproduced");
-          out.set("evidence", f.evidence.str());
-          out.set("level", std::string(level_name(f.level)));
+          member("evidence");
+          write_json_string(f.evidence.str(), out);
+          member("level");
+          write_json_string(level_name(f.level), out);
         } else if constexpr (std::is_same_v<T, RerunFact>) {
           check(is_verdict(f.verdict), "a verdict other than disputed or reproduced");
           check(std::isfinite(f.ratio), "a ratio that is not finite");
-          out.set("level", std::string(level_name(f.verdict)));
-          out.set("ratio", f.ratio);
+          member("level");
+          write_json_string(level_name(f.verdict), out);
+          member("ratio");
+          out.append(format_number(f.ratio));
         } else if constexpr (std::is_same_v<T, AttestationFact>) {
           check(is_attestation_type(f.type), "an attestation type other than note or reproduction");
-          out.set("author", f.author);
-          out.set("type", f.type);
+          member("author");
+          write_json_string(f.author, out);
+          member("type");
+          write_json_string(f.type, out);
         } else {
           check(f.source.find('\0') == std::string::npos && f.external_id.find('\0') == std::string::npos,
                 "a source or externalId holding U+0000");
-          out.set("externalId", f.external_id);
-          out.set("run", f.run.str());
-          out.set("source", f.source);
+          member("externalId");
+          write_json_string(f.external_id, out);
+          member("run");
+          write_json_string(f.run.str(), out);
+          member("source");
+          write_json_string(f.source, out);
         }
       },
       fact);
-  return out;
+  out.push_back('}');
 }
+
+// The quick reading of a line in the shape render_line writes when every
+// string outside a metadata object is printable ASCII without '"' or '\\':
+// the fact it holds, or nullopt for any other line (which
+// parse_line then reads, and names its fault). A fact it gives holds only
+// documented values and renders to the line byte for byte (read_line checks),
+// so it is the fact parse_line would give.
+class QuickLine {
+ public:
+  explicit QuickLine(std::string_view line) : s_(line) {}
+
+  std::optional<IndexFact> read(Family family) {
+    const std::size_t digits = key_digits(family);
+    if (!take("{\"@key\":")) return std::nullopt;
+    const auto key = string();
+    if (!key || key->size() != digits || !lowercase_hex(*key)) return std::nullopt;
+    switch (family) {
+      case Family::kMetadata: {
+        // {"@key":"<hex>","metadata":{...}}\n: the object read as JSON.
+        if (!at_member("metadata") || !s_.ends_with("}\n") || s_.size() < at_ + 2) return std::nullopt;
+        try {
+          Json metadata = parse_json(s_.substr(at_, s_.size() - 2 - at_), "");
+          if (!metadata.is_object()) return std::nullopt;
+          return MetadataFact{*Digest::parse_hex(*key), std::move(metadata)};
+        } catch (const Error&) {
+          return std::nullopt;
+        }
+      }
+      case Family::kGroups: {
+        const GroupFact fact{first_digest(*key), second_digest(*key), {}};
+        if (at_member("metric") && take("null")) {
+          if (at_member("statistic") && take("null") && at_member("unit") && take("null") && at_member("value") &&
+              take("null") && end())
+            return fact;
+          return std::nullopt;
+        }
+        Measurement m;
+        if (!at_member("metric") || !string_into(m.metric) || !at_member("statistic") || !string_into(m.statistic) ||
+            !at_member("unit") || !string_into(m.unit) || !at_member("value"))
+          return std::nullopt;
+        const auto value = number();
+        if (!value || !end()) return std::nullopt;
+        m.value = *value;
+        return GroupFact{fact.key, fact.run, std::move(m)};
+      }
+      case Family::kLevels: {
+        if (!at_member("evidence")) return std::nullopt;
+        const auto evidence = string();
+        if (!evidence) return std::nullopt;
+        const auto d = Digest::parse(*evidence);
+        const auto level = at_member("level") ? verdict() : std::nullopt;
+        if (!d || !level || !end()) return std::nullopt;
+        return LevelFact{*Digest::parse_hex(*key), *level, *d};
+      }
+      case Family::kReruns: {
+        const auto level = at_member("level") ? verdict() : std::nullopt;
+        const auto ratio = level && at_member("ratio") ? number() : std::nullopt;
+        if (!ratio || !end()) return std::nullopt;
+        return RerunFact{first_digest(*key), second_digest(*key), *level, *ratio};
+      }
+      case Family::kAttestations: {
+        AttestationFact fact{first_digest(*key), second_digest(*key), {}, {}};
+        if (!at_member("author") || !string_into(fact.author) || !at_member("type") || !string_into(fact.type) ||
+            !is_attestation_type(fact.type) || !end())
+          return std::nullopt;
+        return fact;
+      }
+      case Family::kSources: {
+        std::string external_id, source;
+        if (!at_member("externalId") || !string_into(external_id) || !at_member("run")) return std::nullopt;
+        const auto run = string();
+        const auto d = run ? Digest::parse(*run) : std::nullopt;
+        if (!d || !at_member("source") || !string_into(source) || !end()) return std::nullopt;
+        return SourceFact{std::move(source), std::move(external_id), *d};
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  bool take(std::string_view text) {
+    if (s_.substr(at_, text.size()) != text) return false;
+    at_ += text.size();
+    return true;
+  }
+  bool at_member(std::string_view name) { return take(",\"") && take(name) && take("\":"); }
+  bool end() { return take("}\n") && at_ == s_.size(); }
+  // A string of printable ASCII other than '"' and '\\', which JCS writes as it is.
+  std::optional<std::string_view> string() {
+    if (!take("\"")) return std::nullopt;
+    const std::size_t start = at_;
+    for (; at_ < s_.size() && s_[at_] != '"'; ++at_)
+      if (s_[at_] < 0x20 || s_[at_] > 0x7e || s_[at_] == '\\') return std::nullopt;
+    if (at_ == s_.size()) return std::nullopt;
+    return s_.substr(start, at_++ - start);
+  }
+  bool string_into(std::string& out) {
+    const auto s = string();
+    if (s) out.assign(*s);
+    return s.has_value();
+  }
+  std::optional<Level> verdict() {
+    const auto s = string();
+    const auto level = s ? parse_level(*s) : std::nullopt;
+    if (!level || !is_verdict(*level)) return std::nullopt;
+    return level;
+  }
+  std::optional<double> number() {
+    const std::size_t start = at_;
+    while (at_ < s_.size() && std::string_view("-+.eE0123456789").find(s_[at_]) != std::string_view::npos) ++at_;
+    double d = 0;
+    const auto [end, ec] = std::from_chars(s_.data() + start, s_.data() + at_, d);
+    if (ec != std::errc() || end != s_.data() + at_ || !std::isfinite(d)) return std::nullopt;
+    return d;
+  }
+
+  std::string_view s_;
+  std::size_t at_ = 0;
+};
 
 }  // namespace
 
@@ -238,12 +381,24 @@ std::string fact_key(const IndexFact& fact) {
 }
 
 std::string render_line(const IndexFact& fact) {
-  std::string out = canonical(line_object(fact));
+  std::string out;
+  out.reserve(256);
+  write_line_object(fact, out);
   out.push_back('\n');
   return out;
 }
 
 IndexFact parse_line(Family family, std::string_view line, std::string_view path, std::size_t line_number) {
+  // Most lines are in the plain shape QuickLine reads without building a
+  // JSON value; what it gives is checked against the line as the full
+  // reading below checks it, and anything else is read in full.
+  if (std::optional<IndexFact> quick = QuickLine(line).read(family)) {
+    std::string rendered;
+    rendered.reserve(line.size());
+    write_line_object(*quick, rendered);
+    rendered.push_back('\n');
+    if (rendered == line) return std::move(*quick);
+  }
   const Json empty = Json::object();
   const LineReader at(path, line_number, empty);
   if (line.empty()) throw at.fail("expected a line ending in \"\\n\", found the end of the file");
@@ -284,11 +439,12 @@ IndexFact parse_line(Family family, std::string_view line, std::string_view path
   return fact;
 }
 
-std::vector<IndexFact> parse_index_file(Family family, std::string_view path, std::string_view prefix,
-                                        std::string_view bytes) {
+void for_each_index_line(Family family, std::string_view path, std::string_view prefix, std::string_view bytes,
+                         const std::function<void(IndexFact&&, std::string_view key)>& fn) {
   if (bytes.empty()) throw Corruption(std::string(path) + ": expected at least one line, found an empty file");
-  std::vector<IndexFact> facts;
-  std::string previous;
+  const std::size_t digits = key_digits(family);
+  const std::size_t key_at = kKeyMember.size() + 5;  // {"@key":"
+  std::string_view previous;
   std::size_t number = 0;
   for (std::size_t start = 0; start < bytes.size();) {
     ++number;
@@ -296,20 +452,30 @@ std::vector<IndexFact> parse_index_file(Family family, std::string_view path, st
     const std::string_view line = bytes.substr(start, end == std::string_view::npos ? end : end - start + 1);
     start += line.size();
     IndexFact fact = parse_line(family, line, path, number);
-    std::string key = fact_key(fact);
-    const Json empty = Json::object();
-    const LineReader at(path, number, empty);
+    // The line is render_line(fact): its key is fact_key(fact), as written.
+    const std::string_view key = line.substr(key_at, digits);
+    auto fail = [&](const std::string& what) {
+      return Corruption(std::string(path) + ":" + std::to_string(number) + ": " + what);
+    };
     if (!key.starts_with(prefix))
-      throw at.fail("/@key: expected a key starting with " + std::string(prefix.empty() ? "anything" : prefix) +
-                    " (the digits its file's path stands for), found " + key);
+      throw fail("/@key: expected a key starting with " + std::string(prefix.empty() ? "anything" : prefix) +
+                 " (the digits its file's path stands for), found " + std::string(key));
     if (number > 1 && key == previous)
-      throw at.fail("/@key: expected each key once, found " + key + " again (line " + std::to_string(number - 1) + ")");
+      throw fail("/@key: expected each key once, found " + std::string(key) + " again (line " +
+                 std::to_string(number - 1) + ")");
     if (number > 1 && key < previous)
-      throw at.fail("/@key: expected keys in ascending order, found " + key + " after line " +
-                    std::to_string(number - 1) + "'s " + previous);
-    previous = std::move(key);
-    facts.push_back(std::move(fact));
+      throw fail("/@key: expected keys in ascending order, found " + std::string(key) + " after line " +
+                 std::to_string(number - 1) + "'s " + std::string(previous));
+    previous = key;
+    fn(std::move(fact), key);
   }
+}
+
+std::vector<IndexFact> parse_index_file(Family family, std::string_view path, std::string_view prefix,
+                                        std::string_view bytes) {
+  std::vector<IndexFact> facts;
+  for_each_index_line(family, path, prefix, bytes,
+                      [&](IndexFact&& fact, std::string_view) { facts.push_back(std::move(fact)); });
   return facts;
 }
 

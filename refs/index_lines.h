@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -134,5 +135,10 @@ IndexFact parse_line(Family family, std::string_view line, std::string_view path
 // path and line of the first fault, what was expected and what was found.
 std::vector<IndexFact> parse_index_file(Family family, std::string_view path, std::string_view prefix,
                                         std::string_view bytes);
+
+// As parse_index_file, handing each fact to `fn` as it is read, with its
+// key (the line's own "@key" text, a view into `bytes`), in place of a list.
+void for_each_index_line(Family family, std::string_view path, std::string_view prefix, std::string_view bytes,
+                         const std::function<void(IndexFact&&, std::string_view key)>& fn);
 
 }  // namespace kistore

@@ -85,19 +85,24 @@ class Visitor {
                                      "dictionaries/<id>, refs/{metadata,groups,levels,reruns,attestations,sources}/<trie path>)"});
     const std::string rel = path.substr(slash + 1);
     TrieFileSummary summary{rel, static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')), {}, {}};
+    // A file with a fault gives none of its facts: read whole before any is kept.
     std::vector<IndexFact> facts;
+    std::vector<std::string_view> keys;  // each fact's key, the line's own text
     try {
-      facts = parse_index_file(*family, path, trie_prefix(rel), bytes);
+      for_each_index_line(*family, path, trie_prefix(rel), bytes, [&](IndexFact&& fact, std::string_view key) {
+        facts.push_back(std::move(fact));
+        keys.push_back(key);
+      });
     } catch (const Error& e) {
       out.index.trie_files[*family].push_back(std::move(summary));
       return out.problems.push_back({ProblemKind::kLayout, path, e.what()});
     }
     summary.lines = facts.size();
-    summary.first_key = fact_key(facts.front());
-    summary.last_key = fact_key(facts.back());
+    summary.first_key = keys.front();
+    summary.last_key = keys.back();
     out.index.trie_files[*family].push_back(std::move(summary));
     IndexEntries& index = out.index;
-    for (IndexFact& fact : facts) {
+    for (std::size_t i = 0; i < facts.size(); ++i) {
       std::visit(
           [&](auto& f) {
             using T = std::decay_t<decltype(f)>;
@@ -113,10 +118,10 @@ class Visitor {
               index.attestations.push_back({path + " @" + f.run.hex() + f.attestation.hex(), f.run, f.attestation,
                                             attestation_entry(f.author, f.type)});
             } else {
-              index.add_source(source_key(f.source, f.external_id), f.run);
+              index.add_source(keys[i], f.run);  // a sources line's key is source_key(source, externalId)
             }
           },
-          fact);
+          facts[i]);
     }
   }
 

@@ -192,5 +192,53 @@ TEST_CASE("parse_index_file reads sorted unique lines under the file's prefix", 
   }
 }
 
+
+// Lines in the plain shape parse_line reads without a JSON value (printable
+// ASCII strings, numbers, nulls) that are still not render_line of what they
+// hold: each is refused as the full reading refuses it.
+TEST_CASE("parse_line's quick reading refuses plain lines that are not their RFC 8785 form", "[index_lines]") {
+  const std::string k64 = hex('c'), k128 = hex('c') + hex('d'), run = "sha256:" + hex('d');
+  const std::string group = R"({"@key":")" + k128 + R"(","metric":"latency","statistic":"p50","unit":"ns","value":)";
+  const std::vector<std::pair<Family, std::string>> lines = {
+      {Family::kGroups, group + "4.739072e6}\n"},
+      {Family::kGroups, group + "4739072.0}\n"},
+      {Family::kGroups, group + "-0}\n"},
+      {Family::kGroups, group + "1E+2}\n"},
+      {Family::kGroups, group + "0100}\n"},
+      {Family::kReruns, R"({"@key":")" + k128 + R"(","level":"disputed","ratio":1.30e0})" "\n"},
+      {Family::kMetadata, R"({"@key":")" + k64 + R"(","metadata":{"a": 1}})" "\n"},
+      {Family::kMetadata, R"({"@key":")" + k64 + R"(","metadata":{"a":1,"a":1}})" "\n"},
+      {Family::kMetadata, R"({"@key":")" + k64 + R"(","metadata":{"a":1}} })" "\n"},
+      {Family::kSources, R"({"@key":")" + source_key("a", "b") + R"(","externalId":"b","run":"sha256:)" + hex('D') +
+                             R"(","source":"a"})" "\n"},
+      {Family::kLevels, R"({"@key":")" + k64 + R"(","evidence":")" + run + R"(","level":"disputed"} )" "\n"},
+  };
+  for (const auto& [family, line] : lines) {
+    INFO(line);
+    CHECK_THROWS_AS(parse_line(family, line, "refs/x/c", 1), Error);
+  }
+  // The same shapes written canonically are read, quick or not, as the facts that render them.
+  CHECK(parse_line(Family::kGroups, group + "4739072}\n", "refs/x/c", 1) ==
+        IndexFact(GroupFact{digest('c'), digest('d'), Measurement{"latency", "p50", "ns", 4739072}}));
+  CHECK(parse_line(Family::kGroups, group + "1e+21}\n", "refs/x/c", 1) ==
+        IndexFact(GroupFact{digest('c'), digest('d'), Measurement{"latency", "p50", "ns", 1e21}}));
+}
+
+TEST_CASE("for_each_index_line hands each fact with its key, the line's own text", "[index_lines]") {
+  const std::string file = level_line('a') + level_line('b');
+  std::vector<std::string> keys;
+  for_each_index_line(Family::kLevels, "refs/levels/x", "", file, [&](IndexFact&& fact, std::string_view key) {
+    CHECK(fact_key(fact) == key);
+    keys.emplace_back(key);
+  });
+  CHECK(keys == std::vector<std::string>{hex('a'), hex('b')});
+  const SourceFact source{"liger-kernel-bench", "geglu/backward/seq1024", digest('f')};
+  for_each_index_line(Family::kSources, "refs/sources/f", "fc", render_line(source),
+                      [&](IndexFact&& fact, std::string_view key) {
+                        CHECK(fact == IndexFact(source));
+                        CHECK(key == kSourceKey);
+                      });
+}
+
 }  // namespace
 }  // namespace kistore
