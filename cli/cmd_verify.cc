@@ -63,8 +63,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       opts.timing = std::getenv("KISTORE_VERIFY_TIMING") != nullptr;  // bench/: where the time goes
       opts.deep = o->deep;
       opts.trust = o->allowed_signers.empty() ? load_trust(store) : load_allowed_signers(o->allowed_signers);
-      Progress progress(g, "verifying", "objects");
-      opts.progress = [&](std::size_t done, std::size_t) { progress.update(done, 0); };
+      Progress progress(g, "verifying", "git objects");
+      opts.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
       report = verify_store(store, opts);
     }
     if (g.json) {

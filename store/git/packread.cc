@@ -242,6 +242,12 @@ const PackReader::Pack* PackReader::locate(const git_oid& id, std::uint64_t& at)
   return nullptr;
 }
 
+std::uint64_t PackReader::object_count() const {
+  std::uint64_t n = 0;
+  for (const auto& pack : packs_) n += pack->count;
+  return n;
+}
+
 bool PackReader::has(const git_oid& id) const {
   std::uint64_t at = 0;
   return locate(id, at) != nullptr;

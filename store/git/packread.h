@@ -62,6 +62,11 @@ class PackReader {
   // re-hashed. Allocates at most what the entry's compressed bytes can
   // inflate to (deflate's ratio is at most 1032:1) and 4 GiB.
   bool read_any(const git_oid& id, git_object_t& type, std::string& out) const;
+
+  // How many objects the packs' indexes list (an object in two packs counts
+  // twice): the total a whole-store walk's progress is measured against.
+  std::uint64_t object_count() const;
+
   static constexpr unsigned kMaxDeltaChain = 4096;
 
  private:

@@ -198,6 +198,10 @@ void walk_blobs_parallel(git_repository* repo, const git_oid* root_tree, std::st
   std::atomic<bool> failed{false};
   std::atomic<std::size_t> done{0};
   std::size_t reported = 0;
+  // Measured against every object the packs list (blobs and trees are
+  // counted as they are read), as git fsck measures its own; loose objects
+  // are not listed, so a walk that passes the total goes on without one.
+  const std::size_t total = packs.object_count();
   const std::thread::id caller = std::this_thread::get_id();
   parallel_for(parts.size(), [&](std::size_t i) {
     if (failed) return;  // another part failed: its error is what the walk throws
@@ -221,7 +225,8 @@ void walk_blobs_parallel(git_repository* repo, const git_oid* root_tree, std::st
         slot->trees->list(part.id, part.path, [&](const std::string& p, const git_oid& e, git_object_t type) {
           if (type == GIT_OBJECT_BLOB) blobs.emplace_back(p, e);
           else others.push_back(p);
-        }, [](const std::string& p, const git_oid&) {
+        }, [&](const std::string& p, const git_oid&) {
+          ++read;  // a tree, counted as the objects progress is measured in are
           return static_cast<std::size_t>(std::count(p.begin(), p.end(), '/')) < kMaxTreeDepth + 1;
         });
         if (!others.empty() && other) {
@@ -238,9 +243,12 @@ void walk_blobs_parallel(git_repository* repo, const git_oid* root_tree, std::st
     std::size_t now = done.fetch_add(read) + read;
     if (progress && std::this_thread::get_id() == caller && now - reported >= 256) {
       reported = now;
-      progress(now, 0);
+      progress(now, now < total ? total : 0);
     }
   }, threads);
+  // The commits, the top trees and anything the tree does not name were not
+  // counted: the walk is done all the same.
+  if (progress && total) progress(total, total);
 }
 
 }  // namespace kistore::git

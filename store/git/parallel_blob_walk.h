@@ -46,7 +46,9 @@ struct ParallelBlobWalk {
   // named by their sha256): then it is not hashed against its git id. May
   // be empty (every blob is hashed).
   SelfChecked self_checked;
-  // progress(done, 0), on the calling thread; may be empty.
+  // progress(done, total) on the calling thread, in git objects (blobs and
+  // trees read, of the objects the store's packs list; total 0 when not
+  // known); may be empty.
   Progress progress;
 };
 

@@ -236,6 +236,12 @@ assert_exit 0 ks init "$WORK/progress-store"
 tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' --store '$WORK/progress-store' add '$WORK/progress.jsonl'" /dev/null </dev/null)
 grep -Eq 'adding [0-9,]+ documents' <<<"$tty_out" || fail "add: documents with their unit: $tty_out"
 grep -Eq 'indexing \[[#.]+\] [0-9,]+/[0-9,]+ index entries' <<<"$tty_out" || fail "add: index entries of a total: $tty_out"
+# verify: the git objects it read, of the total the store's packs list, ending at that total.
+tty_out=$(KISTORE_PROGRESS_DELAY_MS=0 timeout -k 2 60 script -qec "'$KISTORE' --store '$WORK/progress-store' verify" /dev/null </dev/null)
+total=$(git -C "$WORK/progress-store" count-objects -v | awk '/^in-pack:/ {print $2}')
+grep -Eq "verifying \[#+\] ([0-9,]+)/\1 git objects" <<<"$tty_out" || fail "verify: the bar ends at its total: $tty_out"
+[ "$(grep -Eo '/[0-9,]+ git objects' <<<"$tty_out" | tail -1 | tr -d '/,' | cut -d' ' -f1)" = "$total" ] ||
+    fail "verify: the total is the packs' object count ($total): $tty_out"
 assert_exit 0 ks --store A --no-progress push progress
 assert_not_contains "$ERR" "sending [" "no bar when stderr is not a terminal"
 git init -q --bare -b main "$BASE/t-progress2.git"
@@ -243,7 +249,7 @@ assert_exit 0 ks --store A remote add progress2 "$GIT_DAEMON_URL/t-progress2.git
 assert_exit 0 ks --store A --json push progress2
 bytes=$(jq -r .pushed_bytes <<<"$OUT")
 [[ $bytes =~ ^[0-9]+$ && $bytes -gt 1000 ]] || fail "push --json: pushed_bytes is $bytes"
-pass "progress bars on a terminal (unit, total, rate, bytes) for push, clone and add; --json pushed_bytes"
+pass "progress bars on a terminal (unit, total, rate, bytes) for push, clone, add and verify; --json pushed_bytes"
 
 # The remote refuses the update (a pre-receive hook): exit 4, not success.
 git init -q --bare -b main "$BASE/t-hook.git"
