@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cli/problems.h"
+#include "cli/process_env.h"
 #include "cli/output/terminal.h"
 #include "store/history/trust.h"
 
@@ -84,6 +85,7 @@ SyncOptions sync_options(const Globals& g, Store& store, SyncProgress& progress)
   o.commit.sign = signer_for(g, &store);
   o.trust = load_trust(store);
   o.progress = progress.callback();
+  o.process = process_context({});  // git receive-pack, for a push to a path
   return o;
 }
 

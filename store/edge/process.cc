@@ -46,12 +46,14 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
                              int out_fd, int err_fd, int report) {
   setpgid(0, 0);
   reset_signals_in_child();
-  int null_fd = open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) dup2(null_fd, 0);
+  int err = 0;
+  const int in_fd = open(spec.stdin_file.empty() ? "/dev/null" : spec.stdin_file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in_fd >= 0) dup2(in_fd, 0);
+  else if (!spec.stdin_file.empty()) err = errno;  // the input it was to read: not started
   dup2(out_fd, 1);
   dup2(err_fd, 2);
-  int err = 0;
-  if (chdir(spec.cwd.c_str()) != 0) {
+  if (err != 0) {
+  } else if (chdir(spec.cwd.c_str()) != 0) {
     err = errno;
   } else {
     execve(program, argv, envp);

@@ -15,7 +15,8 @@
 // variable out of it, and -B, which writes no bytecode). store/ reads no
 // environment variable.
 //
-// The program runs in its own process group, with stdin from /dev/null. Its
+// The program runs in its own process group, with stdin from /dev/null or
+// a file the caller names. Its
 // stdout and stderr are read concurrently, so that neither
 // pipe can fill and stall it; what is kept of each is bounded (the whole of
 // stdout up to a limit, the tail of stderr), whatever the program writes. A
@@ -58,6 +59,9 @@ struct ProcessSpec {
   std::string cwd;  // the working folder: required, absolute
   std::vector<std::pair<std::string, std::string>> env;  // the whole environment
   std::vector<std::string> search_path;
+  // The file the program reads as its stdin (an absolute path, opened
+  // read-only); "": /dev/null. One that cannot be opened: not started.
+  std::string stdin_file;
   // 0: no limit.
   std::chrono::milliseconds time_limit{0};
   // At most this many bytes of stdout are kept (the rest is read and dropped;

@@ -37,16 +37,6 @@ bool LocalRemote::checks_out(const std::string& branch) const {
   return checked_out;
 }
 
-int LocalRemote::publish(const std::string& branch, const git_oid& to, const git_oid* from, const std::string& log) {
-  Odb odb = open_odb(repo_);
-  git_odb_refresh(odb.get());
-  int rc = move_ref(repo_, branch, to, from, log);
-  if (rc == 0) point_head_at(repo_, branch);
-  if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS || rc == GIT_ELOCKED) {
-    git_error_clear();
-    return GIT_EMODIFIED;
-  }
-  return rc;
-}
+void LocalRemote::adopt_head(const std::string& branch) { point_head_at(repo_, branch); }
 
 }  // namespace kistore::git

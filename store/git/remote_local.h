@@ -1,8 +1,8 @@
 // A repository on this machine as a remote (a path or file:// URL), for
-// store/sync/'s local transport (local_transport.cc): opened directly, its
-// objects read and its pack folder written by kistore's own code, its
-// branch moved by compare-and-swap. What to copy and what to refuse is
-// sync's; this is the libgit2 side of it.
+// store/sync/'s local transport (local_transport.cc): opened directly and
+// its objects read by kistore's own code (a push goes through its own git
+// receive-pack). What to copy and what to refuse is sync's; this is the
+// libgit2 side of it.
 //
 // Thread-safety: one thread.
 #pragma once
@@ -29,15 +29,11 @@ class LocalRemote {
   // Whether its work tree has `branch` checked out (never in a bare
   // repository). Never fails.
   bool checks_out(const std::string& branch) const;
-  // After a pack was written to pack_dir(): makes its objects seen, then
-  // moves `branch` from `from` (null: it must not exist) to `to` by
-  // compare-and-swap. Once moved, a HEAD that names a branch that does not
-  // exist (`git init --bare` names refs/heads/master) names `branch`, so that
-  // a stock `git clone` checks it out; a HEAD naming a branch that exists is
-  // the owner's choice and stays. Returns 0; GIT_EMODIFIED when another
-  // writer moved the branch first; else libgit2's code (< 0, its message in
-  // last_error()). Error(kIO) when its object database cannot be opened.
-  int publish(const std::string& branch, const git_oid& to, const git_oid* from, const std::string& log);
+  // A HEAD that names a branch that does not exist (`git init --bare` names
+  // refs/heads/master) is made to name `branch`, so that a stock `git clone`
+  // checks it out; a HEAD naming a branch that exists is the owner's choice
+  // and stays. For after a push created `branch`. Never fails.
+  void adopt_head(const std::string& branch);
 
  private:
   git_repository* repo_ = nullptr;

@@ -329,7 +329,42 @@ ReceivePack::Result read_report(git_smart_subtransport_stream* stream, const std
   }
 }
 
+// The update command of a push, asking for report-status (and the
+// side band and quiet where asked), then the flush that ends the commands.
+std::string update_command(const std::string& ref, const git_oid* old, const git_oid& next, bool sideband, bool quiet) {
+  git_oid zero{};
+  std::string command = oid_str(old ? *old : zero) + " " + oid_str(next) + " " + ref + '\0' + "report-status";
+  if (sideband) command += " side-band-64k";
+  if (quiet) command += " quiet";
+  command += '\n';
+  return pkt_line(command) + "0000";
+}
+
 }  // namespace
+
+void write_push_request(const std::string& ref, const git_oid* old, const git_oid& next, std::uint32_t count,
+                        const std::function<void(PackStream&)>& fill, const PackStream::Sink& sink) {
+  sink(update_command(ref, old, next, false, true));
+  PackStream pack(count, sink);
+  fill(pack);
+  pack.finish();
+}
+
+ReceivePack::Result read_push_answer(std::string_view out, const std::string& ref) {
+  PktReader advertisement("what git receive-pack printed");
+  advertisement.feed(out);
+  std::string line;
+  bool flush = false;
+  std::size_t at = 0;
+  while (advertisement.next(line, flush)) {
+    at += flush ? 4 : line.size() + 4;
+    if (!flush) continue;
+    PushReport report(ref);
+    if (report.feed(out.substr(at))) return report.result();
+    break;
+  }
+  throw Error(ErrorCode::kRemote, "git receive-pack ended before reporting on the push");
+}
 
 ReceivePack::Result ReceivePack::send(const std::string& ref, const git_oid* old, const git_oid& next,
                                       std::uint32_t count, const std::function<void(PackStream&)>& fill,
@@ -351,12 +386,8 @@ ReceivePack::Result ReceivePack::send(const std::string& ref, const git_oid* old
     if (stream->write(stream, bytes.data(), bytes.size()) < 0)
       throw Error(ErrorCode::kRemote, "sending failed: " + last_error());
   };
-  git_oid zero{};
-  std::string command = oid_str(old ? *old : zero) + " " + oid_str(next) + " " + ref + '\0' + "report-status";
-  if (sideband) command += " side-band-64k";
-  if (std::find(capabilities_.begin(), capabilities_.end(), "quiet") != capabilities_.end()) command += " quiet";
-  command += '\n';
-  write(pkt_line(command) + "0000");
+  const bool quiet = std::find(capabilities_.begin(), capabilities_.end(), "quiet") != capabilities_.end();
+  write(update_command(ref, old, next, sideband, quiet));
   std::uint64_t handed = 0;
   PackStream pack(count, [&](std::string_view piece) {
     write(piece);

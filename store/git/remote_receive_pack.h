@@ -98,4 +98,21 @@ class ReceivePack {
   std::vector<std::string> capabilities_;
 };
 
+// A push to a repository on this machine goes through that repository's
+// own `git receive-pack`, as git push's does, so that its hooks and settings
+// (receive.fsckObjects, core.sharedRepository, receive.denyCurrentBranch)
+// apply; the caller runs it (store/edge/process.h) with the request as its
+// input and hands over what it printed.
+//
+// write_push_request hands `sink` the request: the update command of `ref`
+// from `old` (null: it must not exist yet) to `next`, asking for
+// report-status and quiet (no side band: the program's stderr carries its
+// hooks' words), then the pack of the `count` objects `fill` writes.
+void write_push_request(const std::string& ref, const git_oid* old, const git_oid& next, std::uint32_t count,
+                        const std::function<void(PackStream&)>& fill, const PackStream::Sink& sink);
+// The report in what receive-pack printed (`out`: its ref advertisement,
+// then its report; `messages` stays empty). Error(kRemote) when `out` does
+// not follow the protocol or ends before the report.
+ReceivePack::Result read_push_answer(std::string_view out, const std::string& ref);
+
 }  // namespace kistore::git

@@ -1,5 +1,11 @@
 #include "store/sync/local_transport.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "store/edge/files.h"
+#include "store/git/remote_receive_pack.h"
 #include "store/sync/incoming.h"
 #include "store/git/incoming_walk.h"
 #include "store/core/store_shape.h"
@@ -9,22 +15,17 @@
 #include "store/sync/url.h"
 
 namespace kistore {
+namespace fs = std::filesystem;
 namespace {
 
-// The repository of the connection's remote, a path or file:// URL on this machine.
-git::LocalRemote open_on_this_machine(const Connection& conn) {
+// The path of the connection's remote, a path or file:// URL on this machine.
+std::string local_path(const Connection& conn) {
   const std::string& url = conn.url();
-  return git::LocalRemote(url_kind(url) == UrlKind::kFile ? url.substr(7) : url, conn.where());
+  return url_kind(url) == UrlKind::kFile ? url.substr(7) : url;
 }
 
-// Writes what `head` of `from` brings beyond `have` into `pack`; returns how many objects.
-std::size_t copy_new_objects(git_repository* from, const git_oid& head, const std::vector<git_oid>& have,
-                             git::PackWriter& pack, const std::function<void(std::size_t, std::size_t)>& progress) {
-  NewObjects objects(from, head, have);
-  objects.read([&](const NewObjects::Object& o, std::string_view data, int level) { pack.write(o.id, o.type, data, level); },
-               progress);
-  return objects.size();
-}
+// The repository of the connection's remote.
+git::LocalRemote open_on_this_machine(const Connection& conn) { return git::LocalRemote(local_path(conn), conn.where()); }
 
 // A push into a non-bare repository must not move the branch its work tree has checked out.
 void refuse_checked_out(const git::LocalRemote& remote, const Connection& conn, const std::string& branch) {
@@ -55,22 +56,77 @@ std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, cons
   return n;
 }
 
-int push_local(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
-               const std::optional<git_oid>& theirs) {
-  git::LocalRemote remote = open_on_this_machine(conn);
-  refuse_checked_out(remote, conn, branch);
-  git::PackWriter pack(remote.pack_dir());
+LocalPush push_local(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
+                     const std::optional<git_oid>& theirs, const ProcessContext& process) {
+  const std::string path = fs::absolute(local_path(conn)).lexically_normal().string();  // never an option to git
+  {
+    git::LocalRemote remote(path, conn.where());
+    refuse_checked_out(remote, conn, branch);
+  }
+  const std::optional<std::string> git = find_program("git", process.search_path);
+  if (!git)
+    throw RemoteError("cannot push to " + conn.where() +
+                      ": a push to a repository on this machine goes through its own git receive-pack, as git "
+                      "push's does (so that its hooks and settings apply), and git was not found on PATH; install "
+                      "git, or push through a git:// or ssh remote; nothing was sent");
+  // The request whole in a file first: the program reads it as its input.
+  WorkFolder work(process.temp_parent, "push");
+  std::string request = work.path() + "/request-XXXXXX";
+  const int fd = create_temp_file(request, 0600, "the push's request");
   std::vector<git_oid> have;
   if (theirs) have.push_back(*theirs);
-  copy_new_objects(repo, local, have, pack, [&](std::size_t sent, std::size_t total) {
-    conn.progress("sending", sent, total, pack.bytes());
-  });
-  conn.record_sent(pack.count(), pack.bytes());
-  pack.finish();
-  int rc = remote.publish(branch, local, theirs ? &*theirs : nullptr, "push from kistore");
-  if (rc == GIT_EMODIFIED) return rc;
-  if (rc < 0) throw RemoteError("the remote " + conn.where() + " rejected the push: " + git::last_error());
-  return 0;
+  NewObjects objects(repo, local, have);
+  LocalPush out;
+  out.count = objects.size();
+  try {
+    git::write_push_request(
+        branch, theirs ? &*theirs : nullptr, local, static_cast<std::uint32_t>(objects.size()),
+        [&](git::PackStream& pack) {
+          objects.read(
+              [&](const NewObjects::Object& o, std::string_view data, int level) { pack.write(o.type, data, level); },
+              [&](std::size_t sent, std::size_t total) { conn.progress("sending", sent, total, out.bytes); });
+        },
+        [&](std::string_view piece) {
+          write_all(fd, piece, request);
+          out.bytes += piece.size();
+        });
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  ProcessSpec spec = process_spec(process, {*git, "receive-pack", path});
+  spec.cwd = work.path();
+  spec.stdin_file = request;
+  spec.stdout_limit = 1u << 20;  // its refs, then a few lines of report
+  spec.stderr_tail = 64u << 10;  // its hooks' words
+  const ProcessResult ran = run_process(spec);
+  // Its stderr, line by line, as a network push's side band 2.
+  for (std::size_t at = 0; at < ran.err_tail.size();) {
+    std::size_t end = ran.err_tail.find('\n', at);
+    if (end == std::string::npos) end = ran.err_tail.size();
+    std::string line = ran.err_tail.substr(at, end - at);
+    if (auto cr = line.rfind('\r'); cr != std::string::npos) line.erase(0, cr + 1);
+    if (line.find_first_not_of(" \t") != std::string::npos &&
+        out.result.messages.size() < git::ReceivePack::kMaxMessages)
+      out.result.messages.push_back(line.substr(0, git::ReceivePack::kMaxMessageBytes));
+    at = end + 1;
+  }
+  if (!ran.started) throw RemoteError("cannot push to " + conn.where() + ": " + ran.start_error + "; nothing was sent");
+  std::vector<std::string> words = std::move(out.result.messages);
+  try {
+    out.result = git::read_push_answer(ran.out, branch);
+  } catch (const Error& e) {
+    conn.record_messages(words);
+    throw RemoteError("pushing to " + conn.where() + ": " + e.what() + " (git receive-pack: " + ran.outcome() + ")");
+  }
+  out.result.messages = std::move(words);
+  if (!theirs && out.result.unpack == "ok" && out.result.rejection.empty()) {
+    git::LocalRemote remote(path, conn.where());
+    remote.adopt_head(branch);  // the first push: a stock clone checks the store out
+  }
+  conn.progress("sending", out.count, out.count, out.bytes);
+  return out;
 }
 
 }  // namespace kistore

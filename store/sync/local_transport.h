@@ -7,9 +7,9 @@
 // the packbuilder (walking the remote head's whole tree)
 // and then moves the remote's branch unconditionally, so that two
 // concurrent pushes could lose one. Here only what the new commits bring is
-// copied (new_objects.h), as one pack written straight into the receiving
-// repository's objects/pack (for a fetch, the pull's quarantine), and a
-// push moves the remote's branch by compare-and-swap.
+// copied (new_objects.h), as one pack written straight into the pull's
+// quarantine. A push goes through the receiving repository's own
+// receive-pack, as git push's does.
 //
 // Errors: Error(kRemote) when the remote's repository cannot be opened or
 // refuses the push (its branch is checked out in a work tree, or cannot be
@@ -25,6 +25,8 @@
 
 #include "refs/problem.h"
 #include "store/git/quarantine_odb.h"
+#include "store/edge/process.h"
+#include "store/git/remote_receive_pack.h"
 #include "store/sync/connection.h"
 
 namespace kistore {
@@ -39,13 +41,22 @@ namespace kistore {
 std::size_t fetch_local(git_repository* store, git::Quarantine& quarantine, const Connection& conn,
                         const git_oid& head, const std::string& branch, std::vector<Problem>& problems);
 
-// Copies what `local` brings beyond `theirs` (the remote's branch head as
-// listed; none: it has no such branch) from `repo` into the remote
-// repository's objects/pack, then moves its `branch` from `theirs` to
-// `local` by compare-and-swap. Returns 0, or GIT_EMODIFIED when the branch
-// moved meanwhile (nothing else changed, the pack stays: it is unreferenced).
-// Records what it sent in `conn`.
-int push_local(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
-               const std::optional<git_oid>& theirs);
+// Pushes `local` to the remote repository on this machine through its own
+// `git receive-pack` (store/git/remote_receive_pack.h), found and started
+// as `process` says: its hooks, receive.fsckObjects and
+// core.sharedRepository apply, as to git push. The request (the update of
+// `branch` from `theirs`, the remote's head as listed, none when it has no
+// such branch, to `local`, and a pack of what `local` brings beyond
+// `theirs`) is written to a temporary file first. Reports "sending" through
+// `conn` as it goes (progress). Error(kRemote) when git cannot be found or
+// started, or does not report; the caller reads the report (LocalPush) as
+// a network push's.
+struct LocalPush {
+  git::ReceivePack::Result result;  // its report, and its stderr's lines as `messages`
+  std::size_t count = 0;            // objects sent
+  std::uint64_t bytes = 0;          // bytes of the request
+};
+LocalPush push_local(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
+                     const std::optional<git_oid>& theirs, const ProcessContext& process);
 
 }  // namespace kistore

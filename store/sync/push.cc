@@ -95,6 +95,18 @@ std::string remote_said(const Connection& conn) {
 // `branch` from `theirs` (none: it must not exist), which the server applies
 // only if the branch did not move meanwhile. A ref the server refuses is
 // recorded in the connection, as libgit2's callback would.
+// The receiving end's report on a push of `count` objects in `bytes`,
+// over the network or from a repository on this machine.
+void take_report(Connection& conn, const std::string& branch, const git::ReceivePack::Result& result,
+                 std::size_t count, std::uint64_t bytes) {
+  conn.record_messages(result.messages);
+  if (result.unpack != "ok")
+    throw RemoteError("the remote " + conn.where() + " could not store the pushed objects: " +
+                      conn.scrub(result.unpack) + remote_said(conn));
+  conn.record_sent(count, bytes);
+  if (!result.rejection.empty()) conn.record_rejection(branch, result.rejection);
+}
+
 void push_smart(git_repository* repo, Connection& conn, const std::string& branch, const git_oid& local,
                 const std::optional<git_oid>& theirs) {
   std::vector<git_oid> have;
@@ -118,12 +130,7 @@ void push_smart(git_repository* repo, Connection& conn, const std::string& branc
     throw RemoteError("pushing to " + where + ": " + conn.scrub(e.what()));
   }
   progress(objects.size(), objects.size());
-  conn.record_messages(result.messages);
-  if (result.unpack != "ok")
-    throw RemoteError(where + " could not store the pushed objects: " + conn.scrub(result.unpack) +
-                      remote_said(conn));
-  conn.record_sent(objects.size(), bytes);
-  if (!result.rejection.empty()) conn.record_rejection(branch, result.rejection);
+  take_report(conn, branch, result, objects.size(), bytes);
 }
 
 // One push, round by round: each round looks at the remote's branch, pushes
@@ -214,7 +221,11 @@ class Push {
   // the pack and moved the branch (and libgit2 1.5 fails on one with an
   // internal assertion): refused, Error(kRemote).
   int send(git_repository* packer, Connection& conn, const git_oid& local, const std::optional<git_oid>& theirs) {
-    if (on_this_machine(conn.url())) return push_local(packer, conn, branch_, local, theirs);
+    if (on_this_machine(conn.url())) {
+      LocalPush pushed = push_local(packer, conn, branch_, local, theirs, options_.process);
+      take_report(conn, branch_, pushed.result, pushed.count, pushed.bytes);
+      return 0;
+    }
     if (conn.receive_pack().usable()) {
       push_smart(packer, conn, branch_, local, theirs);
       return 0;

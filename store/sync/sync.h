@@ -101,6 +101,7 @@
 #include "objects/ssh_signature.h"
 #include "refs/problem.h"
 #include "store/core/store.h"
+#include "store/edge/process.h"
 #include "store/sync/url.h"  // redact_url, for printing RemoteInfo::url
 
 namespace kistore {
@@ -166,6 +167,10 @@ struct SyncOptions {
   // and total count objects (total 0: not known yet), bytes what went over
   // the wire so far (0 when it does not apply).
   std::function<void(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes)> progress;
+  // How `git receive-pack` is started for a push to a repository on this
+  // machine (its environment and where git is looked up), as git push
+  // starts it: cli/process_env.h builds it.
+  ProcessContext process;
 };
 
 // What a pull did, or why it was refused.

@@ -122,8 +122,8 @@ hostile_server() {
 # cannot replace the store's tree, and the new commit is refused for its path.
 R=$(attack_repo forged-tree)
 mkdir -p "$W/packs"
-mv "$R"/objects/pack/* "$W/packs/"
-for p in "$W"/packs/*.pack; do gd "$R" unpack-objects -q <"$p"; done
+find "$R/objects/pack" -type f -exec mv -t "$W/packs/" {} +  # none when receive-pack kept them loose
+for p in "$W"/packs/*.pack; do [[ -e $p ]] || continue; gd "$R" unpack-objects -q <"$p"; done
 rm -rf "$W/packs"
 ROOT=$("${CRAFT[@]}" tree-plus "$R" "$HEAD_TREE" zz 40000 "$HEAD_TREE")
 gd "$V" cat-file tree 'main~1^{tree}' | "${CRAFT[@]}" loose "$R" tree --as "$HEAD_TREE" >/dev/null

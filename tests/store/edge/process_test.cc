@@ -108,6 +108,24 @@ TEST_CASE("process: Python isolated, and a working folder removed after", "[proc
   CHECK_THROWS_WITH(WorkFolder("relative", "test"), Catch::Contains("absolute"));
 }
 
+TEST_CASE("process: stdin is /dev/null, or the file the spec names", "[process]") {
+  ProcessResult none = sh("cat; echo end");
+  CHECK(none.out == "end\n");
+  WorkFolder work(std::filesystem::temp_directory_path().string(), "test");
+  std::ofstream(work.path() + "/in") << "request\n";
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "cat; echo end"};
+  spec.cwd = "/";
+  spec.stdin_file = work.path() + "/in";
+  ProcessResult fed = run_process(spec);
+  CHECK(fed.succeeded());
+  CHECK(fed.out == "request\nend\n");
+  spec.stdin_file = work.path() + "/missing";
+  ProcessResult missing = run_process(spec);
+  CHECK_FALSE(missing.started);
+  CHECK(missing.out.empty());
+}
+
 TEST_CASE("process: stderr keeps its tail, stdout its head", "[process]") {
   ProcessResult r = sh("for i in 1 2 3 4 5 6 7 8 9; do echo line$i >&2; done; head -c 100000 /dev/zero");
   CHECK(r.succeeded());
