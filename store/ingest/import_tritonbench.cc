@@ -59,6 +59,7 @@ std::optional<Key> parse_key(const std::string& k, const JsonAt& at) {
   if (dash == std::string::npos || dash <= 2 || dash + 1 >= inner.size()) return bad("no -<backend> in [...]");
   key.x_val = inner.substr(2, dash - 2);
   key.backend = inner.substr(dash + 1);
+  if (key.x_val == "average") return std::nullopt;  // the CSV's last row: means over the inputs, not an input
   for (const std::string* s : {&key.op, &key.backend, &key.metric, &key.x_val}) {
     bool ok = !s->empty() && s->size() <= 255;
     for (unsigned char c : *s) ok = ok && c >= 0x20 && c != 0x7f && c != '/';

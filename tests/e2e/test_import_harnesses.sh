@@ -102,6 +102,44 @@ pass "kernelbench: baseline timings are PyTorch eager runs of the same workloads
 assert_exit 0 ks verify
 pass "verify is clean after every import"
 
+# ============================== tritonbench ===================================
+DATA_TB=$KISTORE_SOURCE_DIR/tests/data/tritonbench
+tb=$DATA_TB/tb-vector_add.json
+tb_sha=$(sha256sum "$tb" | cut -c1-16)
+before=$(store_fingerprint "$S")
+assert_exit 2 ks import tritonbench "$tb"
+assert_contains "$ERR" "$tb" "names the file"
+assert_contains "$ERR" "kistore capture" "says how to get an environment"
+assert_store_unchanged "$before" "$S" "nothing written"
+pass "tritonbench: a file without --environment is refused, saying how to get one"
+assert_exit 0 ks --json import tritonbench --environment "$DATA_TB/env-h200.json" "$tb"
+assert_eq "[]" "$(jv -c .rejected)" "nothing rejected"
+assert_eq 32 "$(ks ls --kind run --format tsv | grep -c 'vector_add ·')" "16 inputs x 2 backends; the average row is no input"
+t=vector_add_fwd/x_4096/torch_add/$tb_sha
+assert_eq 3839.9999029934406 "$(run_field tritonbench "$t" .spec.timing.latencyNs.median)" "p50 latency \"0.0038399999029934406\" ms -> ns"
+assert_eq '{"mode":"fwd","x_val":4096}' "$(ks cat "$(run_field tritonbench "$t" .spec.workloadDigest)" | jq -c .spec.parameters)" "workload: x value and mode"
+assert_eq "NVIDIA H200" "$(ks cat "$(run_field tritonbench "$t" .spec.environmentDigest)" | jq -r .spec.hardware.product)" "environment from --environment"
+assert_eq 12.800000323355205 "$(run_field tritonbench "$t" '.spec.measurements[] | select(.metric=="memory-throughput") | .value')" \
+    "gbps list -> its median"
+pass "tritonbench: one run per input and backend, p50 in ns, environment from --environment"
+
+# ============================ FlashInfer-Bench ================================
+DATA_FI=$KISTORE_SOURCE_DIR/tests/data/flashinfer-bench
+assert_exit 0 ks --json import flashinfer-bench "$DATA_FI/traces.sample.jsonl" "$DATA_FI/traces.legacy.sample.jsonl"
+assert_eq "[]" "$(jv -c .rejected)" "nothing rejected"
+fi_id() { ks cat "$1" | jq -r .spec.sourceNative.externalId; }
+fi_runs=$(ks ls --kind run --format tsv | grep -E 'gemm|dsa_topk' | cut -f1)
+assert_eq 6 "$(nlines "$fi_runs")" "4 current traces + 2 first-schema traces"
+statuses=$(for r in $fi_runs; do ks cat "$r" | jq -r '.spec.sourceNative.metrics.status + ">" + .spec.status'; done | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')
+assert_eq "1 COMPILE_ERROR>compile_error 1 INCORRECT_NUMERICAL>incorrect 4 PASSED>passed " "$statuses" "statuses mapped"
+wrong=$(for r in $fi_runs; do ks cat "$r" | jq -r 'select(.spec.status=="incorrect") | .spec.correctness.passed, (.spec.measurements[] | select(.metric=="relative-error") | .value)'; done | tr '\n' ' ')
+assert_eq "false 1277.6507568359375 " "$wrong" "INCORRECT_NUMERICAL: correctness false, its max relative error kept"
+fid=gemm_n128_k2048/gpt-5_gemm_n128_k2048_cuda_optimized_r8_c0_high/6ba7c7de-dc5a-48d2-8ada-1382feb5ceac/2026-03-17T14:19:52.543776
+ok=$(run_field flashinfer-bench "$fid" 'select(.spec.measuredWith=="cuda_events") | .spec.timing.latencyNs.mean')
+assert_eq 92160.00139713287 "$ok" "latency_ms 0.09216000139713287 -> ns; the log's CUDA-events fallback recorded"
+assert_eq "sm_80" "$(ks cat "$(run_field flashinfer-bench "$fid" .spec.environmentDigest)" | jq -r .spec.hardware.architecture)" "A800 -> sm_80"
+pass "flashinfer-bench: statuses, correctness, latency in ns, both schemas"
+
 # ============================ hostile files ===================================
 # case FORMAT NAME POINTER [IMPORT-ARGS...] < python that writes $f from $src
 bad() {
@@ -161,6 +199,27 @@ bad kernelbench problem-key '/x1' --level 1 <<<"$prek
 d['x1'] = d['1']; out(d)"
 bad kernelbench not-object '/: expected an object' --level 1 <<<"$prek
 out([d])"
+
+bad tritonbench tb-nan '/tritonbench_vector_add_fwd[x_4096-torch_add]_latency' --environment "$DATA_TB/env-h200.json" <<<"import json, os
+d = json.load(open('$tb')); d['tritonbench_vector_add_fwd[x_4096-torch_add]_latency'] = 'NaN'
+open(os.environ['OUTF'], 'w').write(json.dumps(d))"
+bad tritonbench tb-key '/tritonbench_vector_add[x_1-a]_latency' --environment "$DATA_TB/env-h200.json" <<<"import json, os
+d = json.load(open('$tb')); d['tritonbench_vector_add[x_1-a]_latency'] = '1'
+open(os.environ['OUTF'], 'w').write(json.dumps(d))"
+bad tritonbench tb-accuracy-huge '/tritonbench_vector_add_fwd[x_4096-torch_add]_accuracy' --environment "$DATA_TB/env-h200.json" <<<"import json, os
+d = json.load(open('$tb')); d['tritonbench_vector_add_fwd[x_4096-torch_add]_accuracy'] = 1e300
+open(os.environ['OUTF'], 'w').write(json.dumps(d))"
+fi_line() { printf '%s\n' "import json, os
+lines = open('$DATA_FI/traces.sample.jsonl').read().splitlines()
+t = json.loads(lines[0])
+$1
+lines[0] = json.dumps(t)
+open(os.environ['OUTF'], 'w').write('\\n'.join(lines) + '\\n')"; }
+bad flashinfer-bench fi-status ':1: /evaluation/status' < <(fi_line "t['evaluation']['status'] = 'GREAT'")
+bad flashinfer-bench fi-latency ':1: /evaluation/performance/latency_ms' < <(fi_line "t['evaluation']['performance']['latency_ms'] = '0.1'")
+bad flashinfer-bench fi-error-string ':1: /evaluation/correctness/max_relative_error' < <(fi_line "t['evaluation']['correctness']['max_relative_error'] = 'lots'")
+bad flashinfer-bench fi-no-definition ':1: /: expected a member "definition"' < <(fi_line "del t['definition']")
+bad flashinfer-bench fi-axis ':1: /workload/axes/M' < <(fi_line "t['workload']['axes']['M'] = 1e300")
 
 # --keep-going: the good records go in, the bad one is listed with its pointer.
 SRC_KB=$eval_file OUTF=$W/in/one-bad.json python3 -c "$prek
