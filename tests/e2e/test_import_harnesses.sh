@@ -123,6 +123,28 @@ assert_eq 12.800000323355205 "$(run_field tritonbench "$t" '.spec.measurements[]
     "gbps list -> its median"
 pass "tritonbench: one run per input and backend, p50 in ns, environment from --environment"
 
+# A fast wrong kernel cannot take rank 1: at x=8192 triton_add (4.800 us) is
+# faster than torch_add (4.896 us), but its accuracy is 0.
+SRC=$tb OUTF=$W/in/tb-accuracy.json python3 -c "import json, os
+d = json.load(open(os.environ['SRC']))
+d['tritonbench_vector_add_fwd[x_8192-triton_add]_accuracy'] = 0
+d['tritonbench_vector_add_fwd[x_8192-torch_add]_accuracy'] = 1
+open(os.environ['OUTF'], 'w').write(json.dumps(d))"
+acc_sha=$(sha256sum "$W/in/tb-accuracy.json" | cut -c1-16)
+assert_exit 0 ks --json import tritonbench --environment "$DATA_TB/env-h200.json" "$W/in/tb-accuracy.json"
+wrong=$(run_of tritonbench "vector_add_fwd/x_8192/triton_add/$acc_sha")
+assert_eq incorrect "$(ks cat "$wrong" | jq -r .spec.status)" "accuracy 0 -> incorrect"
+assert_eq false "$(ks cat "$wrong" | jq -r .spec.correctness.passed)" "correctness checked, not passed"
+assert_exit 0 ks --json rank "$wrong"
+# The group also holds the first file's runs of x=8192 (no accuracy measured).
+assert_eq "null" "$(jv -r --arg r "$wrong" '.members[] | select(.run==$r) | .rank')" "the wrong run has no rank"
+assert_eq "$wrong" "$(jv -r '.members[-1].run')" "it is listed after every ranked run"
+assert_eq 1 "$(jv -r '[.members[] | select(.rank==null)] | length')" "the only unrankable member"
+assert_eq "2" "$(jv -r '[.members[] | select(.implementation=="torch_add") | .rank] | unique | .[0]')" \
+    "the correct torch_add runs keep their place behind the unchecked triton_add (4.800 us), ahead of the wrong one"
+assert_contains "$(jv -r '.members[] | select(.implementation=="triton_add" and .rank==null) | .reason')" 'status "incorrect"' "the reason names the status"
+pass "rank: a run its harness found incorrect is unrankable, never above a correct one"
+
 # ============================ FlashInfer-Bench ================================
 DATA_FI=$KISTORE_SOURCE_DIR/tests/data/flashinfer-bench
 assert_exit 0 ks --json import flashinfer-bench "$DATA_FI/traces.sample.jsonl" "$DATA_FI/traces.legacy.sample.jsonl"
