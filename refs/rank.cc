@@ -77,11 +77,15 @@ std::optional<double> to_scale(double value, const std::string& unit, const Rank
   return value * *factor;
 }
 
+// Runs whose harness did not pass them never rank (SPEC §1, a run that is not
+// passed is a claim, not a result).
+static bool status_ranks(const std::string& status) { return status.empty() || status == "passed"; }
+
 RankScale group_scale(const std::vector<GroupMember>& members) {
   bool memory = false;
   std::map<std::string, std::size_t> others;  // ordered: ties go to the first unit in byte order
   for (const GroupMember& m : members) {
-    if (!m.primary || !positive_finite(*m.primary)) continue;
+    if (!m.primary || !positive_finite(*m.primary) || !status_ranks(m.status)) continue;
     if (factor_in(kTimeUnits, m.primary->unit)) return RankScale{RankScale::Kind::kTime, ""};
     if (factor_in(kMemoryUnits, m.primary->unit)) memory = true;
     else ++others[m.primary->unit];
@@ -127,7 +131,9 @@ std::vector<RankedMember> rank_group(std::vector<GroupMember> members) {
   for (GroupMember& m : members) {
     Keyed k{0, RankedMember{0, std::move(m), ""}};
     const auto& p = k.ranked.member.primary;
-    if (auto why = unrankable_reason(p, scale)) k.ranked.unrankable = std::move(*why);
+    if (!status_ranks(k.ranked.member.status))
+      k.ranked.unrankable = "status " + quoted(k.ranked.member.status) + ": not passed by its harness";
+    else if (auto why = unrankable_reason(p, scale)) k.ranked.unrankable = std::move(*why);
     else k.value = *to_scale(p->value, p->unit, scale);
     keyed.push_back(std::move(k));
   }

@@ -19,6 +19,9 @@
 //
 // A member that cannot be compared on the group's scale is *unrankable*: its
 // rank is 0, `unrankable` says why, and it is listed after every ranked member.
+// So is a member whose status is neither "passed" nor unread (""): the
+// harness found its output wrong, or it failed to build or run. Such members
+// do not decide the group's scale either.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -37,6 +40,10 @@ struct GroupMember {
   Digest run;
   std::optional<Measurement> primary;
   Level level = Level::kReported;
+  // The run's spec.status ("" when the reader did not read it). A run whose
+  // harness did not pass it (incorrect, compile_error, runtime_error, ...)
+  // is unrankable, whatever its time: a fast wrong kernel never ranks.
+  std::string status;
 };
 
 // The scale a group's values are compared on.

@@ -173,8 +173,23 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, 
   if (snap.format() == Format::k3) {
     for (IndexFact& f : facts_with_prefix(snap, Family::kGroups, key.hex())) {
       auto& line = std::get<GroupFact>(f);
-      GroupMember m{line.run, std::move(line.primary), Level::kReported};
-      if (levels) m.level = line_or_default(snap, m.run, level_line(snap, m.run));
+      GroupMember m{line.run, std::move(line.primary), Level::kReported, ""};
+      // The run's status decides whether it may rank at all; its document is
+      // read once for that and for its default level.
+      // (Without levels, as before, a run whose document cannot be read is
+      // still listed: its status stays unread.)
+      std::optional<Document> doc;
+      try {
+        doc.emplace(snap.document(m.run, false));
+      } catch (const Error&) {
+        if (levels) throw;
+      }
+      if (doc)
+        if (const Json* status = doc->spec().find("status"); status && status->is_string()) m.status = status->as_string();
+      if (levels) {
+        auto line = level_line(snap, m.run);
+        m.level = line ? line->level : default_level(doc->spec());
+      }
       out.push_back(std::move(m));
     }
     return out;
@@ -182,7 +197,7 @@ std::vector<GroupMember> group_members(const Snapshot& snap, const Digest& key, 
   for (const std::string& name : snap.list(group_dir(snap.format(), key))) {
     auto run = Digest::parse_hex(name);
     if (!run) continue;
-    GroupMember m{*run, std::nullopt, Level::kReported};
+    GroupMember m{*run, std::nullopt, Level::kReported, ""};
     const std::string path = group_path(snap.format(), key, *run);
     if (auto bytes = snap.read(path)) {
       try {

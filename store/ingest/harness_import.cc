@@ -1,0 +1,245 @@
+#include "store/ingest/harness_import.h"
+
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include "objects/digest.h"
+#include "objects/error.h"
+#include "store/ingest/liger_tables.h"
+
+namespace kistore {
+namespace {
+
+constexpr std::string_view kApi = "kernelindex.dev/v1alpha1";
+
+Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
+
+std::string digest_of(const Json& doc) {
+  Json body = doc;
+  body.erase("metadata");
+  return Digest::of(canonical(body)).str();
+}
+
+// GPUs the harnesses name that Liger's table (store/ingest/liger_tables.h)
+// does not: export variants of the A100 and H100.
+constexpr liger::Gpu kMoreGpus[] = {
+    {"NVIDIA A800-SXM4-80GB", "nvidia", "sm_80"},
+    {"NVIDIA A800 80GB PCIe", "nvidia", "sm_80"},
+    {"NVIDIA H800", "nvidia", "sm_90"},
+    {"NVIDIA H20", "nvidia", "sm_90"},
+};
+
+const liger::Gpu* find_gpu(std::string_view product) {
+  for (const auto& g : liger::kGpus)
+    if (g.name == product) return &g;
+  for (const auto& g : kMoreGpus)
+    if (g.name == product) return &g;
+  return nullptr;
+}
+
+std::string range_text(double low, double high) {
+  return format_number(low) + " to " + format_number(high);
+}
+
+}  // namespace
+
+std::string describe_json(const Json& v) {
+  switch (v.type()) {
+    case Json::Type::kNull: return "null";
+    case Json::Type::kBool: return v.as_bool() ? "true" : "false";
+    case Json::Type::kNumber: return "the number " + format_number(v.as_number());
+    case Json::Type::kString: return "the string " + quoted_excerpt(v.as_string());
+    case Json::Type::kArray: return "an array of " + std::to_string(v.as_array().size());
+    case Json::Type::kObject: return "an object";
+  }
+  return "a value";
+}
+
+std::string JsonAt::where() const { return source_ + ": " + (pointer_.empty() ? "/" : pointer_); }
+
+void JsonAt::fail(std::string_view expected) const { fail(expected, describe_json(*value_)); }
+
+void JsonAt::fail(std::string_view expected, std::string_view found) const {
+  throw InvalidInput(where() + ": expected " + std::string(expected) + ", found " + std::string(found));
+}
+
+JsonAt JsonAt::member(std::string_view name) const {
+  const Json* m = object().empty() ? nullptr : value_->find(name);
+  if (!m) fail("a member \"" + std::string(name) + "\"", "an object without it");
+  return JsonAt(source_, *m, pointer_ + "/" + pointer_token(name));
+}
+
+std::optional<JsonAt> JsonAt::find(std::string_view name) const {
+  object();
+  const Json* m = value_->find(name);
+  if (!m || m->is_null()) return std::nullopt;
+  return JsonAt(source_, *m, pointer_ + "/" + pointer_token(name));
+}
+
+JsonAt JsonAt::at(std::size_t index) const {
+  const Json::Array& a = array();
+  if (index >= a.size()) fail("an element " + std::to_string(index), "an array of " + std::to_string(a.size()));
+  return JsonAt(source_, a[index], pointer_ + "/" + std::to_string(index));
+}
+
+const Json::Object& JsonAt::object() const {
+  if (!value_->is_object()) fail("an object");
+  return value_->as_object();
+}
+
+const Json::Array& JsonAt::array() const {
+  if (!value_->is_array()) fail("an array");
+  return value_->as_array();
+}
+
+const std::string& JsonAt::string() const {
+  if (!value_->is_string()) fail("a string");
+  return value_->as_string();
+}
+
+const std::string& JsonAt::name(bool allow_slash) const {
+  const std::string& s = string();
+  bool ok = !s.empty() && s.size() <= 255 && s != "." && s != "..";
+  for (unsigned char c : s) ok = ok && c >= 0x20 && c != 0x7f && (allow_slash || c != '/');
+  if (!ok)
+    fail(std::string("a name of 1 to 255 bytes without control characters") + (allow_slash ? "" : " or '/'"));
+  return s;
+}
+
+bool JsonAt::boolean() const {
+  if (!value_->is_bool()) fail("true or false");
+  return value_->as_bool();
+}
+
+double JsonAt::number() const {
+  if (!value_->is_number()) fail("a number");
+  return value_->as_number();
+}
+
+double JsonAt::number_in(double low, double high) const {
+  double v = number();
+  if (!(v >= low && v <= high)) fail("a number from " + range_text(low, high));
+  return v;
+}
+
+long long JsonAt::integer(long long low, long long high) const {
+  double v = number();
+  if (!(v >= static_cast<double>(low) && v <= static_cast<double>(high)) || v != std::floor(v))
+    fail("an integer from " + std::to_string(low) + " to " + std::to_string(high));
+  return static_cast<long long>(v);
+}
+
+double JsonAt::number_string(double low, double high) const {
+  const std::string& s = string();
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v) || v < low ||
+      v > high)
+    fail("a number written as a string, from " + range_text(low, high));
+  return v;
+}
+
+std::string harness_slug(std::string_view s) {
+  std::string out;
+  bool dash = false;
+  for (unsigned char c : s) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<unsigned char>(c - 'A' + 'a');
+      alnum = true;
+    }
+    if (alnum) {
+      if (dash && !out.empty()) out += '-';
+      dash = false;
+      out += static_cast<char>(c);
+    } else {
+      dash = true;
+    }
+  }
+  if (out.size() > 100) out.resize(100);
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+Json harness_document(std::string_view kind, Json spec, Json metadata) {
+  return object({{"apiVersion", Json(kApi)},
+                 {"kind", Json(kind)},
+                 {"spec", std::move(spec)},
+                 {"metadata", std::move(metadata)}});
+}
+
+Json harness_measurement(std::string_view metric, std::string_view statistic, std::string_view unit,
+                         double value) {
+  return object({{"metric", Json(metric)}, {"statistic", Json(statistic)}, {"unit", Json(unit)}, {"value", Json(value)}});
+}
+
+std::optional<std::string> known_gpu_architecture(std::string_view product) {
+  if (const liger::Gpu* g = find_gpu(product)) return std::string(g->architecture);
+  return std::nullopt;
+}
+
+std::string known_gpu_names() {
+  std::string out;
+  for (const auto& g : liger::kGpus) out += (out.empty() ? "" : ", ") + std::string(g.name);
+  for (const auto& g : kMoreGpus) out += ", " + std::string(g.name);
+  return out;
+}
+
+std::optional<Json> gpu_environment(std::string_view product, std::string_view architecture,
+                                    std::string_view harness, Json extra_hardware) {
+  std::string arch(architecture);
+  std::string vendor = "nvidia";
+  if (arch.empty()) {
+    if (const liger::Gpu* g = find_gpu(product)) {
+      arch = std::string(g->architecture);
+      vendor = std::string(g->vendor);
+    }
+  }
+  if (arch.empty()) return std::nullopt;
+  Json hardware = object({{"vendor", Json(vendor)}, {"product", Json(product)}, {"architecture", Json(arch)}});
+  for (auto& [k, v] : extra_hardware.as_object()) hardware.set(k, v);
+  Json spec = object({{"hardware", std::move(hardware)}});
+  Json metadata = object({{"name", Json(harness_slug(std::string(harness) + "-" + std::string(product)))},
+                          {"title", Json(std::string(harness) + " host · " + std::string(product))}});
+  return harness_document("ExecutionEnvironment", std::move(spec), std::move(metadata));
+}
+
+std::string environment_needed(std::string_view source, std::string_view harness) {
+  return std::string(source) + ": " + std::string(harness) +
+         "'s file does not say which GPU it was measured on; run `kistore capture > env.json` on that "
+         "machine and import with --environment env.json";
+}
+
+Json record_environment(const JsonAt& at, std::string_view product, std::string_view architecture,
+                        std::string_view harness, const HarnessOptions& options, Json extra_hardware) {
+  if (options.environment) {
+    const Json* spec = options.environment->find("spec");
+    const Json* hw = spec ? spec->find("hardware") : nullptr;
+    const Json* p = hw ? hw->find("product") : nullptr;
+    std::string want = p && p->is_string() ? p->as_string() : "";
+    if (want != product)
+      at.fail("the GPU of --environment (" + quoted_excerpt(want) + ")", quoted_excerpt(product));
+    return *options.environment;
+  }
+  if (auto env = gpu_environment(product, architecture, harness, std::move(extra_hardware))) return *env;
+  at.fail("a GPU whose architecture kistore knows (" + known_gpu_names() +
+              "), or --environment FILE made by `kistore capture` on the machine that ran it",
+          quoted_excerpt(product));
+}
+
+Json harness_bundle(Json run_spec, Json run_metadata, Json protocol, Json environment, Json workload,
+                    Json implementation) {
+  run_spec.set("protocolDigest", Json(digest_of(protocol)));
+  run_spec.set("workloadDigest", Json(digest_of(workload)));
+  run_spec.set("environmentDigest", Json(digest_of(environment)));
+  run_spec.set("implementationDigest", Json(digest_of(implementation)));
+  return object({{"run", harness_document("BenchmarkRun", std::move(run_spec), std::move(run_metadata))},
+                 {"protocol", std::move(protocol)},
+                 {"environment", std::move(environment)},
+                 {"workload", std::move(workload)},
+                 {"implementation", std::move(implementation)}});
+}
+
+
+}  // namespace kistore

@@ -1,0 +1,155 @@
+// What the importers of benchmark harnesses' JSON outputs share: reading a
+// parsed file as hostile input with errors that name a JSON pointer, and
+// building the KernelIndex bundle of one measured run.
+//
+// Each harness (store/ingest/import_nvbench.h, import_kernelbench.h,
+// import_tritonbench.h, import_flashinfer.h) maps its own records onto the
+// documents; this file holds what they must do alike, so that a user sees the
+// same message shapes and the same statuses whichever harness a file came from:
+//   - a message is "<source>: <JSON pointer>: expected <what>, found <what>",
+//     where <source> is the file, or "file:line" for a JSON Lines record;
+//   - a run's spec.status is one of kRunStatuses; only "passed" is a run the
+//     harness vouched for, and spec.correctness says whether and how the
+//     harness checked the output (SPEC §1: a run that is not passed is
+//     `reported`, and ranks after every correct run).
+// It takes values and gives values: no files, no clock, no store.
+//
+// Thread-safety: plain values; all functions are reentrant.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "objects/json.h"
+#include "objects/shown_text.h"
+
+namespace kistore {
+
+// One bundle made from one record of a harness's file, and where it came
+// from ("file: /pointer" or "file:line"), for messages and the add report.
+struct HarnessRecord {
+  std::string where;
+  Json bundle;
+};
+
+// A record that could not be mapped: where, and the whole message.
+struct HarnessError {
+  std::string where;
+  std::string message;
+};
+
+struct HarnessImport {
+  std::vector<HarnessRecord> records;  // in file order
+  std::vector<HarnessError> errors;    // in file order
+};
+
+// What a user may pass besides the files.
+struct HarnessOptions {
+  // The ExecutionEnvironment document of the machine the file was measured
+  // on (`kistore capture`), or null. Where the file names its GPU, that name
+  // must be the document's spec.hardware.product.
+  const Json* environment = nullptr;
+  // KernelBench eval results: the level (1-3) and the run's name, which the
+  // harness keeps in the results' folder name rather than in the file.
+  std::optional<int> level;
+  std::string run_name;
+  // The file's sha256 (hex), for harnesses whose records carry no time or id
+  // of their own: it keeps two runs of one benchmark apart in externalIds.
+  std::string file_digest;
+};
+
+// The statuses an importer gives a run. "passed": the harness measured it and,
+// where it checks outputs, found them correct. "incorrect": it ran and its
+// outputs were wrong. "compile_error", "runtime_error", "timeout": it did not
+// run to the end. "skipped": the harness chose not to run it.
+inline constexpr std::string_view kRunStatuses[] = {"passed",        "incorrect", "compile_error",
+                                                    "runtime_error", "timeout",   "skipped"};
+
+// A position in a parsed file: the value there and its JSON pointer. Every
+// accessor checks the type it needs and throws Error(kInvalidInput)
+// "<source>: <pointer>: expected ..., found ..." otherwise.
+class JsonAt {
+ public:
+  JsonAt(std::string_view source, const Json& value, std::string pointer = "")
+      : source_(source), value_(&value), pointer_(std::move(pointer)) {}
+
+  const Json& value() const { return *value_; }
+  const std::string& pointer() const { return pointer_; }
+  std::string where() const;  // "<source>: <pointer>" ("/" for the root)
+
+  JsonAt member(std::string_view name) const;                  // required
+  std::optional<JsonAt> find(std::string_view name) const;     // absent or null -> nullopt
+  JsonAt at(std::size_t index) const;                          // of an array
+  const Json::Object& object() const;
+  const Json::Array& array() const;
+  const std::string& string() const;
+  // A name that may become a path segment: 1-255 bytes, no control
+  // characters, not "." or "..", no "/" unless allow_slash.
+  const std::string& name(bool allow_slash = false) const;
+  bool boolean() const;
+  double number() const;                 // a finite JSON number
+  double number_in(double low, double high) const;  // low <= x <= high
+  long long integer(long long low, long long high) const;  // an integral number in range
+  // A number written as a JSON string, as nvbench and tritonbench do
+  // ("0.0010034715849794225"); finite, within [low, high].
+  double number_string(double low, double high) const;
+
+  [[noreturn]] void fail(std::string_view expected) const;  // found: this value
+  [[noreturn]] void fail(std::string_view expected, std::string_view found) const;
+
+ private:
+  std::string source_;
+  const Json* value_;
+  std::string pointer_;
+};
+
+// "a string \"abc\"", "the number 1e+300", "null", "an object", "an array of 3".
+std::string describe_json(const Json& value);
+
+// The largest time an importer takes, in seconds (a day): anything longer is
+// not a kernel's latency but a corrupt or hostile file, and would lose
+// precision or overflow in nanoseconds.
+inline constexpr double kMaxSeconds = 86400;
+
+// Lowercase ASCII letters and digits, every other run of characters one "-".
+std::string harness_slug(std::string_view s);
+
+// A KernelIndex document {apiVersion, kind, spec, metadata}.
+Json harness_document(std::string_view kind, Json spec, Json metadata);
+
+// {"metric", "statistic", "unit", "value"}.
+Json harness_measurement(std::string_view metric, std::string_view statistic, std::string_view unit,
+                         double value);
+
+// An ExecutionEnvironment for a GPU named by its harness. The architecture
+// comes from the file where it says (nvbench's sm_version), else from the
+// table of known GPUs; nullopt when neither knows it (the caller then asks
+// for --environment).
+std::optional<Json> gpu_environment(std::string_view product, std::string_view architecture,
+                                    std::string_view harness, Json extra_hardware);
+std::optional<std::string> known_gpu_architecture(std::string_view product);
+std::string known_gpu_names();
+
+// The environment a record gets: `options.environment` (whose product must be
+// `product`, else `at` fails naming both) or gpu_environment(); without
+// either, `at` fails with a message that says how to get one.
+Json record_environment(const JsonAt& at, std::string_view product, std::string_view architecture,
+                        std::string_view harness, const HarnessOptions& options,
+                        Json extra_hardware = Json::object());
+
+// The message for a file that names no GPU at all and got no --environment.
+std::string environment_needed(std::string_view source, std::string_view harness);
+
+// The bundle {run, protocol, environment, workload, implementation}: the
+// run's four digests are computed from the documents and set in run_spec.
+Json harness_bundle(Json run_spec, Json run_metadata, Json protocol, Json environment, Json workload,
+                    Json implementation);
+
+// Error texts (compiler output, tracebacks) are kept, but not without bound:
+// cut at this many characters, with "…" (objects/shown_text.h's cut_text).
+inline constexpr std::size_t kMaxErrorChars = 4000;
+
+}  // namespace kistore
