@@ -9,8 +9,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
+#include <mutex>
 #include <random>
 
 #include "objects/error.h"
@@ -135,8 +138,78 @@ void sync_folder(const std::string& dir) {
   if (rc != 0) throw IOError(dir + ": cannot sync: " + why(err));
 }
 
+// ---- A shared repository ---------------------------------------------------------
+
+namespace {
+
+struct Shared {
+  std::string dir;    // the repository's folder, ending in '/'
+  std::string value;  // core.sharedRepository
+};
+std::mutex shared_mutex;
+std::optional<Shared> shared_rule;  // set by share_under
+
+// git_config_perm: 0 for none, a positive tweak (0660, 0664) that is added,
+// a negative one (an octal mode) that replaces; nullopt for a bad value.
+std::optional<int> shared_perm(const std::string& value) {
+  std::string v;
+  for (char c : value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "umask" || v == "false" || v == "no" || v == "off" || v == "0") return 0;
+  if (v == "group" || v == "true" || v == "yes" || v == "on" || v == "1") return 0660;
+  if (v == "all" || v == "world" || v == "everybody" || v == "2") return 0664;
+  if (v.size() < 2 || v[0] != '0' || v.find_first_not_of("01234567") != std::string::npos) return std::nullopt;
+  const int mode = static_cast<int>(std::strtol(v.c_str(), nullptr, 8));
+  if ((mode & 0600) != 0600) return std::nullopt;  // the owner keeps read and write
+  return -(mode & 0666);
+}
+
+// The shared folder's rule for `path`: its value, or nullopt outside it.
+std::optional<std::string> rule_for(const std::string& path) {
+  std::lock_guard lock(shared_mutex);
+  if (!shared_rule || !path.starts_with(shared_rule->dir)) return std::nullopt;
+  return shared_rule->value;
+}
+
+}  // namespace
+
+std::optional<mode_t> shared_mode(mode_t mode, bool folder, const std::string& value) {
+  const std::optional<int> perm = shared_perm(value);
+  if (!perm) return std::nullopt;
+  if (*perm == 0) return mode;
+  int tweak = *perm < 0 ? -*perm : *perm;
+  if (!(mode & S_IWUSR)) tweak &= ~0222;
+  if (mode & S_IXUSR) tweak |= (tweak & 0444) >> 2;  // read bits to execute bits
+  mode_t out = *perm < 0 ? (mode & ~0777) | tweak : mode | tweak;
+  if (folder) out |= ((out & 0444) >> 2) | S_ISGID;
+  return out;
+}
+
+void share_under(const std::string& gitdir, const std::string& value) {
+  if (!shared_perm(value))
+    throw InvalidInput(gitdir + ": config core.sharedRepository: expected umask, group, all or an octal mode "
+                       "such as 0660, found \"" + value + "\"");
+  std::lock_guard lock(shared_mutex);
+  if (*shared_perm(value) == 0) {
+    shared_rule.reset();
+    return;
+  }
+  shared_rule = Shared{gitdir.ends_with('/') ? gitdir : gitdir + "/", value};
+}
+
+void adjust_shared(const std::string& path) {
+  const std::optional<std::string> value = rule_for(path);
+  if (!value) return;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return;
+  const std::optional<mode_t> mode = shared_mode(st.st_mode & 07777, S_ISDIR(st.st_mode), *value);
+  if (mode && *mode != (st.st_mode & 07777)) ::chmod(path.c_str(), *mode);
+}
+
 bool make_folder(const std::string& path, mode_t mode) {
-  if (file_system().mkdir_at(AT_FDCWD, path.c_str(), mode) == 0) return true;
+  if (file_system().mkdir_at(AT_FDCWD, path.c_str(), mode) == 0) {
+    adjust_shared(path);
+    return true;
+  }
   if (errno == EEXIST) return false;
   throw IOError(path + ": cannot create the folder: " + why(errno));
 }
@@ -170,6 +243,7 @@ int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what) {
     int fd = fs.open_at(AT_FDCWD, tmpl.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd >= 0) {
       track_temporary(tmpl);  // removed if the command is interrupted (interrupt.h)
+      adjust_shared(tmpl);    // before any byte is written: the name it is moved to keeps the mode
       return fd;
     }
     if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(errno));
@@ -187,6 +261,7 @@ std::string make_temp_folder(std::string tmpl) {
     fill_unique(six);
     if (fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0) {
       track_temporary(tmpl);  // removed if the command is interrupted (interrupt.h)
+      adjust_shared(tmpl);
       return tmpl;
     }
     if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(errno));

@@ -38,6 +38,8 @@
 
 #include <sys/types.h>
 
+#include <optional>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -136,6 +138,26 @@ void sync_file(int fd, const std::string& path);
 // Makes the entries of folder `dir` (a file renamed into it, a folder made
 // in it) durable: fsync of the folder. Error(kIO) naming `dir` when it fails.
 void sync_folder(const std::string& dir);
+
+// ---- A shared repository (git's core.sharedRepository) -----------------------
+//
+// A repository its owner shares with a group (`git init --shared=group`,
+// core.sharedRepository) keeps every file and folder it gains writable by
+// that group, as git's adjust_shared_perm makes them: folders g+rwxs, files
+// the group's bits copied from the user's (a read-only pack stays read-only).
+// share_under(gitdir, value) puts that rule on every file and folder the
+// writers below make under `gitdir` (the rest of the process's files are
+// untouched); value as git reads the setting. Error(kInvalidInput) naming
+// the setting for a value git would refuse.
+void share_under(const std::string& gitdir, const std::string& value);
+// What share_under's rule makes of `path` now (for files another library
+// made, such as libgit2's refs): its mode adjusted when it lies under the
+// shared folder; nothing otherwise, or when it is gone. Never fails.
+void adjust_shared(const std::string& path);
+// The mode git gives a file or folder of mode `mode` in a repository shared
+// by `value` (core.sharedRepository: umask/false, group/true, all/world/
+// everybody, or an octal mode); nullopt for a value git refuses.
+std::optional<mode_t> shared_mode(mode_t mode, bool folder, const std::string& value);
 
 // Makes the folder `path` (its parent must exist): true when it was made,
 // false when it was there. Error(kIO) "<path>: cannot create the folder:

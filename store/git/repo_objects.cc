@@ -1,7 +1,9 @@
 #include "store/git/repo_objects.h"
 
+#include "store/edge/files.h"
 #include "store/git/git.h"
 #include "store/git/store_access.h"
+#include "store/git/store_repo.h"
 
 namespace kistore::git {
 namespace {
@@ -13,6 +15,15 @@ git_repository* open_repository(const std::string& dir) {
   int rc = git_repository_open_ext(&repo, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
   if (rc == GIT_ENOTFOUND) throw IOError(not_opened_message(dir));
   check(rc, dir + ": opening the store");
+  // A repository shared with a group: what kistore's writers make in it
+  // stays writable by the group (store/edge/files.h).
+  try {
+    if (std::optional<std::string> shared = config_value(repo, "core.sharedRepository", dir))
+      share_under(git_repository_path(repo), *shared);
+  } catch (...) {
+    git_repository_free(repo);
+    throw;
+  }
   return repo;
 }
 

@@ -1,5 +1,6 @@
 #include "store/git/store_repo.h"
 
+#include "store/edge/files.h"
 #include "store/git/repo_objects.h"
 
 namespace kistore::git {
@@ -53,10 +54,23 @@ std::optional<std::string> first_ref_matching(git_repository* repo, const char* 
 
 bool oid_from_hex(const std::string& text, git_oid& out) { return git_oid_fromstr(&out, text.c_str()) == 0; }
 
+void share_ref_files(git_repository* repo, const std::string& name) {
+  // libgit2 writes a ref and its log with the process's umask; in a shared
+  // repository they and the folders it made for them get the group's bits
+  // (nothing happens elsewhere: adjust_shared knows the shared folder).
+  const std::string gitdir = git_repository_path(repo);
+  for (const std::string& path : {gitdir + name, gitdir + "logs/" + name}) {
+    for (std::string p = path; p.size() > gitdir.size(); p.erase(p.rfind('/'))) adjust_shared(p);
+  }
+}
+
 BranchMove move_branch(git_repository* repo, const std::string& name, const git_oid& to, const git_oid* from,
                        const std::string& log, const std::string& what) {
   int rc = move_ref(repo, name, to, from, log);
-  if (rc == 0) return BranchMove::kMoved;
+  if (rc == 0) {
+    share_ref_files(repo, name);
+    return BranchMove::kMoved;
+  }
   if (rc != GIT_EMODIFIED && rc != GIT_EEXISTS && rc != GIT_ELOCKED) check(rc, what);
   git_error_clear();
   return rc == GIT_ELOCKED ? BranchMove::kLocked : BranchMove::kRaced;

@@ -49,6 +49,11 @@ std::optional<std::string> first_ref_matching(git_repository* repo, const char* 
 // case, as libgit2 reads them); false when they are not one.
 bool oid_from_hex(const std::string& text, git_oid& out);
 
+// After `name` moved: its loose file, its log and the folders libgit2 made
+// for them get a shared repository's group bits (store/edge/files.h
+// share_under); nothing in a repository that is not shared. Never fails.
+void share_ref_files(git_repository* repo, const std::string& name);
+
 // How move_branch went.
 enum class BranchMove {
   kMoved,

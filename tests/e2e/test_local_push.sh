@@ -90,3 +90,31 @@ assert_exit_unchanged 4 "$N" "no git on PATH" env PATH=/nonexistent "$KISTORE" -
 assert_contains "$ERR" "git was not found on PATH" "no git: says what is missing"
 assert_contains "$ERR" "nothing was sent" "no git: says nothing was sent"
 pass "GIT_* in kistore's environment reach no git; without git on PATH a path push sends nothing"
+
+# (e) kistore's own writes in a store shared with a group (core.sharedRepository):
+# what an add makes is the group's to write too, as git makes it; in a store
+# that is not shared, the umask's modes stay.
+umask 022
+SS=$W/shared-store
+assert_exit 0 ks init "$SS"
+git -C "$SS" config core.sharedRepository group
+chmod -R g+rwX "$SS"
+find "$SS" -type d -exec chmod g+s {} +
+touch "$W/mark"
+assert_exit 0 ks --store "$SS" add "$W/runs.jsonl"
+made=$(find "$SS" -newer "$W/mark" | wc -l)
+((made > 2)) || fail "the add made no files to look at"
+private=$(find "$SS" -newer "$W/mark" -type d ! -perm -g+ws -printf '%p %M\n')
+[[ -z $private ]] || fail "folders an add made that the group cannot write: $private"
+private=$(find "$SS" -newer "$W/mark" -type f ! -perm -g+r -printf '%p %M\n')
+[[ -z $private ]] || fail "files an add made that the group cannot read: $private"
+[[ $(stat -c %a "$SS/refs/heads/main") == 664 ]] || fail "the branch's ref is $(stat -c %a "$SS/refs/heads/main"), expected 664"
+PS=$W/private-store
+assert_exit 0 ks init "$PS"
+assert_exit 0 ks --store "$PS" add "$W/runs.jsonl"
+[[ $(stat -c %a "$PS/refs/heads/main") == 644 ]] || fail "a store that is not shared: ref $(stat -c %a "$PS/refs/heads/main"), expected 644"
+[[ -z $(find "$PS/objects" -type d -perm -g+w) ]] || fail "a store that is not shared got group-writable folders"
+git -C "$PS" config core.sharedRepository sometimes
+assert_exit_unchanged 2 "$PS" "a core.sharedRepository git refuses" ks --store "$PS" add "$W/run_0"
+assert_contains "$ERR" "core.sharedRepository: expected umask, group, all or an octal mode" "a bad setting: says what it expects"
+pass "core.sharedRepository=group: an add's folders g+ws, files g+r, the ref 664; unshared stores keep the umask; a bad value is exit 2"

@@ -7,6 +7,7 @@
 #include "store/edge/files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -189,4 +190,47 @@ TEST_CASE("file gate under faults: BeneathDir::replace of a file", "[files][faul
 }
 
 }  // namespace
+
+TEST_CASE("shared_mode gives the modes git's adjust_shared_perm gives", "[files]") {
+  // git 2.39 path.c calc_shared_perm and adjust_shared_perm, value by value.
+  CHECK(shared_mode(0644, false, "group") == mode_t(0664));
+  CHECK(shared_mode(0644, false, "true") == mode_t(0664));
+  CHECK(shared_mode(0444, false, "group") == mode_t(0444));  // a read-only pack stays read-only
+  CHECK(shared_mode(0755, true, "group") == mode_t(02775));
+  CHECK(shared_mode(0700, true, "group") == mode_t(02770));
+  CHECK(shared_mode(0644, false, "all") == mode_t(0664));
+  CHECK(shared_mode(0600, false, "everybody") == mode_t(0664));
+  CHECK(shared_mode(0755, true, "world") == mode_t(02775));
+  CHECK(shared_mode(0644, false, "0640") == mode_t(0640));  // an octal mode replaces
+  CHECK(shared_mode(0700, true, "0660") == mode_t(02770));
+  CHECK(shared_mode(0644, false, "umask") == mode_t(0644));
+  CHECK(shared_mode(0644, false, "false") == mode_t(0644));
+  CHECK_FALSE(shared_mode(0644, false, "0400"));  // the owner must keep read and write
+  CHECK_FALSE(shared_mode(0644, false, "sometimes"));
+  CHECK_FALSE(shared_mode(0644, false, ""));
+}
+
+TEST_CASE("share_under: folders and files made under the shared folder get the group's bits, others not", "[files]") {
+  const mode_t old_umask = ::umask(022);
+  TempDir shared_dir, other_dir;
+  share_under(shared_dir.path, "group");
+  CHECK(make_folder(shared_dir.path + "/objects"));
+  CHECK(make_folder(other_dir.path + "/objects"));
+  std::string in = shared_dir.path + "/objects/tmp-XXXXXX", out = other_dir.path + "/objects/tmp-XXXXXX";
+  ::close(create_temp_file(in, 0644));
+  ::close(create_temp_file(out, 0644));
+  share_under(shared_dir.path, "umask");  // the rule off again, for the other tests
+  ::umask(old_umask);
+  auto mode = [](const std::string& p) {
+    struct stat st;
+    REQUIRE(::stat(p.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  CHECK(mode(shared_dir.path + "/objects") == 02775);
+  CHECK(mode(in) == 0664);
+  CHECK(mode(other_dir.path + "/objects") == 0755);
+  CHECK(mode(out) == 0644);
+  CHECK_THROWS_WITH(share_under(shared_dir.path, "sometimes"), Catch::Contains("core.sharedRepository"));
+}
+
 }  // namespace kistore
