@@ -43,8 +43,8 @@ namespace kistore::cli {
 
 struct SiteOptions {
   std::string out_dir;
-  // Prefix of the permalinks in "Cite this record" ("https://example.org/evidence/");
-  // empty: links relative to the page.
+  // Where the site is published ("https://example.org/evidence/"): each group
+  // page then names its runs' permalinks there; empty: about.html says how to cite.
   std::string base_url;
 };
 

@@ -146,6 +146,11 @@ std::string group_page(const SiteData& data, std::size_t gi) {
   out += "<h2 id=\"documents\">Documents</h2>\n" + documents_html(g);
   out += "<p class=\"muted\">Comparison key <code>" + g.view.key.str() + "</code></p>\n";
   out += "<h2 id=\"commits\">Commits</h2>\n" + commits_html(data, g);
+  if (!data.base_url.empty()) {
+    const std::string page = data.base_url + "groups/" + g.view.key.hex() + ".html";
+    out += "<p class=\"cite\" id=\"cite\">Cite a run as: implementation. Benchmark run sha256:&lt;digest&gt;. kistore "
+           "evidence record, " + esc(page) + "#run-&lt;its first 12 hex digits&gt;.</p>\n";
+  }
   return out + page_end(1);
 }
 

@@ -197,6 +197,13 @@ assert_exit 0 ks --json site "$O"
 site_fresh "after the controller is trusted again"
 pass "a rebuild that skips unchanged pages equals a fresh build (attestation, trust removed, trust restored)"
 
+# --base-url: a group page names its runs' permalinks where the site is published; without it, none.
+assert_exit 0 ks site --base-url https://example.org/ev "$W/cited"
+assert_contains "$(cat "$W/cited/groups/$group.html")" \
+  "kistore evidence record, https://example.org/ev/groups/$group.html#run-&lt;its first 12 hex digits&gt;." "the permalink"
+assert_not_contains "$(cat "$page")" "https://" "no permalink without --base-url"
+pass "site --base-url: each group page says how to cite its runs by their permalinks"
+
 # In a real browser, from file://.
 if ! have_tool chromium; then
   echo "SKIP: chromium is not installed (apt-get install chromium; scripts/deps.sh installs it for tests):" \
