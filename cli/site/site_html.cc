@@ -34,7 +34,7 @@ std::string page_start(const std::string& title, int depth) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; "
-         "script-src 'self'; img-src 'self' data:\">\n"
+         "script-src 'self'\">\n"
          "<title>" + esc(title) + "</title>\n<link rel=\"stylesheet\" href=\"" + up(depth) + "style.css\">\n"
          "</head>\n<body>\n<header class=\"top\"><a href=\"" + up(depth) +
          "index.html\">kistore evidence</a></header>\n<main>\n";
@@ -136,7 +136,7 @@ h2{font-size:1.1rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line);pa
 table{border-collapse:collapse;width:100%;margin:.4rem 0;font-size:.92rem}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--panel);font-weight:600}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.num,table.ranking td:nth-child(-n+4):not(:nth-child(2)){text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.this{background:#fff7d6}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.4rem 0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}

@@ -42,6 +42,8 @@ std::string level_cell(const LevelStanding& standing) {
   return out;
 }
 
+// The ranking: a row per member, its numbers right-aligned by the style
+// sheet (table.ranking's 1st, 3rd and 4th columns), not by a class per cell.
 std::string members_table(const SiteGroup& g) {
   std::string out = "<div class=\"table-wrap\"><table class=\"ranking\"><thead><tr><th class=\"num\">rank</th>"
                     "<th>implementation</th><th class=\"num\">median</th><th class=\"num\">p20 – p80</th><th>level</th>"
@@ -51,7 +53,7 @@ std::string members_table(const SiteGroup& g) {
     const GroupRow& row = g.view.rows[i];
     const auto& p = row.ranked.member.primary;
     const Digest& run = row.run.digest();
-    out += "<tr class=\"member\" data-rank=\"" + std::to_string(row.ranked.rank) + "\"><td class=\"num\">" +
+    out += "<tr class=\"member\" data-rank=\"" + std::to_string(row.ranked.rank) + "\"><td>" +
            (row.ranked.rank ? std::to_string(row.ranked.rank) : "-") + "</td><td><a href=\"#" + run_anchor(run) +
            "\">" + esc(cut_text(row.implementation)) + "</a>";
     if (!row.ranked.rank) out += "<br><span class=\"muted\">unrankable: " + esc(row.ranked.unrankable) + "</span>";
@@ -61,7 +63,7 @@ std::string members_table(const SiteGroup& g) {
       out += "<br><span class=\"muted rerun\">◆ rerun " +
              std::string(r.readable ? level_name(r.verdict) : "unreadable") + ratio + "</span>";
     }
-    out += "</td><td class=\"num\">" + esc(value_text(p)) + bars[i] + "</td><td class=\"num\">" +
+    out += "</td><td>" + esc(value_text(p)) + bars[i] + "</td><td>" +
            esc(p ? spread_text(row.run, p->unit) : "") + "</td><td>" + level_cell(row.standing) + "</td><td>" +
            esc(observed_date(row.run)) + "</td></tr>\n";
   }
@@ -212,11 +214,12 @@ std::string versus_chart(const SiteData& data, const SiteBenchmark& b) {
   double y = 4;
   for (const Point& p : points) {
     const SiteGroup& g = data.groups[p.group];
-    std::string label = g.label.pass + " · " + g.label.gpu + " · " + g.workload_summary;
-    if (label.size() > 60) label = label.substr(0, 59) + "…";
+    // Cut to its column with "…", the whole a hover away (the <g>'s <title>).
+    const std::string whole = g.label.gpu + " · " + g.workload_summary + " · " + g.label.pass;
+    const std::string label = cut_text(whole, 44);  // 44 characters fit the 330 units left of the bars
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "x%.3f", p.ratio);
-    out += "<g><text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 13) + "\">" + esc(label) +
+    out += "<g>" + (label == whole ? std::string() : "<title>" + esc(whole) + "</title>") + "<text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 13) + "\">" + esc(label) +
            "</text><rect class=\"bar\" x=\"" + number(label_w) + "\" y=\"" + number(y + 2) + "\" width=\"" +
            number(x(p.ratio) - label_w) + "\" height=\"13\"/><text class=\"value\" x=\"" + number(x(p.ratio) + 4) +
            "\" y=\"" + number(y + 13) + "\">" + ratio + "</text></g>\n";

@@ -137,7 +137,7 @@ pass "each document's JSON = show DIGEST --canonical, every group's JSON = rank 
 page=$O/groups/$group.html
 assert_contains "$(cat "$page")" '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "the note is escaped"
 assert_contains "$(cat "$page")" 'Eve \u{202e}evil' "the bidi override is shown, not obeyed"
-assert_contains "$(cat "$page")" "<tr class=\"member\" data-rank=\"3\"><td class=\"num\">3</td><td><a href=\"#run-${run:0:12}\">liger_tiled</a>" \
+assert_contains "$(cat "$page")" "<tr class=\"member\" data-rank=\"3\"><td>3</td><td><a href=\"#run-${run:0:12}\">liger_tiled</a>" \
   "ranked 3rd by its own median, not its rerun's, its row linking its section"
 assert_eq 1 "$(grep -c "<details class=\"run\" id=\"run-${run:0:12}\"><summary>liger_tiled <code>sha256:$run</code>" "$page")" \
   "the run's section, once, with its whole digest"
@@ -153,6 +153,15 @@ wl_title=$(ks show "$(jq -r .run.spec.workloadDigest "$W/bundle.canonical")" --c
 assert_eq 1 "$(grep -o -F "$wl_title" "$page" | wc -l)" "the workload's title, once"
 assert_eq 1 "$(grep -o "sha256:$group" "$page" | wc -l)" "the comparison key, once"
 pass "a group page says each thing once"
+
+# No text cut without "…", and the whole a hover away: a chart label cut has the whole as its <g>'s <title>.
+for b in "$O"/benchmarks/*.html; do
+  cut_labels=$(grep -c '<text class="label"[^>]*>[^<]*…</text>' "$b" || true)
+  titled=$(grep -c '<g><title>[^<]*</title><text class="label"[^>]*>[^<]*…</text>' "$b" || true)
+  assert_eq "$cut_labels" "$titled" "$(basename "$b"): each cut chart label has its whole as a title"
+done
+grep -q '<g><title>' "$O"/benchmarks/*.html || fail "no chart label was cut: the check above checked nothing"
+pass "a benchmark chart's labels cut with … have the whole a hover away"
 
 # A rebuild with nothing new writes nothing; after an attestation, only that run's page.
 assert_exit 0 ks --json site "$O"
@@ -294,7 +303,7 @@ for width in 1280 390; do
     "file://$(framed "groups/$group.html#run-${run:0:12}" "$width")" >/dev/null 2>&1) || fail "chromium --screenshot at $width px"
   [[ -s $ART/group-$width.png ]] || fail "no screenshot at $width px"
 done
-sed -i 's|<td class="num">|<td class="num"><svg width="2000" height="1"></svg>|' "$W/fit/groups/$group.html"
+sed -i 's|<tr class="member" data-rank="1"><td>|&<svg width="2000" height="1"></svg>|' "$W/fit/groups/$group.html"
 assert_contains "$(fits "groups/$group.html" 1280)" "ranking" "fit.js reports a table made wider than its column"
 pass "browser: every table fits its column at 1280 px and 390 px (screenshots $ART/group-1280.png, group-390.png)"
 
