@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The static site's speed (issue 16): `kistore site` of the Liger corpus (3,897 runs), the rebuild
-# with nothing new, and the rebuild after one add (an attestation) into the same folder; with
-# N given, also a store of N synthetic runs from bench/gen.py.
+# The static site's speed and size (issues 16 and 30): `kistore site` of the Liger corpus (3,897
+# runs), the rebuild with nothing new, and the rebuild after one add (an attestation) into the same
+# folder; with N given, also a store of N synthetic runs from bench/gen.py (several N: each).
 #
-#   bench/site.sh [N]     e.g. bench/site.sh 100000
+#   bench/site.sh [N...]     e.g. bench/site.sh 20000 50000 100000
 #
 # Each figure is the median of REPS (3) runs (a full build: one run): wall-clock seconds, CPU
 # seconds as user + system (the machine is shared: CPU time is the steadier figure), the files
@@ -57,15 +57,20 @@ bench_store() {  # bench_store NAME STORE
   attest_once() { "$K" --no-progress --store "$store" attest "$attested" --note "bench $RANDOM $RANDOM" >/dev/null; }
   timed "$name: rebuild after one add (attestation)" attest_once "${site_cmd[@]}"
   KISTORE_SITE_TIMING=1 "$K" --no-progress --store "$store" site "$site" 2>&1 >/dev/null | tr '\n' ' '; echo
-  echo "$name: $(du -sh "$site" | cut -f1) in $(find "$site" -type f | wc -l) files"
+  local bytes runs
+  bytes=$(du -sb "$site" | cut -f1)
+  runs=$(jq -r .runs "$WORK/last.json")
+  echo "$name: $bytes bytes (du -sb; $(du -sh "$site" | cut -f1) on disk) in $(find "$site" -type f | wc -l) files," \
+       "$runs runs: $((bytes / runs)) bytes a run"
 }
 
 "$K" --no-progress init "$WORK/liger" >/dev/null
 "$K" --no-progress --store "$WORK/liger" import liger "$LIGER_DIR"/*.csv >/dev/null
 bench_store liger "$WORK/liger"
-if [[ -n ${1:-} ]]; then
-  python3 "$here/gen.py" "$1" --out "$WORK/data$1/" >/dev/null
-  "$K" --no-progress init "$WORK/s$1" >/dev/null
-  "$K" --no-progress --store "$WORK/s$1" add "$WORK/data$1/" >/dev/null
-  bench_store "$1" "$WORK/s$1"
-fi
+for n in "$@"; do
+  python3 "$here/gen.py" "$n" --out "$WORK/data$n/" >/dev/null
+  "$K" --no-progress init "$WORK/s$n" >/dev/null
+  "$K" --no-progress --store "$WORK/s$n" add "$WORK/data$n/" >/dev/null
+  rm -rf "$WORK/data$n"
+  bench_store "$n" "$WORK/s$n"
+done

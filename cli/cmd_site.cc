@@ -12,11 +12,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("site", "Write the store as a static web site");
   app->footer(
       "Writes OUT/index.html (every comparison group, with a filter by kernel, GPU, pass and\n"
-      "implementation), a page per run (runs/), per comparison group (groups/, with a chart of each\n"
-      "member's median and p20 - p80 spread) and per benchmark definition (benchmarks/), and beside\n"
-      "each page its data as JSON: the run with its metadata (the \"run\" of `kistore show RUN\n"
-      "--canonical`; the documents it names are documents/<hex>.json, as `kistore show DIGEST\n"
-      "--canonical`), the group's `kistore rank --json`. Open OUT/index.html straight from the folder, or serve the\n"
+      "implementation, listed by benchmark then GPU), a page per comparison group (groups/: its\n"
+      "ranking, a bar per member, and each run's record as a section, at groups/<key>.html#run-<12 hex>),\n"
+      "per benchmark definition (benchmarks/), about.html, and beside each page its data as JSON: the\n"
+      "group's `kistore rank --json`; each document the runs name once, as documents/<hex>.json (as\n"
+      "`kistore show DIGEST --canonical`); a run's own JSON (runs/<hex>.json) where its section cuts a\n"
+      "string. Open OUT/index.html straight from the folder, or serve the\n"
       "folder from any web server: the pages make no request outside it.\n\n"
       "Building again into the same folder rewrites only the files whose content changed, and\n"
       "removes the pages it wrote before that are gone (OUT/site-manifest.json records what it wrote).\n"
@@ -27,8 +28,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "OUT that are still what it wrote (same sha256); any other entry (absolute, with \"..\", a link,\n"
       "a file edited since) is left alone, with a warning on stderr, and the exit status stays 0.\n"
       "Every string the pages show is cut after 200 characters (\"…\"); each document's whole JSON is\n"
-      "written once, in documents/, linked from the run pages.\n"
-      "--base-url makes the permalinks of \"Cite this record\" absolute (where the site is published).");
+      "written once, in documents/, linked from the group pages.\n"
+      "--base-url names where the site is published: each group page then says how to cite its runs by\n"
+      "their permalinks there.");
   struct Opts {
     std::string out, base_url;
   };

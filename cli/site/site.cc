@@ -68,16 +68,20 @@ std::string benchmark_id(const std::string& name) {
   return (slug.empty() ? "benchmark" : slug) + "-" + Digest::of(name).hex().substr(0, 8);
 }
 
+// Every parameter, each name and value cut at 24 characters with "…"; after
+// kSummaryParameters of them, " …" (the group's page shows them all).
 std::string workload_summary(const std::optional<Document>& workload) {
+  constexpr std::size_t kSummaryParameters = 16;
   if (!workload) return "";
   const Json* params = workload->spec().find("parameters");
   if (!params || !params->is_object()) return "";
   std::string out;
+  std::size_t shown = 0;
   for (const auto& [name, value] : params->as_object()) {
+    if (shown++ == kSummaryParameters) return out + " " + std::string(kCutMark);
     std::string v = value.is_string() ? cut_text(value.as_string(), 24) : cut_text(canonical(cut_json(value)), 24);
     if (!out.empty()) out += ' ';
     out.append(cut_text(name, 24)).append("=").append(v);
-    if (out.size() > 120) break;
   }
   return out;
 }
@@ -182,8 +186,16 @@ SiteData gather(const Store& store, const std::vector<AllowedSigner>& trust, con
     }
   std::sort(data.benchmarks.begin(), data.benchmarks.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
-  site::make_document_texts(data);
-  timer.lap("merged, document texts");
+  // A benchmark's groups by GPU, then timed pass, then workload: the order
+  // of the index and of the benchmark's page.
+  for (site::SiteBenchmark& b : data.benchmarks)
+    std::sort(b.groups.begin(), b.groups.end(), [&data](std::size_t x, std::size_t y) {
+      const SiteGroup &a = data.groups[x], &c = data.groups[y];
+      return std::tie(a.label.gpu, a.label.pass, a.workload_summary, a.view.key) <
+             std::tie(c.label.gpu, c.label.pass, c.workload_summary, c.view.key);
+    });
+  site::collect_documents(data);
+  timer.lap("merged");
   return data;
 }
 
@@ -200,6 +212,7 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
   std::vector<PageJob> jobs;
   jobs.push_back({"style.css", [] { return std::string(site::kStyleSheet); }});
   jobs.push_back({"site.js", [] { return std::string(site::kScript); }});
+  jobs.push_back({"about.html", [] { return site::about_page(); }});
   jobs.push_back({"index.html", [&] { return site::index_page(data); },
                   [&] { return site::index_key(data, gk, "index.html"); }});
   jobs.push_back({"index.json", [&] { return site::index_json(data); },
@@ -221,10 +234,9 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
     jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); },
                     [&gk, g] { return site::derived_key("group.json", gk[g]); }});
     for (std::size_t r = 0; r < data.groups[g].view.rows.size(); ++r) {
-      const std::string run = "runs/" + data.groups[g].view.rows[r].run.digest().hex();
-      jobs.push_back({run + ".html", [&data, g, r] { return site::run_page(data, g, r); },
-                      [&data, g, r] { return site::run_page_key(data, g, r); }});
-      jobs.push_back({run + ".json", [&data, g, r] { return site::run_json(data, g, r); },
+      const GroupRow& row = data.groups[g].view.rows[r];
+      if (!site::run_json_written(row)) continue;
+      jobs.push_back({"runs/" + row.run.digest().hex() + ".json", [&data, g, r] { return site::run_json(data, g, r); },
                       [&data, g, r] { return site::run_json_key(data, g, r); }});
     }
   }

@@ -2,19 +2,21 @@
 // from the folder itself (file://) or from any web server, with no request
 // to anywhere else.
 //
-// What it writes: index.html (every comparison group, with a filter by
-// kernel, GPU, pass and implementation), a page per run (runs/<hex>.html),
-// per comparison group (groups/<hex>.html, with an SVG chart) and per
-// benchmark definition (benchmarks/<id>.html), style.css and site.js, and
-// beside every page its data as JSON: the run with its metadata (the "run"
-// member of what `show RUN --canonical` prints), the group's `rank --json`
-// document; and each document the runs name (protocol, environment,
-// workload, implementation) once, as documents/<hex>.json (what `show
-// DIGEST --canonical` prints), linked from the run pages. The pages show
-// every string cut (objects/shown_text.h), so that a site grows with the
-// store and never with (runs naming a document) × (its size). Levels,
-// ranks and histories come from the queries `rank`, `show` and `log` use
-// (store/query/group_view.h, store/query/run_story.h); nothing here ranks or judges.
+// What it writes: index.html (every comparison group, by benchmark then GPU,
+// with a filter by kernel, GPU, pass and implementation), a page per
+// comparison group (groups/<hex>.html: its ranking with a bar per member and
+// a section per run, <details id="run-<12 hex>">, readable without a script
+// and from file://; a run has no page of its own, its address is its
+// section's), per benchmark definition (benchmarks/<id>.html), about.html,
+// style.css and site.js, and beside every page its data as JSON: the group's
+// `rank --json` document, and each document the runs name (protocol,
+// environment, workload, implementation) once, as documents/<hex>.json (what
+// `show DIGEST --canonical` prints). The pages show every string cut with
+// "…" (objects/shown_text.h); a run whose section cuts one has its whole JSON
+// (the "run" member of `show RUN --canonical`) as runs/<hex>.json. What every
+// run of a group states alike is said once, above its runs. So a site grows
+// by about a kilobyte and a half per run (docs/benchmarks.md) and never with
+// (runs naming a document) × (its size).
 //
 // Rebuilding into the same folder rewrites only the files whose bytes
 // changed (site-manifest.json records the sha256 of each file written) and
@@ -41,8 +43,8 @@ namespace kistore::cli {
 
 struct SiteOptions {
   std::string out_dir;
-  // Prefix of the permalinks in "Cite this record" ("https://example.org/evidence/");
-  // empty: links relative to the page.
+  // Where the site is published ("https://example.org/evidence/"): each group
+  // page then names its runs' permalinks there; empty: about.html says how to cite.
   std::string base_url;
 };
 

@@ -16,9 +16,9 @@ namespace kistore::cli::site {
 namespace {
 
 // Bump whenever what a page shows or how changes (any edit to
-// cli/site/site_pages.cc, cli/site/site_run_page.cc or cli/site/site_html.cc that changes
+// cli/site/site_pages.cc, cli/site/site_run_section.cc or cli/site/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
-constexpr const char* kPageFormat = "kistore-site-pages/3";
+constexpr const char* kPageFormat = "kistore-site-pages/5";
 
 // Fields, each length-prefixed, so that no two sequences of fields give the
 // same text.
@@ -91,22 +91,6 @@ void add_story(KeyText& k, const SiteData& data, const RunFacts& f) {
 
 }  // namespace
 
-std::string run_page_key(const SiteData& data, std::size_t gi, std::size_t ri) {
-  const SiteGroup& g = data.groups[gi];
-  const RunFacts& f = g.facts[ri];
-  KeyText k;
-  k.add(kPageFormat).add("run.html").add(data.base_url);
-  add_group(k, g);
-  add_row(k, g.view.rows[ri]);
-  add_row(k, g.view.rows.front());  // #1, for "Compare with #1"
-  k.add(f.protocol).add(f.environment).add(f.workload).add(f.implementation);
-  k.add(static_cast<long long>(f.attestations.size()));
-  for (const Document& a : f.attestations) k.add(a.digest()).add(a.metadata_canonical());
-  k.add(f.level_evidence ? f.level_evidence->str() : "-");
-  add_story(k, data, f);
-  return k.key();
-}
-
 std::string run_json_key(const SiteData& data, std::size_t gi, std::size_t ri) {
   const GroupRow& row = data.groups[gi].view.rows[ri];
   KeyText k;
@@ -121,9 +105,19 @@ std::string document_json_key(const Document& doc) {
 std::string group_key(const SiteData& data, std::size_t gi) {
   const SiteGroup& g = data.groups[gi];
   KeyText k;
-  k.add(kPageFormat).add("group");
+  k.add(kPageFormat).add("group").add(data.base_url);
   add_group(k, g);
-  for (const GroupRow& row : g.view.rows) add_row(k, row);
+  // The page holds every run's section: its row, documents, attestations,
+  // level evidence and story.
+  for (std::size_t r = 0; r < g.view.rows.size(); ++r) {
+    const RunFacts& f = g.facts[r];
+    add_row(k, g.view.rows[r]);
+    k.add(f.protocol).add(f.environment).add(f.workload).add(f.implementation);
+    k.add(static_cast<long long>(f.attestations.size()));
+    for (const Document& a : f.attestations) k.add(a.digest()).add(a.metadata_canonical());
+    k.add(f.level_evidence ? f.level_evidence->str() : "-");
+    add_story(k, data, f);
+  }
   return k.key();
 }
 

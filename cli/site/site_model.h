@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,17 +45,11 @@ struct SiteBenchmark {
 
 // The roles of the documents a run names, in RunFacts' order.
 enum class Role { kProtocol, kEnvironment, kWorkload, kImplementation };
-
-// What the run pages show of one document: the same for every run that
-// names it (the protocol of a thousand runs), so made once per role and
-// document (make_document_texts) and copied into each page. Both are cut
-// (objects/shown_text.h: each string at kShownChars, the whole at a few
-// kilobytes), so that a page's size never grows with a shared document's:
-// the document's whole bytes are written once, as documents/<hex>.json.
-struct DocumentTexts {
-  std::string section;        // its section of the run page; empty for an implementation
-  std::string bundle_member;  // its member of the page's canonical manifest: `  "role": {…}`, as HTML
-};
+const char* role_name(Role role);  // "protocol", …
+const std::optional<Document>& role_document(const RunFacts& f, Role role);
+// The document every run of `g` names in `role`, when they all name the same
+// stored one: the group page names it once, and no run section again.
+std::optional<Digest> shared_document(const SiteGroup& g, Role role);
 
 struct SiteData {
   std::vector<SiteGroup> groups;  // by key
@@ -63,20 +58,34 @@ struct SiteData {
   std::vector<SignatureStatus> signatures;  // one per stories.entries entry
   std::string base_url;
   std::map<Digest, std::pair<std::size_t, std::size_t>> run_at;  // run -> (group, row)
-  // By role and digest, for every document of every RunFacts (make_document_texts).
-  std::map<std::pair<Role, Digest>, DocumentTexts> document_texts;
   // Every document a run names, once: each is written as documents/<hex>.json.
   std::map<Digest, const Document*> documents;
 };
 
-// Fills data.document_texts and data.documents for every document the runs
-// name, the texts on every core.
-// Never fails (allocation aside).
-void make_document_texts(SiteData& data);
+// Fills data.documents with every document the runs name.
+void collect_documents(SiteData& data);
 
 // The pages, each a complete file. `g` is an index into data.groups and `r`
-// into its rows.
-std::string run_page(const SiteData& data, std::size_t g, std::size_t r);
+// into its rows. A run has no page of its own: its section is on its
+// group's page (run_section), at the anchor run_anchor ("run-" and 12 hex).
+// A run's facts as its section states them, each a name and its HTML, in
+// order: how its level was given, each member of its metadata and spec (an
+// object's members one level down, "sourceNative.externalId"; each value one
+// line, its strings cut with "…"; the references to its documents left out),
+// the documents it names that are not the group's, its reruns, attestations
+// and history.
+using RecordFacts = std::vector<std::pair<std::string, std::string>>;
+RecordFacts section_facts(const SiteData& data, std::size_t g, std::size_t r);
+// The facts every run of the group states alike (none for a group of one), in
+// the first run's order: the page says them once, above the runs, and no
+// section again.
+RecordFacts shared_facts(const SiteData& data, std::size_t g);
+std::string facts_html(const RecordFacts& facts);  // <dt>/<dd> pairs
+std::string run_section(const SiteData& data, std::size_t g, std::size_t r, const RecordFacts& shared);
+std::string run_anchor(const Digest& run);
+// Whether the run's section shows a string cut: then its whole JSON is
+// written beside the group, as runs/<hex>.json (run_json), and linked.
+bool run_json_written(const GroupRow& row);
 // The run with its metadata, canonical (RFC 8785): the "run" member of
 // `show RUN --canonical`; the documents it names are documents/<hex>.json.
 std::string run_json(const SiteData& data, std::size_t g, std::size_t r);
@@ -89,6 +98,7 @@ std::string benchmark_page(const SiteData& data, std::size_t b);
 std::string benchmark_json(const SiteData& data, std::size_t b);
 std::string index_page(const SiteData& data);
 std::string index_json(const SiteData& data);
+std::string about_page();  // about.html: how to read the pages, what the levels mean, how to cite a run
 extern const char* const kStyleSheet;  // style.css
 extern const char* const kScript;      // site.js
 
@@ -98,7 +108,6 @@ extern const char* const kScript;      // site.js
 // digest of a group and all its rows; the pages made of groups take theirs
 // in, one per data.groups entry (`group_keys`), and `what` names the file
 // ("group.html", "index.json"). Never fail.
-std::string run_page_key(const SiteData& data, std::size_t g, std::size_t r);
 std::string run_json_key(const SiteData& data, std::size_t g, std::size_t r);
 std::string document_json_key(const Document& doc);
 std::string group_key(const SiteData& data, std::size_t g);
@@ -123,13 +132,17 @@ std::string esc(std::string_view text);
 // The primary value as the terminal shows it ("2.606 ms"), or "-".
 std::string value_text(const std::optional<Measurement>& primary);
 // The page names, relative to a page `depth` folders down.
-std::string run_href(const Digest& run, int depth);
+// A run's address: its section of its group's page.
+std::string run_href(const SiteData& data, const Digest& run, int depth);
+std::string run_json_href(const Digest& run, int depth);  // runs/<hex>.json
 std::string group_href(const Digest& key, int depth);
 std::string benchmark_href(const std::string& id, int depth);
 std::string document_href(const Digest& doc, int depth);  // documents/<hex>.json
-// The chart of a group: a bar per ranked member (primary value), its p20-p80
-// spread as a whisker, its level as the bar's class, its reruns as marks.
-std::string group_chart(const SiteGroup& group);
+// The chart of a group, a bar per row of its ranking table (an inline SVG;
+// empty for a member that does not rank): the primary value on the group's
+// scale, its p20-p80 spread as a whisker, its level as the bar's class, its
+// reruns as marks. The table beside it says the values: the bars say nothing again.
+std::vector<std::string> member_bars(const SiteGroup& group);
 // The label of a group in words: "tiled_geglu/backward · backward pass · RTX 4090".
 std::string group_title(const SiteGroup& group);
 

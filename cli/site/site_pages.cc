@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <ctime>
+
+#include "objects/shown_text.h"
 
 #include "cli/output/group_json.h"
 #include "cli/site/site_model.h"
@@ -13,10 +16,13 @@
 namespace kistore::cli::site {
 namespace {
 
+// "12.5", "324" (no ".0"): a coordinate of a chart.
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  std::string out = buf;
+  if (out.size() > 2 && out.compare(out.size() - 2, 2, ".0") == 0) out.resize(out.size() - 2);
+  return out;
 }
 
 const std::string& benchmark_name(const SiteGroup& g) {
@@ -36,24 +42,20 @@ std::string level_cell(const LevelStanding& standing) {
   return out;
 }
 
-std::string legend() {
-  std::string out = "<p class=\"legend\">";
-  for (const char* l : {"reproduced", "source-native", "reported", "disputed"})
-    out += "<span><span class=\"swatch " + std::string(l) + "\"></span>" + l + "</span>";
-  return out + "<span>— p20 – p80 spread</span><span>◆ controlled rerun</span></p>\n";
-}
-
+// The ranking: a row per member, its numbers right-aligned by the style
+// sheet (table.ranking's 1st, 3rd and 4th columns), not by a class per cell.
 std::string members_table(const SiteGroup& g) {
   std::string out = "<div class=\"table-wrap\"><table class=\"ranking\"><thead><tr><th class=\"num\">rank</th>"
                     "<th>implementation</th><th class=\"num\">median</th><th class=\"num\">p20 – p80</th><th>level</th>"
-                    "<th>observed</th><th>run</th></tr></thead><tbody>\n";
-  for (const GroupRow& row : g.view.rows) {
+                    "<th>observed</th></tr></thead><tbody>\n";
+  const std::vector<std::string> bars = member_bars(g);
+  for (std::size_t i = 0; i < g.view.rows.size(); ++i) {
+    const GroupRow& row = g.view.rows[i];
     const auto& p = row.ranked.member.primary;
     const Digest& run = row.run.digest();
-    out += "<tr class=\"member\" id=\"run-" + run.hex().substr(0, 12) + "\" data-rank=\"" +
-           std::to_string(row.ranked.rank) + "\"><td class=\"num\">" +
-           (row.ranked.rank ? std::to_string(row.ranked.rank) : "-") + "</td><td><a href=\"" + run_href(run, 1) +
-           "\">" + esc(row.implementation) + "</a>";
+    out += "<tr class=\"member\" data-rank=\"" + std::to_string(row.ranked.rank) + "\"><td>" +
+           (row.ranked.rank ? std::to_string(row.ranked.rank) : "-") + "</td><td><a href=\"#" + run_anchor(run) +
+           "\">" + esc(cut_text(row.implementation)) + "</a>";
     if (!row.ranked.rank) out += "<br><span class=\"muted\">unrankable: " + esc(row.ranked.unrankable) + "</span>";
     for (const RerunInfo& r : row.reruns) {
       char ratio[32] = "";
@@ -61,11 +63,71 @@ std::string members_table(const SiteGroup& g) {
       out += "<br><span class=\"muted rerun\">◆ rerun " +
              std::string(r.readable ? level_name(r.verdict) : "unreadable") + ratio + "</span>";
     }
-    out += "</td><td class=\"num\">" + esc(value_text(p)) + "</td><td class=\"num\">" +
+    out += "</td><td>" + esc(value_text(p)) + bars[i] + "</td><td>" +
            esc(p ? spread_text(row.run, p->unit) : "") + "</td><td>" + level_cell(row.standing) + "</td><td>" +
-           esc(observed_date(row.run)) + "</td><td>" + digest_html(run) + "</td></tr>\n";
+           esc(observed_date(row.run)) + "</td></tr>\n";
   }
   return out + "</tbody></table></div>\n";
+}
+
+std::string date_time(std::int64_t t) {
+  std::time_t shifted = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&shifted, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+// The workload as the group page states it, once: its definition and title,
+// then every parameter, each value cut with "…" (the whole is in its JSON).
+std::string workload_html(const SiteGroup& g) {
+  std::optional<Digest> shared = shared_document(g, Role::kWorkload);
+  if (!shared) return "<p class=\"workload\">" + esc(g.workload_summary) + "</p>\n";
+  const Document& w = *g.facts.front().workload;
+  std::string out = "<p class=\"workload\">";
+  const std::optional<Json>& meta = w.metadata();
+  const Json* title = meta ? meta->find("title") : nullptr;
+  const std::string name = title && title->is_string() ? cut_text(title->as_string()) : "workload";
+  out += "<a href=\"" + document_href(w.digest(), 1) + "\">" + esc(name) + "</a> ";
+  if (const Json* params = w.spec().find("parameters"); params && params->is_object())
+    for (const auto& [name, value] : params->as_object())
+      out += "<code>" + esc(cut_text(name)) + "=" +
+             esc(value.is_string() ? cut_text(value.as_string()) : canonical(cut_json(value))) + "</code> ";
+  return out + "</p>\n";
+}
+
+// The documents every run of the group names: once here, not in each run's
+// section (the workload: linked from the page's workload line).
+std::string documents_html(const SiteGroup& g) {
+  std::string out;
+  for (Role role : {Role::kProtocol, Role::kEnvironment, Role::kImplementation}) {
+    if (!shared_document(g, role)) continue;
+    const Document& doc = *role_document(g.facts.front(), role);
+    const std::optional<Json>& meta = doc.metadata();
+    const Json* title = meta ? meta->find("title") : nullptr;
+    out += "<li>" + std::string(role_name(role)) + ": " +
+           (title && title->is_string() ? esc(cut_text(title->as_string())) + " " : "") + "<a href=\"" +
+           document_href(doc.digest(), 1) + "\">" + doc.digest().hex().substr(0, 12) + ".json</a></li>\n";
+  }
+  return out.empty() ? "" : "<ul class=\"documents\">\n" + out + "</ul>\n";
+}
+
+// Every commit that a run of the group names, once, newest first; run
+// sections link here (#commit-<12 hex>).
+std::string commits_html(const SiteData& data, const SiteGroup& g) {
+  std::set<std::size_t> entries;
+  for (const RunFacts& f : g.facts)
+    if (f.story)
+      for (const StoryEvent& ev : *f.story) entries.insert(ev.entry);
+  if (entries.empty()) return "<p class=\"muted\">No commit names these runs.</p>\n";
+  std::string out = "<ol class=\"timeline\">\n";
+  for (std::size_t i : entries) {
+    const LogEntry& e = data.stories.entries[i];
+    out += "<li class=\"event\" id=\"commit-" + e.id.substr(0, 12) + "\"><code>" + e.id + "</code> " + esc(date_time(e.time)) + " · " + esc(cut_text(e.author)) + " · " +
+           esc(cut_text(data.signatures[i].text())) + "<br>" + esc(cut_text(e.summary)) + "</li>\n";
+  }
+  return out + "</ol>\n";
 }
 
 }  // namespace
@@ -73,15 +135,24 @@ std::string members_table(const SiteGroup& g) {
 std::string group_page(const SiteData& data, std::size_t gi) {
   const SiteGroup& g = data.groups[gi];
   std::string out = page_start(group_title(g) + " · kistore", 1);
-  out += "<h1>" + esc(group_title(g)) + "</h1>\n<p class=\"muted\">" + esc(g.workload_summary) + "</p>\n";
+  out.reserve(4096 + 2048 * g.view.rows.size());
+  out += "<h1>" + esc(group_title(g)) + "</h1>\n" + workload_html(g);
   out += "<p>" + std::to_string(g.view.rows.size()) + " runs, " + std::to_string(g.view.ranked) +
          " ranked · <a href=\"" + benchmark_href(g.benchmark_id, 1) + "\">All results for " + esc(benchmark_name(g)) +
-         "</a> · <a href=\"" + g.view.key.hex() + ".json\">JSON</a> (as <code>kistore rank --json</code>)</p>\n";
-  out += "<p class=\"muted\">Runs are comparable only within one comparison group: the same kernel definition and "
-         "workload, timed pass and GPU. Lower is better; ties share a rank.</p>\n";
-  out += "<h2>Primary value of each member</h2>\n" + group_chart(g) + legend();
+         "</a> · <a href=\"" + g.view.key.hex() + ".json\">JSON</a></p>\n";
   out += "<h2>Ranking</h2>\n" + members_table(g);
-  out += "<div class=\"muted para\">Comparison key " + digest_html(g.view.key) + "</div>\n";
+  out += "<h2 id=\"runs\">Runs</h2>\n";
+  const RecordFacts shared = shared_facts(data, gi);
+  if (!shared.empty()) out += "<dl class=\"facts\" id=\"shared\">" + facts_html(shared) + "</dl>\n";
+  for (std::size_t r = 0; r < g.view.rows.size(); ++r) out += run_section(data, gi, r, shared);
+  out += "<h2 id=\"documents\">Documents</h2>\n" + documents_html(g);
+  out += "<p class=\"muted\">Comparison key <code>" + g.view.key.str() + "</code></p>\n";
+  out += "<h2 id=\"commits\">Commits</h2>\n" + commits_html(data, g);
+  if (!data.base_url.empty()) {
+    const std::string page = data.base_url + "groups/" + g.view.key.hex() + ".html";
+    out += "<p class=\"cite\" id=\"cite\">Cite a run as: implementation. Benchmark run sha256:&lt;digest&gt;. kistore "
+           "evidence record, " + esc(page) + "#run-&lt;its first 12 hex digits&gt;.</p>\n";
+  }
   return out + page_end(1);
 }
 
@@ -143,11 +214,12 @@ std::string versus_chart(const SiteData& data, const SiteBenchmark& b) {
   double y = 4;
   for (const Point& p : points) {
     const SiteGroup& g = data.groups[p.group];
-    std::string label = g.label.pass + " · " + g.label.gpu + " · " + g.workload_summary;
-    if (label.size() > 60) label = label.substr(0, 59) + "…";
+    // Cut to its column with "…", the whole a hover away (the <g>'s <title>).
+    const std::string whole = g.label.gpu + " · " + g.workload_summary + " · " + g.label.pass;
+    const std::string label = cut_text(whole, 44);  // 44 characters fit the 330 units left of the bars
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "x%.3f", p.ratio);
-    out += "<g><text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 13) + "\">" + esc(label) +
+    out += "<g>" + (label == whole ? std::string() : "<title>" + esc(whole) + "</title>") + "<text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 13) + "\">" + esc(label) +
            "</text><rect class=\"bar\" x=\"" + number(label_w) + "\" y=\"" + number(y + 2) + "\" width=\"" +
            number(x(p.ratio) - label_w) + "\" height=\"13\"/><text class=\"value\" x=\"" + number(x(p.ratio) + 4) +
            "\" y=\"" + number(y + 13) + "\">" + ratio + "</text></g>\n";
@@ -158,21 +230,26 @@ std::string versus_chart(const SiteData& data, const SiteBenchmark& b) {
   return out;
 }
 
+// The index's table of groups, `groups` in its order; the first row of each
+// benchmark has the benchmark's id as its anchor (its page links there).
 std::string groups_table(const SiteData& data, const std::vector<std::size_t>& groups, int depth, bool filterable) {
-  std::string out = std::string("<div class=\"table-wrap\"><table") + (filterable ? " id=\"groups\"" : "") +
+  std::string out = std::string("<div class=\"table-wrap\"><table class=\"groups\"") + (filterable ? " id=\"groups\"" : "") +
                     "><thead><tr><th>benchmark</th><th>pass</th><th>GPU</th><th>workload</th><th class=\"num\">runs"
                     "</th><th>best</th><th class=\"num\">median</th></tr></thead><tbody>\n";
+  std::string last;
   for (std::size_t gi : groups) {
     const SiteGroup& g = data.groups[gi];
     const GroupRow* best = best_row(g);
+    const bool first = g.benchmark_id != last;
+    last = g.benchmark_id;
     std::string impls;
     for (const GroupRow& row : g.view.rows) impls += (impls.empty() ? "" : "\n") + row.implementation;
-    out += "<tr data-kernel=\"" + esc(g.label.benchmark + "\n" + benchmark_name(g)) + "\" data-gpu=\"" +
-           esc(g.label.gpu) + "\" data-pass=\"" + esc(g.label.pass) + "\" data-impl=\"" + esc(impls) + "\"><td><a href=\"" +
+    out += "<tr" + (first ? " id=\"" + g.benchmark_id + "\"" : std::string()) + " data-kernel=\"" +
+           esc(benchmark_name(g)) + "\" data-impl=\"" + esc(impls) + "\"><td><a href=\"" +
            group_href(g.view.key, depth) + "\">" + esc(g.label.benchmark) + "</a></td><td>" + esc(g.label.pass) +
            "</td><td>" + esc(g.label.gpu) + "</td><td>" + esc(g.workload_summary) + "</td><td class=\"num\">" +
            std::to_string(g.view.rows.size()) + "</td><td>" +
-           (best ? "<a href=\"" + run_href(best->run.digest(), depth) + "\">" + esc(best->implementation) + "</a>"
+           (best ? "<a href=\"" + run_href(data, best->run.digest(), depth) + "\">" + esc(cut_text(best->implementation)) + "</a>"
                  : std::string("-")) +
            "</td><td class=\"num\">" + esc(best ? value_text(best->ranked.member.primary) : "-") + "</td></tr>\n";
   }
@@ -209,7 +286,8 @@ std::string benchmark_page(const SiteData& data, std::size_t bi) {
          " comparison groups (GPUs, workloads and timed passes), " + std::to_string(runs) + " runs · <a href=\"" +
          b.id + ".json\">JSON</a></p>\n";
   out += "<h2>One implementation against another</h2>\n" + versus_chart(data, b);
-  out += "<h2>Groups</h2>\n" + groups_table(data, b.groups, 1, false);
+  out += "<h2>Groups</h2>\n<p>Its " + std::to_string(b.groups.size()) + " groups, by GPU, are listed in <a href=\"" +
+         "../index.html#" + b.id + "\">the index</a>.</p>\n";
   return out + page_end(1);
 }
 
@@ -227,11 +305,11 @@ std::string index_page(const SiteData& data) {
   std::string out = page_start("kistore evidence", 0);
   std::size_t runs = 0;
   std::set<std::string> gpus, passes, impls;
-  std::vector<std::size_t> all;
-  for (std::size_t gi = 0; gi < data.groups.size(); ++gi) {
+  std::vector<std::size_t> all;  // by benchmark, then GPU (the benchmarks' order)
+  for (const SiteBenchmark& b : data.benchmarks) all.insert(all.end(), b.groups.begin(), b.groups.end());
+  for (std::size_t gi : all) {
     const SiteGroup& g = data.groups[gi];
     runs += g.view.rows.size();
-    all.push_back(gi);
     gpus.insert(g.label.gpu);
     passes.insert(g.label.pass);
     for (const GroupRow& row : g.view.rows) impls.insert(row.implementation);
@@ -248,6 +326,39 @@ std::string index_page(const SiteData& data) {
          "</div>\n<p class=\"muted\"><span id=\"shown\">" + std::to_string(data.groups.size()) + "</span> of " +
          std::to_string(data.groups.size()) + " groups shown</p>\n";
   out += groups_table(data, all, 0, true);
+  return out + page_end(0);
+}
+
+std::string about_page() {
+  std::string out = page_start("Reading these pages · kistore", 0);
+  out += "<h1>Reading these pages</h1>\n"
+         "<h2>Comparison groups</h2>\n<p>Runs are comparable only within one comparison group: the same kernel "
+         "definition and workload, timed pass and GPU. A group's page ranks its members by their primary value "
+         "(lower is better; ties share a rank) and holds the record of each of its runs. The bar beside a median "
+         "is that median on the group's scale, in its level's colour, with the p20 – p80 spread as a line and each "
+         "controlled rerun as a ◆.</p>\n"
+         "<h2>Evidence levels</h2>\n<ul>\n"
+         "<li><span class=\"level source-native\">source-native</span> the source's own published measurement, marked "
+         "passed by the source.</li>\n"
+         "<li><span class=\"level reported\">reported</span> a claim without a source's own record (or not marked "
+         "passed).</li>\n"
+         "<li><span class=\"level reproduced\">reproduced</span> a controlled rerun, signed by a controller, "
+         "reproduced the primary measurement.</li>\n"
+         "<li><span class=\"level disputed\">disputed</span> a controlled rerun, signed by a controller, failed to "
+         "reproduce it.</li>\n</ul>\n<p>A level shown with \"unverified\" is stored in the store but not justified "
+         "under the trust list the site was built with. Attestations are community notes and reproductions; they "
+         "never change the evidence level.</p>\n"
+         "<h2>A run's record</h2>\n<p>Each run has a section on its group's page, at <code>groups/&lt;comparison "
+         "key&gt;.html#run-&lt;the first 12 hex digits of the run's digest&gt;</code>: every member of its metadata "
+         "and spec (what every run of the group states alike is said once, above the runs), the documents it names "
+         "that are not the group's, its reruns, attestations and history (as <code>kistore log --run</code> tells "
+         "it). Every string over " + std::to_string(kShownChars) + " characters is cut with \"…\"; a run with a "
+         "string cut has its whole JSON in <code>runs/&lt;hex&gt;.json</code>, linked from its section, and each "
+         "document is whole in <code>documents/&lt;hex&gt;.json</code> (as <code>kistore show DIGEST "
+         "--canonical</code> prints it). A group's JSON is what <code>kistore rank --json</code> prints.</p>\n"
+         "<h2>Citing a run</h2>\n<p class=\"cite\">implementation. Benchmark run sha256:&lt;digest&gt;. kistore "
+         "evidence record, &lt;the group page's address&gt;#run-&lt;12 hex&gt;. Accessed <span data-accessed>(the "
+         "date you read this)</span>.</p>\n";
   return out + page_end(0);
 }
 

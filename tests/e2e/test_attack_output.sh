@@ -122,8 +122,9 @@ cmp -s "$W/impl.canonical" "$O/documents/${impl#sha256:}.json" ||
     fail "site: documents/IMPL.json is not show IMPL --canonical"
 big=$(find "$O" -type f -size +1M | grep -cv "/documents/${impl#sha256:}.json" || true)
 assert_eq 0 "$big" "site: no file but the document's JSON is over 1 MiB"
-grep -q "documents/${impl#sha256:}.json" "$O/runs/${run#sha256:}.html" || fail "site: the run page links the document's JSON"
-grep -q "$(printf 'n%.0s' {1..200})…" "$O/runs/${run#sha256:}.html" || fail "site: the run page shows the name cut with …"
+group_page=$O/groups/$(ks --json rank "$run" | jq -r .group | cut -d: -f2).html
+grep -q "documents/${impl#sha256:}.json" "$group_page" || fail "site: the run's group page links the document's JSON"
+grep -q "$(printf 'n%.0s' {1..200})…" "$group_page" || fail "site: the run's group page shows the name cut with …"
 pass "site: ${pages_kib} KiB of pages, the 15 MiB document written once (${docs_kib} KiB in documents/), not 20 times"
 
 summary

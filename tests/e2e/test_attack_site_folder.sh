@@ -12,7 +12,7 @@
 # to HOME, and a file the user edited after the site wrote it. A rebuild exits
 # 0, removes none of them, names each on stderr ("warning: ... left alone"),
 # and still removes a page it wrote that is gone and unchanged. A page's
-# place (runs/<hex>.html) and its temporary name (….tmp) planted as links to
+# place (groups/<hex>.html) and its temporary name (….tmp) planted as links to
 # HOME: the rebuild replaces the link by the page, HOME is untouched. A
 # folder of the site (runs/, groups/) replaced by a link to a folder in HOME,
 # the manifest replaced by a link, the site's folder itself a link: refused
@@ -39,8 +39,8 @@ home_before=$(store_fingerprint "$V")
 assert_exit 0 ks init
 assert_exit 0 ks import liger "$SRC/tests/data/liger/sample.csv"
 assert_exit 0 ks site "$O"
-run=$(jq -r '.files | keys[] | select(startswith("runs/") and endswith(".html"))' "$O/site-manifest.json" | head -1)
-[[ -n $run ]] || fail "the site has run pages"
+run=$(jq -r '.files | keys[] | select(startswith("groups/") and endswith(".html"))' "$O/site-manifest.json" | head -1)
+[[ -n $run ]] || fail "the site has group pages"
 pass "a site of the Liger sample"
 
 # ---- planted manifest entries --------------------------------------------------------

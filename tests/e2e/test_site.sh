@@ -3,14 +3,18 @@
 # `kistore site`, end to end: a site from the Liger sample with a controlled
 # rerun (reproduced) and hostile attestations (a <script> note, an attribute
 # break-out with an onerror handler, a bidi override in the author's name).
+# A run has no page of its own: its record is a section of its group's page
+# (groups/<key>.html#run-<12 hex>), so that the site grows by about a kilobyte
+# a run (docs/benchmarks.md, "The static site").
 # Checks that every link and resource resolves inside the folder and nothing
 # leaves it, that every page is well formed and valid to HTML Tidy (lib/site_check.py;
 # a spoiled copy of the site proves each check fails when it should), that the JSON beside each page is exactly what
 # `show --canonical` (the run; each document once, in documents/) and `rank --json` print (one implementation of ranking and
 # levels), that a rebuild writes only what changed, that a folder of other files
 # is refused, and, in a real browser (Debian's chromium, headless, file://), the
-# rendered DOM: the rank row, the chart's bars, the hostile notes shown as text
-# with no element injected; screenshots are kept in build/test-artifacts/site/.
+# rendered DOM: the rank row, the bars, the hostile notes shown as text
+# with no element injected, the run section an address names opened, and every table fitting its
+# column at 1280 px and at a phone's 390 px (screenshots of each kept in build/test-artifacts/site/).
 # Without chromium installed the browser part is skipped, saying so; it never
 # skips when chromium is there.
 #
@@ -61,7 +65,8 @@ assert_contains "$ERR" "not a folder" "a file is not a site folder"
 pass "site into a folder of other files or a file: exit 2, nothing written"
 
 assert_exit 0 ks --json site "$O"
-assert_eq 17 "$(jv .runs)" "every sample run has a page"
+assert_eq 17 "$(jv .runs)" "every sample run is on the site"
+assert_eq 0 "$(find "$O/runs" -type f | wc -l)" "no run page and, with no string cut, no run JSON"
 files=$(jv .files)
 assert_eq "$files" "$(jv .written)" "a first build writes every file"
 assert_eq "$files" "$(find "$O" -type f | wc -l)" "the files it counts are the files there"
@@ -89,66 +94,88 @@ spoiled() {  # spoiled MODE FILE EDIT EXPECTED
   assert_exit 1 $CHECK "$1" "$W/spoiled"
   assert_contains "$OUT" "$4" "site_check.py $1 on $2 edited with $3"
 }
-r=runs/$run.html
-spoiled links "$r" "s|href=\"../groups/$group.html\"|href=\"../groups/gone.html\"|" "$r: ../groups/gone.html: no such file"
+r=groups/$group.html
+spoiled links "$r" 's|href="../about.html"|href="../gone.html"|' "$r: ../gone.html: no such file"
 spoiled links style.css delete "index.html: style.css: no such file"
 spoiled links "$r" 's|</main>|<a href="https://example.org/">x</a></main>|' "$r: https://example.org/ leaves the site"
 spoiled links "$r" 's|</main>|<a href="//example.org/x">x</a></main>|' "$r: //example.org/x leaves the site"
 spoiled links "$r" 's|</main>|<a href="../../outside.html">x</a></main>|' "$r: ../../outside.html points outside the site"
 spoiled links style.css '$ s|$|body{background:url(https://example.org/b.png)}|' "style.css: https://example.org/b.png leaves the site"
-spoiled links "$r" 's|href="#compare"|href="#nowhere"|' "$r: #nowhere: no id 'nowhere' there"
+spoiled links "$r" "s|href=\"#run-${run:0:12}\"|href=\"#nowhere\"|" "$r: #nowhere: no id 'nowhere' there"
 spoiled links "$r" '0,/<\/h1>/s|</h1>||' "closes <h1>"
-spoiled links "$r" 's|id="history"|id="cite"|' "id 'cite' twice"
+spoiled links "$r" 's|id="commits"|id="runs"|' "id 'runs' twice"
 spoiled links "$r" 's|<main>|<main class=wide>|' "<main> class=wide: not in double quotes"
-spoiled links "$r" 's|<p class="rankline" id="rank">|&<div>x</div>|' "<div> inside <p> (it ends the <p> there)"
+spoiled links "$r" 's|<p class="workload">|&<div>x</div>|' "<div> inside <p> (it ends the <p> there)"
 spoiled tidy "$r" '0,/<\/h1>/s|</h1>||' "Warning: missing </h1> before <p>"
-spoiled tidy "$r" 's|id="history"|id="cite"|' 'anchor "cite" already defined'
-spoiled tidy "$r" 's|<p class="rankline" id="rank">|&<div>x</div>|' "Warning: inserting implicit <p>"
+spoiled tidy "$r" 's|id="commits"|id="runs"|' 'anchor "runs" already defined'
+spoiled tidy "$r" 's|<p class="workload">|&<div>x</div>|' "Warning: inserting implicit <p>"
 pass "the checkers report a broken link, a missing style sheet, URLs that leave the site, a missing #anchor, an" \
      "unclosed element, an id twice, an unquoted attribute and a <div> inside a <p>"
 
-# The JSON beside the pages is what show --canonical and rank --json print. A
-# run's JSON is the run (the "run" of its `show --canonical` bundle), and each
-# document the bundle holds is documents/<hex>.json, written once however many
-# runs name it (`show DIGEST --canonical`): a bundle per run repeated a shared
-# document once per run (tests/e2e/test_attack_output.sh).
+# The JSON beside the pages is what show --canonical and rank --json print:
+# each document the run's bundle holds is documents/<hex>.json, written once
+# however many runs name it (`show DIGEST --canonical`), linked from the group
+# page (the documents its runs share) or the run's section (those they do not).
+# A run's own JSON is written (runs/<hex>.json) only when its section cuts a
+# string (tests/e2e/test_attack_output.sh).
 ks show "$run" --canonical >"$W/bundle.canonical"
-cmp -s <(jq '.run' "$W/bundle.canonical" | ks canon -) "$O/runs/$run.json" ||
-  fail "run JSON differs from the run of show --canonical"
 for role in $(jq -r 'keys[] | select(. != "run")' "$W/bundle.canonical"); do
   doc=$(jq -r ".run.spec.${role}Digest" "$W/bundle.canonical")
   cmp -s <(ks show "$doc" --canonical) "$O/documents/${doc#sha256:}.json" ||
     fail "documents/${doc#sha256:}.json ($role) differs from show --canonical"
   cmp -s <(jq ".$role" "$W/bundle.canonical" | ks canon -) "$O/documents/${doc#sha256:}.json" ||
     fail "documents/${doc#sha256:}.json differs from the $role of the run's bundle"
-  grep -q "href=\"../documents/${doc#sha256:}.json\"" "$O/runs/$run.html" || fail "the run page links its $role's JSON"
+  grep -q "href=\"../documents/${doc#sha256:}.json\"" "$O/groups/$group.html" || fail "the group page links the run's $role's JSON"
 done
 for key in $(jq -r '.groups[].group' "$O/index.json" | cut -d: -f2); do
   cmp -s <(ks --json rank "$key") "$O/groups/$key.json" || fail "groups/$key.json differs from rank --json"
 done
 cmp -s <(ks canon "$O/site-manifest.json"; echo) "$O/site-manifest.json" ||
   fail "site-manifest.json is not canonical JSON (RFC 8785) and a newline"
-pass "run JSON = the run of show --canonical, each document's JSON = show DIGEST --canonical, every group's JSON = rank --json, the manifest is canonical JSON"
+pass "each document's JSON = show DIGEST --canonical, every group's JSON = rank --json, the manifest is canonical JSON"
 
-page=$O/runs/$run.html
+page=$O/groups/$group.html
 assert_contains "$(cat "$page")" '&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;' "the note is escaped"
 assert_contains "$(cat "$page")" 'Eve \u{202e}evil' "the bidi override is shown, not obeyed"
-assert_contains "$(cat "$page")" "Rank 3</strong> of 4" "ranked by its own median, not its rerun's"
-pass "hostile text is escaped in the page source"
+assert_contains "$(cat "$page")" "<tr class=\"member\" data-rank=\"3\"><td>3</td><td><a href=\"#run-${run:0:12}\">liger_tiled</a>" \
+  "ranked 3rd by its own median, not its rerun's, its row linking its section"
+assert_eq 1 "$(grep -c "<details class=\"run\" id=\"run-${run:0:12}\"><summary>liger_tiled <code>sha256:$run</code>" "$page")" \
+  "the run's section, once, with its whole digest"
+assert_eq 4 "$(grep -c '<details class="run"' "$page")" "a section per run of the group"
+pass "hostile text is escaped in the page source; a section per run on its group's page"
+
+# Nothing said twice on a page: the run sections state what their runs share once, above them;
+# the workload's title once; the comparison key once (the page's name aside).
+shared=$(sed -n 's|.*<dl class="facts" id="shared">\(.*\)</dl>|\1|p' "$page")
+assert_contains "$shared" "<dt>sourceNative.source</dt><dd>liger-kernel-bench</dd>" "what every run states alike is said above them"
+assert_eq 1 "$(grep -o "<dt>sourceNative.source</dt>" "$page" | wc -l)" "and in no run's section again"
+wl_title=$(ks show "$(jq -r .run.spec.workloadDigest "$W/bundle.canonical")" --canonical | jq -r .metadata.title)
+assert_eq 1 "$(grep -o -F "$wl_title" "$page" | wc -l)" "the workload's title, once"
+assert_eq 1 "$(grep -o "sha256:$group" "$page" | wc -l)" "the comparison key, once"
+pass "a group page says each thing once"
+
+# No text cut without "…", and the whole a hover away: a chart label cut has the whole as its <g>'s <title>.
+for b in "$O"/benchmarks/*.html; do
+  cut_labels=$(grep -c '<text class="label"[^>]*>[^<]*…</text>' "$b" || true)
+  titled=$(grep -c '<g><title>[^<]*</title><text class="label"[^>]*>[^<]*…</text>' "$b" || true)
+  assert_eq "$cut_labels" "$titled" "$(basename "$b"): each cut chart label has its whole as a title"
+done
+grep -q '<g><title>' "$O"/benchmarks/*.html || fail "no chart label was cut: the check above checked nothing"
+pass "a benchmark chart's labels cut with … have the whole a hover away"
 
 # A rebuild with nothing new writes nothing; after an attestation, only that run's page.
 assert_exit 0 ks --json site "$O"
 assert_eq 0 "$(jv .written)" "nothing changed, nothing written"
-other=$(jq -r '.groups[] | select(.group != "sha256:'"$group"'") | .best.run' "$O/index.json" | head -1 | cut -d: -f2)
-touch -d '2000-01-01' "$O/runs/$other.html"
+other=$(jq -r '.groups[] | select(.group != "sha256:'"$group"'") | .group' "$O/index.json" | head -1 | cut -d: -f2)
+touch -d '2000-01-01' "$O/groups/$other.html"
 cp "$O/site-manifest.json" "$W/manifest.before"
 assert_exit 0 ks attest "$run" --note "seen again"
 assert_exit 0 ks --json site "$O"
-assert_eq 2 "$(jv .written)" "one attestation rewrites one page (and the manifest)"
+assert_eq 2 "$(jv .written)" "one attestation rewrites one page, its run's group's (and the manifest)"
 changed=$(jq -rn --slurpfile a "$W/manifest.before" --slurpfile b "$O/site-manifest.json" \
   '$b[0].files | to_entries[] | select($a[0].files[.key] != .value) | .key')
-assert_eq "runs/$run.html" "$changed" "the page that changed is the attested run's"
-assert_eq 2000 "$(date -r "$O/runs/$other.html" +%Y)" "another group's run page is untouched"
+assert_eq "groups/$group.html" "$changed" "the page that changed is the attested run's group's"
+assert_eq 2000 "$(date -r "$O/groups/$other.html" +%Y)" "another group's page is untouched"
 pass "rebuild rewrites only the pages whose evidence changed"
 
 # A rebuild skips rendering the pages whose inputs (their keys in the manifest) did not change;
@@ -172,12 +199,19 @@ changed=$(jq -rn --slurpfile a "$W/manifest.before" --slurpfile b "$O/site-manif
   '[$b[0].files | to_entries[] | select($a[0].files[.key] != .value)] | length')
 [[ $changed -ge 2 ]] || fail "an untrusted controller changes the run's page and its group's page (changed: $changed)"
 assert_eq $((changed + 1)) "$(jv .written)" "the rebuild writes exactly the files whose bytes changed (and the manifest)"
-assert_contains "$(cat "$O/runs/$run.html")" "unverified" "the run's level now reads unverified"
+assert_contains "$(cat "$O/groups/$group.html")" "unverified" "the run's level now reads unverified"
 site_fresh "after the trust list changed"
 assert_exit 0 ks trust add controller@example.org "$W/controller.pub"
 assert_exit 0 ks --json site "$O"
 site_fresh "after the controller is trusted again"
 pass "a rebuild that skips unchanged pages equals a fresh build (attestation, trust removed, trust restored)"
+
+# --base-url: a group page names its runs' permalinks where the site is published; without it, none.
+assert_exit 0 ks site --base-url https://example.org/ev "$W/cited"
+assert_contains "$(cat "$W/cited/groups/$group.html")" \
+  "kistore evidence record, https://example.org/ev/groups/$group.html#run-&lt;its first 12 hex digits&gt;." "the permalink"
+assert_not_contains "$(cat "$page")" "https://" "no permalink without --base-url"
+pass "site --base-url: each group page says how to cite its runs by their permalinks"
 
 # In a real browser, from file://.
 if ! have_tool chromium; then
@@ -202,23 +236,75 @@ browse() {  # browse FILE.html OUT.dom [SCREENSHOT.png]: the DOM after scripts r
     [[ -s $3 ]] || fail "no screenshot at $3"
   fi
 }
-browse "$page" "$W/run.dom" "$ART/run-page.png"
-assert_exit 0 $CHECK dom "$W/run.dom" noimg "title=GeGLU MLP (tiled benchmark) · liger_tiled · backward · kistore" \
-  "text=$script_note" "text=$onerror_note" "text=Rank 3 of 4 in its comparison group" "text=Compare with #1" \
-  "text=Replications and notes" "text=Cite this record" "text=reproduced"
-assert_not_contains "$(cat "$W/run.dom")" "(the date you read this)" "site.js ran: the access date is filled in"
-pass "browser: run page renders the rank, the sections, hostile notes as text; no element injected; site.js ran"
+browse "$page#run-${run:0:12}" "$W/group.dom" "$ART/group-page.png"
+title=$(sed -n 's|.*<title>\(.*\)</title>.*|\1|p' "$page" | sed 's/&amp;/\&/g')
+assert_exit 0 $CHECK dom "$W/group.dom" noimg "title=$title" "text=$script_note" "text=$onerror_note" "bars=$ranked" \
+  "rows=$(jq '.members | length' "$O/groups/$group.json")" "text=liger_tiled" "text=rerun reproduced" "text=Commits"
+assert_contains "$(cat "$W/group.dom")" "<details class=\"run\" id=\"run-${run:0:12}\" open=\"\">" \
+  "site.js opened the run section the address names"
+assert_eq 1 "$(grep -c '<details class="run"[^>]*open' "$W/group.dom")" "and no other"
+pass "browser: a run's address opens its section on its group's page; the bars, the rows, hostile notes as text; no element injected"
 
-browse "$O/groups/$group.html" "$W/group.dom" "$ART/group-page.png"
-members=$(jq '.members | length' "$O/groups/$group.json")
-assert_exit 0 $CHECK dom "$W/group.dom" noimg "bars=$ranked" "rows=$members" "text=liger_tiled" "text=rerun reproduced"
-assert_contains "$(cat "$W/group.dom")" '<tr class="member" id="run-628643ba9218" data-rank="3">' "the rank row"
-pass "browser: group page has a bar per ranked member ($ranked) and a row per member ($members)"
-
+browse "$O/about.html" "$W/about.dom"
+assert_not_contains "$(cat "$W/about.dom")" "(the date you read this)" "site.js ran: the access date is filled in"
 browse "$O/index.html" "$W/index.dom" "$ART/index-page.png"
 assert_exit 0 $CHECK dom "$W/index.dom" noimg "text=17 runs in"
 assert_contains "$(cat "$W/index.dom")" "<span id=\"shown\">$(jq '.groups | length' "$O/index.json")</span>" \
   "the filter script ran and counts every group"
-pass "browser: index renders with its filter (screenshots in $ART)"
+# The index's groups by benchmark, then GPU (then pass and workload), as the page lists them.
+sed -n 's|.*<td><a href="groups/[0-9a-f]*.html">\([^<]*\)</a></td><td>\([^<]*\)</td><td>\([^<]*\)</td>.*|\1\t\3|p' \
+  "$O/index.html" >"$W/index.order"
+[[ $(wc -l <"$W/index.order") -eq $(jq '.groups | length' "$O/index.json") ]] || fail "every group row read from index.html"
+benchmarks_in_order=$(cut -f1 "$W/index.order" | uniq | wc -l)
+[[ $benchmarks_in_order -eq $(cut -f1 "$W/index.order" | sort -u | wc -l) ]] || fail "a benchmark's groups are not together in the index"
+pass "browser: index renders with its filter; its groups together by benchmark (screenshots in $ART)"
+
+# Every table fits its column at 1280 px and at a phone's 390 px: in a copy of the site whose pages also
+# load fit.js, which writes each table wider than its column (its scrollWidth against its wrapper's
+# width) and the page's own overflow on the <body> of the page that frames it. Each page is framed at
+# the width (an <iframe>: headless chromium makes no window narrower than 500 px). The copy proves the
+# check fails on a table made too wide.
+rm -rf "$W/fit" && cp -r "$O" "$W/fit"
+cat >"$W/fit/fit.js" <<'JS'
+var bad = [];
+var root = document.documentElement;
+document.querySelectorAll("table").forEach(function (t) {
+  var column = t.parentElement.clientWidth;
+  if (t.scrollWidth > column + 1) bad.push((t.className || "table") + " " + t.scrollWidth + ">" + column);
+});
+if (root.scrollWidth > root.clientWidth + 1) {
+  var over = [];  // the innermost elements past the edge, to name what overflows
+  document.querySelectorAll("body *").forEach(function (e) {
+    if (e.getBoundingClientRect().right > root.clientWidth + 1) over.push(e.tagName.toLowerCase() + "." + e.className);
+  });
+  bad.push("page " + root.scrollWidth + ">" + root.clientWidth + " (" + over.slice(-4).join(" ") + ")");
+}
+window.parent.document.body.setAttribute("data-fit", bad.length ? bad.join("; ") : "fits");
+JS
+find "$W/fit" -name '*.html' -exec sed -i 's|<script src="\(\(../\)*\)site.js"></script>|&<script src="\1fit.js"></script>|' {} +
+framed() {  # framed PAGE WIDTH: a page of $W/fit framing PAGE at WIDTH px, its name printed
+  local host="$W/fit/frame-$2-$((++profiles)).html"
+  echo "<!DOCTYPE html><html><body style=\"margin:0\"><iframe src=\"$1\" width=\"$2\" height=\"1400\" style=\"border:0\"></iframe></body></html>" >"$host"
+  echo "$host"
+}
+fits() {  # fits PAGE WIDTH: PAGE's tables, laid out at WIDTH px, as fit.js saw them
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check \
+    --allow-file-access-from-files --virtual-time-budget=2000 --window-size=1300,1400 \
+    --user-data-dir="$W/chromium-$((++profiles))" --dump-dom "file://$(framed "$1" "$2")" 2>>"$W/chromium.err" |
+    sed -n 's|.*<body style="margin:0" data-fit="\([^"]*\)".*|\1|p'
+}
+bench_page=benchmarks/$(basename "$(ls "$O"/benchmarks/*.html | head -1)")
+for width in 1280 390; do
+  for p in index.html "groups/$group.html" "$bench_page" about.html; do
+    assert_eq fits "$(fits "$p" "$width")" "$p at $width px: every table fits its column, the page its width"
+  done
+  (cd "$W" && timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size="$((width + 20)),1400" \
+    --allow-file-access-from-files --user-data-dir="$W/chromium-$((++profiles))" --screenshot="$ART/group-$width.png" \
+    "file://$(framed "groups/$group.html#run-${run:0:12}" "$width")" >/dev/null 2>&1) || fail "chromium --screenshot at $width px"
+  [[ -s $ART/group-$width.png ]] || fail "no screenshot at $width px"
+done
+sed -i 's|<tr class="member" data-rank="1"><td>|&<svg width="2000" height="1"></svg>|' "$W/fit/groups/$group.html"
+assert_contains "$(fits "groups/$group.html" 1280)" "ranking" "fit.js reports a table made wider than its column"
+pass "browser: every table fits its column at 1280 px and 390 px (screenshots $ART/group-1280.png, group-390.png)"
 
 summary
