@@ -185,11 +185,47 @@ void files_for(const Snapshot& snapshot, Family family, const std::string& digit
   }
 }
 
-std::vector<IndexFact> read_file(const Snapshot& snapshot, Family family, const std::string& path) {
+// The lines of the index file `path` of `family` whose key, as written,
+// starts with `digits`, each read as parse_line reads it, handed to `fn`. A
+// lookup parses the one line it needs, not a file of up to T: the others are
+// only checked for the shape of the file (each a line that starts with its
+// key, of the family's length of lowercase hex, under the file's prefix, in
+// strictly ascending order); a file out of that shape is read whole by
+// parse_index_file, whose Error(kCorruption) names the file and line.
+template <typename Fn>
+void lines_for(const Snapshot& snapshot, Family family, const std::string& path, std::string_view digits, Fn&& fn) {
   const std::string full = family_dir(family) + "/" + path;
   auto bytes = snapshot.read(full);
   if (!bytes) throw Corruption(full + ": expected an index file, found none");
-  return parse_index_file(family, full, trie_prefix(path), *bytes);
+  const std::string_view text = *bytes;
+  const std::string prefix = trie_prefix(path);
+  const std::size_t n = key_digits(family);
+  constexpr std::string_view kHead = "{\"@key\":\"";
+  auto hex = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  };
+  std::vector<std::pair<std::string_view, std::size_t>> wanted;  // (line, number)
+  std::string_view previous;
+  bool shaped = !text.empty();
+  std::size_t number = 0;
+  for (std::size_t start = 0; shaped && start < text.size();) {
+    ++number;
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) shaped = false;
+    const std::string_view line = text.substr(start, end == std::string_view::npos ? end : end - start + 1);
+    start += line.size();
+    const std::string_view key = line.substr(std::min(line.size(), kHead.size()), n);
+    shaped = shaped && line.starts_with(kHead) && key.size() == n && line.size() > kHead.size() + n &&
+             line[kHead.size() + n] == '"' && hex(key) && key.starts_with(prefix) && (number == 1 || previous < key);
+    previous = key;
+    if (shaped && key.starts_with(digits)) wanted.emplace_back(line, number);
+  }
+  if (!shaped) {
+    for (IndexFact& fact : parse_index_file(family, full, prefix, text))
+      if (fact_key(fact).starts_with(digits)) fn(std::move(fact));
+    return;
+  }
+  for (const auto& [line, at] : wanted) fn(parse_line(family, line, full, at));
 }
 
 }  // namespace
@@ -197,8 +233,9 @@ std::vector<IndexFact> read_file(const Snapshot& snapshot, Family family, const 
 std::optional<IndexFact> find_fact(const Snapshot& snapshot, Family family, const std::string& key) {
   std::optional<IndexFact> found;
   files_for(snapshot, family, key, [&](const std::string& path) {
-    for (IndexFact& fact : read_file(snapshot, family, path))
+    lines_for(snapshot, family, path, key, [&](IndexFact&& fact) {
       if (fact_key(fact) == key) found = std::move(fact);
+    });
   });
   return found;
 }
@@ -220,8 +257,7 @@ std::string fact_file(const Snapshot& snapshot, Family family, const std::string
 std::vector<IndexFact> facts_with_prefix(const Snapshot& snapshot, Family family, const std::string& prefix) {
   std::vector<IndexFact> out;
   files_for(snapshot, family, prefix, [&](const std::string& path) {
-    for (IndexFact& fact : read_file(snapshot, family, path))
-      if (fact_key(fact).starts_with(prefix)) out.push_back(std::move(fact));
+    lines_for(snapshot, family, path, prefix, [&](IndexFact&& fact) { out.push_back(std::move(fact)); });
   });
   return out;
 }

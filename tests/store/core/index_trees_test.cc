@@ -186,6 +186,32 @@ TEST_CASE("format 3's index: a file out of order is refused with its path, nothi
   // Reading a key of that file is refused the same way.
   const std::string in_file = bytes.substr(9, 64);  // {"@key":"<64 hex>"
   CHECK_THROWS_WITH(find_fact(head, Family::kSources, in_file), Catch::Contains(file));
+  // A file in shape whose one line is no longer its RFC 8785 form: a lookup
+  // reads the line it needs, so another key is found, and that line's key is
+  // refused naming the file and the line.
+  {
+    TempDir tmp2;
+    Store other = Store::init(tmp2.path + "/s");
+    commit_in_batches(other, facts(40), {40});
+    const std::string f = "refs/sources/" + other.snapshot().entries("refs/sources").front().name;
+    std::string text = *other.snapshot().read(f);
+    const std::size_t second = text.find('\n') + 1;
+    REQUIRE(text.find('\n', second) != std::string::npos);
+    const std::string good_key = text.substr(9, 64), bad_key = text.substr(second + 9, 64);
+    text.insert(text.find(",\"run\":", second), " ");  // valid JSON, not its canonical form
+    other.commit(
+        [&](const Snapshot&) -> std::optional<ChangeSet> {
+          ChangeSet change;
+          change.upserts[f] = text;
+          change.op = "add";
+          change.summary = "tamper";
+          return change;
+        },
+        CommitOptions{.author = "T <t@example.org>", .time = 1700000000});
+    Snapshot tampered = other.snapshot();
+    CHECK(find_fact(tampered, Family::kSources, good_key));
+    CHECK_THROWS_WITH(find_fact(tampered, Family::kSources, bad_key), Catch::Contains(f + ":2:"));
+  }
   // A fact put twice is a programming error, refused before anything is read.
   IndexChanges twice;
   twice.put(SourceFact{"liger", "op/1", digest_of("run 1")});
