@@ -1,4 +1,6 @@
+#include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "cli/common.h"
 #include "cli/output/describe.h"
@@ -33,7 +35,11 @@ Side side_of(const Snapshot& snap, AuditOnDemand& audit, const std::string& ref)
   return s;
 }
 
-Json side_json(const Side& s, const std::optional<Measurement>& p, const std::optional<Spread>& spread) {
+// A JSON number, or null where the figure is not finite (an unbounded interval).
+Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(); }
+
+Json side_json(const Side& s, const std::optional<Measurement>& p, const std::optional<Spread>& spread,
+               const RunStatistics& stats) {
   Json j = Json::object();
   j.set("run", s.digest.str());
   j.set("implementation", s.implementation);
@@ -45,6 +51,10 @@ Json side_json(const Side& s, const std::optional<Measurement>& p, const std::op
   set_level_json(j, s.standing);
   j.set("rank", s.rank ? Json(s.rank) : Json());
   j.set("of", static_cast<long long>(s.of));
+  j.set("statistics", std::string(stats.strongest_kind()));
+  Json notes = Json::array();
+  for (const std::string& n : stats.notes) notes.push_back(n);
+  j.set("notes", std::move(notes));
   return j;
 }
 
@@ -59,6 +69,59 @@ std::string side_text(const char* name, const Side& s, const std::optional<Measu
   return out;
 }
 
+std::string fixed(double v, int digits = 3) {
+  if (!std::isfinite(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// "verdict", "method", "why" lines, and one per field set aside.
+std::string verdict_text(const RunComparison& c, const VerdictOptions& o, const Side& a, const Side& b) {
+  const VerdictResult& v = c.verdict;
+  std::string out = "verdict  ";
+  switch (v.verdict) {
+    case ComparisonVerdict::kFaster: out += "faster: B takes less than A"; break;
+    case ComparisonVerdict::kSlower: out += "slower: B takes more than A"; break;
+    case ComparisonVerdict::kSame: out += "same: A and B differ by less than the threshold"; break;
+    case ComparisonVerdict::kAmbiguous: out += "ambiguous: the evidence cannot decide"; break;
+  }
+  if (v.ratio) {
+    out += "; ratio B/A " + fixed(*v.ratio);
+    if (v.interval) {
+      out += v.method == "quantiles" ? " (spreads allow " : " (" + general((1 - o.alpha) * 100) + " % interval ";
+      out += fixed(v.interval->first) + " - " + fixed(v.interval->second) + ")";
+    }
+  }
+  out += "\nmethod   ";
+  if (v.method == "mann-whitney") out += "Mann-Whitney U on the samples, Hodges-Lehmann shift";
+  else if (v.method == "welch") out += "Welch's t-test on mean, standard deviation and count";
+  else if (v.method == "quantiles") out += "ratio of medians, overlap of the spreads";
+  else out += "none";
+  if (v.p) out += "; p = " + general(*v.p);
+  out += "; threshold " + general(o.threshold * 100) + " %, alpha " + general(o.alpha);
+  out += "\n         (A: " + c.statistics_a.strongest() + "; B: " + c.statistics_b.strongest() + ")";
+  out += "\nwhy      " + shown_message(v.reason) + "\n";
+  for (const auto& [name, side, stats] :
+       {std::tuple{"A", &a, &c.statistics_a}, std::tuple{"B", &b, &c.statistics_b}})
+    for (const std::string& n : stats->notes)
+      out += "set aside " + std::string(name) + " " + side->digest.hex().substr(0, 12) + ": " + shown_message(n) + "\n";
+  return out;
+}
+
+// A number from an option, in (low, high): else an error that names the option.
+void check_open_range(const char* option, double v, double low, double high) {
+  if (!(v > low && v < high))
+    throw InvalidInput(std::string(option) + ": expected a number greater than " + general(low) + " and less than " +
+                       general(high) + ", found " + general(v));
+}
+
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("compare", "Compare two runs side by side");
   app->footer(
@@ -67,28 +130,56 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "protocol (the timed pass) and environment (the GPU) differ), the ratio of the second run's\n"
       "median to the first's (units of one scale convert: time, memory), and whether their\n"
       "spreads overlap. A ratio across groups is shown but proves little: such runs were not timed\n"
-      "the same way, or not on the same thing. RUN is a full digest or a unique prefix of 8+ hex digits.");
+      "the same way, or not on the same thing. RUN is a full digest or a unique prefix of 8+ hex digits.\n"
+      "\n"
+      "Then the verdict on B against A: faster, slower, same or ambiguous, from the strongest\n"
+      "statistics both runs carry: raw samples (Mann-Whitney U test, Hodges-Lehmann ratio with its\n"
+      "interval), else mean, standard deviation and count (Welch's t-test), else median with a\n"
+      "p20 - p80 spread (ratio of medians; the spreads must not overlap). A difference needs\n"
+      "p < --alpha (default 0.01) and at least --threshold (default 0.05, i.e. 5 %); \"same\" needs\n"
+      "the whole interval within the threshold; anything else is \"ambiguous\", never a guess.\n"
+      "A field that cannot be used (a negative or zero time, a count of 1, ...) is set aside and\n"
+      "named by its JSON pointer. docs/statistics.md gives the rules.\n"
+      "\n"
+      "Example: kistore compare 628643ba fe4cf9df --threshold 0.02");
   struct Opts {
     std::string a, b;
+    double threshold = 0.05, alpha = 0.01;
   };
   auto o = std::make_shared<Opts>();
   app->add_option("RUN_A", o->a, "The first run (digest or 8+ hex prefix)")->required();
   app->add_option("RUN_B", o->b, "The second run")->required();
+  app->add_option("--threshold", o->threshold,
+                  "Smallest relative difference that counts, in (0, 1); default 0.05 (5 %)");
+  app->add_option("--alpha", o->alpha, "Significance level of the tests, in (0, 0.5); default 0.01");
   return Command{app, [&g, o]() -> int {
+    check_open_range("--threshold", o->threshold, 0, 1);
+    check_open_range("--alpha", o->alpha, 0, 0.5);
+    VerdictOptions options{o->threshold, o->alpha};
     Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     AuditOnDemand audit(store, load_trust(store));
     Side a = side_of(snap, audit, o->a), b = side_of(snap, audit, o->b);
-    RunComparison c = compare_runs(a.run.spec(), b.run.spec());
+    RunComparison c = compare_runs(a.run.spec(), b.run.spec(), options);
     if (g.json) {
       Json out = Json::object();
-      out.set("a", side_json(a, c.primary_a, c.spread_a));
-      out.set("b", side_json(b, c.primary_b, c.spread_b));
+      const VerdictResult& v = c.verdict;
+      out.set("verdict", std::string(verdict_name(v.verdict)));
+      out.set("method", v.method);
+      out.set("interval", v.interval ? Json(Json::Array{number_or_null(v.interval->first),
+                                                         number_or_null(v.interval->second)})
+                                     : Json());
+      out.set("p", v.p ? Json(*v.p) : Json());
+      out.set("reason", v.reason);
+      out.set("threshold", o->threshold);
+      out.set("alpha", o->alpha);
+      out.set("a", side_json(a, c.primary_a, c.spread_a, c.statistics_a));
+      out.set("b", side_json(b, c.primary_b, c.spread_b, c.statistics_b));
       out.set("sameGroup", c.same_group);
       Json differs = Json::array();
       for (const std::string& d : c.differs) differs.push_back(d);
       out.set("differs", std::move(differs));
-      out.set("ratio", c.ratio ? Json(*c.ratio) : Json());
+      out.set("ratio", v.ratio ? number_or_null(*v.ratio) : Json());
       if (!c.ratio) out.set("noRatio", c.no_ratio);
       out.set("spreadsOverlap", c.spreads_overlap ? Json(*c.spreads_overlap) : Json());
       print_json(out);
@@ -109,6 +200,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     text += c.ratio ? std::string(ratio) : "no ratio: " + shown_message(c.no_ratio) + "\n";
     if (c.spreads_overlap) text += *c.spreads_overlap ? "spreads overlap\n" : "spreads do not overlap\n";
     else text += "spreads: not known for both\n";
+    text += "\n" + verdict_text(c, options, a, b);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

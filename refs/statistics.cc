@@ -118,9 +118,10 @@ class Reader {
 
 void read_samples(Reader& r, RunStatistics& out) {
   if (r.metric_ != "latency") return;
-  const Json* samples = latency_member(r.spec_, "samples");
+  const Json* timing = r.spec_.find("timing");
+  const Json* samples = timing && timing->is_object() ? timing->find("samplesNs") : nullptr;
   if (!samples) return;
-  const std::string pointer = "/spec/timing/latencyNs/samples";
+  const std::string pointer = "/spec/timing/samplesNs";
   if (!samples->is_array() || samples->as_array().size() < 2) {
     r.note(pointer, "expected an array of 2 or more numbers of ns, found " +
                         (samples->is_array() ? std::to_string(samples->as_array().size()) + " of them"
@@ -204,17 +205,17 @@ void apply_rule(VerdictResult& v, bool significant, const VerdictOptions& o, con
   auto [lo, hi] = *v.interval;
   std::string diff = percent(std::abs(r - 1));
   if (significant && std::abs(r - 1) >= t) {
-    v.verdict = r < 1 ? Verdict::kFaster : Verdict::kSlower;
+    v.verdict = r < 1 ? ComparisonVerdict::kFaster : ComparisonVerdict::kSlower;
     v.reason = significance + ", and the difference (" + diff + ") is at least the threshold (" + percent(t) + ")";
   } else if (lo >= 1 - t && hi <= 1 + t) {
-    v.verdict = Verdict::kSame;
+    v.verdict = ComparisonVerdict::kSame;
     v.reason = "the interval lies within the threshold (" + percent(t) + ") of 1";
   } else if (!significant) {
-    v.verdict = Verdict::kAmbiguous;
+    v.verdict = ComparisonVerdict::kAmbiguous;
     v.reason = "not significant (" + significance + "), yet the interval reaches beyond the threshold (" + percent(t) +
                "): more samples could decide";
   } else {
-    v.verdict = Verdict::kAmbiguous;
+    v.verdict = ComparisonVerdict::kAmbiguous;
     v.reason = significance + ", but the difference (" + diff + ") is under the threshold (" + percent(t) +
                ") while the interval reaches beyond it";
   }
@@ -224,12 +225,12 @@ bool finite_ratio(double r) { return std::isfinite(r) && r > 0; }
 
 }  // namespace
 
-std::string_view verdict_name(Verdict v) {
+std::string_view verdict_name(ComparisonVerdict v) {
   switch (v) {
-    case Verdict::kFaster: return "faster";
-    case Verdict::kSlower: return "slower";
-    case Verdict::kSame: return "same";
-    case Verdict::kAmbiguous: return "ambiguous";
+    case ComparisonVerdict::kFaster: return "faster";
+    case ComparisonVerdict::kSlower: return "slower";
+    case ComparisonVerdict::kSame: return "same";
+    case ComparisonVerdict::kAmbiguous: return "ambiguous";
   }
   return "ambiguous";
 }
@@ -431,7 +432,7 @@ VerdictResult decide(const RunStatistics& a, const RunStatistics& b, const Verdi
     set_aside += "the medians' ratio overflows; ";
   }
   v.method = "none";
-  v.verdict = Verdict::kAmbiguous;
+  v.verdict = ComparisonVerdict::kAmbiguous;
   if (a.point && b.point && finite_ratio(*b.point / *a.point)) v.ratio = *b.point / *a.point;
   v.reason = set_aside + "no statistics both runs carry can decide (A: " + a.strongest() + "; B: " + b.strongest() + ")";
   return v;

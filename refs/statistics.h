@@ -29,15 +29,15 @@
 
 namespace kistore {
 
-enum class Verdict { kFaster, kSlower, kSame, kAmbiguous };
+enum class ComparisonVerdict { kFaster, kSlower, kSame, kAmbiguous };
 // "faster", "slower", "same", "ambiguous".
-std::string_view verdict_name(Verdict v);
+std::string_view verdict_name(ComparisonVerdict v);
 
 // The statistics of one run's primary measurement, on a group's scale. Each
 // optional is present only when every field it needs holds a usable value.
 struct RunStatistics {
   std::optional<double> point;  // the primary value
-  // Raw samples (spec.timing.latencyNs.samples), at least 2.
+  // Raw samples (spec.timing.samplesNs), at least 2.
   std::vector<double> samples;
   struct Moments {
     double mean = 0, stdev = 0, count = 0;
@@ -68,7 +68,7 @@ struct VerdictOptions {
 };
 
 struct VerdictResult {
-  Verdict verdict = Verdict::kAmbiguous;
+  ComparisonVerdict verdict = ComparisonVerdict::kAmbiguous;
   // "mann-whitney", "welch", "quantiles", or "none" (no common evidence).
   std::string method;
   std::optional<double> ratio;  // B / A

@@ -119,7 +119,7 @@ TEST_CASE("which fields carry what", "[statistics]") {
   REQUIRE(nv.moments);
   CHECK(nv.moments->stdev == Approx(20));
   RunStatistics s = run_statistics(
-      spec(R"({"timing":{"latencyNs":{"median":3,"samples":[5,1,4,2,3]},"primaryStatistic":"median"}})"), kTime);
+      spec(R"({"timing":{"latencyNs":{"median":3},"samplesNs":[5,1,4,2,3],"primaryStatistic":"median"}})"), kTime);
   CHECK(s.strongest_kind() == "samples");
   REQUIRE(s.moments);
   CHECK(s.moments->mean == 3);
@@ -132,37 +132,37 @@ TEST_CASE("verdicts by method", "[statistics]") {
   // Liger's tiled_geglu backward on a 4090: liger_tiled against huggingface.
   VerdictResult q = verdict_of(quantile_run(2606080, 2605331, 2607309), quantile_run(1550336, 1549312, 1551360));
   CHECK(q.method == "quantiles");
-  CHECK(q.verdict == Verdict::kFaster);
+  CHECK(q.verdict == ComparisonVerdict::kFaster);
   CHECK(q.ratio.value() == Approx(1550336.0 / 2606080));
   CHECK(q.interval->first == Approx(1549312.0 / 2607309));
   CHECK(q.interval->second == Approx(1551360.0 / 2605331));
   CHECK_FALSE(q.p);
   // Within 1 %, tight spreads: same.
-  CHECK(verdict_of(quantile_run(1000, 999, 1001), quantile_run(1010, 1009, 1011)).verdict == Verdict::kSame);
+  CHECK(verdict_of(quantile_run(1000, 999, 1001), quantile_run(1010, 1009, 1011)).verdict == ComparisonVerdict::kSame);
   // 20 % apart but spreads overlap: cannot decide.
-  CHECK(verdict_of(quantile_run(1000, 500, 2000), quantile_run(1200, 600, 2400)).verdict == Verdict::kAmbiguous);
+  CHECK(verdict_of(quantile_run(1000, 500, 2000), quantile_run(1200, 600, 2400)).verdict == ComparisonVerdict::kAmbiguous);
 
   VerdictResult w = verdict_of(moments_run("100", "10", "3000"), moments_run("120", "12", "3000"));
   CHECK(w.method == "welch");
-  CHECK(w.verdict == Verdict::kSlower);
+  CHECK(w.verdict == ComparisonVerdict::kSlower);
   CHECK(w.p.value() < 0.01);
   CHECK(w.ratio.value() == Approx(1.2));
   // Not significant with a wide interval.
-  CHECK(verdict_of(moments_run("100", "50", "3"), moments_run("120", "50", "3")).verdict == Verdict::kAmbiguous);
+  CHECK(verdict_of(moments_run("100", "50", "3"), moments_run("120", "50", "3")).verdict == ComparisonVerdict::kAmbiguous);
   // 1 % apart with a tight interval: same.
-  CHECK(verdict_of(moments_run("100", "1", "1000"), moments_run("101", "1", "1000")).verdict == Verdict::kSame);
+  CHECK(verdict_of(moments_run("100", "1", "1000"), moments_run("101", "1", "1000")).verdict == ComparisonVerdict::kSame);
   // Significant but under the threshold, interval within it: same.
-  CHECK(verdict_of(moments_run("100", "1", "100000"), moments_run("102", "1", "100000")).verdict == Verdict::kSame);
+  CHECK(verdict_of(moments_run("100", "1", "100000"), moments_run("102", "1", "100000")).verdict == ComparisonVerdict::kSame);
   // A 3 % threshold makes 5 % a difference.
   VerdictOptions tight;
   tight.threshold = 0.03;
-  CHECK(verdict_of(moments_run("100", "1", "1000"), moments_run("105", "1", "1000"), tight).verdict == Verdict::kSlower);
+  CHECK(verdict_of(moments_run("100", "1", "1000"), moments_run("105", "1", "1000"), tight).verdict == ComparisonVerdict::kSlower);
 
-  std::string fast = R"({"timing":{"latencyNs":{"median":10,"samples":[10,11,9,10.5,9.5,10.2,9.8,10.1]},"primaryStatistic":"median"}})";
-  std::string slow = R"({"timing":{"latencyNs":{"median":20,"samples":[20,21,19,20.5,19.5,20.2,19.8,20.1]},"primaryStatistic":"median"}})";
+  std::string fast = R"({"timing":{"latencyNs":{"median":10},"samplesNs":[10,11,9,10.5,9.5,10.2,9.8,10.1],"primaryStatistic":"median"}})";
+  std::string slow = R"({"timing":{"latencyNs":{"median":20},"samplesNs":[20,21,19,20.5,19.5,20.2,19.8,20.1],"primaryStatistic":"median"}})";
   VerdictResult mw = verdict_of(fast, slow);
   CHECK(mw.method == "mann-whitney");
-  CHECK(mw.verdict == Verdict::kSlower);
+  CHECK(mw.verdict == ComparisonVerdict::kSlower);
   CHECK(mw.ratio.value() == Approx(2.0).epsilon(0.02));
   CHECK(mw.interval->first <= *mw.ratio);
   CHECK(mw.interval->second >= *mw.ratio);
@@ -195,15 +195,15 @@ TEST_CASE("hostile statistics", "[statistics]") {
       {"stdev in a unit of another scale", moments_run("100", "1", "10", "B"), "expected a unit of the group's scale",
        "none"},
       {"a sample NaN-like (string)",
-       R"({"timing":{"latencyNs":{"median":3,"samples":[1,"NaN",3]},"primaryStatistic":"median"}})",
-       "/spec/timing/latencyNs/samples/1: expected a positive finite number, found a string", "none"},
-      {"a negative sample", R"({"timing":{"latencyNs":{"median":3,"samples":[1,-2,3]},"primaryStatistic":"median"}})",
-       "/spec/timing/latencyNs/samples/1", "none"},
-      {"a zero sample", R"({"timing":{"latencyNs":{"median":3,"samples":[1,0,3]},"primaryStatistic":"median"}})",
+       R"({"timing":{"latencyNs":{"median":3},"samplesNs":[1,"NaN",3],"primaryStatistic":"median"}})",
+       "/spec/timing/samplesNs/1: expected a positive finite number, found a string", "none"},
+      {"a negative sample", R"({"timing":{"latencyNs":{"median":3},"samplesNs":[1,-2,3],"primaryStatistic":"median"}})",
+       "/spec/timing/samplesNs/1", "none"},
+      {"a zero sample", R"({"timing":{"latencyNs":{"median":3},"samplesNs":[1,0,3],"primaryStatistic":"median"}})",
        "found 0 ns", "none"},
-      {"one sample", R"({"timing":{"latencyNs":{"median":3,"samples":[3]},"primaryStatistic":"median"}})",
+      {"one sample", R"({"timing":{"latencyNs":{"median":3},"samplesNs":[3],"primaryStatistic":"median"}})",
        "expected an array of 2 or more numbers of ns, found 1 of them", "none"},
-      {"samples not an array", R"({"timing":{"latencyNs":{"median":3,"samples":{}},"primaryStatistic":"median"}})",
+      {"samples not an array", R"({"timing":{"latencyNs":{"median":3},"samplesNs":{},"primaryStatistic":"median"}})",
        "found an object", "none"},
       {"quantiles out of order", quantile_run(100, 120, 90), "expected p20 <= median <= p80", "none"},
   };
@@ -216,17 +216,17 @@ TEST_CASE("hostile statistics", "[statistics]") {
     if (*c.note) CHECK(notes.find(c.note) != std::string::npos);
     VerdictResult v = decide(run_statistics(spec(good), kTime), s, {});
     CHECK(v.method == c.method);
-    CHECK(v.verdict == Verdict::kAmbiguous);
+    CHECK(v.verdict == ComparisonVerdict::kAmbiguous);
   }
   // Both deviations 0: Welch cannot be formed; nothing weaker either.
   VerdictResult zero = verdict_of(moments_run("100", "0", "10"), moments_run("200", "0", "10"));
-  CHECK(zero.verdict == Verdict::kAmbiguous);
+  CHECK(zero.verdict == ComparisonVerdict::kAmbiguous);
   CHECK(zero.method == "none");
   CHECK(zero.ratio.value() == 2);
   CHECK(zero.reason.find("Welch's test is undefined") != std::string::npos);
   // Huge counts decide (p = 0), they do not crash.
   VerdictResult huge = verdict_of(moments_run("100", "1", "1e15"), moments_run("110", "1", "1e15"));
-  CHECK(huge.verdict == Verdict::kSlower);
+  CHECK(huge.verdict == ComparisonVerdict::kSlower);
 }
 
 }  // namespace
