@@ -1,0 +1,251 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "cli/common.h"
+#include "cli/output/describe.h"
+#include "cli/output/terminal.h"
+#include "cli/table.h"
+#include "refs/rank.h"
+#include "refs/series.h"
+#include "refs/statistics.h"
+#include "store/history/trust.h"
+#include "store/query/group_view.h"
+#include "store/query/query.h"
+
+namespace kistore::cli {
+namespace {
+
+// What makes runs points of one series: the Implementation's project and
+// name (revision varies along it). An Implementation the store does not
+// carry is known by the name implementation_name gives, with no project.
+struct Identity {
+  std::string project, name, revision;
+  std::string label() const { return project.empty() ? name : project + "/" + name; }
+};
+
+Identity identity_of(const Snapshot& snap, const GroupRow& row) {
+  Identity id{"", row.implementation, ""};
+  auto digest = run_reference(row.run, "implementation");
+  if (!digest || !snap.has_object(*digest)) return id;
+  try {
+    Document impl = snap.document(*digest, false);
+    auto text = [&](const char* member) -> std::string {
+      const Json* v = impl.spec().find(member);
+      return v && v->is_string() ? v->as_string() : std::string();
+    };
+    if (!text("name").empty()) id.name = text("name");
+    id.project = text("project");
+    id.revision = text("revision");
+  } catch (const Error&) {
+    // An object that does not read is verify's to report; the name stays.
+  }
+  return id;
+}
+
+struct Point {
+  const GroupRow* row = nullptr;
+  Identity id;
+  std::string observed;
+  double seconds = 0;
+  double value = 0;  // on the group's scale
+};
+
+std::string scale_unit(const RankScale& s) {
+  return s.kind == RankScale::Kind::kTime ? "ns" : s.kind == RankScale::Kind::kMemory ? "B" : s.unit;
+}
+
+std::string fixed3(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+bool registered = register_command([](CommandSpec& root, Globals& g) {
+  auto* app = root.add_subcommand("series", "List one implementation's runs over time, with change points");
+  app->footer(
+      "A series is the runs of one comparison group (the same workload, timed pass and GPU) whose\n"
+      "implementations share project and name, whatever their revision, ordered by observedAt\n"
+      "(ties by run digest). Controlled reruns are evidence about a run, not points of a series.\n"
+      "REF is a run (its implementation's series) or a group key (then --implementation NAME says\n"
+      "whose series); a full digest or a unique prefix of 8+ hex digits.\n"
+      "\n"
+      "Each point shows its primary value with its p20 - p80 spread, revision, evidence level and\n"
+      "run. Change points are where the level of the values steps by at least --threshold (default\n"
+      "0.05, i.e. 5 %): PELT on the logarithms of the values (docs/statistics.md says how), each\n"
+      "with the medians before and after, their ratio, and a verdict: a rank test between the two\n"
+      "segments when they hold enough points to reach --alpha (5 and 5 do at 0.01), else\n"
+      "`compare`'s verdict between the two runs either side of the step, from their own figures.\n"
+      "Runs without observedAt or without a usable value are listed as left out.\n"
+      "\n"
+      "Example: kistore series 628643ba --json");
+  struct Opts {
+    std::string ref, implementation;
+    double threshold = 0.05, alpha = 0.01;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("REF", o->ref, "A run or a group key (digest or 8+ hex prefix)")->required();
+  app->add_option("--implementation", o->implementation, "Whose series, by implementation name (with a group key)")
+      ->type_name("NAME");
+  app->add_option("--threshold", o->threshold, "Smallest relative step that is a change point, in (0, 1); default 0.05");
+  app->add_option("--alpha", o->alpha, "Significance level of the verdicts, in (0, 0.5); default 0.01");
+  return Command{app, [&g, o]() -> int {
+    if (!(o->threshold > 0 && o->threshold < 1))
+      throw InvalidInput("--threshold: expected a number greater than 0 and less than 1, found " +
+                         format_number(o->threshold));
+    if (!(o->alpha > 0 && o->alpha < 0.5))
+      throw InvalidInput("--alpha: expected a number greater than 0 and less than 0.5, found " + format_number(o->alpha));
+    Store store = open_store_for_reading(g);
+    Snapshot snap = store.snapshot();
+    GroupRef ref = resolve_group_ref(snap, o->ref);
+    AuditOnDemand audit(store, load_trust(store));
+    GroupView view = group_view(snap, audit, ref.key);
+    std::vector<GroupMember> members;
+    for (const GroupRow& row : view.rows) members.push_back(row.ranked.member);
+    const RankScale scale = group_scale(members);
+
+    std::vector<std::pair<const GroupRow*, Identity>> ids;
+    for (const GroupRow& row : view.rows) ids.push_back({&row, identity_of(snap, row)});
+    // Whose series: the run's, or the one --implementation names.
+    std::set<std::string> labels;
+    for (const auto& [row, id] : ids)
+      if (!o->implementation.empty() ? id.name == o->implementation : ref.run && row->ranked.member.run == *ref.run)
+        labels.insert(id.label());
+    if (labels.size() != 1) {
+      std::set<std::string> names;
+      for (const auto& [row, id] : ids) names.insert(id.name);
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + shown(n);
+      if (labels.empty())
+        throw InvalidInput(
+            (o->implementation.empty() ? "REF \"" + o->ref + "\" is a group: expected --implementation NAME, one of: "
+                                       : "--implementation: expected one of the group's implementations (" + list +
+                                             "), found \"" + shown(o->implementation) + "\"") +
+            (o->implementation.empty() ? list : ""));
+      std::string projects;
+      for (const std::string& l : labels) projects += (projects.empty() ? "" : ", ") + shown(l);
+      throw InvalidInput("--implementation \"" + shown(o->implementation) +
+                         "\": expected one series, found implementations of several projects: " + projects);
+    }
+    const std::string label = *labels.begin();
+
+    std::vector<Point> points;
+    Json left_out = Json::array();
+    std::string left_text;
+    for (const auto& [row, id] : ids) {
+      if (id.label() != label) continue;
+      const Json* at = row->run.spec().find("observedAt");
+      std::optional<double> seconds = at && at->is_string() ? rfc3339_seconds(at->as_string()) : std::nullopt;
+      const auto& p = row->ranked.member.primary;
+      std::optional<double> value;
+      if (p) value = to_scale(p->value, p->unit, scale);
+      std::string why = !seconds                                       ? "no observedAt"
+                        : !value || !std::isfinite(*value) || *value <= 0 ? "no positive value on the group's scale"
+                                                                            : "";
+      if (!why.empty()) {
+        Json j = Json::object();
+        j.set("run", row->ranked.member.run.str());
+        j.set("reason", why);
+        left_out.push_back(std::move(j));
+        left_text += "left out " + row->ranked.member.run.hex().substr(0, 12) + ": " + why + "\n";
+        continue;
+      }
+      points.push_back({row, id, at->as_string(), *seconds, *value});
+    }
+    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+      if (a.seconds != b.seconds) return a.seconds < b.seconds;
+      return a.row->ranked.member.run < b.row->ranked.member.run;
+    });
+    std::vector<double> values;
+    for (const Point& p : points) values.push_back(p.value);
+    std::vector<SeriesStep> steps = series_steps(values, o->threshold);
+
+    VerdictOptions options{o->threshold, o->alpha};
+    std::vector<VerdictResult> verdicts;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      std::size_t from = i ? steps[i - 1].index : 0, to = i + 1 < steps.size() ? steps[i + 1].index : points.size();
+      std::size_t at = steps[i].index;
+      // The segments' rank test, where it can reach alpha at all: with n1 and
+      // n2 points its smallest two-sided p is 2 / C(n1 + n2, n1) (0.1 for 3
+      // against 3). Else the runs either side of the step, by their own figures.
+      const double n1 = static_cast<double>(at - from), n2 = static_cast<double>(to - at);
+      const double log_pairs = std::lgamma(n1 + n2 + 1) - std::lgamma(n1 + 1) - std::lgamma(n2 + 1);
+      if (std::log(2.0) - log_pairs < std::log(o->alpha)) {
+        RunStatistics before, after;
+        before.samples.assign(values.begin() + static_cast<std::ptrdiff_t>(from), values.begin() + static_cast<std::ptrdiff_t>(at));
+        after.samples.assign(values.begin() + static_cast<std::ptrdiff_t>(at), values.begin() + static_cast<std::ptrdiff_t>(to));
+        verdicts.push_back(decide(before, after, options));
+      } else {
+        verdicts.push_back(decide(run_statistics(points[at - 1].row->run.spec(), scale),
+                                  run_statistics(points[at].row->run.spec(), scale), options));
+      }
+    }
+
+    const std::string unit = scale_unit(scale);
+    if (g.json) {
+      Json out = Json::object();
+      out.set("group", ref.key.str());
+      out.set("implementation", points.empty() ? Json(label) : Json(points.front().id.name));
+      out.set("project", points.empty() || points.front().id.project.empty() ? Json() : Json(points.front().id.project));
+      Json list = Json::array();
+      for (const Point& p : points) {
+        Json j = Json::object();
+        j.set("run", p.row->ranked.member.run.str());
+        j.set("value", p.value);
+        j.set("unit", unit);
+        j.set("revision", p.id.revision.empty() ? Json() : Json(p.id.revision));
+        j.set("observedAt", p.observed);
+        j.set("level", std::string(level_name(p.row->standing.level)));
+        list.push_back(std::move(j));
+      }
+      out.set("points", std::move(list));
+      Json changes = Json::array();
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        Json j = Json::object();
+        j.set("index", static_cast<long long>(steps[i].index));
+        j.set("run", points[steps[i].index].row->ranked.member.run.str());
+        j.set("before", steps[i].before);
+        j.set("after", steps[i].after);
+        j.set("ratio", steps[i].after / steps[i].before);
+        j.set("verdict", std::string(verdict_name(verdicts[i].verdict)));
+        j.set("method", verdicts[i].method);
+        j.set("p", verdicts[i].p ? Json(*verdicts[i].p) : Json());
+        changes.push_back(std::move(j));
+      }
+      out.set("changePoints", std::move(changes));
+      out.set("leftOut", std::move(left_out));
+      print_json(out);
+      return kOk;
+    }
+    std::string text = "series " + shown(label) + " in group " + ref.key.hex().substr(0, 12) + ": " +
+                       std::to_string(points.size()) + " point" + (points.size() == 1 ? "" : "s") + ", " +
+                       std::to_string(steps.size()) + " change point" + (steps.size() == 1 ? "" : "s") + "\n";
+    Table table({" #", "observed", "revision", "value", "p20 - p80", "level", "run"});
+    // A change point is shown under the last point before it.
+    std::size_t next_step = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      std::vector<std::string> below;
+      if (next_step < steps.size() && steps[next_step].index == i + 1) {
+        const SeriesStep& s = steps[next_step];
+        const VerdictResult& v = verdicts[next_step];
+        below.push_back("  change point: " + human_value(s.before, unit) + " -> " + human_value(s.after, unit) +
+                        ", ratio " + fixed3(s.after / s.before) + ", " + std::string(verdict_name(v.verdict)) + " (" +
+                        v.method + (v.p ? ", p = " + format_number(*v.p) : std::string()) + ")");
+        ++next_step;
+      }
+      const auto& primary = p.row->ranked.member.primary;
+      table.add({" " + std::to_string(i), p.observed, p.id.revision.empty() ? "-" : p.id.revision,
+                 human_value(p.value, unit), primary ? spread_text(p.row->run, primary->unit) : "",
+                 level_text(p.row->standing), p.row->ranked.member.run.hex().substr(0, 12)},
+                std::move(below));
+    }
+    text += table.text(true) + left_text;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli
