@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <set>
 
 #include "cli/common.h"
 #include "cli/output/describe.h"
@@ -13,48 +12,10 @@
 #include "store/history/trust.h"
 #include "store/query/group_view.h"
 #include "store/query/query.h"
+#include "store/query/series_view.h"
 
 namespace kistore::cli {
 namespace {
-
-// What makes runs points of one series: the Implementation's project and
-// name (revision varies along it). An Implementation the store does not
-// carry is known by the name implementation_name gives, with no project.
-struct Identity {
-  std::string project, name, revision;
-  std::string label() const { return project.empty() ? name : project + "/" + name; }
-};
-
-Identity identity_of(const Snapshot& snap, const GroupRow& row) {
-  Identity id{"", row.implementation, ""};
-  auto digest = run_reference(row.run, "implementation");
-  if (!digest || !snap.has_object(*digest)) return id;
-  try {
-    Document impl = snap.document(*digest, false);
-    auto text = [&](const char* member) -> std::string {
-      const Json* v = impl.spec().find(member);
-      return v && v->is_string() ? v->as_string() : std::string();
-    };
-    if (!text("name").empty()) id.name = text("name");
-    id.project = text("project");
-    id.revision = text("revision");
-  } catch (const Error&) {
-    // An object that does not read is verify's to report; the name stays.
-  }
-  return id;
-}
-
-struct Point {
-  const GroupRow* row = nullptr;
-  Identity id;
-  std::string observed;
-  double seconds = 0;
-  double value = 0;  // on the group's scale
-};
-
-std::string scale_unit(const RankScale& s) {
-  return s.kind == RankScale::Kind::kTime ? "ns" : s.kind == RankScale::Kind::kMemory ? "B" : s.unit;
-}
 
 std::string fixed3(double v) {
   char buf[64];
@@ -100,65 +61,13 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
     AuditOnDemand audit(store, load_trust(store));
-    GroupView view = group_view(snap, audit, ref.key);
-    std::vector<GroupMember> members;
-    for (const GroupRow& row : view.rows) members.push_back(row.ranked.member);
-    const RankScale scale = group_scale(members);
-
-    std::vector<std::pair<const GroupRow*, Identity>> ids;
-    for (const GroupRow& row : view.rows) ids.push_back({&row, identity_of(snap, row)});
-    // Whose series: the run's, or the one --implementation names.
-    std::set<std::string> labels;
-    for (const auto& [row, id] : ids)
-      if (!o->implementation.empty() ? id.name == o->implementation : ref.run && row->ranked.member.run == *ref.run)
-        labels.insert(id.label());
-    if (labels.size() != 1) {
-      std::set<std::string> names;
-      for (const auto& [row, id] : ids) names.insert(id.name);
-      std::string list;
-      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + shown(n);
-      if (labels.empty())
-        throw InvalidInput(
-            (o->implementation.empty() ? "REF \"" + o->ref + "\" is a group: expected --implementation NAME, one of: "
-                                       : "--implementation: expected one of the group's implementations (" + list +
-                                             "), found \"" + shown(o->implementation) + "\"") +
-            (o->implementation.empty() ? list : ""));
-      std::string projects;
-      for (const std::string& l : labels) projects += (projects.empty() ? "" : ", ") + shown(l);
-      throw InvalidInput("--implementation \"" + shown(o->implementation) +
-                         "\": expected one series, found implementations of several projects: " + projects);
-    }
-    const std::string label = *labels.begin();
-
-    std::vector<Point> points;
-    Json left_out = Json::array();
-    std::string left_text;
-    for (const auto& [row, id] : ids) {
-      if (id.label() != label) continue;
-      const Json* at = row->run.spec().find("observedAt");
-      std::optional<double> seconds = at && at->is_string() ? rfc3339_seconds(at->as_string()) : std::nullopt;
-      const auto& p = row->ranked.member.primary;
-      std::optional<double> value;
-      if (p) value = to_scale(p->value, p->unit, scale);
-      std::string why = !seconds                                       ? "no observedAt"
-                        : !value || !std::isfinite(*value) || *value <= 0 ? "no positive value on the group's scale"
-                                                                            : "";
-      if (!why.empty()) {
-        Json j = Json::object();
-        j.set("run", row->ranked.member.run.str());
-        j.set("reason", why);
-        left_out.push_back(std::move(j));
-        left_text += "left out " + row->ranked.member.run.hex().substr(0, 12) + ": " + why + "\n";
-        continue;
-      }
-      points.push_back({row, id, at->as_string(), *seconds, *value});
-    }
-    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-      if (a.seconds != b.seconds) return a.seconds < b.seconds;
-      return a.row->ranked.member.run < b.row->ranked.member.run;
-    });
+    const SeriesView view = series_view(snap, audit, ref, o->implementation);
+    const std::vector<SeriesPoint>& points = view.points;
+    const RankScale& scale = view.scale;
+    auto row_of = [&](const SeriesPoint& p) -> const GroupRow& { return view.group.rows[p.row]; };
+    const std::string label = view.label;
     std::vector<double> values;
-    for (const Point& p : points) values.push_back(p.value);
+    for (const SeriesPoint& p : points) values.push_back(p.value);
     std::vector<SeriesStep> steps = series_steps(values, o->threshold);
 
     VerdictOptions options{o->threshold, o->alpha};
@@ -177,26 +86,26 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         after.samples.assign(values.begin() + static_cast<std::ptrdiff_t>(at), values.begin() + static_cast<std::ptrdiff_t>(to));
         verdicts.push_back(decide(before, after, options));
       } else {
-        verdicts.push_back(decide(run_statistics(points[at - 1].row->run.spec(), scale),
-                                  run_statistics(points[at].row->run.spec(), scale), options));
+        verdicts.push_back(decide(run_statistics(row_of(points[at - 1]).run.spec(), scale),
+                                  run_statistics(row_of(points[at]).run.spec(), scale), options));
       }
     }
 
-    const std::string unit = scale_unit(scale);
+    const std::string unit = view.unit();
     if (g.json) {
       Json out = Json::object();
       out.set("group", ref.key.str());
       out.set("implementation", points.empty() ? Json(label) : Json(points.front().id.name));
       out.set("project", points.empty() || points.front().id.project.empty() ? Json() : Json(points.front().id.project));
       Json list = Json::array();
-      for (const Point& p : points) {
+      for (const SeriesPoint& p : points) {
         Json j = Json::object();
-        j.set("run", p.row->ranked.member.run.str());
+        j.set("run", row_of(p).ranked.member.run.str());
         j.set("value", p.value);
         j.set("unit", unit);
         j.set("revision", p.id.revision.empty() ? Json() : Json(p.id.revision));
         j.set("observedAt", p.observed);
-        j.set("level", std::string(level_name(p.row->standing.level)));
+        j.set("level", std::string(level_name(row_of(p).standing.level)));
         list.push_back(std::move(j));
       }
       out.set("points", std::move(list));
@@ -204,7 +113,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       for (std::size_t i = 0; i < steps.size(); ++i) {
         Json j = Json::object();
         j.set("index", static_cast<long long>(steps[i].index));
-        j.set("run", points[steps[i].index].row->ranked.member.run.str());
+        j.set("run", row_of(points[steps[i].index]).ranked.member.run.str());
         j.set("before", steps[i].before);
         j.set("after", steps[i].after);
         j.set("ratio", steps[i].after / steps[i].before);
@@ -214,6 +123,13 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         changes.push_back(std::move(j));
       }
       out.set("changePoints", std::move(changes));
+      Json left_out = Json::array();
+      for (const SeriesLeftOut& l : view.left_out) {
+        Json j = Json::object();
+        j.set("run", l.run.str());
+        j.set("reason", l.reason);
+        left_out.push_back(std::move(j));
+      }
       out.set("leftOut", std::move(left_out));
       print_json(out);
       return kOk;
@@ -225,7 +141,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     // A change point is shown under the last point before it.
     std::size_t next_step = 0;
     for (std::size_t i = 0; i < points.size(); ++i) {
-      const Point& p = points[i];
+      const SeriesPoint& p = points[i];
       std::vector<std::string> below;
       if (next_step < steps.size() && steps[next_step].index == i + 1) {
         const SeriesStep& s = steps[next_step];
@@ -235,13 +151,14 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
                         v.method + (v.p ? ", p = " + format_number(*v.p) : std::string()) + ")");
         ++next_step;
       }
-      const auto& primary = p.row->ranked.member.primary;
+      const auto& primary = row_of(p).ranked.member.primary;
       table.add({" " + std::to_string(i), p.observed, p.id.revision.empty() ? "-" : p.id.revision,
-                 human_value(p.value, unit), primary ? spread_text(p.row->run, primary->unit) : "",
-                 level_text(p.row->standing), p.row->ranked.member.run.hex().substr(0, 12)},
+                 human_value(p.value, unit), primary ? spread_text(row_of(p).run, primary->unit) : "",
+                 level_text(row_of(p).standing), row_of(p).ranked.member.run.hex().substr(0, 12)},
                 std::move(below));
     }
-    text += table.text(true) + left_text;
+    text += table.text(true);
+    for (const SeriesLeftOut& l : view.left_out) text += "left out " + l.run.hex().substr(0, 12) + ": " + l.reason + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};
