@@ -81,10 +81,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       const double n1 = static_cast<double>(at - from), n2 = static_cast<double>(to - at);
       const double log_pairs = std::lgamma(n1 + n2 + 1) - std::lgamma(n1 + 1) - std::lgamma(n2 + 1);
       if (std::log(2.0) - log_pairs < std::log(o->alpha)) {
-        RunStatistics before, after;
-        before.samples.assign(values.begin() + static_cast<std::ptrdiff_t>(from), values.begin() + static_cast<std::ptrdiff_t>(at));
-        after.samples.assign(values.begin() + static_cast<std::ptrdiff_t>(at), values.begin() + static_cast<std::ptrdiff_t>(to));
-        verdicts.push_back(decide(before, after, options));
+        auto begin = values.begin();
+        using D = std::ptrdiff_t;
+        verdicts.push_back(decide(sample_statistics({begin + static_cast<D>(from), begin + static_cast<D>(at)}),
+                                  sample_statistics({begin + static_cast<D>(at), begin + static_cast<D>(to)}), options));
       } else {
         verdicts.push_back(decide(run_statistics(row_of(points[at - 1]).run.spec(), scale),
                                   run_statistics(row_of(points[at]).run.spec(), scale), options));

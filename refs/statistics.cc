@@ -138,14 +138,6 @@ void read_samples(Reader& r, RunStatistics& out) {
 }
 
 void read_moments(Reader& r, RunStatistics& out) {
-  if (!out.samples.empty()) {
-    double n = static_cast<double>(out.samples.size()), sum = 0;
-    for (double v : out.samples) sum += v;
-    double mean = sum / n, ss = 0;
-    for (double v : out.samples) ss += (v - mean) * (v - mean);
-    out.moments = RunStatistics::Moments{mean, std::sqrt(ss / (n - 1)), n};
-    return;
-  }
   auto mean = r.scaled("mean");
   if (!mean) return;
   std::optional<double> sd;
@@ -165,13 +157,6 @@ void read_moments(Reader& r, RunStatistics& out) {
 }
 
 void read_quantiles(Reader& r, RunStatistics& out) {
-  if (!out.samples.empty()) {
-    std::vector<double> sorted = out.samples;
-    std::sort(sorted.begin(), sorted.end());
-    out.quantiles = RunStatistics::Quantiles{quantile_sorted(sorted, 0.5), quantile_sorted(sorted, 0.2),
-                                             quantile_sorted(sorted, 0.8), "p20", "p80"};
-    return;
-  }
   auto median = r.scaled("median");
   if (!median) return;
   for (auto [lo, hi] : {std::pair{"p20", "p80"}, std::pair{"p25", "p75"}}) {
@@ -260,6 +245,23 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
   return sorted[i] + (sorted[i + 1] - sorted[i]) * frac;
 }
 
+RunStatistics sample_statistics(std::vector<double> values) {
+  RunStatistics out;
+  if (values.size() < 2) return out;
+  double n = static_cast<double>(values.size()), sum = 0;
+  for (double v : values) sum += v;
+  double mean = sum / n, ss = 0;
+  for (double v : values) ss += (v - mean) * (v - mean);
+  out.moments = RunStatistics::Moments{mean, std::sqrt(ss / (n - 1)), n};
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  out.quantiles = RunStatistics::Quantiles{quantile_sorted(sorted, 0.5), quantile_sorted(sorted, 0.2),
+                                           quantile_sorted(sorted, 0.8), "p20", "p80"};
+  out.point = out.quantiles->median;
+  out.samples = std::move(values);
+  return out;
+}
+
 RunStatistics run_statistics(const Json& run_spec, const RankScale& scale) {
   RunStatistics out;
   Reader r(run_spec, scale, out);
@@ -268,6 +270,12 @@ RunStatistics run_statistics(const Json& run_spec, const RankScale& scale) {
     if (s && std::isfinite(*s) && *s > 0) out.point = *s;
   }
   read_samples(r, out);
+  if (!out.samples.empty()) {
+    RunStatistics from_samples = sample_statistics(std::move(out.samples));
+    from_samples.point = out.point;
+    from_samples.notes = std::move(out.notes);
+    return from_samples;
+  }
   read_moments(r, out);
   read_quantiles(r, out);
   return out;

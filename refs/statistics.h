@@ -62,6 +62,11 @@ struct RunStatistics {
 // Samples imply moments and quantiles (p20/p80, linear interpolation).
 RunStatistics run_statistics(const Json& run_spec, const RankScale& scale);
 
+// The statistics of raw values (at least 2, each positive and finite): the
+// samples, and the moments and quantiles they imply, as run_statistics gives
+// them for spec.timing.samplesNs. For a series' points, or a segment of it.
+RunStatistics sample_statistics(std::vector<double> values);
+
 struct VerdictOptions {
   double threshold = 0.05;  // a relative difference under this is "same"
   double alpha = 0.01;      // p below this is significant; intervals are 1 - alpha

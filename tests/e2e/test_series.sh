@@ -80,4 +80,26 @@ assert_exit 1 ks series deadbeefdeadbeef
 assert_exit 0 ks series --help
 assert_contains "$OUT" "PELT" "help says how"
 pass "group keys, --implementation, bad options"
+
+hf=$(ks --json rank "$run" | jq -r '.members[] | select(.implementation == "huggingface") | .run')
+assert_exit 0 ks --json compare --series "$run" "$hf"
+assert_eq "quantiles faster 7 1" "$(jv '[.method, .verdict, (.a.points | tostring), (.b.points | tostring)] | join(" ")')" \
+  "seven points as samples (their quantiles) against one run's p20-p80"
+assert_eq "Liger-Kernel/liger_tiled 1 6" "$(jv '[.a.implementation, (.a.levels["source-native"] | tostring), (.a.levels.reported | tostring)] | join(" ")')" \
+  "each side's evidence levels"
+assert_eq true "$(jv '.interval[0] <= .ratio and .ratio <= .interval[1]')" "interval around the ratio"
+assert_exit 0 ks --json compare --series "$run" "$run"
+assert_eq "mann-whitney ambiguous 1" "$(jv '[.method, .verdict, (.p | tostring)] | join(" ")')" \
+  "a series against itself: p = 1, and a 20 % step inside makes the interval too wide for same"
+assert_exit 0 ks compare --series "$run" "$hf"
+assert_contains "$OUT" "A Liger-Kernel/liger_tiled (series of 628643ba9218)" "text names the series"
+assert_contains "$OUT" "7 points, 2025-11-11 - 2025-11-17" "text: points and dates"
+assert_contains "$OUT" "levels  6 reported, 1 source-native" "text: levels"
+assert_contains "$OUT" "verdict  faster" "text: verdict"
+assert_exit 2 ks compare --series "$group" "$hf"
+assert_contains "$ERR" "RUN_A \"$group\": expected a run, found the group key" "a group key is not a run"
+fwd=$(ks export --format jsonl --benchmark tiled_geglu/backward/memory --gpu 4090 | head -1 | jq -r .run)
+assert_exit 2 ks compare --series "$run" "$fwd"
+assert_contains "$ERR" "--series: expected two runs of one comparison group" "other groups refused"
+pass "compare --series: two implementations of one group over time"
 summary

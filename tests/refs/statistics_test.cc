@@ -128,6 +128,16 @@ TEST_CASE("which fields carry what", "[statistics]") {
   CHECK(run_statistics(spec(R"({"measurements":[]})"), kTime).strongest_kind() == "none");
 }
 
+TEST_CASE("sample_statistics: what raw values imply", "[statistics]") {
+  RunStatistics s = sample_statistics({5, 1, 4, 2, 3});
+  CHECK(s.strongest_kind() == "samples");
+  CHECK(s.point.value() == 3);
+  CHECK(s.moments->count == 5);
+  CHECK(s.quantiles->high == Approx(4.2));
+  // Fewer than 2 values: nothing (a series of one point is judged by its run).
+  CHECK(sample_statistics({7}).strongest_kind() == "none");
+}
+
 TEST_CASE("verdicts by method", "[statistics]") {
   // Liger's tiled_geglu backward on a 4090: liger_tiled against huggingface.
   VerdictResult q = verdict_of(quantile_run(2606080, 2605331, 2607309), quantile_run(1550336, 1549312, 1551360));
