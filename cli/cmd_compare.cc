@@ -140,11 +140,12 @@ struct SeriesSide {
   RunStatistics stats;
 };
 
-SeriesSide series_side(const Snapshot& snap, AuditOnDemand& audit, const std::string& ref, const char* which) {
+SeriesSide series_side(const Store& store, const Snapshot& snap, AuditOnDemand& audit, const std::string& ref,
+                       const char* which) {
   GroupRef r = resolve_group_ref(snap, ref);
   if (!r.run)
     throw InvalidInput(std::string(which) + " \"" + ref + "\": expected a run, found the group key " + r.key.str());
-  SeriesView view = series_view(snap, audit, r, "");
+  SeriesView view = series_view(store, snap, audit, r, "");
   RunStatistics stats;
   if (view.points.size() >= 2) {
     std::vector<double> values;
@@ -257,7 +258,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Snapshot snap = store.snapshot();
     AuditOnDemand audit(store, load_trust(store));
     if (o->series) {
-      SeriesSide a = series_side(snap, audit, o->a, "RUN_A"), b = series_side(snap, audit, o->b, "RUN_B");
+      SeriesSide a = series_side(store, snap, audit, o->a, "RUN_A"), b = series_side(store, snap, audit, o->b, "RUN_B");
       if (!(a.view.group.key == b.view.group.key))
         throw InvalidInput("--series: expected two runs of one comparison group, found groups " +
                            a.view.group.key.str() + " and " + b.view.group.key.str());

@@ -28,7 +28,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "A series is the runs of one comparison group (the same workload, timed pass and GPU) whose\n"
       "implementations share project and name, whatever their revision, ordered by observedAt\n"
-      "(ties by run digest). Controlled reruns are evidence about a run, not points of a series.\n"
+      "(ties: the order of the commits that added them). Controlled reruns are evidence about a\n"
+      "run, not points of a series.\n"
       "REF is a run (its implementation's series) or a group key (then --implementation NAME says\n"
       "whose series); a full digest or a unique prefix of 8+ hex digits.\n"
       "\n"
@@ -61,7 +62,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
     AuditOnDemand audit(store, load_trust(store));
-    const SeriesView view = series_view(snap, audit, ref, o->implementation);
+    const SeriesView view = series_view(store, snap, audit, ref, o->implementation);
     const std::vector<SeriesPoint>& points = view.points;
     const RankScale& scale = view.scale;
     auto row_of = [&](const SeriesPoint& p) -> const GroupRow& { return view.group.rows[p.row]; };

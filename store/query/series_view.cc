@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "objects/error.h"
 #include "objects/shown_text.h"
 #include "refs/series.h"
+#include "store/query/run_story.h"
 
 namespace kistore {
 namespace {
@@ -42,7 +44,7 @@ std::string SeriesView::unit() const {
   return scale.kind == RankScale::Kind::kTime ? "ns" : scale.kind == RankScale::Kind::kMemory ? "B" : scale.unit;
 }
 
-SeriesView series_view(const Snapshot& snap, AuditOnDemand& audit, const GroupRef& ref,
+SeriesView series_view(const Store& store, const Snapshot& snap, AuditOnDemand& audit, const GroupRef& ref,
                        const std::string& implementation) {
   SeriesView view{group_view(snap, audit, ref.key), {}, {}, {}, {}};
   std::vector<GroupMember> members;
@@ -87,9 +89,27 @@ SeriesView series_view(const Snapshot& snap, AuditOnDemand& audit, const GroupRe
     }
   }
   const auto& rows = view.group.rows;
+  auto run_of = [&](const SeriesPoint& p) -> const Digest& { return rows[p.row].ranked.member.run; };
+  std::sort(view.points.begin(), view.points.end(), [&](const SeriesPoint& a, const SeriesPoint& b) {
+    if (a.seconds != b.seconds) return a.seconds < b.seconds;
+    return run_of(a) < run_of(b);
+  });
+  bool ties = false;
+  for (std::size_t i = 1; i < view.points.size(); ++i) ties = ties || view.points[i].seconds == view.points[i - 1].seconds;
+  if (!ties) return view;
+  // Ties: the history, read once, says which commit added each run (its
+  // oldest event; entries are newest first).
+  RunStories stories = read_run_stories(store);
+  std::map<Digest, std::size_t> added;  // 0 = the oldest commit
+  for (const SeriesPoint& p : view.points) {
+    auto it = stories.by_run.find(run_of(p));
+    added[run_of(p)] = it == stories.by_run.end() || it->second.empty()
+                           ? stories.entries.size()
+                           : stories.entries.size() - 1 - it->second.back().entry;
+  }
   std::stable_sort(view.points.begin(), view.points.end(), [&](const SeriesPoint& a, const SeriesPoint& b) {
     if (a.seconds != b.seconds) return a.seconds < b.seconds;
-    return rows[a.row].ranked.member.run < rows[b.row].ranked.member.run;
+    return added.at(run_of(a)) < added.at(run_of(b));
   });
   return view;
 }

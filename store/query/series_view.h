@@ -1,6 +1,7 @@
 // A series (docs/statistics.md): the runs of one comparison group whose
 // implementations share project and name, whatever their revision, ordered by
-// observedAt (ties by run digest), each with its value on the group's scale.
+// observedAt (ties: the order of the commits that added them), each with its
+// value on the group's scale.
 //
 // The one gathering behind `kistore series` and `kistore compare --series`,
 // so that they cannot draw a series two ways. Controlled reruns are never
@@ -50,10 +51,13 @@ struct SeriesView {
 
 // The series in group `ref.key` of the implementation named `implementation`
 // (by its name), or, when that is empty, of the run `ref.run`'s
-// implementation. Error(kInvalidInput) when neither is given (naming the
-// group's implementations), when the name is not one of them, or when it
-// names implementations of several projects; errors of group_view pass through.
-SeriesView series_view(const Snapshot& snap, AuditOnDemand& audit, const GroupRef& ref,
+// implementation. Points observed at the same instant are ordered by the
+// commits that added them (read from `store`'s history, only when such ties
+// exist), then by digest (one commit that added both). Error(kInvalidInput)
+// when neither is given (naming the group's implementations), when the name
+// is not one of them, or when it names implementations of several projects;
+// errors of group_view and of reading the history pass through.
+SeriesView series_view(const Store& store, const Snapshot& snap, AuditOnDemand& audit, const GroupRef& ref,
                        const std::string& implementation);
 
 }  // namespace kistore

@@ -81,11 +81,31 @@ assert_exit 0 ks series --help
 assert_contains "$OUT" "PELT" "help says how"
 pass "group keys, --implementation, bad options"
 
+# Ties in observedAt: the order of the commits that added them, not of digests.
+"$PY" - "$W/bundle.json" "$W" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+s = b["run"]["spec"]
+del s["sourceNative"]
+s["observedAt"] = "2025-12-01T00:00:00Z"
+for i, ns in enumerate([2080001, 2080002]):
+    s["timing"]["latencyNs"]["median"] = ns
+    json.dump(b, open(f"{sys.argv[2]}/tie-{i}.json", "w"))
+PY
+t0=$(ks digest "$W/tie-0.json" | awk '$3 == "run" {print $1}') t1=$(ks digest "$W/tie-1.json" | awk '$3 == "run" {print $1}')
+if [[ $t0 < $t1 ]]; then first=tie-1 second=tie-0; else first=tie-0 second=tie-1; fi   # digest order reversed
+assert_exit 0 ks add "$W/$first.json"
+assert_exit 0 ks add "$W/$second.json"
+assert_exit 0 ks --json series "$run"
+want="$(ks digest "$W/$first.json" | awk '$3 == "run" {print $1}') $(ks digest "$W/$second.json" | awk '$3 == "run" {print $1}')"
+assert_eq "$want" "$(jv '[.points[] | select(.observedAt == "2025-12-01T00:00:00Z") | .run] | join(" ")')" "ties in commit order"
+pass "points observed at one instant follow the commits that added them"
+
 hf=$(ks --json rank "$run" | jq -r '.members[] | select(.implementation == "huggingface") | .run')
 assert_exit 0 ks --json compare --series "$run" "$hf"
-assert_eq "quantiles faster 7 1" "$(jv '[.method, .verdict, (.a.points | tostring), (.b.points | tostring)] | join(" ")')" \
+assert_eq "quantiles faster 9 1" "$(jv '[.method, .verdict, (.a.points | tostring), (.b.points | tostring)] | join(" ")')" \
   "seven points as samples (their quantiles) against one run's p20-p80"
-assert_eq "Liger-Kernel/liger_tiled 1 6" "$(jv '[.a.implementation, (.a.levels["source-native"] | tostring), (.a.levels.reported | tostring)] | join(" ")')" \
+assert_eq "Liger-Kernel/liger_tiled 1 8" "$(jv '[.a.implementation, (.a.levels["source-native"] | tostring), (.a.levels.reported | tostring)] | join(" ")')" \
   "each side's evidence levels"
 assert_eq true "$(jv '.interval[0] <= .ratio and .ratio <= .interval[1]')" "interval around the ratio"
 assert_exit 0 ks --json compare --series "$run" "$run"
@@ -93,8 +113,8 @@ assert_eq "mann-whitney ambiguous 1" "$(jv '[.method, .verdict, (.p | tostring)]
   "a series against itself: p = 1, and a 20 % step inside makes the interval too wide for same"
 assert_exit 0 ks compare --series "$run" "$hf"
 assert_contains "$OUT" "A Liger-Kernel/liger_tiled (series of 628643ba9218)" "text names the series"
-assert_contains "$OUT" "7 points, 2025-11-11 - 2025-11-17" "text: points and dates"
-assert_contains "$OUT" "levels  6 reported, 1 source-native" "text: levels"
+assert_contains "$OUT" "9 points, 2025-11-11 - 2025-12-01" "text: points and dates"
+assert_contains "$OUT" "levels  8 reported, 1 source-native" "text: levels"
 assert_contains "$OUT" "verdict  faster" "text: verdict"
 assert_exit 2 ks compare --series "$group" "$hf"
 assert_contains "$ERR" "RUN_A \"$group\": expected a run, found the group key" "a group key is not a run"
