@@ -18,7 +18,7 @@ std::optional<Spread> primary_spread(const Json& run_spec, const std::string& un
   return Spread{*p20, *p80};
 }
 
-RunComparison compare_runs(const Json& a_spec, const Json& b_spec) {
+RunComparison compare_runs(const Json& a_spec, const Json& b_spec, const VerdictOptions& options) {
   RunComparison out;
   for (const char* role : {"workload", "protocol", "environment"}) {
     const std::string member = std::string(role) + "Digest";
@@ -34,6 +34,14 @@ RunComparison compare_runs(const Json& a_spec, const Json& b_spec) {
   const Digest none = Digest::of("");
   RankScale scale = group_scale({GroupMember{none, out.primary_a, Level::kReported},
                                  GroupMember{none, out.primary_b, Level::kReported}});
+  out.statistics_a = run_statistics(a_spec, scale);
+  out.statistics_b = run_statistics(b_spec, scale);
+  if (out.same_group) {
+    out.verdict = decide(out.statistics_a, out.statistics_b, options);
+  } else {
+    out.verdict.method = "none";
+    out.verdict.reason = "the runs are in different comparison groups: no test says anything about them";
+  }
   auto why_a = unrankable_reason(out.primary_a, scale), why_b = unrankable_reason(out.primary_b, scale);
   if (why_a || why_b) {
     out.no_ratio = why_a ? "first run: " + *why_a : "second run: " + *why_b;
@@ -42,6 +50,7 @@ RunComparison compare_runs(const Json& a_spec, const Json& b_spec) {
   double a = *to_scale(out.primary_a->value, out.primary_a->unit, scale);
   double b = *to_scale(out.primary_b->value, out.primary_b->unit, scale);
   out.ratio = b / a;
+  if (!out.verdict.ratio) out.verdict.ratio = out.ratio;
   if (out.spread_a && out.spread_b) {
     auto conv = [&](double v, const std::string& unit) { return to_scale(v, unit, scale); };
     auto al = conv(out.spread_a->low, out.primary_a->unit), ah = conv(out.spread_a->high, out.primary_a->unit);

@@ -17,6 +17,7 @@
 
 #include "objects/json.h"
 #include "refs/index.h"
+#include "refs/statistics.h"
 
 namespace kistore {
 
@@ -43,9 +44,14 @@ struct RunComparison {
   // Whether [p20, p80] of a and of b (on the common scale) overlap; nullopt
   // when either has no spread or there is no common scale.
   std::optional<bool> spreads_overlap;
+  // Each run's statistics on the common scale, and the verdict on b against
+  // a (refs/statistics.h). Runs of different groups are never compared:
+  // their verdict is "ambiguous", method "none", with the reason.
+  RunStatistics statistics_a, statistics_b;
+  VerdictResult verdict;
 };
 
 // Compares run a with run b (their specs). Never throws.
-RunComparison compare_runs(const Json& a_spec, const Json& b_spec);
+RunComparison compare_runs(const Json& a_spec, const Json& b_spec, const VerdictOptions& options = {});
 
 }  // namespace kistore

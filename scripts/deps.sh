@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, the Debian 12 packages that are not already installed:
 #   deps.sh demo   what building and running kistore needs (demo.sh): the
-#                  compiler, CMake and Ninja, the libraries, Catch2 (the build
+#                  compiler, CMake and Ninja, the libraries (Boost for its
+#                  header-only Boost.Math), Catch2 (the build
 #                  configures the unit tests too), git, ssh-keygen (the demo
 #                  signs a rerun) and python3 (the demo writes one)
 #   deps.sh test   that, and what the tests need (test.sh): the servers they
@@ -43,7 +44,7 @@ libgit2_too_old() {
 
 KISTORE_DEMO_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
-  libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2
+  libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2 libboost-dev
   openssh-client python3
 )
 # Everything the tests need: the demo's packages and theirs.

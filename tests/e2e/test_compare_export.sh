@@ -43,6 +43,7 @@ want=$(jq -r --arg a "sha256:$run" --arg b "$hf" \
 assert_eq "$want" "$(jv '.ratio * 1000 | round')" "ratio of rank's values"
 assert_eq false "$(jv .spreadsOverlap)" "2.605-2.607 ms and 1.549-1.552 ms do not overlap"
 assert_eq "source-native source-native 4 2" "$(jv '[.a.level, .b.level, .a.rank, .b.rank] | join(" ")')" "levels and ranks"
+assert_eq "faster quantiles" "$(jv '[.verdict, .method] | join(" ")')" "verdict from the quantiles (test_compare_verdict has the rest)"
 assert_exit 0 ks compare "$run" "$hf"
 assert_contains "$OUT" "same comparison group" "text: same group"
 assert_contains "$OUT" "ratio B/A 0.59" "text: ratio"
@@ -53,6 +54,7 @@ fwd=$(ks export --format jsonl --benchmark tiled_geglu/backward/memory --gpu 409
 assert_exit 0 ks --json compare "$run" "$fwd"
 assert_eq false "$(jv .sameGroup)" "speed and memory of one pass are other groups"
 assert_contains "$(jv '.differs | join(",")')" "protocol" "the timed pass differs"
+assert_eq "ambiguous none" "$(jv '[.verdict, .method] | join(" ")')" "no verdict across groups"
 assert_exit 0 ks compare "$run" "$fwd"
 assert_contains "$OUT" "the runs are not comparable" "text says so"
 protocol=$(jq -r .run.spec.protocolDigest "$W/bundle.json")

@@ -1,0 +1,169 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "cli/common.h"
+#include "cli/output/describe.h"
+#include "cli/output/terminal.h"
+#include "cli/table.h"
+#include "refs/rank.h"
+#include "refs/series.h"
+#include "refs/statistics.h"
+#include "store/history/trust.h"
+#include "store/query/group_view.h"
+#include "store/query/query.h"
+#include "store/query/series_view.h"
+
+namespace kistore::cli {
+namespace {
+
+std::string fixed3(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+bool registered = register_command([](CommandSpec& root, Globals& g) {
+  auto* app = root.add_subcommand("series", "List one implementation's runs over time, with change points");
+  app->footer(
+      "A series is the runs of one comparison group (the same workload, timed pass and GPU) whose\n"
+      "implementations share project and name, whatever their revision, ordered by observedAt\n"
+      "(ties: the order of the commits that added them). Controlled reruns are evidence about a\n"
+      "run, not points of a series.\n"
+      "REF is a run (its implementation's series) or a group key (then --implementation NAME says\n"
+      "whose series); a full digest or a unique prefix of 8+ hex digits.\n"
+      "\n"
+      "Each point shows its primary value with its p20 - p80 spread, revision, evidence level and\n"
+      "run. Change points are where the level of the values steps by at least --threshold (default\n"
+      "0.05, i.e. 5 %): PELT on the logarithms of the values (docs/statistics.md says how), each\n"
+      "with the medians before and after, their ratio, and a verdict: a rank test between the two\n"
+      "segments when they hold enough points to reach --alpha (5 and 5 do at 0.01), else\n"
+      "`compare`'s verdict between the two runs either side of the step, from their own figures.\n"
+      "Runs without observedAt or without a usable value are listed as left out.\n"
+      "\n"
+      "Example: kistore series 628643ba --json");
+  struct Opts {
+    std::string ref, implementation;
+    double threshold = 0.05, alpha = 0.01;
+  };
+  auto o = std::make_shared<Opts>();
+  app->add_option("REF", o->ref, "A run or a group key (digest or 8+ hex prefix)")->required();
+  app->add_option("--implementation", o->implementation, "Whose series, by implementation name (with a group key)")
+      ->type_name("NAME");
+  app->add_option("--threshold", o->threshold, "Smallest relative step that is a change point, in (0, 1); default 0.05");
+  app->add_option("--alpha", o->alpha, "Significance level of the verdicts, in (0, 0.5); default 0.01");
+  return Command{app, [&g, o]() -> int {
+    if (!(o->threshold > 0 && o->threshold < 1))
+      throw InvalidInput("--threshold: expected a number greater than 0 and less than 1, found " +
+                         format_number(o->threshold));
+    if (!(o->alpha > 0 && o->alpha < 0.5))
+      throw InvalidInput("--alpha: expected a number greater than 0 and less than 0.5, found " + format_number(o->alpha));
+    Store store = open_store_for_reading(g);
+    Snapshot snap = store.snapshot();
+    GroupRef ref = resolve_group_ref(snap, o->ref);
+    AuditOnDemand audit(store, load_trust(store));
+    const SeriesView view = series_view(store, snap, audit, ref, o->implementation);
+    const std::vector<SeriesPoint>& points = view.points;
+    const RankScale& scale = view.scale;
+    auto row_of = [&](const SeriesPoint& p) -> const GroupRow& { return view.group.rows[p.row]; };
+    const std::string label = view.label;
+    std::vector<double> values;
+    for (const SeriesPoint& p : points) values.push_back(p.value);
+    std::vector<SeriesStep> steps = series_steps(values, o->threshold);
+
+    VerdictOptions options{o->threshold, o->alpha};
+    std::vector<VerdictResult> verdicts;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      std::size_t from = i ? steps[i - 1].index : 0, to = i + 1 < steps.size() ? steps[i + 1].index : points.size();
+      std::size_t at = steps[i].index;
+      // The segments' rank test, where it can reach alpha at all: with n1 and
+      // n2 points its smallest two-sided p is 2 / C(n1 + n2, n1) (0.1 for 3
+      // against 3). Else the runs either side of the step, by their own figures.
+      const double n1 = static_cast<double>(at - from), n2 = static_cast<double>(to - at);
+      const double log_pairs = std::lgamma(n1 + n2 + 1) - std::lgamma(n1 + 1) - std::lgamma(n2 + 1);
+      if (std::log(2.0) - log_pairs < std::log(o->alpha)) {
+        auto begin = values.begin();
+        using D = std::ptrdiff_t;
+        verdicts.push_back(decide(sample_statistics({begin + static_cast<D>(from), begin + static_cast<D>(at)}),
+                                  sample_statistics({begin + static_cast<D>(at), begin + static_cast<D>(to)}), options));
+      } else {
+        verdicts.push_back(decide(run_statistics(row_of(points[at - 1]).run.spec(), scale),
+                                  run_statistics(row_of(points[at]).run.spec(), scale), options));
+      }
+    }
+
+    const std::string unit = view.unit();
+    if (g.json) {
+      Json out = Json::object();
+      out.set("group", ref.key.str());
+      out.set("implementation", points.empty() ? Json(label) : Json(points.front().id.name));
+      out.set("project", points.empty() || points.front().id.project.empty() ? Json() : Json(points.front().id.project));
+      Json list = Json::array();
+      for (const SeriesPoint& p : points) {
+        Json j = Json::object();
+        j.set("run", row_of(p).ranked.member.run.str());
+        j.set("value", p.value);
+        j.set("unit", unit);
+        j.set("revision", p.id.revision.empty() ? Json() : Json(p.id.revision));
+        j.set("observedAt", p.observed);
+        j.set("level", std::string(level_name(row_of(p).standing.level)));
+        list.push_back(std::move(j));
+      }
+      out.set("points", std::move(list));
+      Json changes = Json::array();
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        Json j = Json::object();
+        j.set("index", static_cast<long long>(steps[i].index));
+        j.set("run", row_of(points[steps[i].index]).ranked.member.run.str());
+        j.set("before", steps[i].before);
+        j.set("after", steps[i].after);
+        j.set("ratio", steps[i].after / steps[i].before);
+        j.set("verdict", std::string(verdict_name(verdicts[i].verdict)));
+        j.set("method", verdicts[i].method);
+        j.set("p", verdicts[i].p ? Json(*verdicts[i].p) : Json());
+        changes.push_back(std::move(j));
+      }
+      out.set("changePoints", std::move(changes));
+      Json left_out = Json::array();
+      for (const SeriesLeftOut& l : view.left_out) {
+        Json j = Json::object();
+        j.set("run", l.run.str());
+        j.set("reason", l.reason);
+        left_out.push_back(std::move(j));
+      }
+      out.set("leftOut", std::move(left_out));
+      print_json(out);
+      return kOk;
+    }
+    std::string text = "series " + shown(label) + " in group " + ref.key.hex().substr(0, 12) + ": " +
+                       std::to_string(points.size()) + " point" + (points.size() == 1 ? "" : "s") + ", " +
+                       std::to_string(steps.size()) + " change point" + (steps.size() == 1 ? "" : "s") + "\n";
+    Table table({" #", "observed", "revision", "value", "p20 - p80", "level", "run"});
+    // A change point is shown under the last point before it.
+    std::size_t next_step = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const SeriesPoint& p = points[i];
+      std::vector<std::string> below;
+      if (next_step < steps.size() && steps[next_step].index == i + 1) {
+        const SeriesStep& s = steps[next_step];
+        const VerdictResult& v = verdicts[next_step];
+        below.push_back("  change point: " + human_value(s.before, unit) + " -> " + human_value(s.after, unit) +
+                        ", ratio " + fixed3(s.after / s.before) + ", " + std::string(verdict_name(v.verdict)) + " (" +
+                        v.method + (v.p ? ", p = " + format_number(*v.p) : std::string()) + ")");
+        ++next_step;
+      }
+      const auto& primary = row_of(p).ranked.member.primary;
+      table.add({" " + std::to_string(i), p.observed, p.id.revision.empty() ? "-" : p.id.revision,
+                 human_value(p.value, unit), primary ? spread_text(row_of(p).run, primary->unit) : "",
+                 level_text(row_of(p).standing), row_of(p).ranked.member.run.hex().substr(0, 12)},
+                std::move(below));
+    }
+    text += table.text(true);
+    for (const SeriesLeftOut& l : view.left_out) text += "left out " + l.run.hex().substr(0, 12) + ": " + l.reason + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
+  }};
+});
+
+}  // namespace
+}  // namespace kistore::cli
