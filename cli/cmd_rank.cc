@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <map>
 
 #include "cli/common.h"
 #include "cli/output/describe.h"
@@ -27,6 +28,41 @@ std::string group_header(const GroupRef& ref, const std::optional<GroupLabel>& l
   return header + "\n";
 }
 
+// Which runs' outputs their harness checked for correctness, and by what
+// (spec.correctness {checked, by, passed}), as lines under the table: one
+// per way of checking, then the runs that do not say. Nothing when no run
+// of the group says (the lines would only repeat "not said").
+std::string correctness_text(const GroupView& view) {
+  struct Way {
+    bool checked;
+    std::size_t runs = 0, passed = 0;
+  };
+  std::map<std::string, Way> ways;  // by "by"
+  std::size_t silent = 0;
+  for (const GroupRow& row : view.rows) {
+    const Json* c = row.run.spec().find("correctness");
+    const Json* by = c ? c->find("by") : nullptr;
+    if (!by || !by->is_string()) {
+      ++silent;
+      continue;
+    }
+    const Json* checked = c->find("checked");
+    const Json* passed = c->find("passed");
+    Way& way = ways.try_emplace(by->as_string(), Way{checked && checked->is_bool() && checked->as_bool()}).first->second;
+    ++way.runs;
+    if (passed && passed->is_bool() && passed->as_bool()) ++way.passed;
+  }
+  if (ways.empty()) return "";
+  auto runs = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); };
+  std::string out = "correctness of the outputs, as each harness recorded it:\n";
+  for (const auto& [by, way] : ways)
+    out += "  " + (way.checked ? "checked, " + runs(way.runs) + " (" + std::to_string(way.passed) + " passed)"
+                               : "not checked, " + runs(way.runs)) +
+           ": " + shown(by) + "\n";
+  if (silent) out += "  not said, " + runs(silent) + "\n";
+  return out;
+}
+
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("rank", "Rank the comparison group of a run");
   app->footer(
@@ -38,8 +74,11 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "share a rank and the next rank skips (1, 2, 2, 4). Values compare across units of one\n"
       "scale: time (ns, us, ms, s) or memory (B, KB, MB, GB, KiB, MiB, GiB). A run whose unit does\n"
       "not convert to the group's, whose value is not positive, or that has no median is listed\n"
-      "last as unrankable, with the reason. Each line shows the implementation, the median with\n"
-      "its p20 - p80 spread, the evidence level and the date observed.\n"
+      "last as unrankable, with the reason; so is a run its harness did not pass (its status is\n"
+      "incorrect, compile_error, ...), however fast. Each line shows the implementation, the median\n"
+      "with its p20 - p80 spread, the evidence level and the date observed. Under the table, when\n"
+      "the runs say so (imported from KernelBench, FlashInfer-Bench, tritonbench, nvbench): which\n"
+      "runs' outputs their harness checked for correctness, how many passed, and by what.\n"
       "--min-level keeps runs at or above a level: disputed < reported < source-native < reproduced.\n"
       "The level is the one the signed history gives under this store's trust list, as `kistore\n"
       "verify` computes it; a stored level entry that the trust list no longer justifies (a rerun\n"
@@ -107,7 +146,8 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
                  r.rank ? "" : "unrankable: " + r.unrankable},
                 std::move(below));
     }
-    std::string text = format == ListFormat::kTsv ? table.tsv() : group_header(ref, label, view) + table.text(true);
+    std::string text = format == ListFormat::kTsv ? table.tsv()
+                                                  : group_header(ref, label, view) + table.text(true) + correctness_text(view);
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

@@ -21,6 +21,13 @@ Json group_row_json(const GroupRow& row) {
   set_level_json(m, row.standing);
   m.set("observedAt", observed_date(row.run));
   if (!r.rank) m.set("reason", r.unrankable);
+  // What its harness said of it: spec.status, and whether and by what its
+  // output was checked for correctness (spec.correctness; null when the
+  // document does not say).
+  const Json* status = row.run.spec().find("status");
+  m.set("status", status && status->is_string() ? Json(status->as_string()) : Json());
+  const Json* correctness = row.run.spec().find("correctness");
+  m.set("correctness", correctness && correctness->is_object() ? *correctness : Json());
   m.set("reruns", reruns_json(row.reruns));
   return m;
 }

@@ -143,7 +143,16 @@ assert_eq 1 "$(jv -r '[.members[] | select(.rank==null)] | length')" "the only u
 assert_eq "2" "$(jv -r '[.members[] | select(.implementation=="torch_add") | .rank] | unique | .[0]')" \
     "the correct torch_add runs keep their place behind the unchecked triton_add (4.800 us), ahead of the wrong one"
 assert_contains "$(jv -r '.members[] | select(.implementation=="triton_add" and .rank==null) | .reason')" 'status "incorrect"' "the reason names the status"
-pass "rank: a run its harness found incorrect is unrankable, never above a correct one"
+# rank says which runs were checked for correctness, and by what: --json per
+# member, the text under the table.
+assert_eq incorrect "$(jv -r --arg r "$wrong" '.members[] | select(.run==$r) | .status')" "--json: the member's status"
+assert_eq false "$(jv -r --arg r "$wrong" '.members[] | select(.run==$r) | .correctness.passed')" "--json: its correctness"
+assert_contains "$(jv -r --arg r "$wrong" '.members[] | select(.run==$r) | .correctness.by')" "accuracy" "--json: checked by what"
+assert_exit 0 ks rank "$wrong"
+assert_contains "$OUT" "correctness of the outputs, as each harness recorded it:" "text: the correctness lines"
+grep -Eq '^  checked, [0-9]+ runs? \(1 passed\): .*accuracy' <<<"$OUT" || fail "text: the checked runs, how many passed, by what: $OUT"
+grep -Eq '^  not checked, [0-9]+ runs?: ' <<<"$OUT" || fail "text: the runs the first file did not check: $OUT"
+pass "rank: a run its harness found incorrect is unrankable, never above a correct one; rank says what was checked, by what"
 
 # ============================ FlashInfer-Bench ================================
 DATA_FI=$KISTORE_SOURCE_DIR/tests/data/flashinfer-bench
