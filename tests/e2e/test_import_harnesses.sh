@@ -260,4 +260,30 @@ assert_eq 1 "$(jv '.rejected | length')" "one rejected"
 assert_contains "$(jv '.rejected[0].error')" "/2/0/compiled: expected true or false, found the number 3" "with its pointer and what was found"
 assert_eq passed "$(run_field kernelbench keep/level1/problem1/sample0 .spec.status)" "the good samples were added"
 pass "--keep-going adds the good records and names the bad one"
+
+# Every real output in ../shared/data imports into one store, which then verifies
+# clean; a second import of each adds nothing.
+shared=$KISTORE_SOURCE_DIR/../shared/data
+[[ -d $shared/nvbench ]] || fail "the shared data is not at $shared"
+ALL=$W/all-harnesses
+assert_exit 0 ks init "$ALL"
+zstd -dq "$shared/nvbench/test_cmp.json.zst" -o "$W/in/test_cmp.json" -f
+zstd -dq "$shared/nvbench/test_ref.json.zst" -o "$W/in/test_ref.json" -f
+import_all() {
+    assert_exit 0 ks --store "$ALL" --json import nvbench "$W/in/test_cmp.json" "$W/in/test_ref.json"
+    assert_exit 0 ks --store "$ALL" --json import tritonbench --environment "$DATA_TB/env-h200.json" \
+        "$shared/tritonbench/tb-softmax.json" "$shared/tritonbench/tb-vector_add.json"
+    assert_exit 0 ks --store "$ALL" --json import kernelbench "$shared/kernelbench/baseline_time_torch.H100_Modal.json"
+    assert_exit 0 ks --store "$ALL" --json import kernelbench --level 1 \
+        "$shared"/kernelbench/eval_results.*.json
+    assert_exit 0 ks --store "$ALL" --json import flashinfer-bench "$shared"/flashinfer-bench/current/traces.*.jsonl \
+        "$shared"/flashinfer-bench/legacy-2025-08/traces.*.jsonl
+}
+import_all
+head_before=$(git --git-dir="$ALL" rev-parse HEAD)
+assert_exit 0 ks --store "$ALL" verify
+assert_contains "$OUT" "0 problems, 0 warnings" "verify of every harness's real output"
+import_all
+assert_eq "$head_before" "$(git --git-dir="$ALL" rev-parse HEAD)" "a second import of every file commits nothing"
+pass "every real harness output in ../shared/data imports; verify is clean; importing again adds nothing"
 summary
