@@ -223,7 +223,8 @@ HarnessImport import_kernelbench(const Json& root_value, std::string_view source
       JsonAt lv = root.member(level_key);
       long long level = level_key.size() == 6 && level_key.rfind("level", 0) == 0 ? number_prefix(level_key.substr(5)) : -1;
       if (level < 1 || level > 9) lv.fail("a member \"level1\" to \"level9\" (a baseline file)", "a member " + quoted_excerpt(level_key));
-      for (const auto& [file, stats] : lv.object()) {
+      for (const auto& member : lv.object()) {
+        const std::string& file = member.first;  // a name of its own: a lambda cannot capture a structured binding (clang 14)
         JsonAt at = lv.member(file);
         record(at, [&] {
           long long problem = number_prefix(file);
