@@ -98,7 +98,7 @@ LocalPush push_local(git_repository* repo, Connection& conn, const std::string& 
   ProcessSpec spec = process_spec(process, {*git, "receive-pack", path});
   spec.cwd = work.path();
   spec.stdin_file = request;
-  spec.stdout_limit = 1u << 20;  // its refs, then a few lines of report
+  spec.stdout_limit = 64u << 20;  // its refs (a repository with many tags lists them all), then its report
   spec.stderr_tail = 64u << 10;  // its hooks' words
   const ProcessResult ran = run_process(spec);
   // Its stderr, line by line, as a network push's side band 2.
@@ -113,6 +113,10 @@ LocalPush push_local(git_repository* repo, Connection& conn, const std::string& 
     at = end + 1;
   }
   if (!ran.started) throw RemoteError("cannot push to " + conn.where() + ": " + ran.start_error + "; nothing was sent");
+  if (ran.stdout_truncated)
+    throw RemoteError("pushing to " + conn.where() + ": git receive-pack printed more than " +
+                      std::to_string(spec.stdout_limit >> 20) + " MiB before its report (its list of refs); the push "
+                      "may have landed: run kistore pull to see");
   std::vector<std::string> words = std::move(out.result.messages);
   try {
     out.result = git::read_push_answer(ran.out, branch);

@@ -118,3 +118,17 @@ git -C "$PS" config core.sharedRepository sometimes
 assert_exit_unchanged 2 "$PS" "a core.sharedRepository git refuses" ks --store "$PS" add "$W/run_0"
 assert_contains "$ERR" "core.sharedRepository: expected umask, group, all or an octal mode" "a bad setting: says what it expects"
 pass "core.sharedRepository=group: an add's folders g+ws, files g+r, the ref 664; unshared stores keep the umask; a bad value is exit 2"
+
+# A repository with many refs lists them all before its report (20,000 tags:
+# ~1.7 MB of advertisement, beyond the 1 MiB once kept): the push, here of a
+# store with another history (so a pull and a merge come first), still reads
+# the report and lands.
+T=$W/tagged.git
+git clone -q --bare "$SH" "$T"
+head=$(git -C "$T" rev-parse HEAD)
+for i in $(seq 1 20000); do printf 'create refs/tags/release-with-a-long-name-%05d %s\n' "$i" "$head"; done |
+    git -C "$T" update-ref --stdin
+git -C "$T" pack-refs --all
+assert_exit 0 ks --store "$SS" push "$T"
+assert_eq "$(head_of "$SS")" "$(head_of "$T")" "the push to a repository of 20,000 tags landed"
+pass "a receiving repository that lists 20,000 refs before its report"
