@@ -147,19 +147,41 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       if (next_step < steps.size() && steps[next_step].index == i + 1) {
         const SeriesStep& s = steps[next_step];
         const VerdictResult& v = verdicts[next_step];
-        below.push_back("  change point: " + human_value(s.before, unit) + " -> " + human_value(s.after, unit) +
-                        ", ratio " + fixed3(s.after / s.before) + ", " + std::string(verdict_name(v.verdict)) + " (" +
-                        v.method + (v.p ? ", p = " + format_number(*v.p) : std::string()) + ")");
+        // Appended piece by piece: GCC 12 -O3 misreads "literal" + std::string (-Wrestrict).
+        std::string line = "  change point: ";
+        line += human_value(s.before, unit);
+        line += " -> ";
+        line += human_value(s.after, unit);
+        line += ", ratio ";
+        line += fixed3(s.after / s.before);
+        line += ", ";
+        line += verdict_name(v.verdict);
+        line += " (";
+        line += v.method;
+        if (v.p) {
+          line += ", p = ";
+          line += format_number(*v.p);
+        }
+        line += ")";
+        below.push_back(std::move(line));
         ++next_step;
       }
       const auto& primary = row_of(p).ranked.member.primary;
-      table.add({" " + std::to_string(i), p.observed, p.id.revision.empty() ? "-" : p.id.revision,
+      std::string index = " ";
+      index += std::to_string(i);
+      table.add({std::move(index), p.observed, p.id.revision.empty() ? "-" : p.id.revision,
                  human_value(p.value, unit), primary ? spread_text(row_of(p).run, primary->unit) : "",
                  level_text(row_of(p).standing), row_of(p).ranked.member.run.hex().substr(0, 12)},
                 std::move(below));
     }
     text += table.text(true);
-    for (const SeriesLeftOut& l : view.left_out) text += "left out " + l.run.hex().substr(0, 12) + ": " + l.reason + "\n";
+    for (const SeriesLeftOut& l : view.left_out) {
+      text += "left out ";
+      text += l.run.hex().substr(0, 12);
+      text += ": ";
+      text += l.reason;
+      text += "\n";
+    }
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kOk;
   }};

@@ -48,9 +48,17 @@ void write_stderr(const std::string& text) {
   // they are removed, and none runs on after.
   s.mutex.lock();
   for (pid_t group : s.children) ::kill(-group, SIGTERM);
+  // Other threads run on while this one removes (a clone's fetch writing
+  // into the folder being removed): a folder that gained an entry meanwhile
+  // is not empty when its turn comes and stays. Removed again until it is
+  // gone, for at most ~200 ms; a writer whose folder is gone fails at once.
   for (const std::string& path : s.temporaries) {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+      if (!std::filesystem::exists(std::filesystem::symlink_status(path, ignored))) break;
+      ::usleep(2000);
+    }
   }
   std::string line = ::isatty(2) ? "\n" : "";
   line += s.written.empty() ? "error: interrupted; nothing was written\n"
