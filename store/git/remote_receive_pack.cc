@@ -350,6 +350,12 @@ void write_push_request(const std::string& ref, const git_oid* old, const git_oi
   pack.finish();
 }
 
+std::vector<std::string> server_lines(std::string_view text) {
+  ServerWords words;
+  words.feed(text);
+  return words.take();
+}
+
 ReceivePack::Result read_push_answer(std::string_view out, const std::string& ref) {
   PktReader advertisement("what git receive-pack printed");
   advertisement.feed(out);

@@ -110,6 +110,9 @@ class ReceivePack {
 // hooks' words), then the pack of the `count` objects `fill` writes.
 void write_push_request(const std::string& ref, const git_oid* old, const git_oid& next, std::uint32_t count,
                         const std::function<void(PackStream&)>& fill, const PackStream::Sink& sink);
+// A server's words (a receive-pack's stderr, or band 2) as lines, as
+// ReceivePack::Result's `messages` holds them.
+std::vector<std::string> server_lines(std::string_view text);
 // The report in what receive-pack printed (`out`: its ref advertisement,
 // then its report; `messages` stays empty). Error(kRemote) when `out` does
 // not follow the protocol or ends before the report.

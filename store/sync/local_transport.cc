@@ -101,17 +101,8 @@ LocalPush push_local(git_repository* repo, Connection& conn, const std::string& 
   spec.stdout_limit = 64u << 20;  // its refs (a repository with many tags lists them all), then its report
   spec.stderr_tail = 64u << 10;  // its hooks' words
   const ProcessResult ran = run_process(spec);
-  // Its stderr, line by line, as a network push's side band 2.
-  for (std::size_t at = 0; at < ran.err_tail.size();) {
-    std::size_t end = ran.err_tail.find('\n', at);
-    if (end == std::string::npos) end = ran.err_tail.size();
-    std::string line = ran.err_tail.substr(at, end - at);
-    if (auto cr = line.rfind('\r'); cr != std::string::npos) line.erase(0, cr + 1);
-    if (line.find_first_not_of(" \t") != std::string::npos &&
-        out.result.messages.size() < git::ReceivePack::kMaxMessages)
-      out.result.messages.push_back(line.substr(0, git::ReceivePack::kMaxMessageBytes));
-    at = end + 1;
-  }
+  // Its stderr read as a network push's side band 2 is.
+  out.result.messages = git::server_lines(ran.err_tail);
   if (!ran.started) throw RemoteError("cannot push to " + conn.where() + ": " + ran.start_error + "; nothing was sent");
   if (ran.stdout_truncated)
     throw RemoteError("pushing to " + conn.where() + ": git receive-pack printed more than " +
