@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "cli/output/describe.h"
 #include "cli/output/terminal.h"
+#include "cli/output/verdict_text.h"
 #include "refs/compare.h"
 #include "store/query/query.h"
 #include "store/query/series_view.h"
@@ -37,9 +38,6 @@ Side side_of(const Snapshot& snap, AuditOnDemand& audit, const std::string& ref)
     if (r.member.run == d) s.rank = r.rank;
   return s;
 }
-
-// A JSON number, or null where the figure is not finite (an unbounded interval).
-Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(); }
 
 Json side_json(const Side& s, const std::optional<Measurement>& p, const std::optional<Spread>& spread,
                const RunStatistics& stats) {
@@ -117,20 +115,6 @@ std::string verdict_text(const VerdictResult& v, const RunStatistics& stats_a, c
   return out;
 }
 
-Json verdict_json(const VerdictResult& v, const VerdictOptions& o) {
-  Json out = Json::object();
-  out.set("verdict", std::string(verdict_name(v.verdict)));
-  out.set("method", v.method);
-  out.set("ratio", v.ratio ? number_or_null(*v.ratio) : Json());
-  out.set("interval", v.interval ? Json(Json::Array{number_or_null(v.interval->first), number_or_null(v.interval->second)})
-                                 : Json());
-  out.set("p", v.p ? Json(*v.p) : Json());
-  out.set("reason", v.reason);
-  out.set("threshold", o.threshold);
-  out.set("alpha", o.alpha);
-  return out;
-}
-
 // One side of `compare --series`: the series of a run's implementation, and
 // the statistics it is judged by: its points' values as samples when it has
 // 2 or more, else the run's own figures.
@@ -205,13 +189,6 @@ std::string series_side_text(const char* name, const SeriesSide& s) {
   return out;
 }
 
-// A number from an option, in (low, high): else an error that names the option.
-void check_open_range(const char* option, double v, double low, double high) {
-  if (!(v > low && v < high))
-    throw InvalidInput(std::string(option) + ": expected a number greater than " + general(low) + " and less than " +
-                       general(high) + ", found " + general(v));
-}
-
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("compare", "Compare two runs side by side");
   app->footer(
@@ -251,9 +228,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_flag("--series", o->series,
                 "Compare the series of RUN_A's implementation with RUN_B's (one group; see kistore series)");
   return Command{app, [&g, o]() -> int {
-    check_open_range("--threshold", o->threshold, 0, 1);
-    check_open_range("--alpha", o->alpha, 0, 0.5);
-    VerdictOptions options{o->threshold, o->alpha};
+    const VerdictOptions options = verdict_options(o->threshold, o->alpha);
     Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     AuditOnDemand audit(store, load_trust(store));
@@ -280,24 +255,13 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     Side a = side_of(snap, audit, o->a), b = side_of(snap, audit, o->b);
     RunComparison c = compare_runs(a.run.spec(), b.run.spec(), options);
     if (g.json) {
-      Json out = Json::object();
-      const VerdictResult& v = c.verdict;
-      out.set("verdict", std::string(verdict_name(v.verdict)));
-      out.set("method", v.method);
-      out.set("interval", v.interval ? Json(Json::Array{number_or_null(v.interval->first),
-                                                         number_or_null(v.interval->second)})
-                                     : Json());
-      out.set("p", v.p ? Json(*v.p) : Json());
-      out.set("reason", v.reason);
-      out.set("threshold", o->threshold);
-      out.set("alpha", o->alpha);
+      Json out = verdict_json(c.verdict, options);
       out.set("a", side_json(a, c.primary_a, c.spread_a, c.statistics_a));
       out.set("b", side_json(b, c.primary_b, c.spread_b, c.statistics_b));
       out.set("sameGroup", c.same_group);
       Json differs = Json::array();
       for (const std::string& d : c.differs) differs.push_back(d);
       out.set("differs", std::move(differs));
-      out.set("ratio", v.ratio ? number_or_null(*v.ratio) : Json());
       if (!c.ratio) out.set("noRatio", c.no_ratio);
       out.set("spreadsOverlap", c.spreads_overlap ? Json(*c.spreads_overlap) : Json());
       print_json(out);

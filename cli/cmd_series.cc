@@ -5,6 +5,7 @@
 #include "cli/common.h"
 #include "cli/output/describe.h"
 #include "cli/output/terminal.h"
+#include "cli/output/verdict_text.h"
 #include "cli/table.h"
 #include "refs/rank.h"
 #include "refs/series.h"
@@ -16,12 +17,6 @@
 
 namespace kistore::cli {
 namespace {
-
-std::string fixed3(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("series", "List one implementation's runs over time, with change points");
@@ -53,11 +48,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("--threshold", o->threshold, "Smallest relative step that is a change point, in (0, 1); default 0.05");
   app->add_option("--alpha", o->alpha, "Significance level of the verdicts, in (0, 0.5); default 0.01");
   return Command{app, [&g, o]() -> int {
-    if (!(o->threshold > 0 && o->threshold < 1))
-      throw InvalidInput("--threshold: expected a number greater than 0 and less than 1, found " +
-                         format_number(o->threshold));
-    if (!(o->alpha > 0 && o->alpha < 0.5))
-      throw InvalidInput("--alpha: expected a number greater than 0 and less than 0.5, found " + format_number(o->alpha));
+    const VerdictOptions options = verdict_options(o->threshold, o->alpha);
     Store store = open_store_for_reading(g);
     Snapshot snap = store.snapshot();
     GroupRef ref = resolve_group_ref(snap, o->ref);
@@ -71,7 +62,6 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     for (const SeriesPoint& p : points) values.push_back(p.value);
     std::vector<SeriesStep> steps = series_steps(values, o->threshold);
 
-    VerdictOptions options{o->threshold, o->alpha};
     std::vector<VerdictResult> verdicts;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       std::size_t from = i ? steps[i - 1].index : 0, to = i + 1 < steps.size() ? steps[i + 1].index : points.size();
@@ -153,16 +143,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         line += " -> ";
         line += human_value(s.after, unit);
         line += ", ratio ";
-        line += fixed3(s.after / s.before);
+        line += ratio_text(s.after / s.before);
         line += ", ";
-        line += verdict_name(v.verdict);
-        line += " (";
-        line += v.method;
-        if (v.p) {
-          line += ", p = ";
-          line += format_number(*v.p);
-        }
-        line += ")";
+        line += verdict_brief(v);
         below.push_back(std::move(line));
         ++next_step;
       }
