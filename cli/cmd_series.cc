@@ -60,7 +60,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     const std::string label = view.label;
     std::vector<double> values;
     for (const SeriesPoint& p : points) values.push_back(p.value);
-    std::vector<SeriesStep> steps = series_steps(values, o->threshold);
+    std::vector<SeriesStep> steps = series_steps(values, options.threshold, options.alpha);
 
     std::vector<VerdictResult> verdicts;
     for (std::size_t i = 0; i < steps.size(); ++i) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <boost/math/distributions/students_t.hpp>
+
 namespace kistore {
 namespace {
 
@@ -67,7 +69,7 @@ double difference_noise(const std::vector<double>& y) {
   return median_of(d) / (0.6745 * std::sqrt(2.0));
 }
 
-std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold) {
+std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold, double alpha) {
   const std::size_t n = values.size();
   if (n < 2) return {};
   std::vector<double> logs;
@@ -88,17 +90,44 @@ std::vector<SeriesStep> series_steps(const std::vector<double>& values, double t
     }
     return out;
   };
-  // Merge away the smallest step under the threshold until none is left.
+  // How far a step stands out of the noise: Student's t of the two
+  // segments' mean logarithms, the noise pooled over every segment of `c`
+  // (never under the floor above), with n - segments degrees of freedom.
+  auto t_of = [&](const std::vector<std::size_t>& c, std::size_t i) {
+    double within = 0;
+    for (std::size_t k = 0; k <= c.size(); ++k)
+      within += segment_cost(logs, k ? c[k - 1] : 0, k < c.size() ? c[k] : n);
+    const double df = static_cast<double>(n) - 2 * static_cast<double>(c.size()) - 1;
+    const double pooled = std::max(df > 0 ? std::sqrt(within / df) : 0.0, std::log1p(threshold) / 4);
+    std::size_t from = i ? c[i - 1] : 0, to = i + 1 < c.size() ? c[i + 1] : n;
+    double a = 0, b = 0, n1 = static_cast<double>(c[i] - from), n2 = static_cast<double>(to - c[i]);
+    for (std::size_t k = from; k < c[i]; ++k) a += logs[k];
+    for (std::size_t k = c[i]; k < to; ++k) b += logs[k];
+    const double t = std::abs(b / n2 - a / n1) / (pooled * std::sqrt(1 / n1 + 1 / n2));
+    // Significant at alpha, Bonferroni over the n - 1 places a step can take.
+    const double needed = df < 1 ? std::numeric_limits<double>::infinity()
+                                 : boost::math::quantile(boost::math::complement(
+                                       boost::math::students_t(df), alpha / (2 * static_cast<double>(n - 1))));
+    return t / needed;  // at least 1: significant
+  };
+  // Merge away the smallest step under the threshold until none is left,
+  // then the least significant step until every one is significant.
   for (;;) {
     std::vector<SeriesStep> steps = steps_of(cuts);
-    std::size_t smallest = steps.size();
+    std::size_t weakest = steps.size();
     double size = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < steps.size(); ++i) {
       double s = std::abs(std::log(steps[i].after / steps[i].before));
-      if (s < std::log1p(threshold) && s < size) size = s, smallest = i;
+      if (s < std::log1p(threshold) && s < size) size = s, weakest = i;
     }
-    if (smallest == steps.size()) return steps;
-    cuts.erase(cuts.begin() + static_cast<std::ptrdiff_t>(smallest));
+    if (weakest == steps.size()) {
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        double z = t_of(cuts, i);
+        if (z < 1 && z < size) size = z, weakest = i;
+      }
+    }
+    if (weakest == steps.size()) return steps;
+    cuts.erase(cuts.begin() + static_cast<std::ptrdiff_t>(weakest));
   }
 }
 

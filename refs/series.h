@@ -7,7 +7,10 @@
 // change-in-mean cost on the logarithms of the values, so that a step is a
 // ratio; the penalty is 2 ln(n) sigma^2 (the Schwarz criterion), sigma the
 // noise estimated from the median absolute difference of successive points.
-// Steps under the threshold are not change points: they are merged away.
+// Steps under the threshold are not change points: they are merged away;
+// so are steps that do not stand out of that noise at alpha, Bonferroni
+// over the n - 1 places a step could take (a two-sided normal test of the
+// segments' mean logarithms), so that pure noise rarely shows a step.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -36,8 +39,8 @@ struct SeriesStep {
   double before = 0, after = 0;  // medians of the segments on either side
 };
 // The steps of `values` (positive, finite) at least `threshold` apart
-// (relative), found as the header says.
-std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold);
+// (relative) and significant at `alpha`, found as the header says.
+std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold, double alpha = 0.01);
 
 // Seconds since 1970-01-01T00:00:00Z of an RFC 3339 date-time
 // ("2025-11-11T06:22:57.000Z", "2025-11-11T08:22:57+02:00"): the order of a

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kistore {
@@ -63,6 +64,62 @@ TEST_CASE("Welch's t-test against scipy", "[statistics]") {
   REQUIRE(huge);
   CHECK(huge->p == 0.0);
   CHECK(huge->t == Approx(141421.3562373095).epsilon(1e-9));
+}
+
+// Published outputs, each from its source's own documentation, for inputs
+// written here as they appear there.
+
+TEST_CASE("Mann-Whitney U against R's wilcox.test example", "[statistics][known-answers]") {
+  // R, ?wilcox.test (package stats), "Two-sample test":
+  //   x <- c(0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46)
+  //   y <- c(1.15, 0.88, 0.90, 0.74, 1.21)
+  //   wilcox.test(x, y, alternative = "g")   # W = 35, p-value = 0.1272
+  // The exact distribution is symmetric: the two-sided p is twice that.
+  std::vector<double> x = {0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46};
+  std::vector<double> y = {1.15, 0.88, 0.90, 0.74, 1.21};
+  RankTest t = mann_whitney(x, y, 0.01);
+  CHECK(t.exact);
+  CHECK(t.u == 35.0);
+  CHECK(t.p == Approx(2 * 0.1272).margin(1e-4));
+}
+
+TEST_CASE("Mann-Whitney U against SciPy's mannwhitneyu example", "[statistics][known-answers]") {
+  // SciPy, scipy.stats.mannwhitneyu, Examples (ages of males and females):
+  //   males = [19, 22, 16, 29, 24]; females = [20, 11, 17, 12]
+  //   mannwhitneyu(males, females, method="exact")  # statistic=17.0, pvalue=0.1111111111111111
+  RankTest t = mann_whitney({19, 22, 16, 29, 24}, {20, 11, 17, 12}, 0.01);
+  CHECK(t.exact);
+  CHECK(t.u == 17.0);
+  CHECK(t.p == Approx(0.1111111111111111).epsilon(1e-12));
+}
+
+TEST_CASE("Welch's t-test against R's t.test on the sleep data", "[statistics][known-answers]") {
+  // R, ?t.test (package stats): t.test(extra ~ group, data = sleep), Welch
+  // Two Sample t-test: t = -1.8608, df = 17.776, p-value = 0.07939, 95 percent
+  // confidence interval -3.3654832 0.2054832 (of group 1 - group 2), means
+  // 0.75 and 2.33. Here a is group 1 and b group 2, so t and the interval
+  // (of b - a) change sign. The sleep data (R's datasets package, Cushny and
+  // Peebles 1905), extra hours of sleep:
+  std::vector<double> g1 = {0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0};
+  std::vector<double> g2 = {1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
+  auto mean_sd = [](const std::vector<double>& v) {
+    double m = 0, ss = 0;
+    for (double x : v) m += x;
+    m /= static_cast<double>(v.size());
+    for (double x : v) ss += (x - m) * (x - m);
+    return std::pair<double, double>{m, std::sqrt(ss / static_cast<double>(v.size() - 1))};
+  };
+  auto [m1, s1] = mean_sd(g1);
+  auto [m2, s2] = mean_sd(g2);
+  CHECK(m1 == Approx(0.75));
+  CHECK(m2 == Approx(2.33));
+  auto w = welch(m1, s1, 10, m2, s2, 10, 0.05);
+  REQUIRE(w);
+  CHECK(w->t == Approx(1.8608).margin(5e-5));
+  CHECK(w->df == Approx(17.776).margin(5e-4));
+  CHECK(w->p == Approx(0.07939).margin(5e-6));
+  CHECK(w->low == Approx(-0.2054832).margin(5e-8));
+  CHECK(w->high == Approx(3.3654832).margin(5e-8));
 }
 
 TEST_CASE("Welch's t-test is undefined, never a crash, on degenerate figures", "[statistics]") {
