@@ -446,4 +446,44 @@ VerdictResult decide(const RunStatistics& a, const RunStatistics& b, const Verdi
   return v;
 }
 
+VerdictResult decide_next(const std::vector<double>& history, double value, const VerdictOptions& o) {
+  VerdictResult v;
+  v.method = "prediction";
+  const double n = static_cast<double>(history.size());
+  double m = 0, ss = 0;
+  for (double x : history) m += std::log(x);
+  m /= n;
+  for (double x : history) ss += (std::log(x) - m) * (std::log(x) - m);
+  const double s = n > 1 ? std::sqrt(ss / (n - 1)) : 0;
+  const double y = std::log(value);
+  if (!(n >= 2) || !std::isfinite(m) || !std::isfinite(s) || !std::isfinite(y)) {
+    v.method = "none";
+    v.reason = "a prediction needs 2 or more earlier values and a positive value";
+    return v;
+  }
+  const double q = boost::math::quantile(boost::math::complement(boost::math::students_t(n - 1), o.alpha / 2));
+  const double se = s * std::sqrt(1 + 1 / n);
+  double p = 1;
+  if (se > 0) {
+    p = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(n - 1), std::abs(y - m) / se)));
+  } else {
+    p = y == m ? 1.0 : 0.0;
+  }
+  v.p = p;
+  v.ratio = std::exp(y - m);
+  v.interval = std::make_pair(std::exp(y - m - q * se), std::exp(y - m + q * se));
+  if (!finite_ratio(*v.ratio) || !finite_ratio(v.interval->first) || !finite_ratio(v.interval->second)) {
+    v.method = "none";
+    v.ratio.reset();
+    v.interval.reset();
+    v.p.reset();
+    v.reason = "the ratio to the history overflows";
+    return v;
+  }
+  apply_rule(v, p < o.alpha, o,
+             "p = " + p_text(p) + (p < o.alpha ? " < " : " >= ") + p_text(o.alpha) + " (prediction from " +
+                 std::to_string(history.size()) + " earlier values)");
+  return v;
+}
+
 }  // namespace kistore

@@ -85,6 +85,17 @@ struct VerdictResult {
 // The verdict on b against a ("faster": b takes less). Never throws.
 VerdictResult decide(const RunStatistics& a, const RunStatistics& b, const VerdictOptions& options);
 
+// The verdict on one new `value` against `history`, the values before it in
+// a series (at least 2, each positive and finite): method "prediction". On
+// the logarithms, the history's mean m and standard deviation s (n - 1) give
+// the 1 - alpha prediction interval of one more value, m +- q s sqrt(1 + 1/n),
+// q Student's t quantile with n - 1 degrees of freedom; p is the two-sided
+// p of t = (log value - m) / (s sqrt(1 + 1/n)). The ratio is value / exp(m)
+// (over the history's geometric mean); its interval the ratios to the
+// interval's ends. A history of identical figures (s = 0) gives an interval
+// of width 0. The decision rule is decide()'s. Never throws.
+VerdictResult decide_next(const std::vector<double>& history, double value, const VerdictOptions& options);
+
 // The tests below each method. Exposed for unit tests against reference values.
 
 struct RankTest {

@@ -158,6 +158,44 @@ bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& a
   return rc == 1;
 }
 
+NamedObject object_by_prefix(git_repository* repo, const std::string& hex) {
+  NamedObject out;
+  if (hex.size() < GIT_OID_MINPREFIXLEN || hex.size() > GIT_OID_HEXSZ ||
+      hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return out;
+  git_oid prefix;
+  if (git_oid_fromstrn(&prefix, hex.data(), hex.size()) < 0) {
+    git_error_clear();
+    return out;
+  }
+  git_object* object = nullptr;
+  int rc = git_object_lookup_prefix(&object, repo, &prefix, hex.size(), GIT_OBJECT_ANY);
+  if (rc == GIT_EAMBIGUOUS) out.found = NamedObject::Found::kSeveral;
+  if (rc == 0) {
+    out.found = NamedObject::Found::kOne;
+    out.id = *git_object_id(object);
+    out.type = git_object_type2string(git_object_type(object));
+    git_object_free(object);
+  }
+  git_error_clear();
+  return out;
+}
+
+bool valid_ref_name(const std::string& name) {
+  int valid = 0;
+  if (name.find('\0') != std::string::npos || git_reference_name_is_valid(&valid, name.c_str()) < 0) valid = 0;
+  git_error_clear();
+  return valid == 1;
+}
+
+std::optional<git_oid> first_parent(git_repository* repo, const git_oid& commit) {
+  git_commit* c = nullptr;
+  check(git_commit_lookup(&c, repo, &commit), "reading commit " + oid_str(commit));
+  Commit owned(c);
+  if (git_commit_parentcount(c) == 0) return std::nullopt;
+  return *git_commit_parent_id(c, 0);
+}
+
 void commit_signature(git_repository* repo, const git_oid& commit, std::string& signature, std::string& payload) {
   signature.clear();
   payload.clear();

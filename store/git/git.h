@@ -150,6 +150,22 @@ std::optional<git_oid> ref_target(git_repository* repo, const std::string& name)
 void set_ref(git_repository* repo, const std::string& name, const git_oid& id, const std::string& log);
 // Removes `name` if it exists; never fails.
 void delete_ref(git_repository* repo, const std::string& name);
+// What 4 to 40 hex digits name among the repository's objects (as git's
+// abbreviated ids): one object (its id and type: "commit", "tree", "blob",
+// "tag"), none, or several. Never fails: a `hex` that is not 4 to 40 hex
+// digits names none.
+struct NamedObject {
+  enum class Found { kOne, kNone, kSeveral } found = Found::kNone;
+  git_oid id{};
+  std::string type;
+};
+NamedObject object_by_prefix(git_repository* repo, const std::string& hex);
+// Whether `name` is a well-formed full reference name (git check-ref-format:
+// "refs/heads/main", "HEAD"). Never fails.
+bool valid_ref_name(const std::string& name);
+// The first parent of commit `commit`; nullopt for a root commit.
+// Error(kIO) when it cannot be read as a commit.
+std::optional<git_oid> first_parent(git_repository* repo, const git_oid& commit);
 // Whether `commit` is `ancestor` or descends from it (false when either is
 // missing).
 bool descends_from(git_repository* repo, const git_oid& commit, const git_oid& ancestor);

@@ -38,6 +38,41 @@ std::string quoted_list(const std::set<std::string>& items) {
   return list;
 }
 
+// The points of the series `label` among the group's rows (ids[i] is row
+// i's identity), in order of observedAt then digest; the runs that cannot be
+// points in `left_out`.
+void collect_points(const GroupView& group, const RankScale& scale, const std::vector<SeriesIdentity>& ids,
+                    const std::string& label, std::vector<SeriesPoint>& points, std::vector<SeriesLeftOut>& left_out) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i].label() != label) continue;
+    const GroupRow& row = group.rows[i];
+    const Json* at = row.run.spec().find("observedAt");
+    std::optional<double> seconds;
+    if (at && at->is_string()) seconds = rfc3339_seconds(at->as_string());
+    const auto& p = row.ranked.member.primary;
+    std::optional<double> value;
+    if (p) value = to_scale(p->value, p->unit, scale);
+    if (!seconds) {
+      left_out.push_back({row.ranked.member.run, "no observedAt"});
+    } else if (!value || !std::isfinite(*value) || *value <= 0) {
+      left_out.push_back({row.ranked.member.run, "no positive value on the group's scale"});
+    } else {
+      points.push_back({i, ids[i], at->as_string(), *seconds, *value});
+    }
+  }
+  auto run_of = [&](const SeriesPoint& p) -> const Digest& { return group.rows[p.row].ranked.member.run; };
+  std::sort(points.begin(), points.end(), [&](const SeriesPoint& a, const SeriesPoint& b) {
+    if (a.seconds != b.seconds) return a.seconds < b.seconds;
+    return run_of(a) < run_of(b);
+  });
+}
+
+RankScale scale_of(const GroupView& group) {
+  std::vector<GroupMember> members;
+  for (const GroupRow& row : group.rows) members.push_back(row.ranked.member);
+  return group_scale(members);
+}
+
 }  // namespace
 
 std::string SeriesView::unit() const {
@@ -47,9 +82,7 @@ std::string SeriesView::unit() const {
 SeriesView series_view(const Store& store, const Snapshot& snap, AuditOnDemand& audit, const GroupRef& ref,
                        const std::string& implementation) {
   SeriesView view{group_view(snap, audit, ref.key), {}, {}, {}, {}};
-  std::vector<GroupMember> members;
-  for (const GroupRow& row : view.group.rows) members.push_back(row.ranked.member);
-  view.scale = group_scale(members);
+  view.scale = scale_of(view.group);
 
   std::vector<SeriesIdentity> ids;
   for (const GroupRow& row : view.group.rows) ids.push_back(identity_of(snap, row));
@@ -71,29 +104,9 @@ SeriesView series_view(const Store& store, const Snapshot& snap, AuditOnDemand& 
                        "\": expected one series, found implementations of several projects: " + quoted_list(labels));
   view.label = *labels.begin();
 
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i].label() != view.label) continue;
-    const GroupRow& row = view.group.rows[i];
-    const Json* at = row.run.spec().find("observedAt");
-    std::optional<double> seconds;
-    if (at && at->is_string()) seconds = rfc3339_seconds(at->as_string());
-    const auto& p = row.ranked.member.primary;
-    std::optional<double> value;
-    if (p) value = to_scale(p->value, p->unit, view.scale);
-    if (!seconds) {
-      view.left_out.push_back({row.ranked.member.run, "no observedAt"});
-    } else if (!value || !std::isfinite(*value) || *value <= 0) {
-      view.left_out.push_back({row.ranked.member.run, "no positive value on the group's scale"});
-    } else {
-      view.points.push_back({i, ids[i], at->as_string(), *seconds, *value});
-    }
-  }
+  collect_points(view.group, view.scale, ids, view.label, view.points, view.left_out);
   const auto& rows = view.group.rows;
   auto run_of = [&](const SeriesPoint& p) -> const Digest& { return rows[p.row].ranked.member.run; };
-  std::sort(view.points.begin(), view.points.end(), [&](const SeriesPoint& a, const SeriesPoint& b) {
-    if (a.seconds != b.seconds) return a.seconds < b.seconds;
-    return run_of(a) < run_of(b);
-  });
   bool ties = false;
   for (std::size_t i = 1; i < view.points.size(); ++i) ties = ties || view.points[i].seconds == view.points[i - 1].seconds;
   if (!ties) return view;
@@ -112,6 +125,28 @@ SeriesView series_view(const Store& store, const Snapshot& snap, AuditOnDemand& 
     return added.at(run_of(a)) < added.at(run_of(b));
   });
   return view;
+}
+
+GroupSeries group_series(const Snapshot& snap, AuditOnDemand& audit, const Digest& key, const std::set<Digest>& later) {
+  GroupSeries out{group_view(snap, audit, key), {}, {}};
+  out.scale = scale_of(out.group);
+  std::vector<SeriesIdentity> ids;
+  std::set<std::string> labels;
+  for (const GroupRow& row : out.group.rows) {
+    ids.push_back(identity_of(snap, row));
+    labels.insert(ids.back().label());
+  }
+  auto run_of = [&](const SeriesPoint& p) -> const Digest& { return out.group.rows[p.row].ranked.member.run; };
+  for (const std::string& label : labels) {
+    GroupSeries::Line line{label, {}, {}};
+    collect_points(out.group, out.scale, ids, label, line.points, line.left_out);
+    std::stable_sort(line.points.begin(), line.points.end(), [&](const SeriesPoint& a, const SeriesPoint& b) {
+      if (a.seconds != b.seconds) return a.seconds < b.seconds;
+      return later.count(run_of(a)) < later.count(run_of(b));
+    });
+    out.series.push_back(std::move(line));
+  }
+  return out;
 }
 
 }  // namespace kistore

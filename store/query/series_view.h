@@ -10,6 +10,7 @@
 // Thread-safety: as Snapshot (one thread at a time per Snapshot).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,5 +60,22 @@ struct SeriesView {
 // errors of group_view and of reading the history pass through.
 SeriesView series_view(const Store& store, const Snapshot& snap, AuditOnDemand& audit, const GroupRef& ref,
                        const std::string& implementation);
+
+// Every series of the group `key` at once, over one group_view: what `kistore
+// check` reads for each group a new run joined. Points observed at the same
+// instant come in digest order, except that the runs of `later` (added after
+// the others: the runs being checked) follow the rest; the history is not
+// read. Errors of group_view pass through.
+struct GroupSeries {
+  GroupView group;
+  RankScale scale;
+  struct Line {
+    std::string label;  // SeriesIdentity::label()
+    std::vector<SeriesPoint> points;
+    std::vector<SeriesLeftOut> left_out;
+  };
+  std::vector<Line> series;  // by label
+};
+GroupSeries group_series(const Snapshot& snap, AuditOnDemand& audit, const Digest& key, const std::set<Digest>& later);
 
 }  // namespace kistore

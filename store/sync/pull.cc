@@ -7,6 +7,7 @@
 #include "store/sync/incoming.h"
 #include "store/git/incoming_walk.h"
 #include "store/git/sync_repo.h"
+#include "store/history/last_pull.h"
 #include "store/history/level_audit.h"
 #include "store/sync/local_transport.h"
 #include "store/sync/merge.h"
@@ -245,6 +246,7 @@ class Pull {
         std::optional<git_oid> before;
         if (!now.empty()) before = git::to_oid(now.commit());
         git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
+        record_last_pull(repo_, before ? &*before : nullptr, incoming_);
         report_.result = PullResult::kFastForward;
         report_.commit = report_.incoming;
         report_.new_documents = new_objects_;
@@ -270,6 +272,9 @@ class Pull {
       report_.commit = store_.snapshot().commit_id();
       return;
     }
+    const git_oid merge_id = git::parse_oid(*merged);
+    std::optional<git_oid> before = git::first_parent(repo_, merge_id);
+    record_last_pull(repo_, before ? &*before : nullptr, merge_id);
     report_.result = PullResult::kMerge;
     report_.commit = *merged;
     report_.new_documents = outcome.new_documents;
