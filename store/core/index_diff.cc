@@ -1,6 +1,8 @@
 #include "store/core/index_diff.h"
 
 #include <algorithm>
+#include <functional>
+#include <iterator>
 #include <map>
 
 #include "objects/error.h"
@@ -42,14 +44,16 @@ void read_lines(const LayoutTrees& trees, Family family, const std::string& full
   }
 }
 
-}  // namespace
-
-std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+// Calls read(path, blob, is_before) for every file of `family` that differs
+// between the trees `from` and `to`, checked as a trie file of a store: on
+// the side it is on (is_before: `from`'s). A blob that one side holds at one
+// path and the other at another that stands for the same digits (moved with
+// its folder: "345/0" and "34/5/0") holds the same lines under the same
+// prefix: it is read on neither side.
+void for_changed_files(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family,
+                       const std::function<void(const std::string&, const git_oid&, bool)>& read) {
   const std::string dir = family_dir(family) + "/";
   std::vector<git::TreeDelta> deltas = trees.diff(from, to, family_dir(family));
-  // A blob that one side holds at one path and the other at another that
-  // stands for the same digits (moved with its folder: "345/0" and
-  // "34/5/0") holds the same lines under the same prefix: neither is read.
   auto moved_key = [&](const std::string& path, const git_oid& id) {
     const std::string rel = path.substr(std::min(dir.size(), path.size()));
     return std::string(reinterpret_cast<const char*>(id.id), sizeof id.id) + trie_prefix(rel);
@@ -59,7 +63,6 @@ std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from
     if (d.old_mode) ++balance[moved_key(d.path, d.old_id)];
     if (d.new_mode) --balance[moved_key(d.path, d.new_id)];
   }
-  std::map<std::string, std::string> before, after;
   for (const git::TreeDelta& d : deltas) {
     if (!d.path.starts_with(dir)) throw Corruption(d.path + ": expected a path below " + dir);
     if (d.old_mode && d.old_mode != 0100644) throw Corruption(d.path + ": expected a file (mode 100644)");
@@ -68,14 +71,24 @@ std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from
     if (d.old_mode)
       if (int& n = balance[moved_key(d.path, d.old_id)]; n > 0) {
         --n;
-        read_lines(trees, family, d.path, dir.size(), d.old_id, before);
+        read(d.path, d.old_id, true);
       }
     if (d.new_mode)
       if (int& n = balance[moved_key(d.path, d.new_id)]; n < 0) {
         ++n;
-        read_lines(trees, family, d.path, dir.size(), d.new_id, after);
+        read(d.path, d.new_id, false);
       }
   }
+}
+
+}  // namespace
+
+std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+  const std::size_t dir_size = family_dir(family).size() + 1;
+  std::map<std::string, std::string> before, after;
+  for_changed_files(trees, from, to, family, [&](const std::string& path, const git_oid& id, bool is_before) {
+    read_lines(trees, family, path, dir_size, id, is_before ? before : after);
+  });
   std::vector<FactChange> out;
   auto b = before.begin(), a = after.begin();
   while (b != before.end() || a != after.end()) {
@@ -91,6 +104,33 @@ std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from
       ++b;
     }
   }
+  return out;
+}
+
+std::vector<std::string> added_keys(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+  const std::size_t digits = key_digits(family);
+  static constexpr std::string_view kLead = "{\"@key\":\"";
+  std::vector<std::string> before, after;
+  for_changed_files(trees, from, to, family, [&](const std::string& path, const git_oid& id, bool is_before) {
+    const std::string bytes = trees.blob(id);
+    std::size_t start = 0, line = 1;
+    for (std::size_t end; start < bytes.size(); start = end + 1, ++line) {
+      end = bytes.find('\n', start);
+      if (end == std::string::npos) throw Corruption(path + ":" + std::to_string(line) + ": expected a line ending in a newline");
+      std::string_view text(bytes.data() + start, end - start);
+      // The key alone, as written: {"@key":"<hex>", (SPEC 2: JCS puts it first).
+      std::string_view key = text.size() > kLead.size() + digits ? text.substr(kLead.size(), digits) : std::string_view();
+      if (!text.starts_with(kLead) || !hex_digits(key) || text[kLead.size() + digits] != '"')
+        throw Corruption(path + ":" + std::to_string(line) + ": expected a line that starts with its " +
+                         std::to_string(digits) + "-digit \"@key\"");
+      (is_before ? before : after).emplace_back(key);
+    }
+  });
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  std::vector<std::string> out;
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(out));
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -38,6 +38,15 @@ struct FactChange {
 // of one tree; as LayoutTrees for a tree or blob that cannot be read.
 std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
 
+// The keys of `family` that `to` has a line for and `from` has none, in key
+// order: what the commits from `from` to `to` added (`kistore check`'s new
+// runs). Reads the files diff_facts reads, but only each line's key, as its
+// first member is written (SPEC §2), not the whole line: Error(kCorruption)
+// naming the file and line for a line that does not start with
+// {"@key":"<hex of the family's length>"; errors as diff_facts otherwise.
+// Lines whose key is on both sides (changed or not) are not listed.
+std::vector<std::string> added_keys(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
+
 // The keys of `family` that `from` has a line for and `to` has none, in key
 // order: what a merge whose tree is `to` drops of its parent `from`. Reads
 // only the files of `from` that `to` lacks or holds otherwise, and for each

@@ -105,10 +105,9 @@ CheckReport check_runs(const Store& store, const Snapshot& head, AuditOnDemand& 
     const Snapshot to = range.to == head.commit_id() ? head : store.snapshot_at(range.to);
     std::optional<Snapshot> from;
     if (!range.from.empty()) from = store.snapshot_at(range.from);
-    for (const FactChange& c : diff_facts(trees, from ? from->tree_id() : nullptr, to.tree_id(), Family::kGroups)) {
-      if (!c.after || c.before || c.key.size() != 128) continue;
-      auto group = Digest::parse_hex(std::string_view(c.key).substr(0, 64));
-      auto run = Digest::parse_hex(std::string_view(c.key).substr(64));
+    for (const std::string& key : added_keys(trees, from ? from->tree_id() : nullptr, to.tree_id(), Family::kGroups)) {
+      auto group = Digest::parse_hex(std::string_view(key).substr(0, 64));
+      auto run = Digest::parse_hex(std::string_view(key).substr(64));
       if (group && run) added[*group].insert(*run);
     }
   }

@@ -297,6 +297,52 @@ Snapshot tamper(Store& store, const std::map<std::string, std::string>& upserts)
   return store.snapshot();
 }
 
+TEST_CASE("added_keys: the keys the later tree gained, as diff_facts finds them", "[index3][diff]") {
+  const std::vector<IndexFact> all = facts(900);
+  TempDir tmp;
+  Store store = Store::init(tmp.path + "/s");
+  commit_in_batches(store, {all.begin(), all.begin() + 600}, {600});
+  Snapshot first = store.snapshot();
+  commit_in_batches(store, {all.begin() + 600, all.end()}, {all.size()});
+  Snapshot second = store.snapshot();
+  LayoutTrees trees(store.repo());
+  // The keys diff_facts reports as added (no line before), for comparison.
+  auto added_by_diff = [&](const git_oid* from, const git_oid* to, Family family) {
+    std::vector<std::string> out;
+    for (const FactChange& c : diff_facts(trees, from, to, family))
+      if (c.after && !c.before) out.push_back(c.key);
+    return out;
+  };
+  for (Family family : {Family::kGroups, Family::kLevels, Family::kSources}) {
+    INFO(family_dir(family));
+    for (auto [from, to] : {std::pair{head_tree(first), head_tree(second)}, std::pair{(const git_oid*)nullptr, head_tree(first)},
+                            std::pair{head_tree(second), head_tree(first)}, std::pair{head_tree(first), head_tree(first)}}) {
+      std::vector<std::string> keys = added_keys(trees, from, to, family);
+      CHECK(keys == added_by_diff(from, to, family));
+      CHECK(std::is_sorted(keys.begin(), keys.end()));
+    }
+  }
+  CHECK(added_keys(trees, head_tree(first), head_tree(second), Family::kGroups).size() > 0);
+  CHECK(added_keys(trees, head_tree(second), head_tree(first), Family::kGroups).empty());
+  // A line that does not start with its key is corruption, named by file and line.
+  const std::string dir = family_dir(Family::kGroups) + "/";
+  std::string path = dir;
+  for (;;) {
+    auto entries = second.entries(path.substr(0, path.size() - 1));
+    REQUIRE_FALSE(entries.empty());
+    if (!entries.front().folder) {
+      path += entries.front().name;
+      break;
+    }
+    path += entries.front().name + "/";
+  }
+  std::string bytes = *second.read(path);
+  bytes.insert(1, " ");
+  Snapshot bad = tamper(store, {{path, bytes}});
+  CHECK_THROWS_WITH(added_keys(trees, head_tree(second), head_tree(bad), Family::kGroups),
+                    Catch::Contains(path + ":1: expected a line that starts with its 128-digit \"@key\""));
+}
+
 TEST_CASE("diff_facts: a tree whose index is not a trie of its lines is refused, naming the path",
           "[index3][diff][errors]") {
   TempDir tmp;
