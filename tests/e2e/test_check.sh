@@ -147,7 +147,14 @@ assert_exit 1 ks --json check --since "$base"
 assert_eq "reproduced confirmed" "$(jv '.regressions[0] | "\(.level) \(.rerun)"')" "a reproduced regression is confirmed"
 assert_exit 1 ks check --since "$base"
 assert_contains "$OUT" "reproduced, confirmed" "text says so"
-pass "a rerun that reproduced the regression confirms it"
+jq -c '.run.spec.timing.latencyNs.median = 2605000 | .run.spec.observedAt = "2026-12-01T09:00:00.000Z"' \
+    "$W/slow.json" >"$W/rerun2.json"
+assert_exit 0 ks rerun "$slow" "$W/rerun2.json" --sign "$W/controller"
+assert_exit 0 ks --json check --since "$base"
+assert_eq "disputed disputed" "$(jv '.regressions[0] | "\(.level) \(.rerun)"')" "a newer rerun that did not reproduce it: disputed"
+assert_eq false "$(jv .failed)" "a disputed run is below the default --min-level"
+assert_exit 1 ks --json check --since "$base" --min-level disputed
+pass "a rerun that reproduced the regression confirms it; one that did not disputes it"
 
 assert_exit 0 ks check --help
 assert_contains "$OUT" "Exit codes:" "help: exit codes"
