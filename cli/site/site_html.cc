@@ -18,10 +18,13 @@ std::string up(int depth) {
   return out;
 }
 
+// "12.5", "74" (no ".0": a bar a run, every byte counts).
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  std::string out = buf;
+  if (out.size() > 2 && out.compare(out.size() - 2, 2, ".0") == 0) out.resize(out.size() - 2);
+  return out;
 }
 
 }  // namespace
@@ -104,15 +107,16 @@ std::vector<std::string> member_bars(const SiteGroup& g) {
     const Bar& b = bars[i];
     if (!b.drawn) continue;
     const GroupRow& row = g.view.rows[i];
-    std::string svg = "<svg class=\"bar\" viewBox=\"0 0 100 14\" aria-hidden=\"true\"><rect class=\"bar level-" +
-                      std::string(level_name(row.standing.level)) + "\" y=\"2\" width=\"" + number(x(b.value)) +
+    // The viewBox starts 2 units above 0, so that the bar needs no y.
+    std::string svg = "<svg class=\"bar\" viewBox=\"0 -2 100 14\" aria-hidden=\"true\"><rect class=\"bar level-" +
+                      std::string(level_name(row.standing.level)) + "\" width=\"" + number(x(b.value)) +
                       "\" height=\"10\"/>";
     if (b.high > b.low)
-      svg += "<path class=\"spread\" d=\"M" + number(x(b.low)) + " 7H" + number(x(b.high)) + "\"/>";
+      svg += "<path class=\"spread\" d=\"M" + number(x(b.low)) + " 5H" + number(x(b.high)) + "\"/>";
     for (const RerunInfo& r : row.reruns)
       if (r.readable)
         svg += "<path class=\"rerun rerun-" + std::string(level_name(r.verdict)) + "\" d=\"M" +
-               number(x(b.value * r.ratio)) + " 1l6 6-6 6-6-6z\"/>";
+               number(x(b.value * r.ratio)) + " -1l6 6-6 6-6-6z\"/>";
     out[i] = svg + "</svg>";
   }
   return out;
