@@ -3,6 +3,7 @@
 #include <map>
 
 #include "cli/common.h"
+#include "cli/output/correctness.h"
 #include "cli/output/csv_cell.h"
 #include "cli/output/describe.h"
 #include "cli/output/group_json.h"
@@ -23,7 +24,7 @@ bool contains_any_case(std::string hay, std::string needle) {
 // The columns, in order; every row has each (null where not known).
 const char* const kColumns[] = {"group", "benchmark", "definition", "pass", "gpu", "rank", "run", "implementation",
                                 "level", "metric", "statistic", "value", "unit", "p20", "p80", "observedAt",
-                                "parameters", "storedLevel"};
+                                "parameters", "storedLevel", "status", "correctness", "correctnessBy"};
 
 Json export_row(const GroupView& view, const GroupRow& row, const GroupLabel& label, const Json& parameters) {
   const auto& p = row.ranked.member.primary;
@@ -52,6 +53,11 @@ Json export_row(const GroupView& view, const GroupRow& row, const GroupLabel& la
                                               : Json(std::string(level_name(row.standing.stored)) +
                                                      " (not justified by the trust list" +
                                                      (row.standing.why.empty() ? "" : ": " + row.standing.why) + ")"));
+  // What its harness said of its output, as `rank` reads it (cli/output/correctness.h).
+  const RunCorrectness c = run_correctness(row.run.spec());
+  j.set("status", c.status.empty() ? Json() : Json(c.status));
+  j.set("correctness", c.said ? Json(std::string(c.verdict())) : Json());
+  j.set("correctnessBy", c.said ? Json(cut_text(c.by)) : Json());
   return j;
 }
 
@@ -74,8 +80,12 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "One row per run of every comparison group (reruns are evidence about a run and are not rows):\n"
       "group, benchmark, definition, pass, gpu, rank, run, implementation, level, metric, statistic,\n"
-      "value, unit, p20, p80, observedAt, the workload's parameters (as one JSON object) and\n"
-      "storedLevel, for a spreadsheet or pandas (pandas.read_csv, or read_json(lines=True)). Ranks\n"
+      "value, unit, p20, p80, observedAt, the workload's parameters (as one JSON object),\n"
+      "storedLevel, and what the run's harness said of it: status (spec.status: passed, incorrect,\n"
+      "compile_error, ...), correctness (passed, failed or not checked; empty when the run does not\n"
+      "say) and correctnessBy (how it was checked), as `kistore rank` reads them; for a spreadsheet\n"
+      "or pandas (pandas.read_csv, or read_json(lines=True)). Units are the run's own (value, p20\n"
+      "and p80 in unit: ns for every importer's times). Ranks\n"
       "and levels are those of `kistore rank`: the level the signed history gives under this store's\n"
       "trust list, as verify computes it; storedLevel is empty unless the store records another\n"
       "level that the trust list no longer justifies (\"reproduced (not justified by the trust list:\n"

@@ -1,7 +1,7 @@
 #include <cstdio>
-#include <map>
 
 #include "cli/common.h"
+#include "cli/output/correctness.h"
 #include "cli/output/describe.h"
 #include "cli/table.h"
 #include "cli/output/group_json.h"
@@ -33,33 +33,21 @@ std::string group_header(const GroupRef& ref, const std::optional<GroupLabel>& l
 // per way of checking, then the runs that do not say. Nothing when no run
 // of the group says (the lines would only repeat "not said").
 std::string correctness_text(const GroupView& view) {
-  struct Way {
-    bool checked;
-    std::size_t runs = 0, passed = 0;
-  };
-  std::map<std::string, Way> ways;  // by "by"
-  std::size_t silent = 0;
-  for (const GroupRow& row : view.rows) {
-    const Json* c = row.run.spec().find("correctness");
-    const Json* by = c ? c->find("by") : nullptr;
-    if (!by || !by->is_string()) {
-      ++silent;
-      continue;
-    }
-    const Json* checked = c->find("checked");
-    const Json* passed = c->find("passed");
-    Way& way = ways.try_emplace(by->as_string(), Way{checked && checked->is_bool() && checked->as_bool()}).first->second;
-    ++way.runs;
-    if (passed && passed->is_bool() && passed->as_bool()) ++way.passed;
-  }
-  if (ways.empty()) return "";
-  auto runs = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); };
+  const GroupCorrectness c = group_correctness(view);
+  if (c.ways.empty()) return "";
   std::string out = "correctness of the outputs, as each harness recorded it:\n";
-  for (const auto& [by, way] : ways)
-    out += "  " + (way.checked ? "checked, " + runs(way.runs) + " (" + std::to_string(way.passed) + " passed)"
-                               : "not checked, " + runs(way.runs)) +
-           ": " + shown(by) + "\n";
-  if (silent) out += "  not said, " + runs(silent) + "\n";
+  for (const CorrectnessWay& way : c.ways) {
+    out += "  ";
+    out += correctness_way_text(way);
+    out += ": ";
+    out += shown(way.by);
+    out += "\n";
+  }
+  if (c.silent) {
+    out += "  not said, ";
+    out += std::to_string(c.silent);
+    out += c.silent == 1 ? " run\n" : " runs\n";
+  }
   return out;
 }
 

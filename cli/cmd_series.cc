@@ -59,29 +59,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     const RankScale& scale = view.scale;
     auto row_of = [&](const SeriesPoint& p) -> const GroupRow& { return view.group.rows[p.row]; };
     const std::string label = view.label;
-    std::vector<double> values;
-    for (const SeriesPoint& p : points) values.push_back(p.value);
-    std::vector<SeriesStep> steps = series_steps(values, options.threshold, options.alpha);
-
-    std::vector<VerdictResult> verdicts;
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      std::size_t from = i ? steps[i - 1].index : 0, to = i + 1 < steps.size() ? steps[i + 1].index : points.size();
-      std::size_t at = steps[i].index;
-      // The segments' rank test, where it can reach alpha at all: with n1 and
-      // n2 points its smallest two-sided p is 2 / C(n1 + n2, n1) (0.1 for 3
-      // against 3). Else the runs either side of the step, by their own figures.
-      const double n1 = static_cast<double>(at - from), n2 = static_cast<double>(to - at);
-      const double log_pairs = std::lgamma(n1 + n2 + 1) - std::lgamma(n1 + 1) - std::lgamma(n2 + 1);
-      if (std::log(2.0) - log_pairs < std::log(o->alpha)) {
-        auto begin = values.begin();
-        using D = std::ptrdiff_t;
-        verdicts.push_back(decide(sample_statistics({begin + static_cast<D>(from), begin + static_cast<D>(at)}),
-                                  sample_statistics({begin + static_cast<D>(at), begin + static_cast<D>(to)}), options));
-      } else {
-        verdicts.push_back(decide(run_statistics(row_of(points[at - 1]).run.spec(), scale),
-                                  run_statistics(row_of(points[at]).run.spec(), scale), options));
-      }
-    }
+    const std::vector<SeriesChange> changes = series_changes(view.group, scale, points, {o->threshold, o->alpha});
 
     const std::string unit = view.unit();
     if (g.json) {
@@ -101,20 +79,20 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         list.push_back(std::move(j));
       }
       out.set("points", std::move(list));
-      Json changes = Json::array();
-      for (std::size_t i = 0; i < steps.size(); ++i) {
+      Json change_list = Json::array();
+      for (const SeriesChange& c : changes) {
         Json j = Json::object();
-        j.set("index", static_cast<long long>(steps[i].index));
-        j.set("run", row_of(points[steps[i].index]).ranked.member.run.str());
-        j.set("before", steps[i].before);
-        j.set("after", steps[i].after);
-        j.set("ratio", steps[i].after / steps[i].before);
-        j.set("verdict", std::string(verdict_name(verdicts[i].verdict)));
-        j.set("method", verdicts[i].method);
-        j.set("p", verdicts[i].p ? Json(*verdicts[i].p) : Json());
-        changes.push_back(std::move(j));
+        j.set("index", static_cast<long long>(c.step.index));
+        j.set("run", row_of(points[c.step.index]).ranked.member.run.str());
+        j.set("before", c.step.before);
+        j.set("after", c.step.after);
+        j.set("ratio", c.step.after / c.step.before);
+        j.set("verdict", std::string(verdict_name(c.verdict.verdict)));
+        j.set("method", c.verdict.method);
+        j.set("p", c.verdict.p ? Json(*c.verdict.p) : Json());
+        change_list.push_back(std::move(j));
       }
-      out.set("changePoints", std::move(changes));
+      out.set("changePoints", std::move(change_list));
       Json left_out = Json::array();
       for (const SeriesLeftOut& l : view.left_out) {
         Json j = Json::object();
@@ -128,16 +106,16 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     }
     std::string text = "series " + shown(label) + " in group " + ref.key.hex().substr(0, 12) + ": " +
                        std::to_string(points.size()) + " point" + (points.size() == 1 ? "" : "s") + ", " +
-                       std::to_string(steps.size()) + " change point" + (steps.size() == 1 ? "" : "s") + "\n";
+                       std::to_string(changes.size()) + " change point" + (changes.size() == 1 ? "" : "s") + "\n";
     Table table({" #", "observed", "revision", "value", "p20 - p80", "level", "run"});
     // A change point is shown under the last point before it.
     std::size_t next_step = 0;
     for (std::size_t i = 0; i < points.size(); ++i) {
       const SeriesPoint& p = points[i];
       std::vector<std::string> below;
-      if (next_step < steps.size() && steps[next_step].index == i + 1) {
-        const SeriesStep& s = steps[next_step];
-        const VerdictResult& v = verdicts[next_step];
+      if (next_step < changes.size() && changes[next_step].step.index == i + 1) {
+        const SeriesStep& s = changes[next_step].step;
+        const VerdictResult& v = changes[next_step].verdict;
         // Appended piece by piece: GCC 12 -O3 misreads "literal" + std::string (-Wrestrict).
         std::string line = "  change point: ";
         line += human_value(s.before, unit);

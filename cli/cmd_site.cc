@@ -13,7 +13,10 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->footer(
       "Writes OUT/index.html (every comparison group, with a filter by kernel, GPU, pass and\n"
       "implementation, listed by benchmark then GPU), a page per comparison group (groups/: its\n"
-      "ranking, a bar per member, and each run's record as a section, at groups/<key>.html#run-<12 hex>),\n"
+      "ranking, a bar per member, each run's correctness where its harness recorded it, each series\n"
+      "of an implementation's runs over time (as `kistore series` finds it: a line, its spread as a\n"
+      "band, change points and controlled reruns marked, drawn without a script), and each run's\n"
+      "record as a section, at groups/<key>.html#run-<12 hex>, saying where it stands in its series),\n"
       "per benchmark definition (benchmarks/), about.html, and beside each page its data as JSON: the\n"
       "group's `kistore rank --json`; each document the runs name once, as documents/<hex>.json (as\n"
       "`kistore show DIGEST --canonical`); a run's own JSON (runs/<hex>.json) where its section cuts a\n"

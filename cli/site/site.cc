@@ -196,6 +196,8 @@ SiteData gather(const Store& store, const std::vector<AllowedSigner>& trust, con
     });
   site::collect_documents(data);
   timer.lap("merged");
+  site::add_series(data);
+  timer.lap("series");
   return data;
 }
 

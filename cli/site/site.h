@@ -4,8 +4,11 @@
 //
 // What it writes: index.html (every comparison group, by benchmark then GPU,
 // with a filter by kernel, GPU, pass and implementation), a page per
-// comparison group (groups/<hex>.html: its ranking with a bar per member and
-// a section per run, <details id="run-<12 hex>">, readable without a script
+// comparison group (groups/<hex>.html: its ranking with a bar per member, a
+// correctness column where its runs' harnesses say whether they checked the
+// output, each series of 2 or more runs drawn over time (an inline SVG with
+// its spread, change points and reruns; cli/site/site_series.cc), and a
+// section per run, <details id="run-<12 hex>">, readable without a script
 // and from file://; a run has no page of its own, its address is its
 // section's), per benchmark definition (benchmarks/<id>.html), about.html,
 // style.css and site.js, and beside every page its data as JSON: the group's

@@ -18,10 +18,13 @@ std::string up(int depth) {
   return out;
 }
 
+// "12.5", "74" (no ".0": a bar a run, every byte counts).
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  std::string out = buf;
+  if (out.size() > 2 && out.compare(out.size() - 2, 2, ".0") == 0) out.resize(out.size() - 2);
+  return out;
 }
 
 }  // namespace
@@ -104,15 +107,16 @@ std::vector<std::string> member_bars(const SiteGroup& g) {
     const Bar& b = bars[i];
     if (!b.drawn) continue;
     const GroupRow& row = g.view.rows[i];
-    std::string svg = "<svg class=\"bar\" viewBox=\"0 0 100 14\" aria-hidden=\"true\"><rect class=\"bar level-" +
-                      std::string(level_name(row.standing.level)) + "\" y=\"2\" width=\"" + number(x(b.value)) +
+    // The viewBox starts 2 units above 0, so that the bar needs no y.
+    std::string svg = "<svg class=\"bar\" viewBox=\"0 -2 100 14\" aria-hidden=\"true\"><rect class=\"bar level-" +
+                      std::string(level_name(row.standing.level)) + "\" width=\"" + number(x(b.value)) +
                       "\" height=\"10\"/>";
     if (b.high > b.low)
-      svg += "<path class=\"spread\" d=\"M" + number(x(b.low)) + " 7H" + number(x(b.high)) + "\"/>";
+      svg += "<path class=\"spread\" d=\"M" + number(x(b.low)) + " 5H" + number(x(b.high)) + "\"/>";
     for (const RerunInfo& r : row.reruns)
       if (r.readable)
         svg += "<path class=\"rerun rerun-" + std::string(level_name(r.verdict)) + "\" d=\"M" +
-               number(x(b.value * r.ratio)) + " 1l6 6-6 6-6-6z\"/>";
+               number(x(b.value * r.ratio)) + " -1l6 6-6 6-6-6z\"/>";
     out[i] = svg + "</svg>";
   }
   return out;
@@ -165,6 +169,17 @@ svg.chart text.label{text-anchor:end;fill:var(--fg)}svg.chart text.value{fill:va
 svg.chart rect.bar{fill:var(--source-native)}
 svg.chart line.one{stroke:var(--fg);stroke-dasharray:3 3}
 .table-wrap{overflow-x:auto}
+td.correct-passed{color:var(--reproduced)}td.correct-failed{color:var(--disputed);font-weight:600}
+svg.series{display:block;width:100%;max-width:820px;height:auto;font-size:11px}
+svg.series text{fill:var(--muted)}svg.series text.v,svg.series text.end{text-anchor:end}
+svg.series path{fill:none;stroke:var(--c)}svg.series path.grid{stroke:var(--line)}
+svg.series path.band{fill:var(--c);fill-opacity:.15;stroke:none}svg.series path.line{stroke-width:1.5}
+svg.series path.dot{stroke-width:6;stroke-linecap:round}svg.series path.cp{stroke-width:2;stroke-dasharray:4 3}
+svg.series path.rerun{fill:#fff;stroke:var(--fg)}svg.series path.rerun-reproduced{fill:var(--reproduced)}
+svg.series path.rerun-disputed{fill:var(--disputed)}
+.s0{--c:#0b5cad}.s1{--c:#c2410c}.s2{--c:#1a7f37}.s3{--c:#7c3aed}.s4{--c:#b45309}.s5{--c:#0e7490}
+ul.legend{list-style:none;padding-left:0;margin:.3rem 0}ul.legend li::before{content:"";display:inline-block;
+width:.8rem;height:.8rem;margin-right:.4rem;vertical-align:-.1rem;background:var(--c)}
 main{overflow-wrap:anywhere}
 details.run{border-bottom:1px solid var(--line);padding:.2rem 0}details.run summary{cursor:pointer}
 details.run:target{background:#fff7d6}

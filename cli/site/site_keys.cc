@@ -18,7 +18,7 @@ namespace {
 // Bump whenever what a page shows or how changes (any edit to
 // cli/site/site_pages.cc, cli/site/site_run_section.cc or cli/site/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
-constexpr const char* kPageFormat = "kistore-site-pages/5";
+constexpr const char* kPageFormat = "kistore-site-pages/6";
 
 // Fields, each length-prefixed, so that no two sequences of fields give the
 // same text.
@@ -73,6 +73,16 @@ void add_group(KeyText& k, const SiteGroup& g) {
   k.add(g.view.key).add(static_cast<long long>(g.view.ranked)).add(static_cast<long long>(g.view.rows.size()));
   k.add(g.label.benchmark).add(g.label.definition).add(canonical(g.label.parameters)).add(g.label.gpu).add(g.label.pass);
   k.add(g.benchmark_id).add(g.workload_summary);
+  // The series drawn and told (cli/site/site_series.cc): their points' order
+  // (ties follow the history) and change points.
+  k.add(static_cast<long long>(g.series.size()));
+  for (const SiteSeries& s : g.series) {
+    k.add(s.label).add(static_cast<long long>(s.points.size()));
+    for (const SeriesPoint& p : s.points) k.add(static_cast<long long>(p.row)).add(p.value);
+    for (const SeriesChange& c : s.changes)
+      k.add(static_cast<long long>(c.step.index)).add(c.step.before).add(c.step.after)
+          .add(static_cast<long long>(c.verdict.verdict)).add(c.verdict.method);
+  }
 }
 
 void add_story(KeyText& k, const SiteData& data, const RunFacts& f) {

@@ -16,6 +16,7 @@
 #include "store/history/audit.h"
 #include "store/query/group_view.h"
 #include "store/query/run_story.h"
+#include "store/query/series_view.h"
 
 namespace kistore::cli::site {
 
@@ -27,13 +28,25 @@ struct RunFacts {
   const std::vector<StoryEvent>* story = nullptr;  // newest first; null: none recorded
 };
 
+// A series of a group (docs/statistics.md, "Series"), as `kistore series`
+// draws it (store/query/series_view.h), with its change points at the
+// default threshold and alpha. The site keeps the series of 2 or more points.
+struct SiteSeries {
+  std::string label;                   // SeriesIdentity::label(): "Liger-Kernel/liger_tiled"
+  std::vector<SeriesPoint> points;     // in order; SeriesPoint::row indexes view.rows
+  std::vector<SeriesChange> changes;
+};
+
 struct SiteGroup {
   GroupView view;                 // with each run's metadata
   GroupLabel label;
   std::string benchmark_id;       // the SiteBenchmark it belongs to
   std::string workload_summary;   // "T=1024 bsz=2 …": the workload's parameters, short
   std::vector<RunFacts> facts;    // one per view.rows entry, same order
+  RankScale scale;                // the group's scale (refs/rank.h): the series' values are on it
+  std::vector<SiteSeries> series; // by SeriesIdentity::key, each of 2 or more points
 };
+
 
 // A benchmark definition: the workload's definition ("SwiGLU MLP"), or the
 // source's benchmark name where the workload is not stored.
@@ -64,6 +77,9 @@ struct SiteData {
 
 // Fills data.documents with every document the runs name.
 void collect_documents(SiteData& data);
+// Fills each group's scale and series (SiteGroup::series), ties ordered by
+// data.stories, on every core. Never fails.
+void add_series(SiteData& data);
 
 // The pages, each a complete file. `g` is an index into data.groups and `r`
 // into its rows. A run has no page of its own: its section is on its
@@ -138,6 +154,18 @@ std::string run_json_href(const Digest& run, int depth);  // runs/<hex>.json
 std::string group_href(const Digest& key, int depth);
 std::string benchmark_href(const std::string& id, int depth);
 std::string document_href(const Digest& doc, int depth);  // documents/<hex>.json
+// The group's series over time (an inline SVG, no script): a line per
+// series, its spread as a band, its change points and controlled reruns
+// marked, a legend and the change points in words; empty when no series of
+// the group has 2 points.
+std::string series_chart(const SiteGroup& group);
+// Where the run of row `r` stands in its series: "point 4 of 7 of …; after a
+// change point: …", as HTML; empty when its series has fewer than 2 points.
+std::string series_position_html(const SiteGroup& group, std::size_t r);
+// `text` cut at `max_chars` with "…", as HTML; when cut, inside a <span> whose
+// title holds it as the site shows any string (cut_text: 200 characters), so
+// that the whole is a hover away.
+std::string cut_html(std::string_view text, std::size_t max_chars);
 // The chart of a group, a bar per row of its ranking table (an inline SVG;
 // empty for a member that does not rank): the primary value on the group's
 // scale, its p20-p80 spread as a whisker, its level as the bar's class, its

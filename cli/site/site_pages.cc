@@ -9,6 +9,7 @@
 
 #include "objects/shown_text.h"
 
+#include "cli/output/correctness.h"
 #include "cli/output/group_json.h"
 #include "cli/site/site_model.h"
 #include "refs/rank.h"
@@ -42,12 +43,32 @@ std::string level_cell(const LevelStanding& standing) {
   return out;
 }
 
+// The statistic the group's values are ("median", "mean"), when every run's
+// primary is the same; else "value".
+std::string value_heading(const SiteGroup& g) {
+  std::string statistic;
+  for (const GroupRow& row : g.view.rows) {
+    const auto& p = row.ranked.member.primary;
+    if (!p) continue;
+    if (!statistic.empty() && statistic != p->statistic) return "value";
+    statistic = p->statistic;
+  }
+  return statistic.empty() ? "value" : cut_text(statistic, 24);
+}
+
 // The ranking: a row per member, its numbers right-aligned by the style
 // sheet (table.ranking's 1st, 3rd and 4th columns), not by a class per cell.
+// Where some run of the group says whether its harness checked its output
+// (cli/output/correctness.h), a column says what it found.
 std::string members_table(const SiteGroup& g) {
+  bool said = false;
+  for (const GroupRow& row : g.view.rows) said = said || run_correctness(row.run.spec()).said;
   std::string out = "<div class=\"table-wrap\"><table class=\"ranking\"><thead><tr><th class=\"num\">rank</th>"
-                    "<th>implementation</th><th class=\"num\">median</th><th class=\"num\">p20 – p80</th><th>level</th>"
-                    "<th>observed</th></tr></thead><tbody>\n";
+                    "<th>implementation</th><th class=\"num\">";
+  out += esc(value_heading(g));
+  out += "</th><th class=\"num\">p20 – p80</th><th>level</th>";
+  if (said) out += "<th>correctness</th>";
+  out += "<th>observed</th></tr></thead><tbody>\n";
   const std::vector<std::string> bars = member_bars(g);
   for (std::size_t i = 0; i < g.view.rows.size(); ++i) {
     const GroupRow& row = g.view.rows[i];
@@ -64,10 +85,37 @@ std::string members_table(const SiteGroup& g) {
              std::string(r.readable ? level_name(r.verdict) : "unreadable") + ratio + "</span>";
     }
     out += "</td><td>" + esc(value_text(p)) + bars[i] + "</td><td>" +
-           esc(p ? spread_text(row.run, p->unit) : "") + "</td><td>" + level_cell(row.standing) + "</td><td>" +
-           esc(observed_date(row.run)) + "</td></tr>\n";
+           esc(p ? spread_text(row.run, p->unit) : "") + "</td><td>" + level_cell(row.standing) + "</td>";
+    if (said) {
+      const RunCorrectness c = run_correctness(row.run.spec());
+      out += "<td class=\"correct-";
+      out += c.said ? (c.checked ? (c.passed ? "passed" : "failed") : "unchecked") : "unsaid";
+      out += "\">";
+      out += c.said ? std::string(c.verdict()) : std::string("not said");
+      out += "</td>";
+    }
+    out += "<td>" + esc(observed_date(row.run)) + "</td></tr>\n";
   }
-  return out + "</tbody></table></div>\n";
+  out += "</tbody></table></div>\n";
+  if (said) {
+    // How each harness checked, as `kistore rank` prints it under its table.
+    const GroupCorrectness c = group_correctness(g.view);
+    out += "<p class=\"correctness\">Correctness of the outputs, as each harness recorded it:</p><ul>";
+    for (const CorrectnessWay& way : c.ways) {
+      out += "<li>";
+      out += esc(correctness_way_text(way));
+      out += ": ";
+      out += cut_html(way.by, 80);
+      out += "</li>";
+    }
+    if (c.silent) {
+      out += "<li>not said, ";
+      out += std::to_string(c.silent);
+      out += c.silent == 1 ? " run</li>" : " runs</li>";
+    }
+    out += "</ul>\n";
+  }
+  return out;
 }
 
 std::string date_time(std::int64_t t) {
@@ -141,6 +189,7 @@ std::string group_page(const SiteData& data, std::size_t gi) {
          " ranked · <a href=\"" + benchmark_href(g.benchmark_id, 1) + "\">All results for " + esc(benchmark_name(g)) +
          "</a> · <a href=\"" + g.view.key.hex() + ".json\">JSON</a></p>\n";
   out += "<h2>Ranking</h2>\n" + members_table(g);
+  if (std::string chart = series_chart(g); !chart.empty()) out += "<h2 id=\"series\">Over time</h2>\n" + chart;
   out += "<h2 id=\"runs\">Runs</h2>\n";
   const RecordFacts shared = shared_facts(data, gi);
   if (!shared.empty()) out += "<dl class=\"facts\" id=\"shared\">" + facts_html(shared) + "</dl>\n";
@@ -337,6 +386,12 @@ std::string about_page() {
          "(lower is better; ties share a rank) and holds the record of each of its runs. The bar beside a median "
          "is that median on the group's scale, in its level's colour, with the p20 – p80 spread as a line and each "
          "controlled rerun as a ◆.</p>\n"
+         "<h2>Over time</h2>\n<p>Where a group holds two or more runs of one implementation (the same project and "
+         "name, any revision: a series, as <code>kistore series</code> lists it), its page draws each series over "
+         "time: a line through the values by <code>observedAt</code>, the spread each run carries (p20 – p80, else "
+         "p25 – p75, else the mean ± one standard deviation) as a band, each change point (a step of 5 % or more "
+         "found by PELT, with its verdict) as a dashed line, and each controlled rerun as a ◆. A run's section "
+         "says where it stands in its series. The method is in the project's docs/statistics.md.</p>\n"
          "<h2>Evidence levels</h2>\n<ul>\n"
          "<li><span class=\"level source-native\">source-native</span> the source's own published measurement, marked "
          "passed by the source.</li>\n"

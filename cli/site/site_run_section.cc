@@ -205,6 +205,7 @@ RecordFacts section_facts(const SiteData& data, std::size_t gi, std::size_t ri) 
     if (!html.empty()) out.emplace_back(std::move(name), std::move(html));
   };
   add("level", justification_html(data, row, f));
+  add("series", series_position_html(g, ri));
   for (auto& [name, value] : text) add(std::move(name), esc(value));
   // The documents all the group's runs share are named once, on the page.
   std::string docs;
