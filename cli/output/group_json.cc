@@ -22,12 +22,13 @@ Json group_row_json(const GroupRow& row) {
   m.set("observedAt", observed_date(row.run));
   if (!r.rank) m.set("reason", r.unrankable);
   // What its harness said of it: spec.status, and whether and by what its
-  // output was checked for correctness (spec.correctness; null when the
-  // document does not say).
+  // output was checked for correctness (spec.correctness; left out when the
+  // document does not say: most runs do not, and the site writes this once
+  // a run).
   const Json* status = row.run.spec().find("status");
   m.set("status", status && status->is_string() ? Json(status->as_string()) : Json());
   const Json* correctness = row.run.spec().find("correctness");
-  m.set("correctness", correctness && correctness->is_object() ? *correctness : Json());
+  if (correctness && correctness->is_object()) m.set("correctness", *correctness);
   m.set("reruns", reruns_json(row.reruns));
   return m;
 }
