@@ -59,7 +59,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     const RankScale& scale = view.scale;
     auto row_of = [&](const SeriesPoint& p) -> const GroupRow& { return view.group.rows[p.row]; };
     const std::string label = view.label;
-    const std::vector<SeriesChange> changes = series_changes(view.group, scale, points, {o->threshold, o->alpha});
+    const std::vector<SeriesChange> changes = series_changes(view.group, scale, points, options);
 
     const std::string unit = view.unit();
     if (g.json) {
