@@ -18,55 +18,44 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
-double segment_cost(const std::vector<double>& y, std::size_t begin, std::size_t end) {
-  double n = static_cast<double>(end - begin), sum = 0;
-  for (std::size_t i = begin; i < end; ++i) sum += y[i];
-  double mean = sum / n, cost = 0;
-  for (std::size_t i = begin; i < end; ++i) cost += (y[i] - mean) * (y[i] - mean);
-  return cost;
-}
-
-std::vector<std::size_t> pelt_mean_changes(const std::vector<double>& y, double penalty) {
-  const std::size_t n = y.size();
-  if (n < 2) return {};
-  // Prefix sums make a segment's cost O(1): sum y^2 - (sum y)^2 / len.
-  std::vector<double> s1(n + 1, 0), s2(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) s1[i + 1] = s1[i] + y[i], s2[i + 1] = s2[i] + y[i] * y[i];
-  auto cost = [&](std::size_t a, std::size_t b) {
-    double len = static_cast<double>(b - a), s = s1[b] - s1[a];
-    return std::max(0.0, (s2[b] - s2[a]) - s * s / len);
-  };
-  std::vector<double> best(n + 1, 0);
-  std::vector<std::size_t> last(n + 1, 0);
-  best[0] = -penalty;
-  std::vector<std::size_t> candidates = {0};
-  for (std::size_t t = 1; t <= n; ++t) {
-    double f = std::numeric_limits<double>::infinity();
-    std::size_t arg = 0;
-    for (std::size_t s : candidates) {
-      double v = best[s] + cost(s, t) + penalty;
-      if (v < f) f = v, arg = s;
-    }
-    best[t] = f;
-    last[t] = arg;
-    // Pruning: a start that cannot beat t now never will (the cost is additive).
-    std::vector<std::size_t> kept;
-    for (std::size_t s : candidates)
-      if (best[s] + cost(s, t) <= f) kept.push_back(s);
-    kept.push_back(t);
-    candidates = std::move(kept);
+std::size_t best_split(const std::vector<double>& y, std::size_t begin, std::size_t end) {
+  const std::size_t m = end - begin;
+  if (m < 2) return 0;
+  double total = 0;
+  for (std::size_t i = begin; i < end; ++i) total += y[i];
+  double best = -1, before = 0;
+  std::size_t at = 0;
+  for (std::size_t s = 1; s < m; ++s) {
+    before += y[begin + s - 1];
+    const double n1 = static_cast<double>(s), n2 = static_cast<double>(m - s);
+    // |mean after - mean before| scaled by sqrt(n1 n2 / m): the CUSUM
+    // statistic, Student's t of the split up to the (shared) noise.
+    const double d = std::abs((total - before) / n2 - before / n1) * std::sqrt(n1 * n2 / static_cast<double>(m));
+    if (d > best) best = d, at = begin + s;
   }
-  std::vector<std::size_t> out;
-  for (std::size_t t = last[n]; t > 0; t = last[t]) out.push_back(t);
-  std::reverse(out.begin(), out.end());
-  return out;
+  return at;
 }
 
-double difference_noise(const std::vector<double>& y) {
-  if (y.size() < 2) return 0;
-  std::vector<double> d;
-  for (std::size_t i = 1; i < y.size(); ++i) d.push_back(std::abs(y[i] - y[i - 1]));
-  return median_of(d) / (0.6745 * std::sqrt(2.0));
+double split_significance(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end,
+                          double noise_floor, double alpha) {
+  const std::size_t m = end - begin;
+  if (at <= begin || at >= end || m < 3) return 0;
+  const double n1 = static_cast<double>(at - begin), n2 = static_cast<double>(end - at);
+  double a = 0, b = 0;
+  for (std::size_t i = begin; i < at; ++i) a += y[i];
+  for (std::size_t i = at; i < end; ++i) b += y[i];
+  a /= n1;
+  b /= n2;
+  double within = 0;
+  for (std::size_t i = begin; i < end; ++i) within += (y[i] - (i < at ? a : b)) * (y[i] - (i < at ? a : b));
+  const double df = static_cast<double>(m) - 2;
+  const double noise = std::max(std::sqrt(within / df), noise_floor);
+  if (!(noise > 0)) return a == b ? 0 : std::numeric_limits<double>::infinity();
+  const double t = std::abs(b - a) / (noise * std::sqrt(1 / n1 + 1 / n2));
+  // Two-sided at alpha, Bonferroni over the m - 1 places the split could take.
+  const double needed = boost::math::quantile(
+      boost::math::complement(boost::math::students_t(df), alpha / (2 * static_cast<double>(m - 1))));
+  return t / needed;
 }
 
 std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold, double alpha) {
@@ -76,55 +65,40 @@ std::vector<SeriesStep> series_steps(const std::vector<double>& values, double t
   for (double v : values) logs.push_back(std::log(v));
   // A series without noise (identical figures, or each revision's one
   // value) still needs a scale: a quarter of the threshold's step.
-  double sigma = std::max(difference_noise(logs), std::log1p(threshold) / 4);
-  std::vector<std::size_t> cuts = pelt_mean_changes(logs, 2 * std::log(static_cast<double>(n)) * sigma * sigma);
-  auto steps_of = [&](const std::vector<std::size_t>& c) {
-    std::vector<SeriesStep> out;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      std::size_t from = i ? c[i - 1] : 0, to = i + 1 < c.size() ? c[i + 1] : n;
-      std::vector<double> before(values.begin() + static_cast<std::ptrdiff_t>(from),
-                                 values.begin() + static_cast<std::ptrdiff_t>(c[i]));
-      std::vector<double> after(values.begin() + static_cast<std::ptrdiff_t>(c[i]),
-                                values.begin() + static_cast<std::ptrdiff_t>(to));
-      out.push_back({c[i], median_of(before), median_of(after)});
-    }
-    return out;
-  };
-  // How far a step stands out of the noise: Student's t of the two
-  // segments' mean logarithms, the noise pooled over every segment of `c`
-  // (never under the floor above), with n - segments degrees of freedom.
-  auto t_of = [&](const std::vector<std::size_t>& c, std::size_t i) {
-    double within = 0;
-    for (std::size_t k = 0; k <= c.size(); ++k)
-      within += segment_cost(logs, k ? c[k - 1] : 0, k < c.size() ? c[k] : n);
-    const double df = static_cast<double>(n) - 2 * static_cast<double>(c.size()) - 1;
-    const double pooled = std::max(df > 0 ? std::sqrt(within / df) : 0.0, std::log1p(threshold) / 4);
-    std::size_t from = i ? c[i - 1] : 0, to = i + 1 < c.size() ? c[i + 1] : n;
-    double a = 0, b = 0, n1 = static_cast<double>(c[i] - from), n2 = static_cast<double>(to - c[i]);
-    for (std::size_t k = from; k < c[i]; ++k) a += logs[k];
-    for (std::size_t k = c[i]; k < to; ++k) b += logs[k];
-    const double t = std::abs(b / n2 - a / n1) / (pooled * std::sqrt(1 / n1 + 1 / n2));
-    // Significant at alpha, Bonferroni over the n - 1 places a step can take.
-    const double needed = df < 1 ? std::numeric_limits<double>::infinity()
-                                 : boost::math::quantile(boost::math::complement(
-                                       boost::math::students_t(df), alpha / (2 * static_cast<double>(n - 1))));
-    return t / needed;  // at least 1: significant
-  };
-  // Merge away the smallest step under the threshold until none is left,
-  // then the least significant step until every one is significant.
+  const double floor = std::log1p(threshold) / 4;
+  // Binary segmentation: split a window where the CUSUM is largest, keep
+  // the split if it is significant, and go on in both halves; a window whose
+  // best split is not significant holds no change. An explicit stack, so
+  // that a long series cannot exhaust the call stack.
+  std::vector<std::size_t> cuts;
+  std::vector<std::pair<std::size_t, std::size_t>> windows = {{0, n}};
+  while (!windows.empty()) {
+    auto [begin, end] = windows.back();
+    windows.pop_back();
+    const std::size_t at = best_split(logs, begin, end);
+    if (at == 0 || split_significance(logs, begin, at, end, floor, alpha) < 1) continue;
+    cuts.push_back(at);
+    windows.push_back({begin, at});
+    windows.push_back({at, end});
+  }
+  std::sort(cuts.begin(), cuts.end());
+  // Merge away the smallest step under the threshold (its ratio of the two
+  // segments' medians) until none is left.
   for (;;) {
-    std::vector<SeriesStep> steps = steps_of(cuts);
+    std::vector<SeriesStep> steps;
+    for (std::size_t i = 0; i < cuts.size(); ++i) {
+      std::size_t from = i ? cuts[i - 1] : 0, to = i + 1 < cuts.size() ? cuts[i + 1] : n;
+      std::vector<double> before(values.begin() + static_cast<std::ptrdiff_t>(from),
+                                 values.begin() + static_cast<std::ptrdiff_t>(cuts[i]));
+      std::vector<double> after(values.begin() + static_cast<std::ptrdiff_t>(cuts[i]),
+                                values.begin() + static_cast<std::ptrdiff_t>(to));
+      steps.push_back({cuts[i], median_of(before), median_of(after)});
+    }
     std::size_t weakest = steps.size();
     double size = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < steps.size(); ++i) {
       double s = std::abs(std::log(steps[i].after / steps[i].before));
       if (s < std::log1p(threshold) && s < size) size = s, weakest = i;
-    }
-    if (weakest == steps.size()) {
-      for (std::size_t i = 0; i < steps.size(); ++i) {
-        double z = t_of(cuts, i);
-        if (z < 1 && z < size) size = z, weakest = i;
-      }
     }
     if (weakest == steps.size()) return steps;
     cuts.erase(cuts.begin() + static_cast<std::ptrdiff_t>(weakest));

@@ -2,15 +2,15 @@
 // primary value steps, across revisions of one implementation observed over
 // time. docs/statistics.md, "Series", is the contract.
 //
-// PELT (Killick, Fearnhead and Eckley 2012, "Optimal detection of
-// changepoints with a linear computational cost") with the normal
-// change-in-mean cost on the logarithms of the values, so that a step is a
-// ratio; the penalty is 2 ln(n) sigma^2 (the Schwarz criterion), sigma the
-// noise estimated from the median absolute difference of successive points.
-// Steps under the threshold are not change points: they are merged away;
-// so are steps that do not stand out of that noise at alpha, Bonferroni
-// over the n - 1 places a step could take (a two-sided normal test of the
-// segments' mean logarithms), so that pure noise rarely shows a step.
+// Binary segmentation (Scott and Knott 1974; the hierarchical search of
+// E-divisive, as Hunter/Otava run it with a t-test in place of permutations):
+// on the logarithms of the values, so that a step is a ratio, split the
+// series where the CUSUM statistic is largest; keep the split if Student's
+// t of the two sides' mean logarithms (the noise pooled within the window,
+// at least a quarter of the threshold's step) reaches the two-sided alpha
+// quantile, Bonferroni-corrected over the places the split could take; go
+// on in both halves. Steps whose ratio of medians is under the threshold
+// are then merged away, smallest first. Deterministic: no random numbers.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -22,17 +22,17 @@
 
 namespace kistore {
 
-// The indices where a new segment begins (each in 1..n-1, increasing) that
-// minimise sum of segment costs + penalty * (number of segments), the cost of
-// a segment being its sum of squared deviations from its mean.
-std::vector<std::size_t> pelt_mean_changes(const std::vector<double>& y, double penalty);
+// Where a split of y[begin, end) makes the two sides' means differ most,
+// weighted by sqrt(n1 n2 / m) (the CUSUM statistic): the index of the first
+// point after it, or 0 when the window holds fewer than 2 points.
+std::size_t best_split(const std::vector<double>& y, std::size_t begin, std::size_t end);
 
-// The segment cost PELT minimises, for y[begin, end).
-double segment_cost(const std::vector<double>& y, std::size_t begin, std::size_t end);
-
-// The noise of a series: median |y[i] - y[i-1]| / (0.6745 sqrt 2), robust to
-// the steps themselves; 0 for fewer than 2 points.
-double difference_noise(const std::vector<double>& y);
+// Student's t of splitting y[begin, end) at `at`, over the value it needs to
+// be significant at alpha (two-sided, Bonferroni over the end - begin - 1
+// places a split could take), the noise pooled within both sides and at
+// least noise_floor: 1 or more is significant; 0 for a window under 3 points.
+double split_significance(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end,
+                          double noise_floor, double alpha);
 
 struct SeriesStep {
   std::size_t index = 0;         // the first point after the step

@@ -390,7 +390,7 @@ std::string about_page() {
          "name, any revision: a series, as <code>kistore series</code> lists it), its page draws each series over "
          "time: a line through the values by <code>observedAt</code>, the spread each run carries (p20 – p80, else "
          "p25 – p75, else the mean ± one standard deviation) as a band, each change point (a step of 5 % or more "
-         "found by PELT, with its verdict) as a dashed line, and each controlled rerun as a ◆. A run's section "
+         "found by binary segmentation, with its verdict) as a dashed line, and each controlled rerun as a ◆. A run's section "
          "says where it stands in its series. The method is in the project's docs/statistics.md.</p>\n"
          "<h2>Evidence levels</h2>\n<ul>\n"
          "<li><span class=\"level source-native\">source-native</span> the source's own published measurement, marked "

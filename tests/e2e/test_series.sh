@@ -78,7 +78,7 @@ assert_exit 2 ks series "$run" --threshold 0
 assert_contains "$ERR" "--threshold: expected a number greater than 0 and less than 1, found 0" "bad threshold"
 assert_exit 1 ks series deadbeefdeadbeef
 assert_exit 0 ks series --help
-assert_contains "$OUT" "PELT" "help says how"
+assert_contains "$OUT" "binary segmentation" "help says how"
 pass "group keys, --implementation, bad options"
 
 # Ties in observedAt: the order of the commits that added them, not of digests.

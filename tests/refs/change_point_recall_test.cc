@@ -44,14 +44,14 @@ TEST_CASE("change points: recall of planted steps of 3x the noise and more", "[s
         double recall = static_cast<double>(found) / kSeries;
         INFO("n " << n << ", noise " << sigma << ", step " << step << " (" << times << "x): recall " << recall);
         // Each case on its own: the weakest, 20 points with a 3x step at 5 %
-        // noise, finds 0.885 (docs/statistics.md lists them all).
-        CHECK(recall >= 0.85);
+        // noise, finds 0.925 (docs/statistics.md lists them all).
+        CHECK(recall >= 0.9);
       }
     }
   }
   INFO("recall over every case: " << all_found << " of " << all_tried);
   CHECK(all_found >= all_tried * 9 / 10);
-  CHECK(all_found >= all_tried * 98 / 100);
+  CHECK(all_found >= all_tried * 99 / 100);
 }
 
 TEST_CASE("change points: false alarms on pure noise", "[series][known-answers]") {

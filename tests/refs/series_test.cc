@@ -8,26 +8,23 @@
 namespace kistore {
 namespace {
 
-// Optimal partitioning by exhaustive search over every set of cuts (2^(n-1)
-// of them): what PELT must find, computed without PELT's recursion or pruning.
-std::vector<std::size_t> brute_force(const std::vector<double>& y, double penalty) {
-  const std::size_t n = y.size();
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<std::size_t> best_cuts;
-  for (unsigned mask = 0; mask < (1u << (n - 1)); ++mask) {
-    std::vector<std::size_t> cuts;
-    for (std::size_t i = 1; i < n; ++i)
-      if (mask & (1u << (i - 1))) cuts.push_back(i);
-    double total = 0;
-    std::size_t from = 0;
-    for (std::size_t c : cuts) total += segment_cost(y, from, c) + penalty, from = c;
-    total += segment_cost(y, from, n);
-    if (total < best - 1e-12) best = total, best_cuts = cuts;
+// The CUSUM split by exhaustive evaluation of Student's t at every place
+// with one common noise: what best_split must find.
+std::size_t brute_force_split(const std::vector<double>& y, std::size_t begin, std::size_t end) {
+  double best = -1;
+  std::size_t at = 0;
+  for (std::size_t s = begin + 1; s < end; ++s) {
+    double a = 0, b = 0;
+    for (std::size_t i = begin; i < s; ++i) a += y[i];
+    for (std::size_t i = s; i < end; ++i) b += y[i];
+    double n1 = static_cast<double>(s - begin), n2 = static_cast<double>(end - s);
+    double t = std::abs(b / n2 - a / n1) / std::sqrt(1 / n1 + 1 / n2);
+    if (t > best + 1e-12) best = t, at = s;
   }
-  return best_cuts;
+  return at;
 }
 
-TEST_CASE("PELT finds the optimal partition", "[series]") {
+TEST_CASE("binary segmentation: the split, its significance, two steps", "[series]") {
   // A fixed pseudo-random series with two steps (a linear congruential
   // generator, so the test needs no library's random numbers).
   unsigned state = 12345;
@@ -37,18 +34,24 @@ TEST_CASE("PELT finds the optimal partition", "[series]") {
   };
   std::vector<double> y;
   for (int i = 0; i < 14; ++i) y.push_back((i < 5 ? 0.0 : i < 10 ? 1.0 : 0.4) + noise());
-  for (double penalty : {0.01, 0.1, 0.5, 2.0, 10.0}) {
-    INFO("penalty " << penalty);
-    CHECK(pelt_mean_changes(y, penalty) == brute_force(y, penalty));
+  for (auto [b, e] : {std::pair<std::size_t, std::size_t>{0, 14}, {0, 5}, {5, 14}, {3, 12}, {10, 14}}) {
+    INFO("window " << b << " to " << e);
+    CHECK(best_split(y, b, e) == brute_force_split(y, b, e));
   }
-  CHECK(pelt_mean_changes(y, 0.5) == std::vector<std::size_t>{5, 10});
-  CHECK(pelt_mean_changes({1.0}, 1.0).empty());
-}
-
-TEST_CASE("difference noise", "[series]") {
-  // |differences| 1, 1, 1, 3: median 1.
-  CHECK(difference_noise({0, 1, 2, 3, 6}) == Approx(1 / (0.6745 * std::sqrt(2.0))));
-  CHECK(difference_noise({5}) == 0);
+  CHECK(best_split(y, 0, 14) == 5);
+  CHECK(best_split(y, 5, 14) == 10);
+  CHECK(best_split(y, 3, 4) == 0);
+  // Both steps are significant; the halves between them hold none.
+  CHECK(split_significance(y, 0, 5, 14, 0, 0.01) >= 1);
+  CHECK(split_significance(y, 5, 10, 14, 0, 0.01) >= 1);
+  CHECK(split_significance(y, 0, best_split(y, 0, 5), 5, 0, 0.01) < 1);
+  // t by hand for {0, 0, 1, 1} split at 2 with a noise floor of 0.1 (the
+  // sides have none): |1 - 0| / (0.1 sqrt(1/2 + 1/2)) = 10; Student's t with 2
+  // degrees of freedom at 0.01 / (2 * 3) two-sided is 17.2772 (its quantile in
+  // closed form, (2p - 1) / sqrt(2p (1 - p)) at p = 1 - 0.01/6).
+  CHECK(split_significance({0, 0, 1, 1}, 0, 2, 4, 0.1, 0.01) == Approx(10 / 17.27718).epsilon(1e-5));
+  CHECK(split_significance({0, 0, 1}, 0, 2, 3, 0.1, 0.01) < 1);
+  CHECK(split_significance({0, 1}, 0, 1, 2, 0.1, 0.01) == 0);
 }
 
 TEST_CASE("series steps: ratios, the threshold, no noise", "[series]") {
