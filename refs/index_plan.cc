@@ -432,6 +432,37 @@ void apply_trie_plan(TrieFiles& files, const TriePlan& plan) {
   }
 }
 
+std::shared_ptr<const TrieFileLines> parse_trie_file(std::string bytes, const std::string& path,
+                                                     const std::string& where) {
+  auto out = std::make_shared<TrieFileLines>();
+  out->bytes = std::move(bytes);
+  const std::string_view all = out->bytes;
+  const std::string prefix = trie_prefix(path);
+  std::string_view last;
+  std::size_t number = 0;
+  for (std::size_t start = 0; start < all.size();) {
+    const std::size_t end = all.find('\n', start);
+    ++number;
+    auto at_line = [&] { return where + ":" + std::to_string(number) + ": "; };
+    if (end == std::string::npos) throw Corruption(at_line() + "expected a line ending in \"\\n\", found the file's end");
+    const std::string_view line = all.substr(start, end + 1 - start);
+    const std::string_view found = line_key(line);
+    if (found.empty() || !found.starts_with(prefix) || !(last < found))
+      throw Corruption(at_line() + "expected a line beginning {\"@key\":\"" + prefix +
+                       "…\" after the key before it, found " + quoted_excerpt(line));
+    out->lines.emplace_back(found, line);
+    last = found;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::optional<std::string_view> TrieFileLines::find(std::string_view key) const {
+  auto it = std::lower_bound(lines.begin(), lines.end(), key, [](const auto& l, std::string_view k) { return l.first < k; });
+  if (it == lines.end() || it->first != key) return std::nullopt;
+  return it->second;
+}
+
 std::optional<std::string> find_line(TrieReader& reader, std::string_view key) {
   std::string dir;     // the folder's path ("" is refs/<family>/)
   std::size_t at = 0;  // digits it stands for
@@ -444,27 +475,10 @@ std::optional<std::string> find_line(TrieReader& reader, std::string_view key) {
         break;
       }
       if (!e.folder && e.name.size() == 1 && e.name[0] == rest[0]) {
-        const std::string path = join(dir, e.name);
-        const std::string bytes = reader.read(path);
-        const std::string prefix = trie_prefix(path);
-        std::string_view last;
-        std::size_t number = 0;
-        for (std::size_t start = 0; start < bytes.size();) {
-          const std::size_t end = bytes.find('\n', start);
-          ++number;
-          // Spelled out for a problem only (a lookup reads up to T lines).
-          auto at_line = [&] { return reader.where(path) + ":" + std::to_string(number) + ": "; };
-          if (end == std::string::npos) throw Corruption(at_line() + "expected a line ending in \"\\n\", found the file's end");
-          const std::string_view line = std::string_view(bytes).substr(start, end + 1 - start);
-          const std::string_view found = line_key(line);
-          if (found.empty() || !found.starts_with(prefix) || !(last < found))
-            throw Corruption(at_line() + "expected a line beginning {\"@key\":\"" + prefix +
-                             "…\" after the key before it, found " + quoted_excerpt(line));
-          if (found == key) return std::string(line);
-          last = found;
-          start = end + 1;
-        }
-        return std::nullopt;
+        const std::shared_ptr<const TrieFileLines> file = reader.lines(join(dir, e.name));
+        const std::optional<std::string_view> line = file->find(key);
+        if (!line) return std::nullopt;
+        return std::string(*line);
       }
     }
     if (!next) return std::nullopt;

@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,18 @@ namespace kistore {
 
 // How plan_trie_update reads one family's old trie. Paths are relative to
 // refs/<family>/, without a trailing "/"; "" is refs/<family>/ itself.
+// One index file's lines, checked as find_line checks them: each ends in
+// "\n" and begins {"@key":"<hex>" with the file's digits, keys ascending.
+struct TrieFileLines {
+  std::string bytes;
+  std::vector<std::pair<std::string_view, std::string_view>> lines;  // key, line with its "\n": views of bytes
+  // The line of `key`, if the file has one (a binary search).
+  std::optional<std::string_view> find(std::string_view key) const;
+};
+// `bytes`, the file at `path` (named `where` in messages), split and checked:
+// Error(kCorruption) "<where>:<line>: expected …" at the first wrong line.
+std::shared_ptr<const TrieFileLines> parse_trie_file(std::string bytes, const std::string& path, const std::string& where);
+
 class TrieReader {
  public:
   struct Entry {
@@ -61,6 +74,11 @@ class TrieReader {
   // How messages name the file at `path`: "index file <path>" unless the
   // reader knows its place ("refs/groups/<path>").
   virtual std::string where(const std::string& path) const { return "index file " + path; }
+  // The file at `path` split into its checked lines: parse_trie_file of
+  // read(path), unless the reader keeps files it has parsed.
+  virtual std::shared_ptr<const TrieFileLines> lines(const std::string& path) {
+    return parse_trie_file(read(path), path, where(path));
+  }
 };
 
 // A TrieReader over files in memory (build_trie's form).

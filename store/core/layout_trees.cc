@@ -59,6 +59,15 @@ std::string LayoutTrees::blob(const git_oid& id) const {
   return bytes;
 }
 
+std::shared_ptr<const TrieFileLines> LayoutTrees::index_file(const git_oid& id, const std::string& path,
+                                                             const std::string& where) const {
+  for (const auto& p : parsed_)
+    if (p && git::same_id(p->id, id) && p->path == where) return p->lines;
+  std::shared_ptr<const TrieFileLines> lines = parse_trie_file(blob(id), path, where);
+  parsed_[parsed_next_++ % kParsedFiles] = ParsedFile{id, where, lines};
+  return lines;
+}
+
 std::optional<git_oid> LayoutTrees::entry(const git_oid* root, const std::string& path) const {
   return reader_->blob_at(root, path);
 }
@@ -128,6 +137,11 @@ class TreeTrie : public TrieReader {
     return *std::move(bytes);
   }
   std::string where(const std::string& path) const override { return full(path); }
+  std::shared_ptr<const TrieFileLines> lines(const std::string& path) override {
+    std::optional<git_oid> id = root_ ? trees_.entry(root_, full(path)) : std::nullopt;
+    if (!id) throw Corruption(full(path) + ": expected an index file, found none");
+    return trees_.index_file(*id, path, full(path));
+  }
 
  private:
   std::string full(const std::string& path) const { return path.empty() ? dir_ : dir_ + "/" + path; }

@@ -129,6 +129,26 @@ class LayoutTrees {
   static constexpr std::size_t kRecentBlobs = 4, kRecentBlobBytes = std::size_t(1) << 20;
   mutable std::array<std::optional<std::pair<git_oid, std::string>>, kRecentBlobs> recent_;
   mutable std::size_t recent_next_ = 0;
+
+ public:
+  // The index file at `path` in its family's trie (its blob `id`; `where`,
+  // its place in the tree, "refs/<family>/<path>") split into checked lines
+  // (parse_trie_file), kept for the next lookups: a merge or an incoming check
+  // looks up key after key, in order, and most fall in the file the one
+  // before read. Kept by blob and place together, since a file's check
+  // depends on the digits of its path.
+  std::shared_ptr<const TrieFileLines> index_file(const git_oid& id, const std::string& path,
+                                                  const std::string& where) const;
+
+ private:
+  static constexpr std::size_t kParsedFiles = 8;
+  struct ParsedFile {
+    git_oid id;
+    std::string path;
+    std::shared_ptr<const TrieFileLines> lines;
+  };
+  mutable std::array<std::optional<ParsedFile>, kParsedFiles> parsed_;
+  mutable std::size_t parsed_next_ = 0;
 };
 
 }  // namespace kistore

@@ -363,3 +363,44 @@ TEST_CASE("plan_trie_update refuses, as build_trie does, a key that would need a
 
 }  // namespace
 }  // namespace kistore
+
+namespace kistore {
+namespace {
+
+TEST_CASE("find_line: a binary search of the one file, every line of it checked", "[index_plan]") {
+  Lines lines = lines_of({pad("10"), pad("12"), pad("3"), pad("31"), pad("32"), pad("33"), pad("4")});
+  TrieFiles files = built(lines, 2);
+  TrieFilesReader reader(files);
+  for (const auto& [key, line] : lines) CHECK(find_line(reader, key) == line);
+  CHECK_FALSE(find_line(reader, pad("11")));
+  CHECK_FALSE(find_line(reader, pad("5")));
+  CHECK_FALSE(find_line(reader, pad("34")));
+
+  // A file's lines out of order, a line under another file's digits, a line
+  // without its "\n": each found by any lookup in that file, even one whose
+  // own line comes before the wrong one, and named by file and line.
+  const std::string a = level_line(pad("10")), b = level_line(pad("12")), c = level_line(pad("31"));
+  struct Bad {
+    const char* what;
+    std::string bytes;
+    const char* message;
+  };
+  for (const Bad& bad : {Bad{"unsorted", a + level_line(pad("15")) + b, "index file 1:3: expected a line beginning"},
+                         Bad{"another file's key", a + b + c, "index file 1:3: expected a line beginning {\"@key\":\"1…\""},
+                         Bad{"duplicate", a + b + b, "index file 1:3: expected"},
+                         Bad{"no newline", a + b.substr(0, b.size() - 1), "index file 1:2: expected a line ending in"}}) {
+    INFO(bad.what);
+    TrieFiles broken = {{"1", bad.bytes}};
+    TrieFilesReader r(broken);
+    try {
+      find_line(r, pad("10"));
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kCorruption);
+      CHECK_THAT(e.what(), Catch::Contains(bad.message));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kistore
