@@ -217,24 +217,19 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
   jobs.push_back({"about.html", [] { return site::about_page(); }});
   jobs.push_back({"index.html", [&] { return site::index_page(data); },
                   [&] { return site::index_key(data, gk, "index.html"); }});
-  jobs.push_back({"index.json", [&] { return site::index_json(data); },
-                  [&] { return site::index_key(data, gk, "index.json"); }});
   for (std::size_t b = 0; b < data.benchmarks.size(); ++b) {
     const std::string base = "benchmarks/" + data.benchmarks[b].id;
     jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); },
                     [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.html"); }});
-    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); },
-                    [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.json"); }});
   }
+  // A document's JSON is its canonical form, cheaper to make again than a
+  // key: it has none (the manifest says only its hash).
   for (const auto& [digest, doc] : data.documents)
-    jobs.push_back({"documents/" + digest.hex() + ".json", [doc = doc] { return site::document_json(*doc); },
-                    [doc = doc] { return site::document_json_key(*doc); }});
+    jobs.push_back({"documents/" + digest.hex() + ".json", [doc = doc] { return site::document_json(*doc); }});
   for (std::size_t g = 0; g < data.groups.size(); ++g) {
     const std::string base = "groups/" + data.groups[g].view.key.hex();
     jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); },
                     [&gk, g] { return site::derived_key("group.html", gk[g]); }});
-    jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); },
-                    [&gk, g] { return site::derived_key("group.json", gk[g]); }});
     for (std::size_t r = 0; r < data.groups[g].view.rows.size(); ++r) {
       const GroupRow& row = data.groups[g].view.rows[r];
       if (!site::run_json_written(row)) continue;

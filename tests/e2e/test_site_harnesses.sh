@@ -29,7 +29,7 @@ O=$W/site
 CHECK="$PY $here/lib/site_check.py"
 DATA=$KISTORE_SOURCE_DIR/tests/data
 run_of() { source_run "$S" "$1" "$2"; }
-row_of() { grep "<tr class=\"member\"[^>]*><td>[^<]*</td><td><a href=\"#run-${2:7:12}\">" "$1"; }
+row_of() { grep "<tr id=\"run-${2:7:12}\">" "$1"; }
 page_of() { echo "$O/groups/$(ks --json rank "$1" | jq -r .group | cut -d: -f2).html"; }
 
 assert_exit 0 ks init
