@@ -48,7 +48,7 @@ std::string page_start(const std::string& title, int depth) {
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'self'; "
          "script-src 'self'\">\n"
          "<title>" + esc(title) + "</title>\n<link rel=\"stylesheet\" href=\"" + up(depth) + "style.css\">\n"
-         "</head>\n<body>\n<header class=\"top\"><a href=\"" + up(depth) +
+         "</head>\n<body>\n<header><a href=\"" + up(depth) +
          "index.html\">kistore evidence</a></header>\n<main>\n";
 }
 
@@ -140,8 +140,8 @@ const char* const kStyleSheet = R"CSS(:root{--fg:#1d232a;--muted:#5b6570;--line:
 --reproduced:#1a7f37;--source-native:#3b6fb6;--reported:#8a8f98;--disputed:#c62828}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-header.top{padding:.6rem 1rem;border-bottom:1px solid var(--line);background:var(--panel)}
-header.top a{font-weight:600;color:var(--fg);text-decoration:none}
+header{padding:.6rem 1rem;border-bottom:1px solid var(--line);background:var(--panel)}
+header a{font-weight:600;color:var(--fg);text-decoration:none}
 main{max-width:1100px;margin:0 auto;padding:1rem}
 footer{max-width:1100px;margin:2rem auto;padding:1rem;color:var(--muted);font-size:.85rem;border-top:1px solid var(--line)}
 a{color:var(--accent)}
@@ -154,7 +154,7 @@ h2{font-size:1.1rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line);pa
 table{border-collapse:collapse;width:100%;margin:.4rem 0;font-size:.92rem}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--panel);font-weight:600;overflow-wrap:normal}
-td.num,table.ranking td:nth-child(-n+4):not(:nth-child(2)),table.groups td:nth-child(5),table.groups td:nth-child(7){text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.num,th.num,table.ranking :is(td,th):nth-child(-n+4):not(:nth-child(2)),table.groups td:nth-child(5),table.groups td:nth-child(7){text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.this{background:#fff7d6}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.4rem 0}
 dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
@@ -183,8 +183,8 @@ table.ranking details{max-width:30rem}table.ranking details[open]{min-width:12re
 .level{white-space:nowrap}
 tr:target{background:#fff7d6}
 svg.chart{width:100%;height:auto;max-width:820px;font-size:12px}
-svg.chart text.label{text-anchor:end;fill:var(--fg)}svg.chart text.value{fill:var(--muted)}
-svg.chart rect.bar{fill:var(--source-native)}
+svg.chart text.label{text-anchor:end;fill:var(--fg)}svg.chart rect+text{fill:var(--muted)}
+svg.chart rect{fill:var(--source-native)}
 svg.chart line.one{stroke:var(--fg);stroke-dasharray:3 3}
 .table-wrap{overflow-x:auto}
 td.correct-passed{color:var(--reproduced)}td.correct-failed{color:var(--disputed);font-weight:600}

@@ -99,9 +99,10 @@ std::string members_table(const SiteData& data, std::size_t gi, const RecordFact
   const bool one_level = level_shared(g), one_date = date_shared(g);
   std::string out = "<div class=\"table-wrap\"><table class=\"ranking";
   if (one_level) out += " " + std::string(level_code(g.view.rows.front().standing.level));
-  out += "\"><thead><tr><th class=\"num\">rank</th><th>implementation</th><th class=\"num\">";
+  // The 1st, 3rd and 4th columns are right-aligned by the style sheet.
+  out += "\"><thead><tr><th>rank</th><th>implementation</th><th>";
   out += esc(value_heading(g));
-  out += "</th><th class=\"num\">p20 – p80</th>";
+  out += "</th><th>p20 – p80</th>";
   if (!one_level) out += "<th>level</th>";
   if (said) out += "<th>correctness</th>";
   if (!one_date) out += "<th>observed</th>";
@@ -312,8 +313,8 @@ std::string versus_chart(const SiteData& data, const SiteBenchmark& b) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "x%.3f", p.ratio);
     out += "<g>" + (label == whole ? std::string() : "<title>" + esc(whole) + "</title>") + "<text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 13) + "\">" + esc(label) +
-           "</text><rect class=\"bar\" x=\"" + number(label_w) + "\" y=\"" + number(y + 2) + "\" width=\"" +
-           number(x(p.ratio) - label_w) + "\" height=\"13\"/><text class=\"value\" x=\"" + number(x(p.ratio) + 4) +
+           "</text><rect x=\"" + number(label_w) + "\" y=\"" + number(y + 2) + "\" width=\"" +
+           number(x(p.ratio) - label_w) + "\" height=\"13\"/><text x=\"" + number(x(p.ratio) + 4) +
            "\" y=\"" + number(y + 13) + "\">" + ratio + "</text></g>\n";
     y += row_h;
   }

@@ -138,7 +138,7 @@ std::string series_chart(const SiteGroup& g) {
     if (last_date.empty() || s.points.back().seconds == t1) last_date = b.substr(0, 10);
   }
   out += "<text x=\"" + coord(kLeft) + "\" y=\"" + coord(kHeight - 6) + "\">" + esc(first_date) + "</text>";
-  if (t1 > t0)
+  if (t1 > t0 && last_date != first_date)  // one day: said once
     out += "<text x=\"" + coord(kRight) + "\" y=\"" + coord(kHeight - 6) + "\" class=\"end\">" + esc(last_date) +
            "</text>";
   std::string legend, changes;
