@@ -102,7 +102,7 @@ RecordFacts shared_facts(const SiteData& data, std::size_t g);
 std::string facts_html(const RecordFacts& facts);  // <dt>/<dd> pairs
 std::string run_record(const SiteData& data, std::size_t g, std::size_t r, const RecordFacts& shared);
 // The revision of the run's implementation (its document's spec.revision,
-// cut), or "".
+// cut as every shown string), or "".
 std::string revision_of(const RunFacts& f);
 std::string run_anchor(const Digest& run);
 // Whether the run's section shows a string cut: then its whole JSON is

@@ -113,7 +113,8 @@ std::string members_table(const SiteData& data, std::size_t gi, const RecordFact
     const auto& p = row.ranked.member.primary;
     out += "<tr id=\"" + run_anchor(row.run.digest()) + "\"><td>" +
            (row.ranked.rank ? std::to_string(row.ranked.rank) : "-") + "</td><td>" + esc(cut_text(row.implementation));
-    if (std::string rev = revision_of(g.facts[i]); !rev.empty()) out += " <small>" + esc(rev) + "</small>";
+    // The revision cut at 40 characters with "…", the whole a hover away.
+    if (std::string rev = revision_of(g.facts[i]); !rev.empty()) out += " <small>" + cut_html(rev, 40) + "</small>";
     if (!row.ranked.rank) out += "<br><span class=\"muted\">unrankable: " + esc(row.ranked.unrankable) + "</span>";
     for (const RerunInfo& r : row.reruns) {
       char ratio[32] = "";

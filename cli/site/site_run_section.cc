@@ -234,7 +234,7 @@ std::optional<Digest> shared_document(const SiteGroup& g, Role role) {
 std::string revision_of(const RunFacts& f) {
   if (!f.implementation) return "";
   const Json* rev = f.implementation->spec().find("revision");
-  return rev && rev->is_string() ? cut_text(rev->as_string(), 40) : "";
+  return rev && rev->is_string() ? cut_text(rev->as_string()) : "";
 }
 
 bool run_json_written(const GroupRow& row) { return json_needs_cut(row.run.with_metadata()); }
