@@ -18,7 +18,7 @@ namespace {
 // Bump whenever what a page shows or how changes (any edit to
 // cli/site/site_pages.cc, cli/site/site_run_section.cc or cli/site/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
-constexpr const char* kPageFormat = "kistore-site-pages/7";
+constexpr const char* kPageFormat = "kistore-site-pages/8";
 
 // Fields, each length-prefixed, so that no two sequences of fields give the
 // same text.
