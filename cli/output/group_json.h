@@ -2,8 +2,8 @@
 // {"group":"sha256:…","members":[{"rank","run","implementation","value",
 // "unit","level",("verified","why"),"observedAt",("reason"),"reruns"}]}.
 //
-// For `rank --json` and for the static site, which writes the same document
-// beside each group page (cli/site/site.h), so that the two cannot differ.
+// For `rank --json` (the static site says so on each group page, and writes
+// no copy of it: cli/site/site.h).
 // Pure functions of their arguments; never fail (allocation aside).
 #pragma once
 

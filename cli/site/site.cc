@@ -217,24 +217,19 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
   jobs.push_back({"about.html", [] { return site::about_page(); }});
   jobs.push_back({"index.html", [&] { return site::index_page(data); },
                   [&] { return site::index_key(data, gk, "index.html"); }});
-  jobs.push_back({"index.json", [&] { return site::index_json(data); },
-                  [&] { return site::index_key(data, gk, "index.json"); }});
   for (std::size_t b = 0; b < data.benchmarks.size(); ++b) {
     const std::string base = "benchmarks/" + data.benchmarks[b].id;
     jobs.push_back({base + ".html", [&data, b] { return site::benchmark_page(data, b); },
                     [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.html"); }});
-    jobs.push_back({base + ".json", [&data, b] { return site::benchmark_json(data, b); },
-                    [&data, &gk, b] { return site::benchmark_key(data, b, gk, "benchmark.json"); }});
   }
+  // A document's JSON is its canonical form, cheaper to make again than a
+  // key: it has none (the manifest says only its hash).
   for (const auto& [digest, doc] : data.documents)
-    jobs.push_back({"documents/" + digest.hex() + ".json", [doc = doc] { return site::document_json(*doc); },
-                    [doc = doc] { return site::document_json_key(*doc); }});
+    jobs.push_back({"documents/" + digest.hex() + ".json", [doc = doc] { return site::document_json(*doc); }});
   for (std::size_t g = 0; g < data.groups.size(); ++g) {
     const std::string base = "groups/" + data.groups[g].view.key.hex();
     jobs.push_back({base + ".html", [&data, g] { return site::group_page(data, g); },
                     [&gk, g] { return site::derived_key("group.html", gk[g]); }});
-    jobs.push_back({base + ".json", [&data, g] { return site::group_json(data, g); },
-                    [&gk, g] { return site::derived_key("group.json", gk[g]); }});
     for (std::size_t r = 0; r < data.groups[g].view.rows.size(); ++r) {
       const GroupRow& row = data.groups[g].view.rows[r];
       if (!site::run_json_written(row)) continue;
@@ -243,6 +238,19 @@ std::vector<PageJob> page_jobs(const SiteData& data, const std::vector<std::stri
     }
   }
   return jobs;
+}
+
+// What the manifest records of a file's bytes: the first 32 hex digits (128
+// bits) of their sha256. It tells whether a file is still what a build wrote
+// (someone's edit, a page to write again); whoever can write the folder can
+// write the manifest too, so more bits would authenticate nothing more.
+constexpr std::size_t kHashHex = 32;
+std::string file_hash(std::string_view bytes) { return Digest::of(bytes).hex().substr(0, kHashHex); }
+// Whether `bytes` are what `recorded` (kHashHex or more hex digits of their
+// sha256: an older build recorded all 64) says.
+bool matches(const std::string& recorded, std::string_view bytes) {
+  const std::string hex = Digest::of(bytes).hex();
+  return recorded.size() >= kHashHex && recorded.size() <= hex.size() && hex.compare(0, recorded.size(), recorded) == 0;
 }
 
 // The manifest of an earlier build: path -> sha256 hex of the bytes written,
@@ -285,9 +293,16 @@ Manifest read_manifest(const std::optional<BeneathDir>& out) {
   Json manifest = parse_json_up_to(result.text, file, kMaxManifestBytes);
   const Json* files = manifest.find("files");
   if (!files || !files->is_object()) throw InvalidInput(file + ": expected {\"files\":{…}}");
-  for (const auto& [path, hash] : files->as_object())
-    if (hash.is_string()) result.files[path] = hash.as_string();
-  // A manifest without keys (an older build's) makes every page render.
+  // Each file's entry: the sha256 of its bytes, then, for a page with a key,
+  // a space and the key ("<hash> <key>"). An older build's manifest held the
+  // keys apart ("keys": {path: key}); one without keys makes every page render.
+  for (const auto& [path, entry] : files->as_object()) {
+    if (!entry.is_string()) continue;
+    const std::string& text = entry.as_string();
+    const std::size_t space = text.find(' ');
+    result.files[path] = text.substr(0, space);
+    if (space != std::string::npos) result.keys[path] = text.substr(space + 1);
+  }
   if (const Json* keys = manifest.find("keys"); keys && keys->is_object())
     for (const auto& [path, key] : keys->as_object())
       if (key.is_string()) result.keys[path] = key.as_string();
@@ -311,41 +326,34 @@ struct ManifestEntry {
 };
 
 // The manifest of `entries` (sorted by path, each path once): canonical
-// JSON (RFC 8785) of {"files": {path: sha256 hex}, "generator", "keys":
-// {path: key}}. Written here, not through a Json value: a big site's is
-// tens of megabytes. The site's paths are ASCII (hex digests, slugs, fixed
-// names), whose byte order is canonical JSON's UTF-16 order; a path that is
-// not falls back to canonical().
+// JSON (RFC 8785) of {"files": {path: "<hash>" or "<hash> <key>"},
+// "generator"} (file_hash: 32 hex; a key: 32 hex): a line of about 150
+// bytes a page, 120 a document. Written
+// here, not through a Json value: a big site's is tens of megabytes. The
+// site's paths are ASCII (hex digests, slugs, fixed names), whose byte order
+// is canonical JSON's UTF-16 order; a path that is not falls back to canonical().
 std::string manifest_text(const std::vector<ManifestEntry>& entries) {
+  auto value = [](const ManifestEntry& e) { return e.key.empty() ? e.hash : e.hash + " " + e.key; };
   bool ascii = true;
   for (const ManifestEntry& e : entries)
     for (char c : e.path) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
   if (!ascii) {
-    Json::Object files, keys;
-    for (const ManifestEntry& e : entries) {
-      files.emplace_back(e.path, Json(e.hash));
-      if (!e.key.empty()) keys.emplace_back(e.path, Json(e.key));
-    }
+    Json::Object files;
+    for (const ManifestEntry& e : entries) files.emplace_back(e.path, Json(value(e)));
     Json manifest = Json::object();
     manifest.set("generator", "kistore site");
     manifest.set("files", Json(std::move(files)));
-    manifest.set("keys", Json(std::move(keys)));
     return canonical(manifest) + "\n";
   }
   std::string out = "{\"files\":{";
   out.reserve(entries.size() * 180);
-  auto member = [&out](const std::string& name, const std::string& value, bool first) {
-    if (!first) out += ',';
-    write_json_string(name, out);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i) out += ',';
+    write_json_string(entries[i].path, out);
     out += ':';
-    write_json_string(value, out);
-  };
-  for (std::size_t i = 0; i < entries.size(); ++i) member(entries[i].path, entries[i].hash, i == 0);
-  out += "},\"generator\":\"kistore site\",\"keys\":{";
-  bool first = true;
-  for (const ManifestEntry& e : entries)
-    if (!e.key.empty()) member(e.path, e.key, first), first = false;
-  return out + "}}\n";
+    write_json_string(value(entries[i]), out);
+  }
+  return out + "},\"generator\":\"kistore site\"}\n";
 }
 
 // A page of this build: what the manifest records of it, and its bytes
@@ -365,10 +373,10 @@ RenderedPage render_page(const PageJob& job, const Manifest& before, const Benea
   e.hash = e.key.empty() ? "" : unchanged_hash(before, out, job.path, e.key);
   if (!e.hash.empty()) return rendered;
   std::string page = job.render();
-  e.hash = Digest::of(page).hex();
+  e.hash = file_hash(page);
   auto old = before.files.find(job.path);
   // A link at the page's place (planted there) is replaced, never kept.
-  if (old == before.files.end() || old->second != e.hash || out.entry(job.path) != BeneathDir::Entry::kFile)
+  if (old == before.files.end() || !matches(old->second, page) || out.entry(job.path) != BeneathDir::Entry::kFile)
     rendered.bytes = std::move(page);
   return rendered;
 }
@@ -405,7 +413,7 @@ void remove_old_file(const BeneathDir& out, const std::string& path, const std::
     return;
   }
   if (!bytes) return;
-  if (Digest::of(*bytes).hex() != hash) {
+  if (!matches(hash, *bytes)) {
     report.warnings.push_back(where + "a file changed since the site wrote it (expected sha256 " +
                               hash.substr(0, 64) + ", found " + Digest::of(*bytes).hex() + "); left alone");
     return;

@@ -3,23 +3,26 @@
 // to anywhere else.
 //
 // What it writes: index.html (every comparison group, by benchmark then GPU,
-// with a filter by kernel, GPU, pass and implementation), a page per
-// comparison group (groups/<hex>.html: its ranking with a bar per member, a
-// correctness column where its runs' harnesses say whether they checked the
-// output, each series of 2 or more runs drawn over time (an inline SVG with
-// its spread, change points and reruns; cli/site/site_series.cc), and a
-// section per run, <details id="run-<12 hex>">, readable without a script
-// and from file://; a run has no page of its own, its address is its
-// section's), per benchmark definition (benchmarks/<id>.html), about.html,
-// style.css and site.js, and beside every page its data as JSON: the group's
-// `rank --json` document, and each document the runs name (protocol,
-// environment, workload, implementation) once, as documents/<hex>.json (what
-// `show DIGEST --canonical` prints). The pages show every string cut with
-// "…" (objects/shown_text.h); a run whose section cuts one has its whole JSON
-// (the "run" member of `show RUN --canonical`) as runs/<hex>.json. What every
-// run of a group states alike is said once, above its runs. So a site grows
-// by about a kilobyte and a half per run (docs/benchmarks.md) and never with
-// (runs naming a document) × (its size).
+// with a filter by kernel, GPU, pass and implementation; `kistore groups
+// --json` lists them as data), a page per comparison group (groups/<hex>.html: its
+// ranking, a row per run with a bar, a correctness column where its runs'
+// harnesses say whether they checked the output, each series of 2 or more
+// runs drawn over time (an inline SVG with its spread, change points and
+// reruns; cli/site/site_series.cc)), per benchmark definition
+// (benchmarks/<id>.html), about.html, style.css and site.js, and each
+// document the runs name (protocol, environment, workload, implementation)
+// once, as documents/<hex>.json (what `show DIGEST --canonical` prints). A
+// run has no page of its own: its record is its row of its group's ranking,
+// <tr id="run-<12 hex>">, whose last cell opens on its whole digest and what
+// distinguishes it (cli/site/site_run_section.cc), readable without a script
+// and from file://. What every run of a group states alike is said once,
+// above its runs; members of a run's record that restate others are left out
+// (`kistore show RUN` prints the whole record, `kistore rank KEY --json` a
+// group). The pages show every string cut with "…" (objects/shown_text.h);
+// a run whose record cuts one has its whole JSON (the "run" member of `show
+// RUN --canonical`) as runs/<hex>.json. So a site grows by under a kilobyte a
+// run (docs/benchmarks.md: a million runs fit GitHub Pages' 1 GB) and never
+// with (runs naming a document) × (its size).
 //
 // Rebuilding into the same folder rewrites only the files whose bytes
 // changed (site-manifest.json records the sha256 of each file written) and

@@ -18,7 +18,7 @@ namespace {
 // Bump whenever what a page shows or how changes (any edit to
 // cli/site/site_pages.cc, cli/site/site_run_section.cc or cli/site/site_html.cc that changes
 // bytes): every key changes with it, so a rebuild renders every page again.
-constexpr const char* kPageFormat = "kistore-site-pages/7";
+constexpr const char* kPageFormat = "kistore-site-pages/9";
 
 // Fields, each length-prefixed, so that no two sequences of fields give the
 // same text.
@@ -43,7 +43,9 @@ class KeyText {
     if (!doc) return add("-");
     return add(doc->digest()).add(doc->metadata_canonical());
   }
-  std::string key() const { return Digest::of(text_).hex(); }
+  // 128 bits of the sha256, as hex: a key only tells a page's inputs from
+  // another build's (the manifest holds one a page), it authenticates nothing.
+  std::string key() const { return Digest::of(text_).hex().substr(0, 32); }
 
  private:
   std::string text_;
@@ -106,10 +108,6 @@ std::string run_json_key(const SiteData& data, std::size_t gi, std::size_t ri) {
   KeyText k;
   k.add(kPageFormat).add("run.json").add(row.run.digest()).add(row.run.metadata_canonical());
   return k.key();
-}
-
-std::string document_json_key(const Document& doc) {
-  return KeyText().add(kPageFormat).add("document.json").add(std::optional<Document>(doc)).key();
 }
 
 std::string group_key(const SiteData& data, std::size_t gi) {

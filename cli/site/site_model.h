@@ -82,22 +82,28 @@ void collect_documents(SiteData& data);
 void add_series(SiteData& data);
 
 // The pages, each a complete file. `g` is an index into data.groups and `r`
-// into its rows. A run has no page of its own: its section is on its
-// group's page (run_section), at the anchor run_anchor ("run-" and 12 hex).
-// A run's facts as its section states them, each a name and its HTML, in
-// order: how its level was given, each member of its metadata and spec (an
-// object's members one level down, "sourceNative.externalId"; each value one
-// line, its strings cut with "…"; the references to its documents left out),
-// the documents it names that are not the group's, its reruns, attestations
-// and history.
+// into its rows. A run has no page of its own: its record is its row of the
+// ranking on its group's page (id run_anchor: "run-" and 12 hex), whose last
+// cell (run_record) opens on its whole digest and the facts of section_facts
+// that the group does not share. A run's facts, each a name and its HTML, in
+// order: how its level was given, where it stands in its series, each
+// member of its metadata and spec the page does not say otherwise (an
+// object's members one level down, "sourceNative.source"; each value one
+// line, its strings cut with "…"; left out: members that restate others,
+// site_run_section.cc), the documents it names that are not the group's (but
+// its implementation's, whose revision the row says), its reruns,
+// attestations and history.
 using RecordFacts = std::vector<std::pair<std::string, std::string>>;
 RecordFacts section_facts(const SiteData& data, std::size_t g, std::size_t r);
 // The facts every run of the group states alike (none for a group of one), in
-// the first run's order: the page says them once, above the runs, and no
-// section again.
+// the first run's order: the page says them once, above the ranking, and no
+// record again.
 RecordFacts shared_facts(const SiteData& data, std::size_t g);
 std::string facts_html(const RecordFacts& facts);  // <dt>/<dd> pairs
-std::string run_section(const SiteData& data, std::size_t g, std::size_t r, const RecordFacts& shared);
+std::string run_record(const SiteData& data, std::size_t g, std::size_t r, const RecordFacts& shared);
+// The revision of the run's implementation (its document's spec.revision,
+// cut as every shown string), or "".
+std::string revision_of(const RunFacts& f);
 std::string run_anchor(const Digest& run);
 // Whether the run's section shows a string cut: then its whole JSON is
 // written beside the group, as runs/<hex>.json (run_json), and linked.
@@ -109,11 +115,8 @@ std::string run_json(const SiteData& data, std::size_t g, std::size_t r);
 // prints. Written once per document, however many runs name it.
 std::string document_json(const Document& doc);
 std::string group_page(const SiteData& data, std::size_t g);
-std::string group_json(const SiteData& data, std::size_t g);  // rank --json
 std::string benchmark_page(const SiteData& data, std::size_t b);
-std::string benchmark_json(const SiteData& data, std::size_t b);
 std::string index_page(const SiteData& data);
-std::string index_json(const SiteData& data);
 std::string about_page();  // about.html: how to read the pages, what the levels mean, how to cite a run
 extern const char* const kStyleSheet;  // style.css
 extern const char* const kScript;      // site.js
@@ -123,9 +126,8 @@ extern const char* const kScript;      // site.js
 // skips rendering a page whose key the manifest recorded. group_key is the
 // digest of a group and all its rows; the pages made of groups take theirs
 // in, one per data.groups entry (`group_keys`), and `what` names the file
-// ("group.html", "index.json"). Never fail.
+// ("group.html", "index.html"). Never fail.
 std::string run_json_key(const SiteData& data, std::size_t g, std::size_t r);
-std::string document_json_key(const Document& doc);
 std::string group_key(const SiteData& data, std::size_t g);
 std::string derived_key(std::string_view what, const std::string& group_key);
 std::string benchmark_key(const SiteData& data, std::size_t b, const std::vector<std::string>& group_keys,
@@ -145,6 +147,8 @@ std::string page_end(int depth);
 std::string digest_html(const Digest& d);
 // html_text, for brevity.
 std::string esc(std::string_view text);
+// A level as the class of its bar in the ranking: "sn", "ok", "ds", "rp".
+const char* level_code(Level level);
 // The primary value as the terminal shows it ("2.606 ms"), or "-".
 std::string value_text(const std::optional<Measurement>& primary);
 // The page names, relative to a page `depth` folders down.
@@ -159,8 +163,10 @@ std::string document_href(const Digest& doc, int depth);  // documents/<hex>.jso
 // marked, a legend and the change points in words; empty when no series of
 // the group has 2 points.
 std::string series_chart(const SiteGroup& group);
-// Where the run of row `r` stands in its series: "point 4 of 7 of …; after a
-// change point: …", as HTML; empty when its series has fewer than 2 points.
+// Where the run of row `r` stands in its series: "point 4 of 7; after a
+// change point: …" (the series' label too where two series of the group have
+// an implementation of the row's name), as HTML; empty when its series has
+// fewer than 2 points.
 std::string series_position_html(const SiteGroup& group, std::size_t r);
 // `text` cut at `max_chars` with "…", as HTML; when cut, inside a <span> whose
 // title holds it as the site shows any string (cut_text: 200 characters), so
@@ -168,9 +174,11 @@ std::string series_position_html(const SiteGroup& group, std::size_t r);
 std::string cut_html(std::string_view text, std::size_t max_chars);
 // The chart of a group, a bar per row of its ranking table (an inline SVG;
 // empty for a member that does not rank): the primary value on the group's
-// scale, its p20-p80 spread as a whisker, its level as the bar's class, its
-// reruns as marks. The table beside it says the values: the bars say nothing again.
-std::vector<std::string> member_bars(const SiteGroup& group);
+// scale, its p20-p80 spread as a whisker, its reruns as marks; its level as
+// the bar's class where `level_classes` (else the table's class says the
+// level all its runs share). The table beside it says the values: the bars
+// say nothing again.
+std::vector<std::string> member_bars(const SiteGroup& group, bool level_classes);
 // The label of a group in words: "tiled_geglu/backward · backward pass · RTX 4090".
 std::string group_title(const SiteGroup& group);
 

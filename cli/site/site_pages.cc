@@ -56,27 +56,65 @@ std::string value_heading(const SiteGroup& g) {
   return statistic.empty() ? "value" : cut_text(statistic, 24);
 }
 
-// The ranking: a row per member, its numbers right-aligned by the style
-// sheet (table.ranking's 1st, 3rd and 4th columns), not by a class per cell.
+// The run's p20 – p80 as the ranking shows it: "18.104 – 18.834 ms", the
+// unit once where both ends have it (else spread_text's "999.1 us - 1.002 ms").
+std::string spread_cell(const Document& run, const std::string& unit) {
+  auto spread = spread_values(run, unit);
+  if (!spread) return "";
+  std::string low = human_value(spread->first, unit), high = human_value(spread->second, unit);
+  const std::size_t space = high.rfind(' ');
+  if (space != std::string::npos && low.size() > high.size() - space &&
+      low.compare(low.size() - (high.size() - space), std::string::npos, high, space) == 0)
+    return low.substr(0, low.size() - (high.size() - space)) + " – " + high;
+  return low + " - " + high;
+}
+
+// Whether every run of the group has the same level, justified: then the
+// page says it once, above the ranking, and the table has no level column.
+bool level_shared(const SiteGroup& g) {
+  for (const GroupRow& row : g.view.rows)
+    if (!row.standing.justified || row.standing.level != g.view.rows.front().standing.level) return false;
+  return true;
+}
+
+// Whether every run of the group was observed on the same day (or none says
+// when): then the page says it once and the table has no date column.
+bool date_shared(const SiteGroup& g) {
+  const std::string first = observed_date(g.view.rows.front().run);
+  for (const GroupRow& row : g.view.rows)
+    if (observed_date(row.run) != first) return false;
+  return true;
+}
+
+// The ranking: a row per run, its record (cli/site/site_model.h: run_record),
+// its numbers right-aligned by the style sheet (table.ranking's 1st, 3rd and
+// 4th columns), not by a class per cell. The row's id is the run's address.
 // Where some run of the group says whether its harness checked its output
-// (cli/output/correctness.h), a column says what it found.
-std::string members_table(const SiteGroup& g) {
+// (cli/output/correctness.h), a column says what it found; the level and the
+// date have a column only where the runs differ in them.
+std::string members_table(const SiteData& data, std::size_t gi, const RecordFacts& shared) {
+  const SiteGroup& g = data.groups[gi];
   bool said = false;
   for (const GroupRow& row : g.view.rows) said = said || run_correctness(row.run.spec()).said;
-  std::string out = "<div class=\"table-wrap\"><table class=\"ranking\"><thead><tr><th class=\"num\">rank</th>"
-                    "<th>implementation</th><th class=\"num\">";
+  const bool one_level = level_shared(g), one_date = date_shared(g);
+  std::string out = "<div class=\"table-wrap\"><table class=\"ranking";
+  if (one_level) out += " " + std::string(level_code(g.view.rows.front().standing.level));
+  // The 1st, 3rd and 4th columns are right-aligned by the style sheet.
+  out += "\"><thead><tr><th>rank</th><th>implementation</th><th>";
   out += esc(value_heading(g));
-  out += "</th><th class=\"num\">p20 – p80</th><th>level</th>";
+  out += "</th><th>p20 – p80</th>";
+  if (!one_level) out += "<th>level</th>";
   if (said) out += "<th>correctness</th>";
-  out += "<th>observed</th></tr></thead><tbody>\n";
-  const std::vector<std::string> bars = member_bars(g);
+  if (!one_date) out += "<th>observed</th>";
+  out += "<th>run</th></tr></thead><tbody>\n";
+  const std::vector<std::string> bars = member_bars(g, !one_level);
   for (std::size_t i = 0; i < g.view.rows.size(); ++i) {
     const GroupRow& row = g.view.rows[i];
     const auto& p = row.ranked.member.primary;
-    const Digest& run = row.run.digest();
-    out += "<tr class=\"member\" data-rank=\"" + std::to_string(row.ranked.rank) + "\"><td>" +
-           (row.ranked.rank ? std::to_string(row.ranked.rank) : "-") + "</td><td><a href=\"#" + run_anchor(run) +
-           "\">" + esc(cut_text(row.implementation)) + "</a>";
+    out += "<tr id=\"" + run_anchor(row.run.digest()) + "\"><td>" +
+           (row.ranked.rank ? std::to_string(row.ranked.rank) : "-") + "</td><td>" + esc(cut_text(row.implementation));
+    // The revision cut at 40 characters with "…", the whole a hover away.
+    if (std::string rev = revision_of(g.facts[i]); !rev.empty()) out += " <small>" + cut_html(rev, 40) + "</small>";
     if (!row.ranked.rank) out += "<br><span class=\"muted\">unrankable: " + esc(row.ranked.unrankable) + "</span>";
     for (const RerunInfo& r : row.reruns) {
       char ratio[32] = "";
@@ -84,8 +122,9 @@ std::string members_table(const SiteGroup& g) {
       out += "<br><span class=\"muted rerun\">◆ rerun " +
              std::string(r.readable ? level_name(r.verdict) : "unreadable") + ratio + "</span>";
     }
-    out += "</td><td>" + esc(value_text(p)) + bars[i] + "</td><td>" +
-           esc(p ? spread_text(row.run, p->unit) : "") + "</td><td>" + level_cell(row.standing) + "</td>";
+    out += "</td><td>" + esc(value_text(p)) + bars[i] + "</td><td>" + esc(p ? spread_cell(row.run, p->unit) : "") +
+           "</td>";
+    if (!one_level) out += "<td>" + level_cell(row.standing) + "</td>";
     if (said) {
       const RunCorrectness c = run_correctness(row.run.spec());
       out += "<td class=\"correct-";
@@ -94,7 +133,8 @@ std::string members_table(const SiteGroup& g) {
       out += c.said ? std::string(c.verdict()) : std::string("not said");
       out += "</td>";
     }
-    out += "<td>" + esc(observed_date(row.run)) + "</td></tr>\n";
+    if (!one_date) out += "<td>" + esc(observed_date(row.run)) + "</td>";
+    out += "<td>" + run_record(data, gi, i, shared) + "</td></tr>\n";
   }
   out += "</tbody></table></div>\n";
   if (said) {
@@ -138,15 +178,17 @@ std::string workload_html(const SiteGroup& g) {
   const Json* title = meta ? meta->find("title") : nullptr;
   const std::string name = title && title->is_string() ? cut_text(title->as_string()) : "workload";
   out += "<a href=\"" + document_href(w.digest(), 1) + "\">" + esc(name) + "</a> ";
-  if (const Json* params = w.spec().find("parameters"); params && params->is_object())
-    for (const auto& [name, value] : params->as_object())
-      out += "<code>" + esc(cut_text(name)) + "=" +
-             esc(value.is_string() ? cut_text(value.as_string()) : canonical(cut_json(value))) + "</code> ";
-  return out + "</p>\n";
+  std::string params;
+  if (const Json* list = w.spec().find("parameters"); list && list->is_object())
+    for (const auto& [name, value] : list->as_object())
+      params += (params.empty() ? "" : " ") + esc(cut_text(name)) + "=" +
+                esc(value.is_string() ? cut_text(value.as_string()) : canonical(cut_json(value)));
+  return out + (params.empty() ? "" : "<code>" + params + "</code>") + "</p>\n";
 }
 
 // The documents every run of the group names: once here, not in each run's
-// section (the workload: linked from the page's workload line).
+// record (the workload: linked from the page's workload line), each with its
+// title where the page's title does not say it (the protocol's is the timed pass).
 std::string documents_html(const SiteGroup& g) {
   std::string out;
   for (Role role : {Role::kProtocol, Role::kEnvironment, Role::kImplementation}) {
@@ -154,15 +196,16 @@ std::string documents_html(const SiteGroup& g) {
     const Document& doc = *role_document(g.facts.front(), role);
     const std::optional<Json>& meta = doc.metadata();
     const Json* title = meta ? meta->find("title") : nullptr;
-    out += "<li>" + std::string(role_name(role)) + ": " +
-           (title && title->is_string() ? esc(cut_text(title->as_string())) + " " : "") + "<a href=\"" +
-           document_href(doc.digest(), 1) + "\">" + doc.digest().hex().substr(0, 12) + ".json</a></li>\n";
+    std::string shown = title && title->is_string() ? cut_text(title->as_string()) : "";
+    if (role == Role::kProtocol && shown == g.label.pass) shown.clear();
+    out += (out.empty() ? "" : " · ") + std::string(role_name(role)) + " " + (shown.empty() ? "" : esc(shown) + " ") +
+           "<a href=\"" + document_href(doc.digest(), 1) + "\">" + doc.digest().hex().substr(0, 12) + ".json</a>";
   }
-  return out.empty() ? "" : "<ul class=\"documents\">\n" + out + "</ul>\n";
+  return out.empty() ? "" : "<p id=\"documents\">Documents: " + out + "</p>\n";
 }
 
 // Every commit that a run of the group names, once, newest first; run
-// sections link here (#commit-<12 hex>).
+// records link here (#commit-<12 hex>).
 std::string commits_html(const SiteData& data, const SiteGroup& g) {
   std::set<std::size_t> entries;
   for (const RunFacts& f : g.facts)
@@ -172,7 +215,7 @@ std::string commits_html(const SiteData& data, const SiteGroup& g) {
   std::string out = "<ol class=\"timeline\">\n";
   for (std::size_t i : entries) {
     const LogEntry& e = data.stories.entries[i];
-    out += "<li class=\"event\" id=\"commit-" + e.id.substr(0, 12) + "\"><code>" + e.id + "</code> " + esc(date_time(e.time)) + " · " + esc(cut_text(e.author)) + " · " +
+    out += "<li id=\"commit-" + e.id.substr(0, 12) + "\"><code>" + e.id + "</code> " + esc(date_time(e.time)) + " · " + esc(cut_text(e.author)) + " · " +
            esc(cut_text(data.signatures[i].text())) + "<br>" + esc(cut_text(e.summary)) + "</li>\n";
   }
   return out + "</ol>\n";
@@ -183,19 +226,25 @@ std::string commits_html(const SiteData& data, const SiteGroup& g) {
 std::string group_page(const SiteData& data, std::size_t gi) {
   const SiteGroup& g = data.groups[gi];
   std::string out = page_start(group_title(g) + " · kistore", 1);
-  out.reserve(4096 + 2048 * g.view.rows.size());
+  out.reserve(4096 + 512 * g.view.rows.size());
   out += "<h1>" + esc(group_title(g)) + "</h1>\n" + workload_html(g);
   out += "<p>" + std::to_string(g.view.rows.size()) + " runs, " + std::to_string(g.view.ranked) +
          " ranked · <a href=\"" + benchmark_href(g.benchmark_id, 1) + "\">All results for " + esc(benchmark_name(g)) +
-         "</a> · <a href=\"" + g.view.key.hex() + ".json\">JSON</a></p>\n";
-  out += "<h2>Ranking</h2>\n" + members_table(g);
-  if (std::string chart = series_chart(g); !chart.empty()) out += "<h2 id=\"series\">Over time</h2>\n" + chart;
-  out += "<h2 id=\"runs\">Runs</h2>\n";
+         "</a> · comparison key <code>" + g.view.key.str() + "</code></p>\n<h2>Ranking</h2>\n";
+  // What every run states alike, once: its level and day where the table has
+  // no column for them, then the facts of its record.
+  RecordFacts every;
+  if (level_shared(g)) every.emplace_back("level", level_cell(g.view.rows.front().standing));
+  if (std::string day = observed_date(g.view.rows.front().run); date_shared(g) && !day.empty())
+    every.emplace_back("observed", esc(day));
   const RecordFacts shared = shared_facts(data, gi);
-  if (!shared.empty()) out += "<dl class=\"facts\" id=\"shared\">" + facts_html(shared) + "</dl>\n";
-  for (std::size_t r = 0; r < g.view.rows.size(); ++r) out += run_section(data, gi, r, shared);
-  out += "<h2 id=\"documents\">Documents</h2>\n" + documents_html(g);
-  out += "<p class=\"muted\">Comparison key <code>" + g.view.key.str() + "</code></p>\n";
+  every.insert(every.end(), shared.begin(), shared.end());
+  if (g.view.rows.size() > 1) out += "<p>Every run:</p>";
+  out += "<dl class=\"facts\" id=\"shared\">" + facts_html(every) + "</dl>\n";
+  out += members_table(data, gi, shared);
+  out += "<p class=\"muted\">Whole records: <code>kistore show RUN</code>, <code>kistore rank KEY --json</code></p>\n";
+  if (std::string chart = series_chart(g); !chart.empty()) out += "<h2 id=\"series\">Over time</h2>\n" + chart;
+  out += documents_html(g);
   out += "<h2 id=\"commits\">Commits</h2>\n" + commits_html(data, g);
   if (!data.base_url.empty()) {
     const std::string page = data.base_url + "groups/" + g.view.key.hex() + ".html";
@@ -203,10 +252,6 @@ std::string group_page(const SiteData& data, std::size_t gi) {
            "evidence record, " + esc(page) + "#run-&lt;its first 12 hex digits&gt;.</p>\n";
   }
   return out + page_end(1);
-}
-
-std::string group_json(const SiteData& data, std::size_t g) {
-  return canonical(group_view_json(data.groups[g].view)) + "\n";
 }
 
 namespace {
@@ -269,8 +314,8 @@ std::string versus_chart(const SiteData& data, const SiteBenchmark& b) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "x%.3f", p.ratio);
     out += "<g>" + (label == whole ? std::string() : "<title>" + esc(whole) + "</title>") + "<text class=\"label\" x=\"" + number(label_w - 6) + "\" y=\"" + number(y + 13) + "\">" + esc(label) +
-           "</text><rect class=\"bar\" x=\"" + number(label_w) + "\" y=\"" + number(y + 2) + "\" width=\"" +
-           number(x(p.ratio) - label_w) + "\" height=\"13\"/><text class=\"value\" x=\"" + number(x(p.ratio) + 4) +
+           "</text><rect x=\"" + number(label_w) + "\" y=\"" + number(y + 2) + "\" width=\"" +
+           number(x(p.ratio) - label_w) + "\" height=\"13\"/><text x=\"" + number(x(p.ratio) + 4) +
            "\" y=\"" + number(y + 13) + "\">" + ratio + "</text></g>\n";
     y += row_h;
   }
@@ -279,43 +324,34 @@ std::string versus_chart(const SiteData& data, const SiteBenchmark& b) {
   return out;
 }
 
-// The index's table of groups, `groups` in its order; the first row of each
-// benchmark has the benchmark's id as its anchor (its page links there).
-std::string groups_table(const SiteData& data, const std::vector<std::size_t>& groups, int depth, bool filterable) {
-  std::string out = std::string("<div class=\"table-wrap\"><table class=\"groups\"") + (filterable ? " id=\"groups\"" : "") +
-                    "><thead><tr><th>benchmark</th><th>pass</th><th>GPU</th><th>workload</th><th class=\"num\">runs"
-                    "</th><th>best</th><th class=\"num\">median</th></tr></thead><tbody>\n";
+// The index's table of groups, `groups` in its order (a benchmark's groups
+// together): a <tbody> per benchmark, with the benchmark's id as its anchor
+// (its page links there) and its kernel's definition for the filter
+// (data-kernel); each row the implementations of the group, each once
+// (data-impl), and its best run (rank 1: the first row of the group's page).
+std::string groups_table(const SiteData& data, const std::vector<std::size_t>& groups, int depth) {
+  std::string out = "<div class=\"table-wrap\"><table class=\"groups\" id=\"groups\"><thead><tr><th>benchmark</th>"
+                    "<th>pass</th><th>GPU</th><th>workload</th><th class=\"num\">runs</th><th>best</th>"
+                    "<th class=\"num\">median</th></tr></thead>\n";
   std::string last;
   for (std::size_t gi : groups) {
     const SiteGroup& g = data.groups[gi];
     const GroupRow* best = best_row(g);
-    const bool first = g.benchmark_id != last;
+    if (g.benchmark_id != last)
+      out += std::string(last.empty() ? "" : "</tbody>\n") + "<tbody id=\"" + g.benchmark_id + "\" data-kernel=\"" +
+             esc(benchmark_name(g)) + "\">\n";
     last = g.benchmark_id;
+    std::set<std::string> seen;
     std::string impls;
-    for (const GroupRow& row : g.view.rows) impls += (impls.empty() ? "" : "\n") + row.implementation;
-    out += "<tr" + (first ? " id=\"" + g.benchmark_id + "\"" : std::string()) + " data-kernel=\"" +
-           esc(benchmark_name(g)) + "\" data-impl=\"" + esc(impls) + "\"><td><a href=\"" +
-           group_href(g.view.key, depth) + "\">" + esc(g.label.benchmark) + "</a></td><td>" + esc(g.label.pass) +
-           "</td><td>" + esc(g.label.gpu) + "</td><td>" + esc(g.workload_summary) + "</td><td class=\"num\">" +
-           std::to_string(g.view.rows.size()) + "</td><td>" +
-           (best ? "<a href=\"" + run_href(data, best->run.digest(), depth) + "\">" + esc(cut_text(best->implementation)) + "</a>"
-                 : std::string("-")) +
-           "</td><td class=\"num\">" + esc(best ? value_text(best->ranked.member.primary) : "-") + "</td></tr>\n";
+    for (const GroupRow& row : g.view.rows)
+      if (seen.insert(row.implementation).second) impls += (impls.empty() ? "" : "\n") + row.implementation;
+    out += "<tr data-impl=\"" + esc(impls) + "\"><td><a href=\"" + group_href(g.view.key, depth) + "\">" +
+           esc(g.label.benchmark) + "</a></td><td>" + esc(g.label.pass) + "</td><td>" + esc(g.label.gpu) + "</td><td>" +
+           esc(g.workload_summary) + "</td><td>" + std::to_string(g.view.rows.size()) + "</td><td>" +
+           esc(best ? cut_text(best->implementation) : "-") + "</td><td>" +
+           esc(best ? value_text(best->ranked.member.primary) : "-") + "</td></tr>\n";
   }
-  return out + "</tbody></table></div>\n";
-}
-
-Json group_summary_json(const SiteGroup& g) {
-  Json j = Json::object();
-  j.set("group", g.view.key.str());
-  j.set("benchmark", g.label.benchmark);
-  j.set("definition", g.label.definition);
-  j.set("pass", g.label.pass);
-  j.set("gpu", g.label.gpu);
-  j.set("members", static_cast<long long>(g.view.rows.size()));
-  const GroupRow* best = best_row(g);
-  j.set("best", best ? group_row_json(*best) : Json());
-  return j;
+  return out + (last.empty() ? "" : "</tbody>\n") + "</table></div>\n";
 }
 
 std::string select(const char* id, const char* label, const std::set<std::string>& values) {
@@ -332,22 +368,11 @@ std::string benchmark_page(const SiteData& data, std::size_t bi) {
   std::size_t runs = 0;
   for (std::size_t gi : b.groups) runs += data.groups[gi].view.rows.size();
   out += "<h1>All results for " + esc(b.name) + "</h1>\n<p>" + std::to_string(b.groups.size()) +
-         " comparison groups (GPUs, workloads and timed passes), " + std::to_string(runs) + " runs · <a href=\"" +
-         b.id + ".json\">JSON</a></p>\n";
+         " comparison groups (GPUs, workloads and timed passes), " + std::to_string(runs) + " runs</p>\n";
   out += "<h2>One implementation against another</h2>\n" + versus_chart(data, b);
   out += "<h2>Groups</h2>\n<p>Its " + std::to_string(b.groups.size()) + " groups, by GPU, are listed in <a href=\"" +
          "../index.html#" + b.id + "\">the index</a>.</p>\n";
   return out + page_end(1);
-}
-
-std::string benchmark_json(const SiteData& data, std::size_t bi) {
-  const SiteBenchmark& b = data.benchmarks[bi];
-  Json groups = Json::array();
-  for (std::size_t gi : b.groups) groups.push_back(group_summary_json(data.groups[gi]));
-  Json out = Json::object();
-  out.set("benchmark", b.name);
-  out.set("groups", std::move(groups));
-  return canonical(out) + "\n";
 }
 
 std::string index_page(const SiteData& data) {
@@ -365,7 +390,7 @@ std::string index_page(const SiteData& data) {
   }
   out += "<h1>Evidence</h1>\n<p>" + std::to_string(runs) + " runs in " + std::to_string(data.groups.size()) +
          " comparison groups of " + std::to_string(data.benchmarks.size()) +
-         " benchmarks · <a href=\"index.json\">JSON</a></p>\n<h2>Benchmarks</h2>\n<ul class=\"benchmarks\">\n";
+         " benchmarks</p>\n<h2>Benchmarks</h2>\n<ul class=\"benchmarks\">\n";
   for (const SiteBenchmark& b : data.benchmarks)
     out += "<li><a href=\"" + benchmark_href(b.id, 0) + "\">" + esc(b.name) + "</a> <span class=\"muted\">(" +
            std::to_string(b.groups.size()) + " groups)</span></li>\n";
@@ -374,7 +399,7 @@ std::string index_page(const SiteData& data) {
          select("gpu", "GPU", gpus) + select("pass", "pass", passes) + select("impl", "implementation", impls) +
          "</div>\n<p class=\"muted\"><span id=\"shown\">" + std::to_string(data.groups.size()) + "</span> of " +
          std::to_string(data.groups.size()) + " groups shown</p>\n";
-  out += groups_table(data, all, 0, true);
+  out += groups_table(data, all, 0);
   return out + page_end(0);
 }
 
@@ -383,14 +408,14 @@ std::string about_page() {
   out += "<h1>Reading these pages</h1>\n"
          "<h2>Comparison groups</h2>\n<p>Runs are comparable only within one comparison group: the same kernel "
          "definition and workload, timed pass and GPU. A group's page ranks its members by their primary value "
-         "(lower is better; ties share a rank) and holds the record of each of its runs. The bar beside a median "
+         "(lower is better; ties share a rank), a row per run that holds its record. The bar beside a median "
          "is that median on the group's scale, in its level's colour, with the p20 – p80 spread as a line and each "
          "controlled rerun as a ◆.</p>\n"
          "<h2>Over time</h2>\n<p>Where a group holds two or more runs of one implementation (the same project and "
          "name, any revision: a series, as <code>kistore series</code> lists it), its page draws each series over "
          "time: a line through the values by <code>observedAt</code>, the spread each run carries (p20 – p80, else "
          "p25 – p75, else the mean ± one standard deviation) as a band, each change point (a step of 5 % or more "
-         "found by binary segmentation, with its verdict) as a dashed line, and each controlled rerun as a ◆. A run's section "
+         "found by binary segmentation, with its verdict) as a dashed line, and each controlled rerun as a ◆. A run's record "
          "says where it stands in its series. The method is in the project's docs/statistics.md.</p>\n"
          "<h2>Evidence levels</h2>\n<ul>\n"
          "<li><span class=\"level source-native\">source-native</span> the source's own published measurement, marked "
@@ -403,26 +428,23 @@ std::string about_page() {
          "reproduce it.</li>\n</ul>\n<p>A level shown with \"unverified\" is stored in the store but not justified "
          "under the trust list the site was built with. Attestations are community notes and reproductions; they "
          "never change the evidence level.</p>\n"
-         "<h2>A run's record</h2>\n<p>Each run has a section on its group's page, at <code>groups/&lt;comparison "
-         "key&gt;.html#run-&lt;the first 12 hex digits of the run's digest&gt;</code>: every member of its metadata "
-         "and spec (what every run of the group states alike is said once, above the runs), the documents it names "
-         "that are not the group's, its reruns, attestations and history (as <code>kistore log --run</code> tells "
-         "it). Every string over " + std::to_string(kShownChars) + " characters is cut with \"…\"; a run with a "
-         "string cut has its whole JSON in <code>runs/&lt;hex&gt;.json</code>, linked from its section, and each "
+         "<h2 id=\"record\">A run's record</h2>\n<p>Each run is a row of its group's ranking, at <code>groups/&lt;comparison "
+         "key&gt;.html#run-&lt;the first 12 hex digits of the run's digest&gt;</code>. The row's last cell opens on "
+         "the run's whole digest and what distinguishes it beyond the row: where it stands in its series, how its "
+         "level was given, the members of its metadata and spec that the page does not say otherwise, the documents "
+         "it names that are not the group's, its reruns, attestations and history (as <code>kistore log --run</code> "
+         "tells it). What every run of the group states alike is said once, above the ranking. Members that restate "
+         "others are left out: the run's name and title (the group's title and the implementation), the source's copy "
+         "of the measurements and its id at the source, the timing the primary value is read from. The store holds "
+         "the whole record: <code>kistore show DIGEST</code> prints it, and <code>kistore rank KEY --json</code> a "
+         "group's ranking. Every string over " + std::to_string(kShownChars) + " characters is cut with \"…\"; a run "
+         "with a string cut has its whole JSON in <code>runs/&lt;hex&gt;.json</code>, linked from its record, and each "
          "document is whole in <code>documents/&lt;hex&gt;.json</code> (as <code>kistore show DIGEST "
-         "--canonical</code> prints it). A group's JSON is what <code>kistore rank --json</code> prints.</p>\n"
+         "--canonical</code> prints it).</p>\n"
          "<h2>Citing a run</h2>\n<p class=\"cite\">implementation. Benchmark run sha256:&lt;digest&gt;. kistore "
          "evidence record, &lt;the group page's address&gt;#run-&lt;12 hex&gt;. Accessed <span data-accessed>(the "
          "date you read this)</span>.</p>\n";
   return out + page_end(0);
-}
-
-std::string index_json(const SiteData& data) {
-  Json groups = Json::array();
-  for (const SiteGroup& g : data.groups) groups.push_back(group_summary_json(g));
-  Json out = Json::object();
-  out.set("groups", std::move(groups));
-  return canonical(out) + "\n";
 }
 
 }  // namespace kistore::cli::site

@@ -138,7 +138,7 @@ std::string series_chart(const SiteGroup& g) {
     if (last_date.empty() || s.points.back().seconds == t1) last_date = b.substr(0, 10);
   }
   out += "<text x=\"" + coord(kLeft) + "\" y=\"" + coord(kHeight - 6) + "\">" + esc(first_date) + "</text>";
-  if (t1 > t0)
+  if (t1 > t0 && last_date != first_date)  // one day: said once
     out += "<text x=\"" + coord(kRight) + "\" y=\"" + coord(kHeight - 6) + "\" class=\"end\">" + esc(last_date) +
            "</text>";
   std::string legend, changes;
@@ -166,8 +166,9 @@ std::string series_chart(const SiteGroup& g) {
     }
     for (std::size_t i = s.points.size(); i-- > 0;) point(band, 'L', x(s.points[i].seconds), y(sp[i].first));
     out += "<g class=\"" + cls + "\">";
-    if (spread) out += "<path class=\"band\" d=\"" + band + "Z\"/>";
-    out += "<path class=\"line\" d=\"" + line + "\"/><path class=\"dot\" d=\"" + dots + "\"/>";
+    // The band, the line and its dots: classes b, l and d (a chart a group).
+    if (spread) out += "<path class=\"b\" d=\"" + band + "Z\"/>";
+    out += "<path class=\"l\" d=\"" + line + "\"/><path class=\"d\" d=\"" + dots + "\"/>";
     // Controlled reruns: a diamond at the rerun's value, in its verdict's colour.
     for (Level verdict : {Level::kReproduced, Level::kDisputed}) {
       std::string marks;
@@ -190,8 +191,8 @@ std::string series_chart(const SiteGroup& g) {
                  esc(s.points[c.step.index].observed.substr(0, 10)) + ": " + esc(words) + "</li>";
     }
     out += "</g>";
-    legend += "<li class=\"" + cls + "\">" + cut_html(s.label, kLegendChars) + " <span class=\"muted\">" +
-              std::to_string(s.points.size()) + " points</span></li>";
+    legend += "<li class=\"" + cls + "\">" + cut_html(s.label, kLegendChars) + " (" +
+              std::to_string(s.points.size()) + " points)</li>";
   }
   out += "</svg>\n<ul class=\"legend\">" + legend + "</ul>\n";
   if (!changes.empty()) out += "<p>Change points:</p><ul class=\"legend\">" + changes + "</ul>\n";
@@ -202,8 +203,14 @@ std::string series_position_html(const SiteGroup& g, std::size_t r) {
   for (const SiteSeries& s : g.series)
     for (std::size_t i = 0; i < s.points.size(); ++i) {
       if (s.points[i].row != r) continue;
-      std::string out = "point " + std::to_string(i + 1) + " of " + std::to_string(s.points.size()) + " of " +
-                        cut_html(s.label, kLegendChars);
+      // Of the series of its implementation (the row names it); the series'
+      // label too where another series of the group has an implementation so named.
+      std::string out = "point " + std::to_string(i + 1) + " of " + std::to_string(s.points.size());
+      bool ambiguous = false;
+      for (const SiteSeries& other : g.series)
+        for (const SeriesPoint& p : other.points)
+          ambiguous = ambiguous || (&other != &s && g.view.rows[p.row].implementation == g.view.rows[r].implementation);
+      if (ambiguous) out += " of " + cut_html(s.label, kLegendChars);
       // The last change point at or before this point: where its segment began.
       const SeriesChange* after = nullptr;
       for (const SeriesChange& c : s.changes)
@@ -214,7 +221,7 @@ std::string series_position_html(const SiteGroup& g, std::size_t r) {
       } else if (!s.changes.empty()) {
         out += "; before its change point (at point " + std::to_string(s.changes.front().step.index + 1) + ")";
       }
-      return out + " · <a href=\"#series\">chart</a>";
+      return out;
     }
   return "";
 }

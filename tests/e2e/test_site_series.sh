@@ -95,11 +95,11 @@ pass "the site with series charts: every link resolves, every page well formed (
 chart=$(grep -o '<svg class="series".*</svg>' "$page" || true)
 [[ -n $chart ]] || fail "the group page has a series chart"
 assert_eq 1 "$(grep -o '<svg class="series"' "$page" | wc -l)" "one chart on the page"
-assert_eq 1 "$(grep -o '<path class="line"' <<<"$chart" | wc -l)" "one series line (the others have a single run)"
-line=$(grep -o '<path class="line" d="[^"]*"' <<<"$chart" | head -1)
+assert_eq 1 "$(grep -o '<path class="l"' <<<"$chart" | wc -l)" "one series line (the others have a single run)"
+line=$(grep -o '<path class="l" d="[^"]*"' <<<"$chart" | head -1)
 assert_eq 6 "$(grep -o '[ML][0-9]* [0-9]*' <<<"$line" | wc -l)" "the line has six points, as series --json lists"
 assert_eq 6 "$(jq '.points | length' <<<"$series_json")" "series --json agrees: six points"
-assert_contains "$chart" '<path class="band"' "the p20 - p80 spread as a band"
+assert_contains "$chart" '<path class="b"' "the p20 - p80 spread as a band"
 assert_eq "$(jq '.changePoints | length' <<<"$series_json")" "$(grep -o '<path class="cp"' <<<"$chart" | wc -l)" \
   "as many change points drawn as series --json finds"
 assert_contains "$chart" "change point, 2.606 ms → 2.080 ms, ×0.798, faster (quantiles)" "the change point's words, as series prints them"
@@ -112,11 +112,12 @@ assert_contains "$(cat "$page")" "Liger-Kernel/liger_tiled, between 2025-11-13 a
   "the change point in words below the chart"
 pass "group page: the series drawn with its band, its change point where series --json finds it, the rerun as a mark"
 
-# Each run's section says where it stands, as series --json orders the points.
+# Each run's record says where it stands, as series --json orders the points (in the series of
+# its implementation: the row says which).
 for i in 0 2 3 5; do
   r=$(jq -r ".points[$i].run" <<<"$series_json" | cut -d: -f2)
-  section=$(grep "<details class=\"run\" id=\"run-${r:0:12}\">" "$page")
-  assert_contains "$section" "<dt>series</dt><dd>point $((i + 1)) of 6 of Liger-Kernel/liger_tiled" "run $i: its place in the series"
+  section=$(grep "<tr id=\"run-${r:0:12}\">" "$page")
+  assert_contains "$section" "<br>series: point $((i + 1)) of 6" "run $i: its place in the series"
   if ((i >= 3)); then
     assert_contains "$section" "after a change point (at point 4): 2.606 ms → 2.080 ms, ×0.798, faster (quantiles)" "run $i: after the step"
   else
@@ -124,12 +125,13 @@ for i in 0 2 3 5; do
   fi
 done
 hf=$(ks --json rank "$run" | jq -r '.members[] | select(.implementation == "huggingface") | .run' | cut -d: -f2)
-hf_section=$(grep "<details class=\"run\" id=\"run-${hf:0:12}\">" "$page")
-assert_not_contains "$hf_section" "<dt>series</dt>" "a run alone in its series says nothing of a series"
-pass "run sections: where each run stands in its series, before or after the change point"
+hf_section=$(grep "<tr id=\"run-${hf:0:12}\">" "$page")
+[[ -n $hf_section ]] || fail "huggingface's row"
+assert_not_contains "$hf_section" "series:" "a run alone in its series says nothing of a series"
+pass "run records: where each run stands in its series, before or after the change point"
 
 # A group without a series of two runs draws no chart.
-other=$(jq -r '.groups[].group' "$O/index.json" | cut -d: -f2 | grep -v "$group" | head -1)
+other=$(ks --json groups | jq -r '.groups[].group' | cut -d: -f2 | grep -v "$group" | head -1)
 assert_not_contains "$(cat "$O/groups/$other.html")" '<svg class="series"' "no chart where no series has two runs"
 pass "no chart for a group without a series of two points"
 
@@ -150,5 +152,5 @@ assert_exit 0 $CHECK links "$O"
 if have_tool tidy; then
   assert_exit 0 $CHECK tidy "$O"
 fi
-pass "hostile project and unit: escaped in the chart, legend and sections; cut with … and titled; the site stays valid"
+pass "hostile project and unit: escaped in the chart, legend and records; cut with … and titled; the site stays valid"
 summary
