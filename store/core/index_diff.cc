@@ -44,6 +44,16 @@ void read_lines(const LayoutTrees& trees, Family family, const std::string& full
   }
 }
 
+// read_lines without parsing: the file split into checked lines (index_file).
+void split_lines(const LayoutTrees& trees, const std::string& full, std::size_t dir_size, const git_oid& id,
+                 std::map<std::string, std::string>& lines) {
+  const std::shared_ptr<const TrieFileLines> file = trees.index_file(id, trie_file_path(full, dir_size), full);
+  for (const auto& [key, line] : file->lines) {
+    auto [it, fresh] = lines.emplace(key, line);
+    if (!fresh) throw Corruption(full + ": the key " + it->first + " is in another file of the same tree as well");
+  }
+}
+
 // Calls read(path, blob, is_before) for every file of `family` that differs
 // between the trees `from` and `to`, checked as a trie file of a store: on
 // the side it is on (is_before: `from`'s). A blob that one side holds at one
@@ -83,12 +93,10 @@ void for_changed_files(const LayoutTrees& trees, const git_oid* from, const git_
 
 }  // namespace
 
-std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
-  const std::size_t dir_size = family_dir(family).size() + 1;
-  std::map<std::string, std::string> before, after;
-  for_changed_files(trees, from, to, family, [&](const std::string& path, const git_oid& id, bool is_before) {
-    read_lines(trees, family, path, dir_size, id, is_before ? before : after);
-  });
+namespace {
+
+// The changes between two maps of lines by key, in key order.
+std::vector<FactChange> changes_between(std::map<std::string, std::string>& before, std::map<std::string, std::string>& after) {
   std::vector<FactChange> out;
   auto b = before.begin(), a = after.begin();
   while (b != before.end() || a != after.end()) {
@@ -105,6 +113,26 @@ std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+  const std::size_t dir_size = family_dir(family).size() + 1;
+  std::map<std::string, std::string> before, after;
+  for_changed_files(trees, from, to, family, [&](const std::string& path, const git_oid& id, bool is_before) {
+    read_lines(trees, family, path, dir_size, id, is_before ? before : after);
+  });
+  return changes_between(before, after);
+}
+
+std::vector<FactChange> diff_lines(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
+  const std::size_t dir_size = family_dir(family).size() + 1;
+  std::map<std::string, std::string> before, after;
+  for_changed_files(trees, from, to, family, [&](const std::string& path, const git_oid& id, bool is_before) {
+    split_lines(trees, path, dir_size, id, is_before ? before : after);
+  });
+  return changes_between(before, after);
 }
 
 std::vector<std::string> added_keys(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {

@@ -38,6 +38,14 @@ struct FactChange {
 // of one tree; as LayoutTrees for a tree or blob that cannot be read.
 std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
 
+// The same changes as diff_facts, for trees whose lines were checked when
+// they came in (the store's own history, a pulled commit after
+// IncomingChecker): each file is split into its lines and checked as
+// LayoutTrees::index_file checks it (each line "\n"-terminated and keyed
+// {"@key":"<hex>" under the file's digits, keys ascending, no key in two
+// files), but no line is parsed as JSON. Errors as diff_facts.
+std::vector<FactChange> diff_lines(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
+
 // The keys of `family` that `to` has a line for and `from` has none, in key
 // order: what the commits from `from` to `to` added (`kistore check`'s new
 // runs). Reads the files diff_facts reads, but only each line's key, as its

@@ -126,7 +126,8 @@ void apply_index_changes(const LayoutTrees& trees, const git_oid* root, const In
         family, family_changes,
         [&] {
           std::map<std::string, std::string> lines;
-          for (FactChange& c : diff_facts(trees, nullptr, root, family)) lines.emplace(c.key, std::move(*c.after));
+          // The store's own lines (its history was checked as it came in).
+          for (FactChange& c : diff_lines(trees, nullptr, root, family)) lines.emplace(c.key, std::move(*c.after));
           return lines;
         },
         [&](const TrieChanges& c) { return trees.plan(root, family, c); },

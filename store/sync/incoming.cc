@@ -47,6 +47,7 @@ void IncomingChecker::check_commit(const git_oid& id) {
   commit_id_ = git::oid_str(id);
   tree_ = commit_->tree;
   in_tree_ = {};
+  pending_lines_.clear();
   parent_.reset();
   others_.clear();
   for (std::size_t i = 0; i < commit_->parents.size(); ++i) {
@@ -66,6 +67,8 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
+  if (format_ == Format::k3 && !full()) check_pending_lines();
+  pending_lines_.clear();
   if (format_ == Format::k3 && !full()) check_index_files();
   for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
   check_levels();
@@ -371,7 +374,7 @@ void IncomingChecker::check_new_object(const Delta& d) {
   if (f.digest) ++new_objects_;
   if (!f.valid()) return problem(f.problem->kind, f.problem->path, f.problem->detail);
   const Digest& digest = *f.digest;
-  if (format_ == Format::k3) return check_new_object_lines(f);
+  if (format_ == Format::k3) return pending_lines_.push_back(&f);  // check_pending_lines
   if (f.kind == Kind::kRun) {
     std::string what = "run " + digest.str();
     // A controlled rerun (format 2) is indexed under its run, not in a group.
@@ -681,26 +684,45 @@ void IncomingChecker::check_line(Family family, const FactChange& c) {
 // Format 3: a new object comes with its lines (a run's group line unless it
 // is a controlled rerun, a claim of its upstream id by some run, an
 // attestation's line under its subject); a run at its default level has no
-// level line (check_levels judges those it has).
-void IncomingChecker::check_new_object_lines(const ObjectFacts& f) {
-  const Digest& digest = *f.digest;
-  if (f.kind == Kind::kRun) {
-    const std::string what = "run " + digest.str();
-    if (f.key && !reruns_in_tree().count(digest)) {
-      const std::string key = f.key->hex() + digest.hex();
-      const std::string expected = render_line(GroupFact{*f.key, digest, f.primary});
-      std::optional<std::string> line = trees_.index_line(&tree_, Family::kGroups, key);
-      if (!line) problem(ProblemKind::kMissingGroup, family_dir(Family::kGroups) + " @" + key, "adds " + what + " without its group line");
-      else if (*line != expected)
-        problem(ProblemKind::kGroupMismatch, family_dir(Family::kGroups) + " @" + key, "expected " + expected.substr(0, expected.size() - 1) + ", found " + line->substr(0, 200));
+// level line (check_levels judges those it has). The lines are looked up
+// once every object of the commit is known, in the order of their keys, so
+// that each index file is read and split once (LayoutTrees::index_file)
+// however many of the commit's objects it indexes.
+void IncomingChecker::check_pending_lines() {
+  struct Lookup {
+    Family family;
+    std::string key;
+    const ObjectFacts* facts;
+  };
+  std::vector<Lookup> lookups;
+  for (const ObjectFacts* f : pending_lines_) {
+    const Digest& digest = *f->digest;
+    if (f->kind == Kind::kRun) {
+      if (f->key && !reruns_in_tree().count(digest)) lookups.push_back({Family::kGroups, f->key->hex() + digest.hex(), f});
+      if (f->source_path) lookups.push_back({Family::kSources, *f->source_path, f});
+    } else if (f->kind == Kind::kAttestation && f->subject) {
+      lookups.push_back({Family::kAttestations, f->subject->hex() + digest.hex(), f});
+      run_for(*f->subject, object_path(digest), ProblemKind::kAttestationMismatch);
     }
-    if (f.source_path && !trees_.index_line(&tree_, Family::kSources, *f.source_path))
-      problem(ProblemKind::kMissingSource, family_dir(Family::kSources) + " @" + *f.source_path, "adds " + what + " without a claim of its upstream id");
-  } else if (f.kind == Kind::kAttestation && f.subject) {
-    const std::string key = f.subject->hex() + digest.hex();
-    const std::string where = family_dir(Family::kAttestations) + " @" + key;
-    std::optional<std::string> line = trees_.index_line(&tree_, Family::kAttestations, key);
-    if (!line) {
+  }
+  pending_lines_.clear();
+  std::sort(lookups.begin(), lookups.end(),
+            [](const Lookup& a, const Lookup& b) { return std::tie(a.family, a.key) < std::tie(b.family, b.key); });
+  for (const Lookup& l : lookups) {
+    if (full()) return;
+    const ObjectFacts& f = *l.facts;
+    const Digest& digest = *f.digest;
+    const std::string where = family_dir(l.family) + " @" + l.key;
+    const std::optional<std::string> line = trees_.index_line(&tree_, l.family, l.key);
+    if (l.family == Family::kGroups) {
+      const std::string expected = render_line(GroupFact{*f.key, digest, f.primary});
+      if (!line) problem(ProblemKind::kMissingGroup, where, "adds run " + digest.str() + " without its group line");
+      else if (*line != expected)
+        problem(ProblemKind::kGroupMismatch, where,
+                "expected " + expected.substr(0, expected.size() - 1) + ", found " + line->substr(0, 200));
+    } else if (l.family == Family::kSources) {
+      if (!line) problem(ProblemKind::kMissingSource, where, "adds run " + digest.str() + " without a claim of its upstream id");
+    } else if (!line) {
       problem(ProblemKind::kMissingAttestation, where, "adds attestation " + digest.str() + " without its line");
     } else {
       const auto fact = std::get<AttestationFact>(parse_line(Family::kAttestations, *line, where, 1));
@@ -708,7 +730,6 @@ void IncomingChecker::check_new_object_lines(const ObjectFacts& f) {
       if (found != f.attestation_bytes)
         problem(ProblemKind::kAttestationMismatch, where, "expected " + f.attestation_bytes + ", found " + found);
     }
-    run_for(*f.subject, object_path(digest), ProblemKind::kAttestationMismatch);
   }
 }
 

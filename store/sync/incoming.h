@@ -102,7 +102,8 @@ class IncomingChecker {
   void check_trie_edits(Family family, const std::vector<FactChange>& changes);
   void check_line(Family family, const FactChange& change);
   bool line_inherited(Family family, const FactChange& change) const;
-  void check_new_object_lines(const ObjectFacts& f);
+  void check_pending_lines();
+  std::vector<const ObjectFacts*> pending_lines_;  // new objects whose lines check_pending_lines looks up
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
                     ProblemKind mismatch);
   std::string facts_key(const git_oid& blob, const std::string& path) const;

@@ -205,12 +205,14 @@ class Merge3 : public MergeSides {
     // of the remote is new against it.
     const git_oid* lines_base = base() && trees_.format_of(base()) == Format::k3 ? base() : nullptr;
     for (Family family : kFamilies) {
-      for (const FactChange& c : diff_facts(trees_, lines_base, &in_tree_, family)) {
+      // Both trees' lines were checked: the base's as the store took it, the
+      // remote's by the incoming check that comes before any merge.
+      for (const FactChange& c : diff_lines(trees_, lines_base, &in_tree_, family)) {
         if (!c.after) continue;  // a union: what one side dropped, the other keeps
         if (family == Family::kLevels && rerun_runs.count(*Digest::parse_hex(c.key))) continue;  // settle_levels
         std::optional<std::string> mine = trees_.index_line(&local_tree_, family, c.key);
         if (!mine) {
-          changes_.put(parse_line(family, *c.after, family_dir(family), 0));
+          changes_.put_line(family, c.key, *c.after);
         } else if (*mine != *c.after) {
           if (family == Family::kMetadata || family == Family::kSources) claims_.push_back({family, c.key, *mine, *c.after});
           else outcome_.notes.push_back(family_dir(family) + " @" + c.key + ": the two sides differ; kept the local line");
