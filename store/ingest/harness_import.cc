@@ -44,6 +44,11 @@ std::string range_text(double low, double high) {
 
 }  // namespace
 
+HarnessSink collect_into(HarnessImport& out) {
+  return {[&out](HarnessRecord&& r) { out.records.push_back(std::move(r)); },
+          [&out](HarnessError&& e) { out.errors.push_back(std::move(e)); }};
+}
+
 std::string describe_json(const Json& v) {
   switch (v.type()) {
     case Json::Type::kNull: return "null";
