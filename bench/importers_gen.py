@@ -6,7 +6,8 @@ parameters, so that every record is a new run (and most a new workload).
 
 ROOT is the checkout (its tests/data and ../shared/data are read); OUT is written: nvbench/*.json,
 tritonbench/*.json, tritonbench.csv, kernelbench/*.json, flashinfer.jsonl, liger.csv, big.jsonl
-(about BIG_MB MB) and big.jsonl.zst, and NAME.runs beside each: how many runs it holds."""
+(about BIG_MB MB of new runs), rep.jsonl (as large, 20,000
+distinct traces repeated), their .zst copies, and NAME.runs beside each: how many runs it holds."""
 import copy, csv, io, json, os, subprocess, sys, uuid
 
 root, out, runs, big_mb = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -88,9 +89,18 @@ traces(os.path.join(out, "flashinfer.jsonl"), runs)
 count("flashinfer", runs)
 line_bytes = len(json.dumps(trace)) + 1
 big = big_mb * 1000 * 1000 // line_bytes
-traces(os.path.join(out, "big.jsonl"), big)
+traces(os.path.join(out, "big.jsonl"), big)  # BIG_MB MB, every trace a new run
 count("big", big)
-subprocess.run(["zstd", "-q", "-f", "-3", os.path.join(out, "big.jsonl"), "-o", os.path.join(out, "big.jsonl.zst")], check=True)
+# BIG_MB MB of 20,000 distinct traces, repeated (as tests/e2e/test_bulk_add.sh repeats its bundles):
+# what an import holds must not grow with the input, only with what is new.
+traces(os.path.join(out, "distinct.jsonl"), 20000)
+block = open(os.path.join(out, "distinct.jsonl")).read()
+with open(os.path.join(out, "rep.jsonl"), "w") as fh:
+    for _ in range(max(1, big // 20000)):
+        fh.write(block)
+count("rep", max(1, big // 20000) * 20000)
+for name in ("big.jsonl", "rep.jsonl"):
+    subprocess.run(["zstd", "-q", "-f", "-3", os.path.join(out, name), "-o", os.path.join(out, name + ".zst")], check=True)
 
 # Liger: the sample table's first speed row with x_value = 1..RUNS.
 rows = list(csv.reader(open(os.path.join(root, "tests", "data", "liger", "sample.csv"), newline="")))
