@@ -95,7 +95,7 @@ for key, pair in by.items():
     assert m1 == m2, (key, m1, m2)
 PY
 pass "tritonbench CSV: every run is the JSON's run of the same input and backend, but for its externalId"
-first=$(runs_of "$W/tb" | head -1)
+first=$(runs_of "$W/tb" | sed -n 1p)  # sed reads to the end: no SIGPIPE under pipefail
 assert_exit 0 ks --store "$W/tb" --json rank "$first"
 assert_eq 4 "$(jv '.members | length')" "one group per size: naive and triton softmax, from the CSV and the JSON"
 assert_eq "naive_softmax naive_softmax triton_softmax triton_softmax" \
