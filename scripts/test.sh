@@ -20,7 +20,7 @@
 #        KISTORE_SANITIZE_BUILD_DIR  the sanitized tree (default build-sanitize/)
 #        KISTORE_SANITIZE=0          no sanitized tree: every test in the plain one
 #        KISTORE_FUZZ_BUILD_DIR      the fuzz tree (default build-fuzz/)
-#        KISTORE_FUZZ_SECONDS        seconds per fuzz target (default 15; seven targets)
+#        KISTORE_FUZZ_SECONDS        seconds per fuzz target (default 15; eight targets)
 #        KISTORE_FUZZ=0              skip the fuzz run
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,7 +45,7 @@ if [[ ${KISTORE_FUZZ:-1} != 0 ]] && command -v clang++ >/dev/null; then
   cmake -S "$root" -B "$fuzz" -G Ninja -DKISTORE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
     "-DKISTORE_FUZZ_SECONDS=${KISTORE_FUZZ_SECONDS:-15}" >/dev/null
-  ninja -C "$fuzz" -j "$(nproc)" fuzz_pack_indexer fuzz_pack_delta fuzz_jcs fuzz_document fuzz_liger_csv fuzz_harness_import fuzz_raw_tree
+  ninja -C "$fuzz" -j "$(nproc)" fuzz_pack_indexer fuzz_pack_delta fuzz_jcs fuzz_document fuzz_liger_csv fuzz_harness_import fuzz_tritonbench_csv fuzz_raw_tree
   # Two at a time: each fuzzer keeps one core busy for its whole run.
   (cd "$fuzz" && ctest --output-on-failure -j 2 -L fuzz "$@")
 fi

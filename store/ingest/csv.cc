@@ -1,16 +1,61 @@
 #include "store/ingest/csv.h"
 
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
 #include "objects/json.h"
 
 namespace kistore {
+namespace {
 
-CsvReader::CsvReader(std::string_view text, std::string_view source) : text_(text), source_(source) {
+// How much a streaming reader asks its fill function for at a time.
+constexpr std::size_t kBlockBytes = std::size_t{1} << 16;
+
+}  // namespace
+
+CsvReader::CsvReader(std::string_view text, std::string_view source, char separator)
+    : text_(text), source_(source), separator_(separator) {
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);
+  bom_checked_ = filled_all_ = true;
 }
 
-bool CsvReader::at_line_end() const {
-  char c = text_[pos_];
-  return c == '\n' || (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n');
+CsvReader::CsvReader(Fill fill, std::string_view source, char separator)
+    : source_(source), separator_(separator), fill_(std::move(fill)) {}
+
+bool CsvReader::have(std::size_t at) {
+  while (at >= base_ + text_.size() || !bom_checked_) {
+    if (filled_all_) {
+      bom_checked_ = true;
+      return at < base_ + text_.size();
+    }
+    // Nothing before pos_ is read again: keep only the bytes from there
+    // (a byte or two of lookahead), so the buffer stays one block long.
+    std::size_t keep_from = pos_ > base_ ? std::min(pos_ - base_, filled_) : 0;
+    if (keep_from) {
+      std::memmove(buffer_.data(), buffer_.data() + keep_from, filled_ - keep_from);
+      filled_ -= keep_from;
+      base_ += keep_from;
+    }
+    if (buffer_.size() - filled_ < kBlockBytes / 2) buffer_.resize(filled_ + kBlockBytes);
+    std::size_t n = fill_(buffer_.data() + filled_, buffer_.size() - filled_);
+    filled_ += n;
+    if (n == 0) filled_all_ = true;
+    if (!bom_checked_ && (filled_ >= 3 || filled_all_)) {
+      if (std::string_view(buffer_.data(), filled_).substr(0, 3) == "\xEF\xBB\xBF") {
+        std::memmove(buffer_.data(), buffer_.data() + 3, filled_ - 3);
+        filled_ -= 3;
+      }
+      bom_checked_ = true;
+    }
+    text_ = std::string_view(buffer_.data(), filled_);
+  }
+  return true;
+}
+
+bool CsvReader::at_line_end() {
+  char c = char_at(pos_);
+  return c == '\n' || (c == '\r' && have(pos_ + 1) && char_at(pos_ + 1) == '\n');
 }
 
 // A field that starts with a quote, from that quote up to the separator or
@@ -19,14 +64,14 @@ CsvStatus CsvReader::read_quoted(CsvRecord& record, std::string& error) {
   std::size_t quote_line = line_;
   ++pos_;
   while (true) {
-    if (pos_ >= text_.size()) {
+    if (!have(pos_)) {
       error = where(quote_line) + "expected a closing quote for the field opened here, found end of file";
       return CsvStatus::kFatal;
     }
-    char q = text_[pos_];
+    char q = char_at(pos_);
     if (q == '"') {
-      if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') {
-        record.fields.back() += '"';
+      if (have(pos_ + 1) && char_at(pos_ + 1) == '"') {
+        append(record, '"');
         pos_ += 2;
         continue;
       }
@@ -41,9 +86,9 @@ CsvStatus CsvReader::read_quoted(CsvRecord& record, std::string& error) {
     ++pos_;
   }
   // After a closing quote: a separator or the end of the record.
-  if (pos_ < text_.size() && text_[pos_] != ',' && !at_line_end()) {
-    error = where(line_) + "expected ',' or end of line after a closing quote, found " +
-            quoted_excerpt(std::string_view(&text_[pos_], 1));
+  if (have(pos_) && char_at(pos_) != separator_ && !at_line_end()) {
+    error = where(line_) + "expected '" + std::string(1, separator_) +
+            "' or end of line after a closing quote, found " + quoted_excerpt(std::string(1, char_at(pos_)));
     skip_line();
     return CsvStatus::kError;
   }
@@ -82,19 +127,19 @@ CsvStatus CsvReader::finish(std::string& error) {
 CsvStatus CsvReader::next(CsvRecord& record, std::string& error) {
   record.fields.clear();
   record.line = line_;
-  if (pos_ >= text_.size()) return CsvStatus::kEnd;
+  if (!have(pos_)) return CsvStatus::kEnd;
   oversize_.clear();
   start_field(record);
   bool at_field_start = true;
   while (true) {
-    if (pos_ >= text_.size()) return finish(error);
-    char c = text_[pos_];
+    if (!have(pos_)) return finish(error);
+    char c = char_at(pos_);
     if (at_field_start && c == '"') {
       if (CsvStatus s = read_quoted(record, error); s != CsvStatus::kRecord) return s;
       at_field_start = false;
       continue;
     }
-    if (c == ',') {
+    if (c == separator_) {
       ++pos_;
       start_field(record);
       at_field_start = true;
@@ -123,8 +168,8 @@ std::string CsvReader::where(std::size_t line) const {
 }
 
 void CsvReader::skip_line() {
-  while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-  if (pos_ < text_.size()) {
+  while (have(pos_) && char_at(pos_) != '\n') ++pos_;
+  if (have(pos_)) {
     ++pos_;
     ++line_;
     line_start_ = pos_;

@@ -5,7 +5,9 @@
 // every message can name "<source>:<line>". It accepts LF or CRLF line ends,
 // fields quoted with "" escapes (which may span lines), an optional UTF-8
 // byte order mark, and a final line end or none. It reads from bytes held by
-// the caller: no files.
+// the caller, or from a function that hands it the next bytes as it needs
+// them (a file read a block at a time): no files of its own. The separator
+// is ',' unless the caller names another (tritonbench writes ';').
 //
 // Whatever the input, a record holds at most kMaxCsvFields fields of at most
 // kMaxCsvCellBytes each: a longer cell is a kError naming
@@ -18,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +47,15 @@ enum class CsvStatus {
 class CsvReader {
  public:
   // Reads `text`, which must outlive the reader; `source` names it in messages.
-  CsvReader(std::string_view text, std::string_view source);
+  CsvReader(std::string_view text, std::string_view source, char separator = ',');
+
+  // Reads what `fill` hands over: it writes up to `size` bytes at `buffer`
+  // and returns how many, 0 at the end (it may throw; the throw passes
+  // through next()). Memory stays bounded whatever the input's length: the
+  // reader keeps only the bytes of the record it is reading (each cell cut at
+  // kMaxCsvCellBytes) and one block.
+  using Fill = std::function<std::size_t(char* buffer, std::size_t size)>;
+  CsvReader(Fill fill, std::string_view source, char separator = ',');
 
   // Reads the next record into `record`. Never throws for malformed input:
   // on kError and kFatal, `error` holds "<source>:<line>: expected …, found …"
@@ -56,13 +67,25 @@ class CsvReader {
   CsvStatus read_quoted(CsvRecord& record, std::string& error);
   std::string where(std::size_t line) const;
   void skip_line();
-  bool at_line_end() const;
+  bool at_line_end();
   void start_field(CsvRecord& record);
   void append(CsvRecord& record, char c);
   CsvStatus finish(std::string& error);
+  // True when the byte at offset `at` exists (reading more from fill_ if
+  // needed); char_at(at) is then that byte.
+  bool have(std::size_t at);
+  char char_at(std::size_t at) const { return text_[at - base_]; }
 
-  std::string_view text_;
+  std::string_view text_;  // the bytes from offset base_ on that are held
   std::string_view source_;
+  char separator_ = ',';
+  Fill fill_;              // empty: text_ is the whole input
+  std::string buffer_;     // with fill_: its first filled_ bytes are what text_ views
+  std::size_t filled_ = 0;
+  std::size_t base_ = 0;   // offset of text_[0] in the input
+  bool bom_checked_ = false;
+  bool filled_all_ = false;
+  // Offsets below are in the whole input (after a byte order mark).
   std::size_t pos_ = 0;
   std::size_t line_ = 1;
   std::size_t line_start_ = 0;  // offset of the current line's first byte

@@ -1,5 +1,6 @@
 #include "store/ingest/harness_import.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -15,10 +16,18 @@ constexpr std::string_view kApi = "kernelindex.dev/v1alpha1";
 
 Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
 
-std::string digest_of(const Json& doc) {
-  Json body = doc;
-  body.erase("metadata");
-  return Digest::of(canonical(body)).str();
+// The digest of a document (its metadata left out), computed in place: the
+// metadata member is moved out and back (to the end), where a copy of the
+// whole document without it cost an importer a fifth of its time.
+std::string digest_of(Json& doc) {
+  Json::Object& members = doc.as_object();
+  auto it = std::find_if(members.begin(), members.end(), [](const Json::Member& m) { return m.first == "metadata"; });
+  if (it == members.end()) return Digest::of(canonical(doc)).str();
+  Json::Member saved = std::move(*it);
+  members.erase(it);
+  std::string digest = Digest::of(canonical(doc)).str();
+  members.push_back(std::move(saved));
+  return digest;
 }
 
 // GPUs the harnesses name that Liger's table (store/ingest/liger_tables.h)
@@ -43,6 +52,11 @@ std::string range_text(double low, double high) {
 }
 
 }  // namespace
+
+HarnessSink collect_into(HarnessImport& out) {
+  return {[&out](HarnessRecord&& r) { out.records.push_back(std::move(r)); },
+          [&out](HarnessError&& e) { out.errors.push_back(std::move(e)); }};
+}
 
 std::string describe_json(const Json& v) {
   switch (v.type()) {

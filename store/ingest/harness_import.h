@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,17 @@ struct HarnessImport {
   std::vector<HarnessError> errors;    // in file order
 };
 
+// Where an importer hands each record and each error as soon as it has made
+// it, in file order, so that the caller may add the records a batch at a
+// time: what is held then is one batch, not the whole file.
+struct HarnessSink {
+  std::function<void(HarnessRecord&&)> record;
+  std::function<void(HarnessError&&)> error;
+};
+
+// A sink that appends to `out` (which must outlive it).
+HarnessSink collect_into(HarnessImport& out);
+
 // What a user may pass besides the files.
 struct HarnessOptions {
   // The ExecutionEnvironment document of the machine the file was measured
@@ -59,6 +71,12 @@ struct HarnessOptions {
   // The file's sha256 (hex), for harnesses whose records carry no time or id
   // of their own: it keeps two runs of one benchmark apart in externalIds.
   std::string file_digest;
+  // tritonbench: the operator and mode (fwd, bwd, fwd_bwd, fwd_no_grad) the
+  // user ran, for its CSV, which names neither. Empty: not given (the CSV
+  // then needs op, and mode is tritonbench's default, fwd). Where the file
+  // names them (the JSON's keys), a given one must be the file's.
+  std::string op;
+  std::string mode;
 };
 
 // The statuses an importer gives a run. "passed": the harness measured it and,

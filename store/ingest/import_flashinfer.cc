@@ -163,9 +163,23 @@ Json trace_bundle(const JsonAt& trace, const HarnessOptions& options) {
 
 }  // namespace
 
+bool is_flashinfer_description(const Json& root) {
+  if (!root.is_object()) return false;
+  auto has = [&](std::string_view name) { return root.find(name) != nullptr; };
+  bool definition = has("name") && has("axes") && has("reference") && (has("op_type") || has("type"));
+  bool solution = has("name") && has("definition") && has("spec") && has("sources");
+  return definition || solution;
+}
+
 HarnessImport import_flashinfer(std::string_view text, std::string_view source, const HarnessOptions& options) {
   HarnessImport out;
-  std::size_t line = 0, pos = 0;
+  import_flashinfer_lines(text, source, 1, options, collect_into(out));
+  return out;
+}
+
+void import_flashinfer_lines(std::string_view text, std::string_view source, std::size_t first_line,
+                             const HarnessOptions& options, const HarnessSink& sink) {
+  std::size_t line = first_line - 1, pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -175,17 +189,20 @@ HarnessImport import_flashinfer(std::string_view text, std::string_view source, 
     if (!body.empty() && body.back() == '\r') body.remove_suffix(1);
     if (body.find_first_not_of(" \t") == std::string_view::npos) continue;
     std::string where = std::string(source) + ":" + std::to_string(line);
+    Json bundle;
     try {
       Json trace = parse_json(body, source, line);
       JsonAt at(where, trace);
       at.object();
-      if (auto s = at.find("solution"); !s) continue;  // a workload-only trace: nothing measured
-      out.records.push_back({where, trace_bundle(at, options)});
+      // A workload-only trace measured nothing: solution null (first schema: "").
+      if (auto s = at.find("solution"); !s || (s->value().is_string() && s->value().as_string().empty())) continue;
+      bundle = trace_bundle(at, options);
     } catch (const Error& e) {
-      out.errors.push_back({where, e.what()});
+      sink.error({where, e.what()});
+      continue;
     }
+    sink.record({where, std::move(bundle)});  // outside the try: what the sink throws is its own
   }
-  return out;
 }
 
 }  // namespace kistore

@@ -14,6 +14,7 @@
 // Thread-safety: reentrant.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "objects/json.h"
@@ -25,5 +26,17 @@ namespace kistore {
 // is not JSON, or not a trace, is recorded in `errors` as "source:line: ..."
 // with the JSON pointer inside the line, and skipped.
 HarnessImport import_flashinfer(std::string_view text, std::string_view source, const HarnessOptions& options);
+// The same for a piece of the file that holds whole lines and begins at line
+// `first_line` (1-based), handing each record and error to `sink` as it is
+// made: the command reads a large file a block of lines at a time.
+// True for a FlashInfer-Bench definition (`definitions/**/<name>.json`: name,
+// axes, reference, op_type — `type` in the first schema) or solution
+// (`solutions/**/<name>.json`: name, definition, spec, sources). A dataset
+// keeps them beside its traces; they describe code and measure nothing, so an
+// import passes over them as it passes over workload-only traces.
+bool is_flashinfer_description(const Json& root);
+
+void import_flashinfer_lines(std::string_view text, std::string_view source, std::size_t first_line,
+                             const HarnessOptions& options, const HarnessSink& sink);
 
 }  // namespace kistore

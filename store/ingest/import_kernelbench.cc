@@ -208,15 +208,24 @@ bool is_baseline(const Json& root) {
 }  // namespace
 
 HarnessImport import_kernelbench(const Json& root_value, std::string_view source, const HarnessOptions& options) {
+  HarnessImport out;
+  import_kernelbench(root_value, source, options, collect_into(out));
+  return out;
+}
+
+void import_kernelbench(const Json& root_value, std::string_view source, const HarnessOptions& options,
+                        const HarnessSink& sink) {
   JsonAt root(source, root_value);
   root.object();
-  HarnessImport out;
   auto record = [&](const JsonAt& at, auto&& make) {
+    Json bundle;
     try {
-      out.records.push_back({at.where(), make()});
+      bundle = make();
     } catch (const Error& e) {
-      out.errors.push_back({at.where(), e.what()});
+      sink.error({at.where(), e.what()});
+      return;
     }
+    sink.record({at.where(), std::move(bundle)});  // outside the try: what the sink throws is its own
   };
   if (is_baseline(root_value)) {
     for (const auto& [level_key, problems] : root.object()) {
@@ -235,7 +244,7 @@ HarnessImport import_kernelbench(const Json& root_value, std::string_view source
         });
       }
     }
-    return out;
+    return;
   }
   if (!options.level)
     throw InvalidInput(std::string(source) +
@@ -245,7 +254,7 @@ HarnessImport import_kernelbench(const Json& root_value, std::string_view source
     JsonAt at = root.member(key);
     long long problem = number_prefix(key);
     if (problem < 0 || key.find('_') != std::string::npos) {
-      out.errors.push_back({at.where(), at.where() + ": expected a problem id (a number from 1) as member name, found " +
+      sink.error({at.where(), at.where() + ": expected a problem id (a number from 1) as member name, found " +
                                             quoted_excerpt(key)});
       continue;
     }
@@ -258,7 +267,6 @@ HarnessImport import_kernelbench(const Json& root_value, std::string_view source
       record(at, [&] { return sample_bundle(at, *options.level, problem, options); });  // before pass@k: one sample
     }
   }
-  return out;
 }
 
 }  // namespace kistore

@@ -30,5 +30,8 @@ namespace kistore {
 // eval results without options.level; a problem in one sample is recorded in
 // `errors` with its JSON pointer and the sample skipped.
 HarnessImport import_kernelbench(const Json& root, std::string_view source, const HarnessOptions& options);
+// The same, handing each record and error to `sink` as it is made.
+void import_kernelbench(const Json& root, std::string_view source, const HarnessOptions& options,
+                        const HarnessSink& sink);
 
 }  // namespace kistore

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -554,10 +555,10 @@ LigerRow to_row(CsvRecord& rec, std::string_view source, const Json* environment
   return row;
 }
 
-LigerParse parse(std::string_view text, std::string_view source, bool keep_going, const Json* environment) {
-  CsvReader reader(text, source);
+void parse_stream(CsvReader& reader, std::string_view source, bool keep_going, const Json* environment,
+                  const std::function<void(LigerRow&&)>& on_row,
+                  const std::function<void(LigerRowError&&)>& on_error) {
   check_header(reader, source);
-  LigerParse out;
   CsvRecord rec;
   std::string error;
   while (true) {
@@ -565,21 +566,38 @@ LigerParse parse(std::string_view text, std::string_view source, bool keep_going
     if (status == CsvStatus::kEnd) break;
     if (status == CsvStatus::kError || status == CsvStatus::kFatal) {
       if (!keep_going) throw InvalidInput(error);
-      out.errors.push_back({rec.line, error});
+      on_error({rec.line, error});
       if (status == CsvStatus::kFatal) break;
       continue;
     }
+    LigerRow row;
     try {
-      out.rows.push_back(to_row(rec, source, environment));
+      row = to_row(rec, source, environment);
     } catch (const Error& e) {
       if (!keep_going) throw;
-      out.errors.push_back({rec.line, e.what()});
+      on_error({rec.line, e.what()});
+      continue;
     }
+    on_row(std::move(row));
   }
+}
+
+LigerParse parse(std::string_view text, std::string_view source, bool keep_going, const Json* environment) {
+  CsvReader reader(text, source);
+  LigerParse out;
+  parse_stream(
+      reader, source, keep_going, environment, [&](LigerRow&& r) { out.rows.push_back(std::move(r)); },
+      [&](LigerRowError&& e) { out.errors.push_back(std::move(e)); });
   return out;
 }
 
 }  // namespace
+
+void parse_liger_csv_stream(CsvReader& reader, std::string_view source, const Json* environment,
+                            const std::function<void(LigerRow&&)>& on_row,
+                            const std::function<void(LigerRowError&&)>& on_error) {
+  parse_stream(reader, source, /*keep_going=*/true, environment, on_row, on_error);
+}
 
 std::vector<LigerRow> parse_liger_csv(std::string_view text, std::string_view source, const Json* environment) {
   return parse(text, source, /*keep_going=*/false, environment).rows;

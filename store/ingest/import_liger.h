@@ -24,11 +24,13 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "objects/json.h"
+#include "store/ingest/csv.h"
 
 namespace kistore {
 
@@ -97,6 +99,14 @@ struct LigerParse {
 // parse.
 LigerParse parse_liger_csv_lenient(std::string_view text, std::string_view source,
                                    const Json* environment = nullptr);
+
+// The lenient parse, streamed: each good row goes to on_row and each bad one
+// to on_error as it is read, so that a caller holds one row at a time (the
+// reader may be fed a block at a time: store/ingest/csv.h). Throws as
+// parse_liger_csv_lenient does for a wrong header.
+void parse_liger_csv_stream(CsvReader& reader, std::string_view source, const Json* environment,
+                            const std::function<void(LigerRow&&)>& on_row,
+                            const std::function<void(LigerRowError&&)>& on_error);
 
 // The bundle for one row: an object with members run, protocol, environment,
 // workload and implementation, each a full document (apiVersion, kind, spec,

@@ -217,11 +217,17 @@ Json map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, con
 }  // namespace
 
 HarnessImport import_nvbench(const Json& root_value, std::string_view source, const HarnessOptions& options) {
+  HarnessImport out;
+  import_nvbench(root_value, source, options, collect_into(out));
+  return out;
+}
+
+void import_nvbench(const Json& root_value, std::string_view source, const HarnessOptions& options,
+                    const HarnessSink& sink) {
   JsonAt root(source, root_value);
   root.object();
   FileFacts facts = file_facts(root, options);
   JsonAt benches = root.member("benchmarks");
-  HarnessImport out;
   for (std::size_t b = 0; b < benches.array().size(); ++b) {
     JsonAt bench = benches.at(b);
     bench.object();
@@ -229,15 +235,17 @@ HarnessImport import_nvbench(const Json& root_value, std::string_view source, co
     if (!states) continue;
     for (std::size_t s = 0; s < states->array().size(); ++s) {
       JsonAt state = states->at(s);
+      Json bundle;
       try {
         state.object();
-        out.records.push_back({state.where(), map_state(bench, state, facts, options)});
+        bundle = map_state(bench, state, facts, options);
       } catch (const Error& e) {
-        out.errors.push_back({state.where(), e.what()});
+        sink.error({state.where(), e.what()});
+        continue;
       }
+      sink.record({state.where(), std::move(bundle)});  // outside the try: what the sink throws is its own
     }
   }
-  return out;
 }
 
 }  // namespace kistore

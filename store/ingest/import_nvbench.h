@@ -28,5 +28,8 @@ namespace kistore {
 // and --keep-going. A skipped state (is_skipped) is a run with status
 // "skipped" and its skip_reason as error, not a problem.
 HarnessImport import_nvbench(const Json& root, std::string_view source, const HarnessOptions& options);
+// The same, handing each record and error to `sink` as it is made.
+void import_nvbench(const Json& root, std::string_view source, const HarnessOptions& options,
+                    const HarnessSink& sink);
 
 }  // namespace kistore

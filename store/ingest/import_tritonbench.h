@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "objects/json.h"
+#include "store/ingest/csv.h"
 #include "store/ingest/harness_import.h"
 
 namespace kistore {
@@ -25,5 +26,27 @@ namespace kistore {
 // environment was given; a malformed key or value is recorded in `errors`
 // with its JSON pointer, and that run is skipped.
 HarnessImport import_tritonbench(const Json& root, std::string_view source, const HarnessOptions& options);
+// The same, handing each record and error to `sink` as it is made.
+void import_tritonbench(const Json& root, std::string_view source, const HarnessOptions& options,
+                        const HarnessSink& sink);
+
+// tritonbench's `--output` CSV: ';'-separated, header "<x label>;<backend>-
+// <metric>;…" (columns without '-' are metrics of the input alone and not
+// imported), one row per input, a last row "average" (derived, not imported).
+// A backend that failed at an input has tritonbench's message in its first
+// column and its other cells empty: a run with status "runtime_error" and the
+// message as error. Every value is read as the JSON holds it, and the
+// documents are the JSON importer's for the same measurement (only the
+// externalId differs, naming this file's digest), so the two files of one run
+// share comparison groups. The CSV names neither operator nor mode:
+// options.op is required, options.mode defaults to "fwd" (tritonbench's
+// default). Throws Error(kInvalidInput) "<source>:<line>: …" for a file that
+// cannot be read at all (no op, no environment, no header or a malformed one,
+// no row of measurements); a bad row ("<source>:<line>: expected N fields…",
+// "<source>:<line>: column C (<header>): expected …, found …") goes to
+// sink.error and reading goes on.
+void import_tritonbench_csv(CsvReader& reader, std::string_view source, const HarnessOptions& options,
+                            const HarnessSink& sink);
+HarnessImport import_tritonbench_csv(std::string_view text, std::string_view source, const HarnessOptions& options);
 
 }  // namespace kistore

@@ -349,6 +349,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
                                                     const std::vector<git_oid>& meta_ids,
                                                     const std::vector<std::string_view>& metas) {
   std::vector<std::uint32_t> fresh;
+  const auto first_of_batch = static_cast<std::uint32_t>(docs.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const AddedDocument& in = batch[i];
     const Digest& d = in.doc->digest();
@@ -356,8 +357,12 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
     if (auto r = find(d)) {
       ++repeats;
       if (repeat_list.size() <= options.list_limit) repeat_list.push_back(*r);
+      // A first sighting in this very batch still holds its batch position
+      // in `file` (add() sets where it came from afterwards).
+      const bool in_this_batch = *r >= first_of_batch && !docs[*r].in_base;
       if (in.doc->metadata() && docs[*r].has_metadata && !git::same_id(docs[*r].metadata, meta_ids[i]))
-        repeat_notes.push_back(in.where + ": " + d.str() + " appears again with other metadata than at " + where(*r) +
+        repeat_notes.push_back(in.where + ": " + d.str() + " appears again with other metadata than at " +
+                               (in_this_batch ? batch[docs[*r].file].where : where(*r)) +
                                "; the first metadata is kept");
       continue;
     }

@@ -267,17 +267,22 @@ shared=$KISTORE_SOURCE_DIR/../shared/data
 [[ -d $shared/nvbench ]] || fail "the shared data is not at $shared"
 ALL=$W/all-harnesses
 assert_exit 0 ks init "$ALL"
-zstd -dq "$shared/nvbench/test_cmp.json.zst" -o "$W/in/test_cmp.json" -f
-zstd -dq "$shared/nvbench/test_ref.json.zst" -o "$W/in/test_ref.json" -f
+# nvbench's files as published: zstd-compressed, read as they are.
 import_all() {
-    assert_exit 0 ks --store "$ALL" --json import nvbench "$W/in/test_cmp.json" "$W/in/test_ref.json"
+    assert_exit 0 ks --store "$ALL" --json import nvbench "$shared"/nvbench/*.json "$shared"/nvbench/*.json.zst
     assert_exit 0 ks --store "$ALL" --json import tritonbench --environment "$DATA_TB/env-h200.json" \
         "$shared/tritonbench/tb-softmax.json" "$shared/tritonbench/tb-vector_add.json"
+    assert_exit 0 ks --store "$ALL" --json import tritonbench --environment "$DATA_TB/env-h200.json" --op softmax \
+        "$shared/tritonbench/tb-softmax.csv"
+    assert_exit 0 ks --store "$ALL" --json import tritonbench --environment "$DATA_TB/env-h200.json" --op vector_add \
+        "$shared/tritonbench/tb-vector_add.csv"
     assert_exit 0 ks --store "$ALL" --json import kernelbench "$shared/kernelbench/baseline_time_torch.H100_Modal.json"
     assert_exit 0 ks --store "$ALL" --json import kernelbench --level 1 \
         "$shared"/kernelbench/eval_results.*.json
-    assert_exit 0 ks --store "$ALL" --json import flashinfer-bench "$shared"/flashinfer-bench/current/traces.*.jsonl \
-        "$shared"/flashinfer-bench/legacy-2025-08/traces.*.jsonl
+    # Every file of both schemas: traces, workload-only traces, and the
+    # definitions and solutions beside them (which measure nothing).
+    assert_exit 0 ks --store "$ALL" --json import flashinfer-bench "$shared"/flashinfer-bench/current/* \
+        "$shared"/flashinfer-bench/legacy-2025-08/*
 }
 import_all
 head_before=$(git --git-dir="$ALL" rev-parse HEAD)

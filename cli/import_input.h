@@ -1,0 +1,75 @@
+// The files `kistore import` reads, as the hostile input they may be (SPEC §2):
+// plain, or zstd-compressed (told by the zstd magic number at their start,
+// never by their name), read a block at a time and never past a bound.
+//
+// An ImportInput opens one path ("-" is standard input, read whole first so
+// that it can be read twice) and hands out its text, decompressed where it is
+// compressed. The text may be at most `max_bytes` long whatever its form:
+// kMaxInputBytes (16 MiB, a JSON text's limit) for a file that is one JSON
+// text, kMaxImportFileBytes for a file read a record at a time (CSV, JSON
+// Lines). A compressed file that decompresses past that bound (a "zstd bomb")
+// is refused with Error(kInvalidInput) as soon as it passes it, having held no
+// more than one block; a truncated or corrupt frame is refused the same way.
+// Every message begins with the path.
+//
+// Thread-safety: an ImportInput belongs to one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace kistore {
+class ZstdInput;
+}
+
+namespace kistore::cli {
+
+// The largest text a record-at-a-time input may have (and what read_input_file
+// allows a file): 4 GiB.
+inline constexpr std::uint64_t kMaxImportFileBytes = std::uint64_t{4} << 30;
+
+class ImportInput {
+ public:
+  // Error(kInvalidInput) naming the path when it does not exist, Error(kIO)
+  // when it cannot be read.
+  ImportInput(std::string path, std::uint64_t max_bytes, std::string what_bound);
+  ~ImportInput();
+  ImportInput(const ImportInput&) = delete;
+  ImportInput& operator=(const ImportInput&) = delete;
+
+  const std::string& path() const { return path_; }
+  bool compressed() const { return compressed_; }
+
+  // Up to `size` bytes of the text at `buffer`; 0 at its end.
+  std::size_t read(char* buffer, std::size_t size);
+  // The rest of the text, whole (the bound holds).
+  std::string read_all();
+  // Reads again from the first byte.
+  void rewind();
+  // The first non-blank byte of the text ('\0' for none), the byte order mark
+  // passed over: how the importers tell a JSON file from a CSV one. Rewinds.
+  char first_byte();
+
+ private:
+  std::size_t read_raw(char* buffer, std::size_t size);
+  void open();
+
+  std::string path_;
+  std::uint64_t max_bytes_;
+  std::string what_bound_;
+  bool compressed_ = false;
+  bool from_stdin_ = false;
+  std::FILE* file_ = nullptr;
+  std::string stdin_;            // standard input, held whole
+  std::size_t stdin_pos_ = 0;
+  std::string head_;             // raw bytes read to tell compressed from plain, handed out first
+  std::size_t head_pos_ = 0;
+  std::unique_ptr<ZstdInput> zstd_;
+  std::uint64_t produced_ = 0;   // plain text handed out (compressed: zstd_ counts)
+};
+
+}  // namespace kistore::cli
