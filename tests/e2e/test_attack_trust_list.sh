@@ -7,7 +7,7 @@
 #       line naming several principals: `trust remove alice` removes both lines
 #       and says so; a new rerun signed with the key is refused (exit 2, store
 #       byte for byte unchanged); the run it reproduced stands at its default
-#       level in rank, show, compare, export, site JSON and log --run, each
+#       level in rank, show, compare, export, the site's page and log --run, each
 #       with the stored entry beside it, as verify computes; stock
 #       `git verify-commit` no longer accepts the rerun commit either;
 #   (b) a multi-principal line alone loses alice by removing the whole line,
@@ -25,6 +25,30 @@
 set -euo pipefail
 # shellcheck source=lib/preamble.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
+
+# site_level PAGE RUN level|unverified: the level a group page shows for RUN
+# (its row's, else the one every run shares, above the table), or the text of
+# the "unverified" note beside it ("" when there is none).
+site_level() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import html, re, sys
+page, run, what = sys.argv[1], sys.argv[2].split(":")[-1][:12], sys.argv[3]
+text = open(page, encoding="utf-8").read()
+row = re.search(r'<tr id="run-%s">.*?</tr>' % run, text, re.S)
+if not row:
+    sys.exit("no row run-%s in %s" % (run, page))
+where = row.group(0)
+if 'class="level ' not in where:
+    shared = re.search(r'<dl class="facts" id="shared">.*?</dl>', text, re.S)
+    where = shared.group(0) if shared else ""
+level = re.search(r'<span class="level ([a-z-]+)">', where)
+note = re.search(r'<span class="unverified">(.*?)</span>', where, re.S)
+if what == "level":
+    print(level.group(1) if level else "")
+else:
+    print(html.unescape(note.group(1)) if note else "")
+PY
+}
 
 work_in w
 ks() { timeout -k 2 60 "$KISTORE" --no-progress "$@" </dev/null; }
@@ -84,10 +108,17 @@ levels_agree() {
     fi
     rm -rf site
     assert_exit 0 ks --store "$s" site site
-    assert_eq "$want ${stored:-null}" \
-        "$(jq -r --arg r "$RUN" '.members[] | select(.run == $r) | "\(.level) \(.storedLevel)"' \
-            site/groups/"$(jq -r .group <<<"$(ks --store "$s" --json rank "$RUN")" | cut -d: -f2)".json)" \
-        "$what: site group JSON"
+    # The site: the run's row of its group's page shows its level (or, when
+    # every run of the group has one level, the line above the table says it)
+    # and an entry the trust list does not justify as "unverified".
+    page=site/groups/"$(jq -r .group <<<"$(ks --store "$s" --json rank "$RUN")" | cut -d: -f2)".html
+    assert_eq "$want" "$(site_level "$page" "$RUN" level)" "$what: site group page, level"
+    if [[ -n $stored ]]; then
+        assert_contains "$(site_level "$page" "$RUN" unverified)" "stored: $stored, not justified by the trust list" \
+            "$what: site group page, the stored entry"
+    else
+        assert_eq "" "$(site_level "$page" "$RUN" unverified)" "$what: site group page, nothing unverified"
+    fi
     assert_exit 0 ks --store "$s" --json log --run "$RUN"
     assert_eq "$want ${stored:-null}" "$(jv '"\(.level) \(.storedLevel)"')" "$what: log --run --json"
     assert_exit 0 ks --store "$s" log --run "$RUN"
