@@ -96,7 +96,7 @@ class ImportStream {
     std::vector<AddedDocument> docs;
     for (std::size_t i = 0; i < pending_.size(); ++i)
       for (const Document& d : pending_[i].documents())
-        docs.push_back({&d, wheres_[i], "/" + std::string(role_name(d.kind()))});
+        docs.push_back({&d, wheres_[i], std::string("/").append(role_name(d.kind()))});
     bulk_->add(docs);
     pending_.clear();
     wheres_.clear();

@@ -145,7 +145,10 @@ void add_members(const Json& obj, const std::string& prefix, RecordFacts& out, b
 // ratio): each rerun's digest.
 std::string reruns_html(const GroupRow& row) {
   std::string out;
-  for (const RerunInfo& r : row.reruns) out += (out.empty() ? "" : " ") + digest_html(r.rerun);
+  for (const RerunInfo& r : row.reruns) {
+    if (!out.empty()) out += ' ';
+    out += digest_html(r.rerun);
+  }
   return out;
 }
 
