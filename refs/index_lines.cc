@@ -54,9 +54,6 @@ std::string shown(const Json& value) {
   return text.substr(0, cut) + "...";
 }
 
-bool lowercase_hex(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 bool is_verdict(Level level) { return level == Level::kDisputed || level == Level::kReproduced; }
 bool is_attestation_type(std::string_view type) { return type == "note" || type == "reproduction"; }
@@ -344,6 +341,10 @@ class QuickLine {
 };
 
 }  // namespace
+
+bool lowercase_hex(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 std::string_view family_name(Family family) { return kFamilyNames[static_cast<std::size_t>(family)]; }
 

@@ -41,6 +41,8 @@ std::optional<Family> parse_family(std::string_view name);
 // How many hex digits the family's keys have: 128 for groups, reruns and
 // attestations (two digests), 64 for the others.
 std::size_t key_digits(Family family);
+// Whether `s` is one or more lowercase hex digits (a key, or a trie name).
+bool lowercase_hex(std::string_view s);
 
 // The name of the key member, the first of every line.
 inline constexpr std::string_view kKeyMember = "@key";

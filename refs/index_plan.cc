@@ -7,6 +7,7 @@
 
 #include "objects/error.h"
 #include "objects/json.h"
+#include "refs/index_lines.h"
 
 namespace kistore {
 
@@ -19,11 +20,6 @@ namespace {
 constexpr std::string_view kDigits = "0123456789abcdef";
 // How every line begins: its first member is "@key" (docs/format.md "Lines").
 constexpr std::string_view kLineStart = "{\"@key\":\"";
-
-bool hex_key(std::string_view s) {
-  // kDigits by ranges: a lookup checks every key of the file it reads.
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 std::size_t common_length(std::string_view a, std::string_view b) {
   return static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
@@ -40,7 +36,7 @@ std::string_view line_key(std::string_view line) {
   const std::size_t end = line.find('"', kLineStart.size());
   if (end == std::string_view::npos) return {};
   const std::string_view key = line.substr(kLineStart.size(), end - kLineStart.size());
-  return hex_key(key) ? key : std::string_view{};
+  return lowercase_hex(key) ? key : std::string_view{};
 }
 
 // What the old trie holds of the keys that start with some digits s: nothing,
@@ -83,7 +79,7 @@ class Planner {
   void take(const TrieChanges& changes) {
     std::map<std::string, std::optional<std::string>> asked;
     auto key_of = [&](const std::string& key) {
-      if (!hex_key(key) || (digits_ && key.size() != digits_))
+      if (!lowercase_hex(key) || (digits_ && key.size() != digits_))
         throw std::invalid_argument("plan_trie_update: key " + key + " is not lowercase hex of the others' length");
       digits_ = key.size();
     };

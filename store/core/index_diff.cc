@@ -13,19 +13,15 @@ namespace kistore {
 
 namespace {
 
-bool hex_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // The trie path of `full` (refs/<family>/<path>) checked as a file's: hex
 // folder names, a one-digit file name.
 std::string trie_file_path(const std::string& full, std::size_t dir_size) {
   const std::string path = full.substr(dir_size);
   std::size_t start = 0;
   for (std::size_t slash; (slash = path.find('/', start)) != std::string::npos; start = slash + 1)
-    if (!hex_digits(std::string_view(path).substr(start, slash - start)))
+    if (!lowercase_hex(std::string_view(path).substr(start, slash - start)))
       throw Corruption(full + ": expected a folder named by lowercase hex digits, found another name");
-  if (path.size() - start != 1 || !hex_digits(std::string_view(path).substr(start)))
+  if (path.size() - start != 1 || !lowercase_hex(std::string_view(path).substr(start)))
     throw Corruption(full + ": expected an index file named by one lowercase hex digit, found another name");
   return path;
 }
@@ -148,7 +144,7 @@ std::vector<std::string> added_keys(const LayoutTrees& trees, const git_oid* fro
       std::string_view text(bytes.data() + start, end - start);
       // The key alone, as written: {"@key":"<hex>", (SPEC 2: JCS puts it first).
       std::string_view key = text.size() > kLead.size() + digits ? text.substr(kLead.size(), digits) : std::string_view();
-      if (!text.starts_with(kLead) || !hex_digits(key) || text[kLead.size() + digits] != '"')
+      if (!text.starts_with(kLead) || !lowercase_hex(key) || text[kLead.size() + digits] != '"')
         throw Corruption(path + ":" + std::to_string(line) + ": expected a line that starts with its " +
                          std::to_string(digits) + "-digit \"@key\"");
       (is_before ? before : after).emplace_back(key);

@@ -62,7 +62,7 @@ std::string LayoutTrees::blob(const git_oid& id) const {
 std::shared_ptr<const TrieFileLines> LayoutTrees::index_file(const git_oid& id, const std::string& path,
                                                              const std::string& where) const {
   for (const auto& p : parsed_)
-    if (p && git::same_id(p->id, id) && p->path == where) return p->lines;
+    if (p && git::same_id(p->id, id) && p->where == where) return p->lines;
   std::shared_ptr<const TrieFileLines> lines = parse_trie_file(blob(id), path, where);
   parsed_[parsed_next_++ % kParsedFiles] = ParsedFile{id, where, lines};
   return lines;

@@ -144,7 +144,7 @@ class LayoutTrees {
   static constexpr std::size_t kParsedFiles = 8;
   struct ParsedFile {
     git_oid id;
-    std::string path;
+    std::string where;
     std::shared_ptr<const TrieFileLines> lines;
   };
   mutable std::array<std::optional<ParsedFile>, kParsedFiles> parsed_;
