@@ -58,6 +58,25 @@ double split_significance(const std::vector<double>& y, std::size_t begin, std::
   return t / needed;
 }
 
+double step_reach(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end, double noise_floor,
+                  double alpha) {
+  if (at <= begin || at >= end) return 0;
+  const double n1 = static_cast<double>(at - begin), n2 = static_cast<double>(end - at);
+  double a = 0, b = 0;
+  for (std::size_t i = begin; i < at; ++i) a += y[i];
+  for (std::size_t i = at; i < end; ++i) b += y[i];
+  a /= n1;
+  b /= n2;
+  double within = 0;
+  for (std::size_t i = begin; i < end; ++i) within += (y[i] - (i < at ? a : b)) * (y[i] - (i < at ? a : b));
+  const double df = static_cast<double>(end - begin) - 2;
+  if (df < 1) return std::numeric_limits<double>::infinity();
+  const double noise = std::max(std::sqrt(within / df), noise_floor);
+  const double t =
+      boost::math::quantile(boost::math::complement(boost::math::students_t(df), alpha / 2));
+  return std::abs(b - a) + t * noise * std::sqrt(1 / n1 + 1 / n2);
+}
+
 std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold, double alpha) {
   const std::size_t n = values.size();
   if (n < 2) return {};
@@ -82,27 +101,34 @@ std::vector<SeriesStep> series_steps(const std::vector<double>& values, double t
     windows.push_back({at, end});
   }
   std::sort(cuts.begin(), cuts.end());
-  // Merge away the smallest step under the threshold (its ratio of the two
-  // segments' medians) until none is left.
+  // Merge away the step most surely under the threshold while one is: a
+  // step whose (1 - alpha) interval lies wholly within the threshold either
+  // way (compare's `same`). A step measured under the threshold whose
+  // interval reaches past it stays: it is significant, and may be as large
+  // as the threshold (a 6 % step in 2 % noise measures under 5 % about a
+  // quarter of the time at 5 points a side).
+  const double bound = std::log1p(threshold);
   for (;;) {
-    std::vector<SeriesStep> steps;
+    std::size_t weakest = cuts.size();
+    double reach = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < cuts.size(); ++i) {
       std::size_t from = i ? cuts[i - 1] : 0, to = i + 1 < cuts.size() ? cuts[i + 1] : n;
-      std::vector<double> before(values.begin() + static_cast<std::ptrdiff_t>(from),
-                                 values.begin() + static_cast<std::ptrdiff_t>(cuts[i]));
-      std::vector<double> after(values.begin() + static_cast<std::ptrdiff_t>(cuts[i]),
-                                values.begin() + static_cast<std::ptrdiff_t>(to));
-      steps.push_back({cuts[i], median_of(before), median_of(after)});
+      const double r = step_reach(logs, from, cuts[i], to, floor, alpha);
+      if (r < bound && r < reach) reach = r, weakest = i;
     }
-    std::size_t weakest = steps.size();
-    double size = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      double s = std::abs(std::log(steps[i].after / steps[i].before));
-      if (s < std::log1p(threshold) && s < size) size = s, weakest = i;
-    }
-    if (weakest == steps.size()) return steps;
+    if (weakest == cuts.size()) break;
     cuts.erase(cuts.begin() + static_cast<std::ptrdiff_t>(weakest));
   }
+  std::vector<SeriesStep> steps;
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    std::size_t from = i ? cuts[i - 1] : 0, to = i + 1 < cuts.size() ? cuts[i + 1] : n;
+    std::vector<double> before(values.begin() + static_cast<std::ptrdiff_t>(from),
+                               values.begin() + static_cast<std::ptrdiff_t>(cuts[i]));
+    std::vector<double> after(values.begin() + static_cast<std::ptrdiff_t>(cuts[i]),
+                              values.begin() + static_cast<std::ptrdiff_t>(to));
+    steps.push_back({cuts[i], median_of(before), median_of(after)});
+  }
+  return steps;
 }
 
 std::optional<double> rfc3339_seconds(std::string_view t) {

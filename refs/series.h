@@ -9,8 +9,9 @@
 // t of the two sides' mean logarithms (the noise pooled within the window,
 // at least a quarter of the threshold's step) reaches the two-sided alpha
 // quantile, Bonferroni-corrected over the places the split could take; go
-// on in both halves. Steps whose ratio of medians is under the threshold
-// are then merged away, smallest first. Deterministic: no random numbers.
+// on in both halves. Steps whose (1 - alpha) interval lies wholly within the
+// threshold are then merged away, the most surely small first.
+// Deterministic: no random numbers.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -34,12 +35,20 @@ std::size_t best_split(const std::vector<double>& y, std::size_t begin, std::siz
 double split_significance(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end,
                           double noise_floor, double alpha);
 
+// How far the (1 - alpha) interval of the step at `at` between y[begin, at)
+// and y[at, end) reaches from 0: |mean after - mean before| plus Student's t
+// (two-sided, end - begin - 2 degrees of freedom) times the noise pooled
+// within both sides (at least noise_floor) times sqrt(1/n1 + 1/n2). Infinite
+// for a window too short to say.
+double step_reach(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end, double noise_floor,
+                  double alpha);
+
 struct SeriesStep {
   std::size_t index = 0;         // the first point after the step
   double before = 0, after = 0;  // medians of the segments on either side
 };
-// The steps of `values` (positive, finite) at least `threshold` apart
-// (relative) and significant at `alpha`, found as the header says.
+// The steps of `values` (positive, finite) significant at `alpha` and not
+// surely under `threshold` (relative), found as the header says.
 std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold, double alpha = 0.01);
 
 // Seconds since 1970-01-01T00:00:00Z of an RFC 3339 date-time

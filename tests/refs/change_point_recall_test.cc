@@ -4,7 +4,7 @@
 // that every run of the test sees the same series. docs/statistics.md states
 // the targets and the figures these cases give:
 //   - recall >= 0.9 for steps of at least 3 times the noise (and, as a change
-//     point must be, above the threshold: here at least twice it),
+//     point must be, at least the threshold),
 //   - false alarms in at most 1 % of pure-noise series at the default settings.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -26,9 +26,9 @@ TEST_CASE("change points: recall of planted steps of 3x the noise and more", "[s
     for (double sigma : {0.01, 0.02, 0.03, 0.05}) {
       for (double times : {3.0, 4.0, 6.0, 10.0}) {
         double step = times * sigma;
-        // A step under twice the threshold is at the edge of what a change
-        // point is (medians within the threshold are merged away by design).
-        if (step < 2 * kThreshold) continue;
+        // A step under the threshold is not a change point (compare calls
+        // such a difference `same`); every step from the threshold up is.
+        if (step < kThreshold) continue;
         int found = 0;
         for (int k = 0; k < kSeries; ++k) {
           std::size_t at = 5 + noise.below(n - 9);  // at least 5 points on each side
@@ -44,7 +44,7 @@ TEST_CASE("change points: recall of planted steps of 3x the noise and more", "[s
         double recall = static_cast<double>(found) / kSeries;
         INFO("n " << n << ", noise " << sigma << ", step " << step << " (" << times << "x): recall " << recall);
         // Each case on its own: the weakest, 20 points with a 3x step at 5 %
-        // noise, finds 0.925 (docs/statistics.md lists them all).
+        // noise, finds 0.905 (docs/statistics.md lists them all).
         CHECK(recall >= 0.9);
       }
     }

@@ -71,6 +71,33 @@ TEST_CASE("series steps: ratios, the threshold, no noise", "[series]") {
   CHECK(series_steps({}, 0.05).empty());
 }
 
+TEST_CASE("series steps: a step stays unless its interval lies within the threshold", "[series]") {
+  // |1 - 0| + t(0.995; 2 df) 9.924843 x noise 0.1 (the floor: no noise
+  // within) x sqrt(1/2 + 1/2).
+  CHECK(step_reach({0, 0, 1, 1}, 0, 2, 4, 0.1, 0.01) == Approx(1 + 0.9924843).epsilon(1e-6));
+  CHECK(std::isinf(step_reach({0, 1}, 0, 1, 2, 0.1, 0.01)));
+  // A step measured at 4.5 % (medians 100 and 104.5) in 1 % noise, 10 points
+  // a side: significant, and its 99 % interval reaches past 5 %: it stays
+  // (a ratio-of-medians rule would have dropped it).
+  std::vector<double> near;
+  for (int i = 0; i < 10; ++i) near.push_back(i % 2 ? 101 : 99);
+  for (int i = 0; i < 10; ++i) near.push_back(i % 2 ? 105.5 : 103.5);
+  auto kept = series_steps(near, 0.05);
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].index == 10);
+  CHECK(kept[0].after / kept[0].before == Approx(1.045));
+  // A 3 % step, 20 quiet points a side: significant, but its interval lies
+  // wholly within 5 %: merged away.
+  std::vector<double> small;
+  for (int i = 0; i < 20; ++i) small.push_back(i % 2 ? 100.5 : 99.5);
+  for (int i = 0; i < 20; ++i) small.push_back(i % 2 ? 103.5 : 102.5);
+  std::vector<double> logs;
+  for (double x : small) logs.push_back(std::log(x));
+  CHECK(best_split(logs, 0, 40) == 20);
+  CHECK(split_significance(logs, 0, 20, 40, std::log1p(0.05) / 4, 0.01) >= 1);
+  CHECK(series_steps(small, 0.05).empty());
+}
+
 TEST_CASE("RFC 3339 date-times as seconds", "[series]") {
   // `date -u -d 2025-11-11T06:22:57Z +%s` gives 1762842177.
   CHECK(rfc3339_seconds("2025-11-11T06:22:57.000Z") == 1762842177.0);
