@@ -131,6 +131,41 @@ std::vector<FactChange> diff_lines(const LayoutTrees& trees, const git_oid* from
   return changes_between(before, after);
 }
 
+std::vector<CheckedFactChange> diff_incoming(const LayoutTrees& trees, const git_oid* from, const git_oid* to,
+                                             Family family) {
+  const std::size_t dir_size = family_dir(family).size() + 1;
+  struct Place {
+    std::string path;
+    std::size_t line = 0;
+  };
+  std::map<std::string, std::string> before, after;
+  std::map<std::string, Place> places;  // where each line of `to`'s side is, for messages
+  for_changed_files(trees, from, to, family, [&](const std::string& path, const git_oid& id, bool is_before) {
+    if (is_before) return split_lines(trees, path, dir_size, id, before);
+    const std::shared_ptr<const TrieFileLines> file = trees.index_file(id, trie_file_path(path, dir_size), path);
+    if (file->lines.empty()) throw Corruption(path + ":1: expected at least one line, found an empty file");
+    std::size_t number = 0;
+    for (const auto& [key, line] : file->lines) {
+      ++number;
+      auto [it, fresh] = after.emplace(key, line);
+      if (!fresh) throw Corruption(path + ": the key " + it->first + " is in another file of the same tree as well");
+      places.emplace(key, Place{path, number});
+    }
+  });
+  std::vector<CheckedFactChange> out;
+  for (FactChange& c : changes_between(before, after)) {
+    std::optional<IndexFact> fact;
+    if (c.after) {
+      const Place& at = places.at(c.key);
+      fact = parse_line(family, *c.after, at.path, at.line);
+      if (fact_key(*fact) != c.key)
+        throw Corruption(at.path + ":" + std::to_string(at.line) + ": expected the key " + c.key + ", found " + fact_key(*fact));
+    }
+    out.push_back({std::move(c), std::move(fact)});
+  }
+  return out;
+}
+
 std::vector<std::string> added_keys(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family) {
   const std::size_t digits = key_digits(family);
   static constexpr std::string_view kLead = "{\"@key\":\"";

@@ -46,6 +46,21 @@ std::vector<FactChange> diff_facts(const LayoutTrees& trees, const git_oid* from
 // files), but no line is parsed as JSON. Errors as diff_facts.
 std::vector<FactChange> diff_lines(const LayoutTrees& trees, const git_oid* from, const git_oid* to, Family family);
 
+// A change and, when the line is new or changed, the fact it holds.
+struct CheckedFactChange {
+  FactChange change;
+  std::optional<IndexFact> after;
+};
+// The changes of diff_facts for a tree `to` that came in against a parent
+// `from` that is trusted (the store's own, or checked before it): `from`'s
+// files are split as diff_lines splits them; `to`'s files are split and
+// checked the same way, none of them empty, and each line that `from` does
+// not hold byte for byte is parsed (parse_line) once, naming its file and
+// line. A line `to` shares with `from` is `from`'s, already checked.
+// Errors as diff_facts.
+std::vector<CheckedFactChange> diff_incoming(const LayoutTrees& trees, const git_oid* from, const git_oid* to,
+                                             Family family);
+
 // The keys of `family` that `to` has a line for and `from` has none, in key
 // order: what the commits from `from` to `to` added (`kistore check`'s new
 // runs). Reads the files diff_facts reads, but only each line's key, as its

@@ -533,25 +533,29 @@ void IncomingChecker::check_level_removal(const Delta& d) {
 }
 
 // Format 3: each family's lines that the commit changes against its first
-// parent (diff_facts reads only the files that differ, each checked as
-// lines of the family under its digits), its files exactly the trie of its
-// lines (check_trie_edits), and each new or changed line against the objects
-// (check_line).
+// parent (diff_incoming reads only the files that differ, each checked as
+// lines of the family under its digits, and parses each new line once: the
+// parent is the store's or was checked before), its files exactly the trie
+// of its lines (check_trie_edits), and each new or changed line against the
+// objects (check_line).
 void IncomingChecker::check_index_files() {
   for (Family family : kFamilies) {
     if (full()) return;
-    std::vector<FactChange> changes;
+    std::vector<CheckedFactChange> checked;
     try {
-      changes = diff_facts(trees_, parent(), &tree_, family);
+      checked = diff_incoming(trees_, parent(), &tree_, family);
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kIO) throw;
       problem(ProblemKind::kLayout, family_dir(family), e.what());
       continue;
     }
+    std::vector<FactChange> changes;
+    changes.reserve(checked.size());
+    for (const CheckedFactChange& c : checked) changes.push_back(c.change);
     check_trie_edits(family, changes);
-    for (const FactChange& c : changes) {
+    for (const CheckedFactChange& c : checked) {
       if (full()) return;
-      check_line(family, c);
+      check_line(family, c.change, c.after);
     }
   }
 }
@@ -637,7 +641,7 @@ bool IncomingChecker::line_inherited(Family family, const FactChange& c) const {
 }
 
 // A new, changed or removed line against the objects of the commit's tree.
-void IncomingChecker::check_line(Family family, const FactChange& c) {
+void IncomingChecker::check_line(Family family, const FactChange& c, const std::optional<IndexFact>& parsed) {
   if (line_inherited(family, c)) return;
   const std::string where = family_dir(family) + " @" + c.key;
   if (!c.after) {
@@ -645,7 +649,7 @@ void IncomingChecker::check_line(Family family, const FactChange& c) {
     if (family != Family::kLevels) problem(ProblemKind::kIndexRemoved, where, "removes a line; lines are only added");
     return;
   }
-  IndexFact fact = parse_line(family, *c.after, where, 1);  // diff_facts read it so
+  const IndexFact& fact = *parsed;  // diff_incoming parsed it
   std::visit(
       [&](const auto& f) {
         using T = std::decay_t<decltype(f)>;

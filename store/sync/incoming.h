@@ -100,7 +100,7 @@ class IncomingChecker {
   // its tree the trie of its lines, and each new line against the objects.
   void check_index_files();
   void check_trie_edits(Family family, const std::vector<FactChange>& changes);
-  void check_line(Family family, const FactChange& change);
+  void check_line(Family family, const FactChange& change, const std::optional<IndexFact>& after);
   bool line_inherited(Family family, const FactChange& change) const;
   void check_pending_lines();
   std::vector<const ObjectFacts*> pending_lines_;  // new objects whose lines check_pending_lines looks up

@@ -387,5 +387,56 @@ TEST_CASE("diff_facts: a tree whose index is not a trie of its lines is refused,
   }
 }
 
+TEST_CASE("diff_incoming: diff_facts' changes, each new line parsed once; a bad one named by file and line",
+          "[index3][diff][errors]") {
+  TempDir tmp;
+  Store store = Store::init(tmp.path + "/s");
+  commit_in_batches(store, facts(40), {40});
+  Snapshot first = store.snapshot();
+  std::vector<IndexFact> more = facts(60);
+  more.erase(more.begin(), more.begin() + static_cast<std::ptrdiff_t>(facts(40).size()));
+  more.push_back(LevelFact{digest_of("run 7"), Level::kDisputed, digest_of("rerun 7b")});
+  commit_in_batches(store, more, {more.size()});
+  Snapshot second = store.snapshot();
+  LayoutTrees trees(store.repo());
+  for (Family family : kFamilies) {
+    INFO(family_dir(family));
+    const std::vector<FactChange> expected = diff_facts(trees, head_tree(first), head_tree(second), family);
+    const std::vector<CheckedFactChange> got = diff_incoming(trees, head_tree(first), head_tree(second), family);
+    REQUIRE(got.size() == expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].change == expected[i]);
+      REQUIRE(got[i].after.has_value() == expected[i].after.has_value());
+      if (got[i].after) CHECK(render_line(*got[i].after) == *expected[i].after);
+    }
+  }
+
+  // Tampered as stock git could: a new line that keeps its key in front but
+  // is not its RFC 8785 form, and an empty file where lines were.
+  const std::string dir = family_dir(Family::kSources) + "/";
+  const std::string name = second.entries(family_dir(Family::kSources)).front().name;
+  const std::string bytes = *second.read(dir + name);
+  REQUIRE(!second.entries(family_dir(Family::kSources)).front().folder);
+  const std::size_t last_start = bytes.rfind('\n', bytes.size() - 2) + 1;
+  const std::size_t lines = static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n'));
+  std::string spaced = bytes.substr(0, last_start) + bytes.substr(last_start, 76) + " " + bytes.substr(last_start + 76);
+  Snapshot bad = tamper(store, {{dir + name, spaced}});
+  try {
+    diff_incoming(trees, head_tree(second), head_tree(bad), Family::kSources);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorruption);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains(dir + name + ":" + std::to_string(lines) + ":"));
+  }
+  Snapshot empty = tamper(store, {{dir + name, ""}});
+  try {
+    diff_incoming(trees, head_tree(second), head_tree(empty), Family::kSources);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorruption);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains(dir + name + ":1: expected at least one line"));
+  }
+}
+
 }  // namespace
 }  // namespace kistore
