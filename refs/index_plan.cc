@@ -443,9 +443,12 @@ std::shared_ptr<const TrieFileLines> parse_trie_file(std::string bytes, const st
     if (end == std::string::npos) throw Corruption(at_line() + "expected a line ending in \"\\n\", found the file's end");
     const std::string_view line = all.substr(start, end + 1 - start);
     const std::string_view found = line_key(line);
-    if (number > 1 && !found.empty() && found == last)
+    if (number > 1 && !found.empty() && found.starts_with(prefix) && found == last)
       throw Corruption(at_line() + "/@key: expected each key once, found " + std::string(found) + " again (line " +
                        std::to_string(number - 1) + ")");
+    if (number > 1 && !found.empty() && found.starts_with(prefix) && found < last)
+      throw Corruption(at_line() + "/@key: expected keys in ascending order, found " + std::string(found) +
+                       " after line " + std::to_string(number - 1) + "'s " + std::string(last));
     if (found.empty() || !found.starts_with(prefix) || !(last < found))
       throw Corruption(at_line() + "expected a line beginning {\"@key\":\"" + prefix +
                        "…\" after the key before it, found " + quoted_excerpt(line));

@@ -385,7 +385,7 @@ TEST_CASE("find_line: a binary search of the one file, every line of it checked"
     std::string bytes;
     const char* message;
   };
-  for (const Bad& bad : {Bad{"unsorted", a + level_line(pad("15")) + b, "index file 1:3: expected a line beginning"},
+  for (const Bad& bad : {Bad{"unsorted", a + level_line(pad("15")) + b, "index file 1:3: /@key: expected keys in ascending order, found "},
                          Bad{"another file's key", a + b + c, "index file 1:3: expected a line beginning {\"@key\":\"1…\""},
                          Bad{"duplicate", a + b + b, "index file 1:3: /@key: expected each key once, found "},
                          Bad{"no newline", a + b.substr(0, b.size() - 1), "index file 1:2: expected a line ending in"}}) {
