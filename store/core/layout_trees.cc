@@ -1,5 +1,7 @@
 #include "store/core/layout_trees.h"
 
+#include <map>
+
 #include "refs/index_plan.h"
 
 #include <cstdint>
@@ -124,11 +126,15 @@ class TreeTrie : public TrieReader {
       : trees_(trees), reader_(reader), root_(root), dir_("refs/" + std::string(family_name(family))) {}
   std::vector<Entry> list(const std::string& path) override {
     std::vector<Entry> out;
-    if (!root_) return out;
-    std::optional<git_oid> id = reader_.tree_at(root_, full(path));
+    std::optional<git_oid> id = folder(path);
     if (!id) return out;
     std::string_view rest = reader_.tree(*id, full(path))->bytes();
-    for (git::RawEntry e; git::next_entry(rest, e);) out.push_back(Entry{std::string(e.name), e.tree()});
+    for (git::RawEntry e; git::next_entry(rest, e);) {
+      out.push_back(Entry{std::string(e.name), e.tree()});
+      // A lookup goes down from here: each step is one entry of the folder
+      // listed before it, not a walk from the root.
+      (e.tree() ? folders_ : files_)[join(path, e.name)] = e.oid();
+    }
     return out;
   }
   std::string read(const std::string& path) override {
@@ -138,17 +144,28 @@ class TreeTrie : public TrieReader {
   }
   std::string where(const std::string& path) const override { return full(path); }
   std::shared_ptr<const TrieFileLines> lines(const std::string& path) override {
-    std::optional<git_oid> id = root_ ? trees_.entry(root_, full(path)) : std::nullopt;
+    std::optional<git_oid> id;
+    if (auto it = files_.find(path); it != files_.end()) id = it->second;
+    else if (root_) id = trees_.entry(root_, full(path));
     if (!id) throw Corruption(full(path) + ": expected an index file, found none");
     return trees_.index_file(*id, path, full(path));
   }
 
  private:
+  static std::string join(const std::string& dir, std::string_view name) {
+    return dir.empty() ? std::string(name) : dir + "/" + std::string(name);
+  }
+  std::optional<git_oid> folder(const std::string& path) {
+    if (!root_) return std::nullopt;
+    if (auto it = folders_.find(path); it != folders_.end()) return it->second;
+    return reader_.tree_at(root_, full(path));
+  }
   std::string full(const std::string& path) const { return path.empty() ? dir_ : dir_ + "/" + path; }
   const LayoutTrees& trees_;
   const git::TreeReader& reader_;
   const git_oid* root_;
   std::string dir_;
+  std::map<std::string, git_oid> folders_, files_;  // what the folders listed so far hold, by path
 };
 
 }  // namespace
