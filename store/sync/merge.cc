@@ -206,11 +206,16 @@ class Merge3 : public MergeSides {
     const git_oid* lines_base = base() && trees_.format_of(base()) == Format::k3 ? base() : nullptr;
     for (Family family : kFamilies) {
       // Both trees' lines were checked: the base's as the store took it, the
-      // remote's by the incoming check that comes before any merge.
+      // remote's by the incoming check that comes before any merge. The local
+      // line of a key is what the local side changed it to since the base,
+      // else the base's: the two diffs joined by key, with no lookup a key.
+      const std::vector<FactChange> local_changes = diff_lines(trees_, lines_base, &local_tree_, family);
+      auto local = local_changes.begin();
       for (const FactChange& c : diff_lines(trees_, lines_base, &in_tree_, family)) {
         if (!c.after) continue;  // a union: what one side dropped, the other keeps
         if (family == Family::kLevels && rerun_runs.count(*Digest::parse_hex(c.key))) continue;  // settle_levels
-        std::optional<std::string> mine = trees_.index_line(&local_tree_, family, c.key);
+        while (local != local_changes.end() && local->key < c.key) ++local;
+        const std::optional<std::string>& mine = local != local_changes.end() && local->key == c.key ? local->after : c.before;
         if (!mine) {
           changes_.put_line(family, c.key, *c.after);
         } else if (*mine != *c.after) {

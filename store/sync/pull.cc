@@ -69,7 +69,11 @@ class Pull {
     }
     quarantine_.migrate();
     if (fast_forwarded()) return std::move(report_);
-    LayoutTrees trees(repo_);
+    // Every object the merge reads is now the store's own or was rehashed
+    // on its way in and checked above: hashing each index file and tree
+    // again as the merge reads it would cost the two sides' index, not the
+    // merge.
+    LayoutTrees trees(repo_, /*check_ids=*/false);
     LevelAudit levels(repo_, options_.trust);
     if (local_) levels.walk(git::to_commit_id(*local_));
     levels.walk(git::to_commit_id(incoming_));
