@@ -268,27 +268,44 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
 
   std::map<std::string, git::PathChange> changes;
   std::size_t done = 0, total = change.upserts.size();
-  // Blob ids (SHA-1) on every core; the writes that follow are in order.
-  std::vector<git_oid> ids;
   if (bulk) {
-    std::vector<const std::string*> contents;
-    contents.reserve(total);
-    for (const auto& kv : change.upserts) contents.push_back(&kv.second);
-    ids.resize(total);
-    parallel_for(total, [&](std::size_t i) { ids[i] = git::object_id(GIT_OBJECT_BLOB, *contents[i]); });
-  }
-  for (const auto& [path, bytes] : change.upserts) {
-    // Documents (zstd frames) stored, index files deflated (blob_level).
-    git_oid id;
-    if (bulk) {
-      id = ids[done];
-      out.write_blob(id, bytes);
-    } else {
-      id = out.write_blob(bytes);
+    // Blob ids (SHA-1) and the index files' deflate on every core, a batch
+    // at a time (so that what waits to be written stays small); the writes
+    // that follow are in order, so the pack is the same bytes whatever the
+    // number of cores.
+    constexpr std::size_t kBatch = 256;
+    std::vector<const std::pair<const std::string, std::string>*> batch;
+    std::vector<git_oid> ids(kBatch);
+    std::vector<std::string> packed(kBatch);
+    auto flush = [&] {
+      parallel_for(batch.size(), [&](std::size_t i) {
+        const std::string& bytes = batch[i]->second;
+        ids[i] = git::object_id(GIT_OBJECT_BLOB, bytes);
+        const int level = git::blob_level(bytes);
+        packed[i] = level ? git::deflated(bytes, level) : std::string();
+      });
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto& [path, bytes] = *batch[i];
+        // Documents (zstd frames) stored, index files deflated (blob_level).
+        if (git::blob_level(bytes)) pack->write_deflated(ids[i], GIT_OBJECT_BLOB, bytes.size(), packed[i]);
+        else pack->write_blob(ids[i], bytes);
+        changes.emplace_hint(changes.end(), path, git::PathChange{ids[i]});
+        ++done;
+        if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
+      }
+      batch.clear();
+    };
+    for (const auto& upsert : change.upserts) {
+      batch.push_back(&upsert);
+      if (batch.size() == kBatch) flush();
     }
-    changes.emplace_hint(changes.end(), path, git::PathChange{id});
-    ++done;
-    if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
+    flush();
+  } else {
+    for (const auto& [path, bytes] : change.upserts) {
+      changes.emplace_hint(changes.end(), path, git::PathChange{out.write_blob(bytes)});
+      ++done;
+      if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
+    }
   }
   for (const auto& [path, id] : change.links) changes.emplace(path, git::PathChange{git::parse_oid(id)});  // upserts win
   for (const std::string& path : change.removals) changes[path] = git::PathChange{};

@@ -151,6 +151,12 @@ std::string pack_header(std::uint32_t count) {
 
 }  // namespace
 
+std::string deflated(std::string_view data, int level) {
+  std::string out;
+  deflate_into(out, {}, data, std::clamp(level, 1, 9));
+  return out;
+}
+
 git_oid object_id(git_object_t type, std::string_view data) {
   std::string head = header(type, data.size());
   Sha1& h = sha1();
@@ -216,6 +222,20 @@ void PackWriter::write(const git_oid& id, git_object_t type, std::string_view da
     crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated_.data()), static_cast<uInt>(deflated_.size()));
     put(deflated_.data(), deflated_.size());
   }
+  entries_.push_back({id, crc, at});
+  by_id_.insert(static_cast<std::uint32_t>(entries_.size() - 1), entry_id());
+}
+
+void PackWriter::write_deflated(const git_oid& id, git_object_t type, std::uint64_t size, std::string_view deflated) {
+  if (finished_ || !pack_ || pack_->fd() < 0) throw Error(ErrorCode::kIO, tmp_path_ + ": writing into a finished pack");
+  if (has(id)) return;
+  unsigned char head[16];
+  std::size_t n = entry_header(head, type, size);
+  std::uint64_t at = offset_;
+  std::uint32_t crc = crc32(0, head, static_cast<uInt>(n));
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated.data()), static_cast<uInt>(deflated.size()));
+  put(head, n);
+  put(deflated.data(), deflated.size());
   entries_.push_back({id, crc, at});
   by_id_.insert(static_cast<std::uint32_t>(entries_.size() - 1), entry_id());
 }

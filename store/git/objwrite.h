@@ -98,6 +98,11 @@ class ObjectWriter {
   void write_blob(const git_oid& id, std::string_view data) { write(id, GIT_OBJECT_BLOB, data, blob_level(data)); }
 };
 
+// `data` deflated at `level` (1-9) as a pack entry holds it (a zlib stream):
+// for a writer that deflates on several threads and writes in order
+// (PackWriter::write_deflated). Thread-safe.
+std::string deflated(std::string_view data, int level);
+
 class PackWriter final : public ObjectWriter {
  public:
   // A pack to be placed in `pack_dir` (the repository's objects/pack).
@@ -108,6 +113,9 @@ class PackWriter final : public ObjectWriter {
 
   using ObjectWriter::write;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
+  // Writes the object `id` of `size` bytes whose zlib stream `deflated`
+  // (deflated() of its bytes) the caller made: the entry write() would make.
+  void write_deflated(const git_oid& id, git_object_t type, std::uint64_t size, std::string_view deflated);
   bool has(const git_oid& id) const;
   std::size_t count() const { return entries_.size(); }
   std::uint64_t bytes() const { return offset_; }

@@ -207,6 +207,30 @@ TEST_CASE("TreeStream: a folder given whole moves as it is, and a removed folder
   }
 }
 
+TEST_CASE("PackWriter::write_deflated makes the entry write() makes: the same pack, byte for byte", "[objwrite][pack]") {
+  Repo a, b;
+  std::vector<std::string> blobs;
+  for (int i = 0; i < 50; ++i) blobs.push_back(std::string(100 + 97 * i, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  std::string names[2];
+  {
+    git::PackWriter pack(a.dir + "/objects/pack");
+    for (const std::string& blob : blobs) pack.write(GIT_OBJECT_BLOB, blob, 6);
+    names[0] = pack.finish();
+  }
+  {
+    git::PackWriter pack(b.dir + "/objects/pack");
+    for (const std::string& blob : blobs)
+      pack.write_deflated(git::object_id(GIT_OBJECT_BLOB, blob), GIT_OBJECT_BLOB, blob.size(), git::deflated(blob, 6));
+    pack.write_deflated(git::object_id(GIT_OBJECT_BLOB, blobs[0]), GIT_OBJECT_BLOB, blobs[0].size(), "written once");
+    names[1] = pack.finish();
+  }
+  REQUIRE(!names[0].empty());
+  CHECK(names[0] == names[1]);  // named by the checksum of its bytes
+  CHECK(read_file(a.dir + "/objects/pack/" + names[0] + ".pack") == read_file(b.dir + "/objects/pack/" + names[1] + ".pack"));
+  CHECK(b.git("fsck --strict").find("error") == std::string::npos);
+  CHECK(b.git("cat-file -p " + git::oid_str(git::object_id(GIT_OBJECT_BLOB, blobs[7]))) == blobs[7]);
+}
+
 TEST_CASE("merge_small_packs: many small packs become one, every object still readable", "[objwrite][pack]") {
   Repo r;
   std::vector<git_oid> ids;
