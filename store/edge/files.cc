@@ -197,11 +197,13 @@ void share_under(const std::string& gitdir, const std::string& value) {
 }
 
 void adjust_shared(const std::string& path) {
-  const std::optional<std::string> value = rule_for(path);
-  if (!value) return;
+  if (const std::optional<std::string> value = rule_for(path)) adjust_shared_by(path, *value);
+}
+
+void adjust_shared_by(const std::string& path, const std::string& value) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return;
-  const std::optional<mode_t> mode = shared_mode(st.st_mode & 07777, S_ISDIR(st.st_mode), *value);
+  const std::optional<mode_t> mode = shared_mode(st.st_mode & 07777, S_ISDIR(st.st_mode), value);
   if (mode && *mode != (st.st_mode & 07777)) ::chmod(path.c_str(), *mode);
 }
 

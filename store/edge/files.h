@@ -154,6 +154,11 @@ void share_under(const std::string& gitdir, const std::string& value);
 // made, such as libgit2's refs): its mode adjusted when it lies under the
 // shared folder; nothing otherwise, or when it is gone. Never fails.
 void adjust_shared(const std::string& path);
+// The same for `path` in another repository, shared by `value` (its
+// core.sharedRepository), whatever share_under's folder is: a file libgit2
+// wrote into a repository that is not the store (a local remote's HEAD).
+// Nothing for a value git refuses, a link, or a path that is gone. Never fails.
+void adjust_shared_by(const std::string& path, const std::string& value);
 // The mode git gives a file or folder of mode `mode` in a repository shared
 // by `value` (core.sharedRepository: umask/false, group/true, all/world/
 // everybody, or an octal mode); nullopt for a value git refuses.

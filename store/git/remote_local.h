@@ -24,6 +24,8 @@ class LocalRemote {
   LocalRemote& operator=(const LocalRemote&) = delete;
 
   git_repository* repo() const { return repo_; }
+  // Its git directory, ending in '/'.
+  std::string gitdir() const;
   // Where a new pack of it goes: <gitdir>/objects/pack.
   std::string pack_dir() const;
   // Whether its work tree has `branch` checked out (never in a bare
@@ -32,7 +34,9 @@ class LocalRemote {
   // A HEAD that names a branch that does not exist (`git init --bare` names
   // refs/heads/master) is made to name `branch`, so that a stock `git clone`
   // checks it out; a HEAD naming a branch that exists is the owner's choice
-  // and stays. For after a push created `branch`. Never fails.
+  // and stays. For after a push created `branch`. In a repository shared
+  // with a group (core.sharedRepository) the HEAD it writes gets the group's
+  // bits, as git's own write would. Never fails.
   void adopt_head(const std::string& branch);
 
  private:

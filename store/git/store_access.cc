@@ -1,6 +1,7 @@
 #include "store/git/store_access.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "objects/error.h"
 
@@ -25,6 +27,13 @@ std::string user_text(uid_t uid) {
 }
 
 // strerror's text, lower case at the start ("permission denied").
+// "evidence (gid 1001)", or "gid 1001" for a group without a name.
+std::string group_text(gid_t gid) {
+  std::string id = "gid " + std::to_string(gid);
+  if (const group* gr = ::getgrgid(gid); gr && gr->gr_name && *gr->gr_name) return gr->gr_name + (" (" + id + ")");
+  return id;
+}
+
 std::string errno_words(int error) {
   std::string text = std::strerror(error);
   if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
@@ -91,6 +100,28 @@ void check_write_access(const std::string& gitdir) {
     throw IOError(path + ": " + errno_words(error) + ": " + why +
                   "; nothing was written (writing needs write access to the store's folders; "
                   "`kistore clone` makes a copy to write to)");
+  }
+}
+
+void check_push_access(const std::string& gitdir, const std::string& where) {
+  std::string root = gitdir;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  for (const char* folder : {"/objects", "/objects/pack", "/refs/heads", "/logs/refs/heads"}) {
+    std::string path = root + folder;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT && std::string_view(folder) != "/objects") continue;  // git makes it when needed
+      throw RemoteError("cannot push to " + where + ": " + path + ": " + errno_words(errno) +
+                        "; nothing was sent or written");
+    }
+    if (::faccessat(AT_FDCWD, path.c_str(), W_OK | X_OK, AT_EACCESS) == 0) continue;
+    int error = errno;
+    std::string why = error == EROFS ? "the file system is mounted read-only"
+                                     : "kistore runs as " + user_text(::geteuid()) + ", who may not create files in it";
+    if (error != EROFS && (st.st_mode & (S_IWGRP | S_IXGRP)) == (S_IWGRP | S_IXGRP))
+      why += " (members of its group, " + group_text(st.st_gid) + ", may write there)";
+    throw RemoteError("cannot push to " + where + ": " + path + ": " + errno_words(error) + ": " + why +
+                      "; nothing was sent or written");
   }
 }
 

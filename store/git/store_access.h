@@ -1,5 +1,6 @@
-// Whether this process may open and write a store's folder, and when it may
-// not, why, in one line that a user can act on.
+// Whether this process may open and write a store's folder (or push into a
+// repository on this machine), and when it may not, why, in one line that a
+// user can act on.
 //
 // libgit2 1.5 says only "not found" for a repository that another user owns
 // (it applies git's safe.directory rule to bare repositories too, where stock
@@ -30,5 +31,17 @@ std::string not_opened_message(const std::string& dir);
 // logs/refs/heads/. Called before anything is written; returns when each is
 // writable.
 void check_write_access(const std::string& gitdir);
+
+// Error(kRemote) "cannot push to <where>: <folder>: permission denied: …;
+// nothing was sent or written" when this process may not create files in
+// the folders a push into the repository `gitdir` on this machine writes:
+// objects/ (git receive-pack's quarantine is made there), objects/pack/ and
+// refs/heads/ (the ref's lock file), and logs/refs/heads/ where it exists.
+// The message names the group that may write there, when one may (a
+// repository shared with a group that this user is not in). Called before
+// receive-pack starts, so that a push it could not take writes nothing and
+// says why, where receive-pack says only "unable to create temporary object
+// directory"; returns when each is writable.
+void check_push_access(const std::string& gitdir, const std::string& where);
 
 }  // namespace kistore

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "store/edge/files.h"
+#include "store/git/store_access.h"
 #include "store/git/remote_receive_pack.h"
 #include "store/sync/incoming.h"
 #include "store/git/incoming_walk.h"
@@ -62,6 +63,9 @@ LocalPush push_local(git_repository* repo, Connection& conn, const std::string& 
   {
     git::LocalRemote remote(path, conn.where());
     refuse_checked_out(remote, conn, branch);
+    // A user who may not write there (outside a shared repository's group)
+    // hears so, and why, before anything is sent.
+    check_push_access(remote.gitdir(), conn.where());
   }
   const std::optional<std::string> git = find_program("git", process.search_path);
   if (!git)

@@ -233,4 +233,34 @@ TEST_CASE("share_under: folders and files made under the shared folder get the g
   CHECK_THROWS_WITH(share_under(shared_dir.path, "sometimes"), Catch::Contains("core.sharedRepository"));
 }
 
+TEST_CASE("adjust_shared_by: a file of another shared repository gets its group's bits", "[files]") {
+  // A local remote's HEAD, written by libgit2 with the pusher's umask, in a
+  // repository shared by a setting that is not the store's.
+  TempDir other;
+  auto made = [&](const std::string& name, mode_t m) {
+    const std::string p = other.path + "/" + name;
+    ::close(::open(p.c_str(), O_CREAT | O_WRONLY, 0600));
+    REQUIRE(::chmod(p.c_str(), m) == 0);
+    return p;
+  };
+  auto mode = [](const std::string& p) {
+    struct stat st;
+    REQUIRE(::lstat(p.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  const std::string head = made("HEAD", 0644), pack = made("pack", 0444), plain = made("plain", 0644);
+  adjust_shared_by(head, "group");
+  adjust_shared_by(pack, "group");
+  adjust_shared_by(plain, "umask");
+  adjust_shared_by(plain, "sometimes");  // a value git refuses: nothing
+  adjust_shared_by(other.path + "/gone", "group");
+  CHECK(mode(head) == 0664);
+  CHECK(mode(pack) == 0444);
+  CHECK(mode(plain) == 0644);
+  REQUIRE(::symlink("HEAD", (other.path + "/link").c_str()) == 0);
+  REQUIRE(::chmod(head.c_str(), 0600) == 0);
+  adjust_shared_by(other.path + "/link", "group");  // a link is not followed
+  CHECK(mode(head) == 0600);
+}
+
 }  // namespace kistore
