@@ -67,9 +67,11 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
+  family_changes_.clear();
   if (format_ == Format::k3 && !full()) check_pending_lines();
   pending_lines_.clear();
   if (format_ == Format::k3 && !full()) check_index_files();
+  family_changes_.clear();
   for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
   check_levels();
 }
@@ -538,17 +540,29 @@ void IncomingChecker::check_level_removal(const Delta& d) {
 // parent is the store's or was checked before), its files exactly the trie
 // of its lines (check_trie_edits), and each new or changed line against the
 // objects (check_line).
+const IncomingChecker::FamilyChanges& IncomingChecker::changes_of(Family family) {
+  auto [it, fresh] = family_changes_.try_emplace(family);
+  if (fresh) {
+    try {
+      it->second.changes = diff_incoming(trees_, parent(), &tree_, family);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kIO) throw;
+      it->second.error = e.what();
+    }
+  }
+  return it->second;
+}
+
 void IncomingChecker::check_index_files() {
   for (Family family : kFamilies) {
     if (full()) return;
-    std::vector<CheckedFactChange> checked;
-    try {
-      checked = diff_incoming(trees_, parent(), &tree_, family);
-    } catch (const Error& e) {
-      if (e.code() == ErrorCode::kIO) throw;
-      problem(ProblemKind::kLayout, family_dir(family), e.what());
+    const FamilyChanges& read = changes_of(family);
+    if (read.error) {
+      problem(ProblemKind::kLayout, family_dir(family), *read.error);
+      family_changes_.erase(family);
       continue;
     }
+    const std::vector<CheckedFactChange>& checked = read.changes;
     std::vector<FactChange> changes;
     changes.reserve(checked.size());
     for (const CheckedFactChange& c : checked) changes.push_back(c.change);
@@ -557,6 +571,7 @@ void IncomingChecker::check_index_files() {
       if (full()) return;
       check_line(family, c.change, c.after);
     }
+    family_changes_.erase(family);
   }
 }
 
@@ -717,7 +732,14 @@ void IncomingChecker::check_pending_lines() {
     const ObjectFacts& f = *l.facts;
     const Digest& digest = *f.digest;
     const std::string where = family_dir(l.family) + " @" + l.key;
-    const std::optional<std::string> line = trees_.index_line(&tree_, l.family, l.key);
+    // The commit's own change of the line where it made one (a new object's
+    // lines mostly come with it), else the line its tree holds.
+    const FamilyChanges& changed = changes_of(l.family);
+    auto it = std::lower_bound(changed.changes.begin(), changed.changes.end(), l.key,
+                               [](const CheckedFactChange& c, const std::string& k) { return c.change.key < k; });
+    const std::optional<std::string> line = it != changed.changes.end() && it->change.key == l.key
+                                                ? it->change.after
+                                                : trees_.index_line(&tree_, l.family, l.key);
     if (l.family == Family::kGroups) {
       const std::string expected = render_line(GroupFact{*f.key, digest, f.primary});
       if (!line) problem(ProblemKind::kMissingGroup, where, "adds run " + digest.str() + " without its group line");

@@ -40,6 +40,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -104,6 +105,15 @@ class IncomingChecker {
   bool line_inherited(Family family, const FactChange& change) const;
   void check_pending_lines();
   std::vector<const ObjectFacts*> pending_lines_;  // new objects whose lines check_pending_lines looks up
+  // What the commit changes of a family's lines (diff_incoming), read once
+  // for check_pending_lines and check_index_files; `error` where the files
+  // do not read as lines.
+  struct FamilyChanges {
+    std::vector<CheckedFactChange> changes;
+    std::optional<std::string> error;
+  };
+  const FamilyChanges& changes_of(Family family);
+  std::map<Family, FamilyChanges> family_changes_;  // of the commit being checked
   void expect_entry(const std::string& path, const std::string& bytes, const std::string& what, ProblemKind missing,
                     ProblemKind mismatch);
   std::string facts_key(const git_oid& blob, const std::string& path) const;
