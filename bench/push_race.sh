@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Many pushers at once against one git daemon: N stores, cloned from it, each add two runs and
 # push at the same moment, R waves of it. Prints how many pushes failed, whether one pull each
-# leaves every store on the server's head, the server's merges per add, and the pulls (lost
-# races) the pushes made on the way.
+# leaves every store on the server's head, the server's merges per add, the pulls (lost
+# races) the pushes made on the way, and the objects the pushes sent per object the server gained.
 #
 #   bench/push_race.sh [N] [R]      defaults 8 and 3; K=path/to/kistore (default build/kistore)
 set -u
@@ -28,5 +28,11 @@ for i in $(seq 1 $N); do $K --store s$i pull $URL >/dev/null 2>&1; done
 heads=$(for i in $(seq 1 $N); do git --git-dir=s$i rev-parse main; done | sort -u | wc -l); echo "distinct heads after one pull each: $heads"
 echo "server commits: $(git --git-dir=srv/ev.git rev-list --count main), merges: $(git --git-dir=srv/ev.git rev-list --merges --count main), adds: $((N*R+1))"
 jq -s '[.[] | .pulls | length] | "pulls inside pushes: \(add), most in one push: \(max)"' -r o*.*
+# What the pushes sent against what the server gained: a push that merged should send its
+# merge and what the merge rewrote, not objects the server already had.
+seed_objects=$(git --git-dir=seed count-objects -v | awk '/^(count|in-pack):/ {s += $2} END {print s}')
+server_objects=$(git --git-dir=srv/ev.git rev-list --objects --all | wc -l)
+sent=$(jq -s '[.[] | .pushed_objects // 0] | add' o*.*)
+echo "objects sent by the pushes: $sent; new on the server: $((server_objects - seed_objects)); sent per new object: $(python3 -c "print(round($sent / max(1, $server_objects - $seed_objects), 2))")"
 grep -h "error" e* | sort | uniq -c | head
 kill "$(cat $W/d.pid)"
