@@ -26,7 +26,7 @@ struct Connection::State {
       : remote(std::move(remote_name)),
         url(std::move(remote_url)),
         options(&opts),
-        credentials(url, opts.credentials) {}
+        credentials(url, opts.credentials, &opts.process) {}
   void progress(const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) const {
     if (options->progress) options->progress(stage, done, total, bytes);
   }
@@ -123,6 +123,7 @@ void Connection::connect() {
                       " (a path remote names a store's folder, or a bare repository made by git init --bare)");
   check(remote_->connect(), "cannot connect to");
   check(remote_->list(heads_, head_target_), "cannot list the branches of");
+  state_->credentials.succeeded();
 }
 
 std::optional<git_oid> Connection::head(const std::string& ref) const {

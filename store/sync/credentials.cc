@@ -14,8 +14,16 @@ constexpr int kMaxCredentialRequests = 3;
 
 }  // namespace
 
-CredentialOffer::CredentialOffer(std::string url, const Credentials& credentials)
-    : url_(std::move(url)), credentials_(credentials) {}
+CredentialOffer::CredentialOffer(std::string url, const Credentials& credentials, const ProcessContext* process)
+    : url_(std::move(url)), credentials_(credentials), process_(process) {}
+
+CredentialOffer::~CredentialOffer() = default;
+
+void CredentialOffer::succeeded() {
+  if (!helper_offered_ || helper_judged_) return;
+  helper_judged_ = true;
+  GitCredentialHelpers(*process_).approve(helper_url_, *helper_offered_);
+}
 
 std::nullopt_t CredentialOffer::give_up(const std::string& why) {
   failure_ = "authentication failed for " + redact_url(url_) + ": " + why;
@@ -34,6 +42,13 @@ std::optional<git::CredentialAnswer> CredentialOffer::offer(const git::Credentia
     return give_up("refusing to send credentials to " + http_origin(asked_url) + ": the remote redirected from " +
                    configured + " to " + http_origin(asked_url) +
                    ", another host, scheme or port than the one configured");
+  // Asked again after git's helpers' credential was offered: the server
+  // refused it, and the helpers hear so (a stored one that went stale is
+  // dropped), as git's own https transport tells them.
+  if (helper_offered_ && !helper_judged_) {
+    helper_judged_ = true;
+    GitCredentialHelpers(*process_).reject(helper_url_, *helper_offered_);
+  }
   if (++requests_ > kMaxCredentialRequests) return give_up("the remote refused every credential offered");
   std::string user = user_from_url && *user_from_url ? user_from_url : "";
   const std::string local_user = credentials_.user.empty() ? "git" : credentials_.user;
@@ -92,6 +107,10 @@ std::optional<git::CredentialAnswer> CredentialOffer::offer_password(const std::
     tried_netrc_ = true;
     if (std::optional<Answer> netrc = offer_netrc(asked_url, user)) return netrc;
   }
+  if (!tried_helper_) {
+    tried_helper_ = true;
+    if (std::optional<Answer> helper = offer_helper(asked_url, user)) return helper;
+  }
   if (!netrc_withheld_.empty())
     return give_up((offered_ ? "the server refused the credentials offered, and " : "no credentials were offered: ") +
                    netrc_withheld_);
@@ -103,7 +122,8 @@ std::optional<git::CredentialAnswer> CredentialOffer::offer_password(const std::
   return give_up(offered_ ? "the server refused the credentials"
                           : "the server asks for credentials: set KISTORE_TOKEN to the password (of the URL's "
                             "user, else \"kistore\") and KISTORE_TOKEN_URL to the https://host[:port][/path] it is for, "
-                            "or give the host a line in ~/.netrc");
+                            "give the host a line in ~/.netrc, or store it with a git credential helper "
+                            "(git config --global credential.helper store, then git credential approve)");
 }
 
 std::optional<git::CredentialAnswer> CredentialOffer::offer_netrc(const std::string& asked_url, const std::string& user) {
@@ -126,6 +146,22 @@ std::optional<git::CredentialAnswer> CredentialOffer::offer_netrc(const std::str
   offered_ = true;
   return Answer{Answer::kUserPassword, entry->login.empty() ? (user.empty() ? "kistore" : user) : entry->login, {}, {},
                 entry->password};
+}
+
+std::optional<git::CredentialAnswer> CredentialOffer::offer_helper(const std::string& asked_url, const std::string& user) {
+  using Answer = git::CredentialAnswer;
+  // Over https, to the configured URL's own origin only (offer() refused
+  // any other before asking), as the token and ~/.netrc go.
+  if (!process_ || split_url(asked_url).scheme.empty() || GitCredentialHelpers::describe(asked_url).empty() ||
+      http_origin(asked_url) != http_origin(url_))
+    return std::nullopt;
+  std::optional<HelperCredential> c = GitCredentialHelpers(*process_).fill(asked_url, user);
+  if (!c) return std::nullopt;
+  if (c->username.empty()) c->username = user.empty() ? "kistore" : user;
+  helper_offered_ = *c;
+  helper_url_ = asked_url;
+  offered_ = true;
+  return Answer{Answer::kUserPassword, c->username, {}, {}, c->password};
 }
 
 }  // namespace kistore

@@ -189,5 +189,16 @@ TEST_CASE("CredentialOffer over https: ~/.netrc's entry after the token, to its 
   }
 }
 
+TEST_CASE("git credential helpers: what a helper is told of an https URL, and nothing of another", "[credentials]") {
+  CHECK(GitCredentialHelpers::describe("https://alice:pw@example.org:8443/team/s.git?service=x") ==
+        "protocol=https\nhost=example.org:8443\npath=team/s.git\n");
+  CHECK(GitCredentialHelpers::describe("HTTPS://example.org") == "protocol=https\nhost=example.org\n");
+  CHECK(GitCredentialHelpers::describe("http://example.org/s.git").empty());  // plain http: never
+  CHECK(GitCredentialHelpers::describe("ssh://git@example.org/s.git").empty());
+  CHECK(GitCredentialHelpers::describe("/srv/s.git").empty());
+  CHECK(GitCredentialHelpers::describe("https://example.org/s.git\nhost=evil.example").empty());  // no injected field
+  CHECK(GitCredentialHelpers::describe("https:///s.git").empty());
+}
+
 }  // namespace
 }  // namespace kistore
