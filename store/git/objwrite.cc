@@ -12,6 +12,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "objects/parallel.h"
 #include "objects/sha1.h"
 #include "store/git/git.h"
 #include "store/git/packread.h"
@@ -218,6 +219,46 @@ void PackWriter::write(const git_oid& id, git_object_t type, std::string_view da
   }
   entries_.push_back({id, crc, at});
   by_id_.insert(static_cast<std::uint32_t>(entries_.size() - 1), entry_id());
+}
+
+void PackWriter::put_deflated(const git_oid& id, git_object_t type, std::size_t size, std::string_view deflated) {
+  if (finished_ || !pack_ || pack_->fd() < 0) throw Error(ErrorCode::kIO, tmp_path_ + ": writing into a finished pack");
+  if (has(id)) return;
+  unsigned char head[16];
+  std::size_t n = entry_header(head, type, size);
+  std::uint64_t at = offset_;
+  std::uint32_t crc = crc32(0, head, static_cast<uInt>(n));
+  put(head, n);
+  crc = crc32(crc, reinterpret_cast<const Bytef*>(deflated.data()), static_cast<uInt>(deflated.size()));
+  put(deflated.data(), deflated.size());
+  entries_.push_back({id, crc, at});
+  by_id_.insert(static_cast<std::uint32_t>(entries_.size() - 1), entry_id());
+}
+
+std::vector<git_oid> PackWriter::write_blobs(const std::vector<std::string_view>& blobs) {
+  // In groups of about 32 MiB, so that the deflated bytes held besides the
+  // blobs themselves stay bounded.
+  constexpr std::size_t kGroupBytes = 32u << 20;
+  std::vector<git_oid> ids(blobs.size());
+  std::vector<std::string> deflated;
+  for (std::size_t from = 0; from < blobs.size();) {
+    std::size_t to = from, bytes = 0;
+    while (to < blobs.size() && (to == from || bytes + blobs[to].size() <= kGroupBytes)) bytes += blobs[to++].size();
+    deflated.assign(to - from, std::string());
+    parallel_for(to - from, [&](std::size_t k) {
+      const std::string_view data = blobs[from + k];
+      ids[from + k] = object_id(GIT_OBJECT_BLOB, data);
+      const int level = blob_level(data);
+      if (level != 0) deflate_into(deflated[k], {}, data, level);
+    });
+    for (std::size_t k = 0; k < to - from; ++k) {
+      const std::string_view data = blobs[from + k];
+      if (blob_level(data) == 0) write(ids[from + k], GIT_OBJECT_BLOB, data, 0);
+      else put_deflated(ids[from + k], GIT_OBJECT_BLOB, data.size(), deflated[k]);
+    }
+    from = to;
+  }
+  return ids;
 }
 
 std::string PackWriter::finish() {

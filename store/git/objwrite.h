@@ -96,6 +96,15 @@ class ObjectWriter {
   // Writes a blob at its blob_level: how every store blob is written.
   git_oid write_blob(std::string_view data) { return write(GIT_OBJECT_BLOB, data, blob_level(data)); }
   void write_blob(const git_oid& id, std::string_view data) { write(id, GIT_OBJECT_BLOB, data, blob_level(data)); }
+  // Writes blobs as write_blob one after the other would, in that order, and
+  // returns their ids; a writer may hash and deflate them on every core
+  // first (PackWriter: the bytes written are the same).
+  virtual std::vector<git_oid> write_blobs(const std::vector<std::string_view>& blobs) {
+    std::vector<git_oid> ids;
+    ids.reserve(blobs.size());
+    for (std::string_view b : blobs) ids.push_back(write_blob(b));
+    return ids;
+  }
 };
 
 class PackWriter final : public ObjectWriter {
@@ -108,6 +117,9 @@ class PackWriter final : public ObjectWriter {
 
   using ObjectWriter::write;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
+  // Hashes and deflates the blobs on every core (objects/parallel.h), then
+  // writes them in order: the pack's bytes are write_blob's.
+  std::vector<git_oid> write_blobs(const std::vector<std::string_view>& blobs) override;
   bool has(const git_oid& id) const;
   std::size_t count() const { return entries_.size(); }
   std::uint64_t bytes() const { return offset_; }
@@ -130,6 +142,8 @@ class PackWriter final : public ObjectWriter {
   };
   void put(const void* data, std::size_t n);
   void flush();
+  // Writes an object whose zlib stream (`deflated`) is made.
+  void put_deflated(const git_oid& id, git_object_t type, std::size_t size, std::string_view deflated);
   std::string seal();
   std::vector<std::uint32_t> sorted_by_id() const;
   void write_index(NewFile& out, const std::string& checksum);
