@@ -8,6 +8,8 @@
 #include "cli/report.h"
 #include "cli/import_input.h"
 #include "objects/digest_stream.h"
+#include "objects/parallel.h"
+#include "objects/serial_worker.h"
 #include "store/ingest/csv.h"
 #include "store/write/add.h"
 #include "store/write/bulk_add.h"
@@ -50,9 +52,9 @@ constexpr std::size_t kBatchBundles = 1024;
 // JSON text, not by the input. Without --keep-going, the first rejection
 // stops the writing (the pack written so far is removed) but not the reading,
 // so that every error is reported; nothing is written then.
-class ImportStream {
+class ImportWriter {
  public:
-  ImportStream(const Globals& g, const std::vector<std::string>& files, bool keep_going, Progress& reading)
+  ImportWriter(const Globals& g, const std::vector<std::string>& files, bool keep_going, Progress& reading)
       : g_(g), files_(files), keep_going_(keep_going), reading_(reading) {}
 
   void reject(std::string where, std::string message) {
@@ -64,13 +66,13 @@ class ImportStream {
     }
   }
 
-  void bundle(const Json& json, const std::string& where) {
+  void bundle(Json&& json, std::string&& where) {
     try {
-      Bundle b = Bundle::from_json(json, Location{where, ""});
+      Bundle b = Bundle::from_json(std::move(json), Location{where, ""});
       ++read_;
       if (!rejected_.empty() && !keep_going_) return;  // nothing will be written: only errors are looked for
       pending_.push_back(std::move(b));
-      wheres_.push_back(where);
+      wheres_.push_back(std::move(where));
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kInvalidInput) throw;
       reject(where, e.what());
@@ -119,10 +121,6 @@ class ImportStream {
     return kOk;
   }
 
-  HarnessSink sink() {
-    return {[this](HarnessRecord&& r) { bundle(r.bundle, r.where); },
-            [this](HarnessError&& e) { reject(std::move(e.where), std::move(e.message)); }};
-  }
 
  private:
   const Globals& g_;
@@ -141,6 +139,92 @@ class ImportStream {
 // gets each block of complete lines and the number of the first. A line
 // longer than one JSON text may be (kMaxInputBytes) is rejected and skipped
 // without being held.
+// An ImportWriter on a thread of its own (objects/serial_worker.h): the
+// importer reads and maps the next records while the last ones are checked,
+// compressed and written. The writer gets the same calls in the same order
+// as without the thread, so the store's bytes, the report and the errors are
+// the same; what is in flight is a few groups of records. Without a second
+// core to use (worker_threads(): one, as under a small address-space limit)
+// the calls are made at once, in this thread.
+class ImportStream {
+ public:
+  ImportStream(const Globals& g, const std::vector<std::string>& files, bool keep_going, Progress& reading)
+      : writer_(g, files, keep_going, reading) {
+    if (worker_threads() > 1) try {
+        worker_.emplace();
+      } catch (const std::system_error&) {
+      }
+  }
+
+  void reject(std::string where, std::string message) {
+    if (!worker_) return writer_.reject(std::move(where), std::move(message));
+    Op& op = ops_.emplace_back(Op::kReject);
+    op.where = std::move(where);
+    op.message = std::move(message);
+  }
+  void bundle(Json&& json, std::string where) {
+    if (!worker_) return writer_.bundle(std::move(json), std::move(where));
+    Op& op = ops_.emplace_back(Op::kBundle);
+    op.json = std::move(json);
+    op.where = std::move(where);
+    if (++bundles_ >= kGroupBundles) post();
+  }
+  // Hands over what the importer has made so far, for writing.
+  void flush() {
+    if (!worker_) return writer_.flush();
+    ops_.emplace_back(Op::kFlush);
+    post();
+  }
+  int finish() {
+    if (worker_) {
+      post();
+      worker_->wait();
+      worker_.reset();
+    }
+    return writer_.finish();
+  }
+  // After the importer threw: what it handed over is written first (as it
+  // was before the throw without the thread), and an exception of that
+  // writing, which came first, is thrown instead of the importer's.
+  void abandon() {
+    if (!worker_) return;
+    post();
+    worker_->wait();
+  }
+
+  HarnessSink sink() {
+    return {[this](HarnessRecord&& r) { bundle(std::move(r.bundle), std::move(r.where)); },
+            [this](HarnessError&& e) { reject(std::move(e.where), std::move(e.message)); }};
+  }
+
+ private:
+  // Bundles a group holds: a few a batch, so that the writer starts early.
+  static constexpr std::size_t kGroupBundles = 256;
+  struct Op {
+    enum What { kBundle, kReject, kFlush } what;
+    explicit Op(What w) : what(w) {}
+    Json json;
+    std::string where, message;
+  };
+  void post() {
+    if (ops_.empty()) return;
+    auto ops = std::make_shared<std::vector<Op>>(std::move(ops_));
+    ops_.clear();
+    bundles_ = 0;
+    worker_->post([this, ops] {
+      for (Op& op : *ops) switch (op.what) {
+          case Op::kBundle: writer_.bundle(std::move(op.json), std::move(op.where)); break;
+          case Op::kReject: writer_.reject(std::move(op.where), std::move(op.message)); break;
+          case Op::kFlush: writer_.flush(); break;
+        }
+    });
+  }
+  ImportWriter writer_;
+  std::vector<Op> ops_;
+  std::size_t bundles_ = 0;
+  std::optional<SerialWorker> worker_;  // last: gone (its thread ended) before the writer
+};
+
 void read_lines(ImportInput& in, const std::function<void(std::string_view, std::size_t)>& on_lines,
                 ImportStream& out) {
   std::string block;
@@ -259,7 +343,7 @@ void read_liger_file(const std::string& file, const Json* env, ImportStream& out
           out.reject(where, e.what());
           return;
         }
-        out.bundle(bundle, where);
+        out.bundle(std::move(bundle), std::move(where));
         if (++rows % kBatchBundles == 0) out.flush();
       },
       [&](LigerRowError&& e) { out.reject(in.path() + ":" + std::to_string(e.line), std::move(e.message)); });
@@ -342,19 +426,24 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       throw InvalidInput("--op and --mode: expected only with tritonbench, found them with " + o->format);
     Progress reading(g, "reading", "runs");
     ImportStream out(g, o->files, o->keep_going, reading);
-    for (const std::string& file : o->files) {
-      if (o->format == "liger") {
-        read_liger_file(file, env, out);
-      } else {
-        HarnessOptions options;
-        options.environment = env;
-        if (o->level) options.level = o->level;
-        options.run_name = o->run_name;
-        options.op = o->op;
-        options.mode = o->mode;
-        read_harness_file(o->format, file, options, out);
+    try {
+      for (const std::string& file : o->files) {
+        if (o->format == "liger") {
+          read_liger_file(file, env, out);
+        } else {
+          HarnessOptions options;
+          options.environment = env;
+          if (o->level) options.level = o->level;
+          options.run_name = o->run_name;
+          options.op = o->op;
+          options.mode = o->mode;
+          read_harness_file(o->format, file, options, out);
+        }
+        out.flush();
       }
-      out.flush();
+    } catch (...) {
+      out.abandon();  // throws the writer's exception, if it had one
+      throw;
     }
     return out.finish();
   }};

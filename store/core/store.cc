@@ -269,30 +269,19 @@ std::string Store::write_commit(const Snapshot& base, const ChangeSet& change, c
   std::map<std::string, git::PathChange> changes;
   std::size_t done = 0, total = change.upserts.size();
   if (bulk) {
-    // Blob ids (SHA-1) and the index files' deflate on every core, a batch
-    // at a time (so that what waits to be written stays small); the writes
-    // that follow are in order, so the pack is the same bytes whatever the
-    // number of cores.
-    constexpr std::size_t kBatch = 256;
+    // Blob ids (SHA-1) and the index files' deflate on every core
+    // (PackWriter::write_blobs: the pack is the same bytes whatever the
+    // number of cores), a batch at a time so that progress moves.
+    constexpr std::size_t kBatch = 1024;
     std::vector<const std::pair<const std::string, std::string>*> batch;
-    std::vector<git_oid> ids(kBatch);
-    std::vector<std::string> packed(kBatch);
+    std::vector<std::string_view> blobs;
     auto flush = [&] {
-      parallel_for(batch.size(), [&](std::size_t i) {
-        const std::string& bytes = batch[i]->second;
-        ids[i] = git::object_id(GIT_OBJECT_BLOB, bytes);
-        const int level = git::blob_level(bytes);
-        packed[i] = level ? git::deflated(bytes, level) : std::string();
-      });
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        const auto& [path, bytes] = *batch[i];
-        // Documents (zstd frames) stored, index files deflated (blob_level).
-        if (git::blob_level(bytes)) pack->write_deflated(ids[i], GIT_OBJECT_BLOB, bytes.size(), packed[i]);
-        else pack->write_blob(ids[i], bytes);
-        changes.emplace_hint(changes.end(), path, git::PathChange{ids[i]});
-        ++done;
-        if (options.progress && (done % 1024 == 0 || done == total)) options.progress(done, total);
-      }
+      blobs.clear();
+      for (const auto* upsert : batch) blobs.push_back(upsert->second);
+      const std::vector<git_oid> ids = pack->write_blobs(blobs);
+      for (std::size_t i = 0; i < batch.size(); ++i) changes.emplace_hint(changes.end(), batch[i]->first, git::PathChange{ids[i]});
+      done += batch.size();
+      if (options.progress && !batch.empty()) options.progress(done, total);
       batch.clear();
     };
     for (const auto& upsert : change.upserts) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "objects/parallel.h"
 #include "objects/sha1.h"
 #include "store/git/git.h"
 #include "store/git/packread.h"
@@ -151,11 +152,6 @@ std::string pack_header(std::uint32_t count) {
 
 }  // namespace
 
-std::string deflated(std::string_view data, int level) {
-  std::string out;
-  deflate_into(out, {}, data, std::clamp(level, 1, 9));
-  return out;
-}
 
 git_oid object_id(git_object_t type, std::string_view data) {
   std::string head = header(type, data.size());
@@ -238,6 +234,32 @@ void PackWriter::write_deflated(const git_oid& id, git_object_t type, std::uint6
   put(deflated.data(), deflated.size());
   entries_.push_back({id, crc, at});
   by_id_.insert(static_cast<std::uint32_t>(entries_.size() - 1), entry_id());
+}
+
+std::vector<git_oid> PackWriter::write_blobs(const std::vector<std::string_view>& blobs) {
+  // In groups of about 32 MiB, so that the deflated bytes held besides the
+  // blobs themselves stay bounded.
+  constexpr std::size_t kGroupBytes = 32u << 20;
+  std::vector<git_oid> ids(blobs.size());
+  std::vector<std::string> deflated;
+  for (std::size_t from = 0; from < blobs.size();) {
+    std::size_t to = from, bytes = 0;
+    while (to < blobs.size() && (to == from || bytes + blobs[to].size() <= kGroupBytes)) bytes += blobs[to++].size();
+    deflated.assign(to - from, std::string());
+    parallel_for(to - from, [&](std::size_t k) {
+      const std::string_view data = blobs[from + k];
+      ids[from + k] = object_id(GIT_OBJECT_BLOB, data);
+      const int level = blob_level(data);
+      if (level != 0) deflate_into(deflated[k], {}, data, level);
+    });
+    for (std::size_t k = 0; k < to - from; ++k) {
+      const std::string_view data = blobs[from + k];
+      if (blob_level(data) == 0) write(ids[from + k], GIT_OBJECT_BLOB, data, 0);
+      else write_deflated(ids[from + k], GIT_OBJECT_BLOB, data.size(), deflated[k]);
+    }
+    from = to;
+  }
+  return ids;
 }
 
 std::string PackWriter::finish() {

@@ -96,12 +96,16 @@ class ObjectWriter {
   // Writes a blob at its blob_level: how every store blob is written.
   git_oid write_blob(std::string_view data) { return write(GIT_OBJECT_BLOB, data, blob_level(data)); }
   void write_blob(const git_oid& id, std::string_view data) { write(id, GIT_OBJECT_BLOB, data, blob_level(data)); }
+  // Writes blobs as write_blob one after the other would, in that order, and
+  // returns their ids; a writer may hash and deflate them on every core
+  // first (PackWriter: the bytes written are the same).
+  virtual std::vector<git_oid> write_blobs(const std::vector<std::string_view>& blobs) {
+    std::vector<git_oid> ids;
+    ids.reserve(blobs.size());
+    for (std::string_view b : blobs) ids.push_back(write_blob(b));
+    return ids;
+  }
 };
-
-// `data` deflated at `level` (1-9) as a pack entry holds it (a zlib stream):
-// for a writer that deflates on several threads and writes in order
-// (PackWriter::write_deflated). Thread-safe.
-std::string deflated(std::string_view data, int level);
 
 class PackWriter final : public ObjectWriter {
  public:
@@ -113,9 +117,9 @@ class PackWriter final : public ObjectWriter {
 
   using ObjectWriter::write;
   void write(const git_oid& id, git_object_t type, std::string_view data, int level) override;
-  // Writes the object `id` of `size` bytes whose zlib stream `deflated`
-  // (deflated() of its bytes) the caller made: the entry write() would make.
-  void write_deflated(const git_oid& id, git_object_t type, std::uint64_t size, std::string_view deflated);
+  // Hashes and deflates the blobs on every core (objects/parallel.h), then
+  // writes them in order: the pack's bytes are write_blob's.
+  std::vector<git_oid> write_blobs(const std::vector<std::string_view>& blobs) override;
   bool has(const git_oid& id) const;
   std::size_t count() const { return entries_.size(); }
   std::uint64_t bytes() const { return offset_; }
@@ -138,6 +142,9 @@ class PackWriter final : public ObjectWriter {
   };
   void put(const void* data, std::size_t n);
   void flush();
+  // Writes the object `id` of `size` bytes whose zlib stream `deflated` is
+  // made: the entry write() would make.
+  void write_deflated(const git_oid& id, git_object_t type, std::uint64_t size, std::string_view deflated);
   std::string seal();
   std::vector<std::uint32_t> sorted_by_id() const;
   void write_index(NewFile& out, const std::string& checksum);
@@ -191,6 +198,9 @@ class PackStream {
  private:
   void put(const void* data, std::size_t n);
   void flush();
+  // Writes the object `id` of `size` bytes whose zlib stream `deflated` is
+  // made: the entry write() would make.
+  void write_deflated(const git_oid& id, git_object_t type, std::uint64_t size, std::string_view deflated);
 
   std::uint32_t count_, written_ = 0;
   Sink sink_;

@@ -190,6 +190,21 @@ struct BulkAdd::State {
     if (auto json = snap.metadata(d)) return canonical(*json);
     return std::nullopt;
   }
+  // Format 3: the base's metadata files read so far, each with the start of
+  // every line, for a re-import, which asks of every document it holds
+  // whether its metadata is the stored one: find_fact would read and inflate
+  // the document's file (of up to T lines) each time. Bounded: emptied when
+  // it holds more than kMetadataCacheBytes.
+  struct MetadataFile {
+    std::string bytes;
+    std::vector<std::uint32_t> starts;  // of each line; empty when the file is not in its plain shape
+  };
+  static constexpr std::size_t kMetadataCacheBytes = 32u << 20;
+  std::unordered_map<std::string, MetadataFile> metadata_files;
+  std::size_t metadata_file_bytes = 0;
+  const MetadataFile& metadata_file(const std::string& path);
+  // Whether the base stores exactly `meta` (JCS) as the metadata of `d`.
+  bool base_has_metadata(const Digest& d, std::string_view meta);
   void write_index(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report,
                    std::map<std::string, git::PathChange>& paths, git::ObjectWriter& out);
 
@@ -375,7 +390,7 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
     rec.in_base = base.has_object(d);
     if (rec.in_base) {
       set_where(rec, in.where);
-      if (rec.has_metadata) {
+      if (rec.has_metadata && !base_has_metadata(d, metas[i])) {
         auto old = stored_metadata(base, d);
         if (old && *old != metas[i])
           repeat_notes.push_back(in.where + ": " + d.str() +
@@ -387,6 +402,55 @@ std::vector<std::uint32_t> BulkAdd::State::take_new(const std::vector<AddedDocum
     fresh.push_back(record);
   }
   return fresh;
+}
+
+const BulkAdd::State::MetadataFile& BulkAdd::State::metadata_file(const std::string& path) {
+  if (auto it = metadata_files.find(path); it != metadata_files.end()) return it->second;
+  MetadataFile file;
+  if (auto bytes = base.read(path)) file.bytes = std::move(*bytes);
+  // The shape lines_for checks (store/core/index_trees.cc): each line starts
+  // with its key, 64 hex digits, in strictly ascending order. A file out of
+  // it keeps no starts, and its documents take the full reading.
+  constexpr std::string_view kHead = "{\"@key\":\"";
+  constexpr std::size_t kKey = 64;
+  std::string_view text = file.bytes, previous;
+  bool shaped = !text.empty() && text.size() < UINT32_MAX;
+  for (std::size_t start = 0; shaped && start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    const std::string_view line = text.substr(start, end == std::string_view::npos ? end : end + 1 - start);
+    const std::string_view key = line.substr(std::min(line.size(), kHead.size()), kKey);
+    shaped = end != std::string_view::npos && line.starts_with(kHead) && key.size() == kKey &&
+             line.size() > kHead.size() + kKey && line[kHead.size() + kKey] == '"' &&
+             std::all_of(key.begin(), key.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }) &&
+             (previous.empty() || previous < key);
+    previous = key;
+    file.starts.push_back(static_cast<std::uint32_t>(start));
+    start += line.size();
+  }
+  if (!shaped) file.starts.clear();
+  if (metadata_file_bytes + file.bytes.size() > kMetadataCacheBytes) {
+    metadata_files.clear();
+    metadata_file_bytes = 0;
+  }
+  metadata_file_bytes += file.bytes.size();
+  return metadata_files.emplace(path, std::move(file)).first->second;
+}
+
+bool BulkAdd::State::base_has_metadata(const Digest& d, std::string_view meta) {
+  if (base.format() != Format::k3) return false;
+  const std::string hex = d.hex();
+  const MetadataFile& file = metadata_file(fact_file(base, Family::kMetadata, hex));
+  // The line a document with this metadata has (refs/index_lines.h): found
+  // byte for byte, the stored metadata is `meta`; anything else takes the
+  // full reading (stored_metadata).
+  std::string line;
+  line.reserve(hex.size() + meta.size() + 24);
+  line.append("{\"@key\":\"").append(hex).append("\",\"metadata\":").append(meta).append("}\n");
+  const std::string_view text = file.bytes;
+  auto key_at = [&](std::uint32_t start) { return text.substr(start + 9, 64); };
+  auto it = std::lower_bound(file.starts.begin(), file.starts.end(), hex,
+                             [&](std::uint32_t start, const std::string& k) { return key_at(start) < k; });
+  return it != file.starts.end() && text.substr(*it).starts_with(line);
 }
 
 void BulkAdd::State::write_new(std::uint32_t record, Prepared& p) {
@@ -668,6 +732,9 @@ git_oid BulkAdd::State::build_tree(const Snapshot& head, const std::vector<char>
 // family from its old lines and the new, as views of the files' bytes and of
 // the spilled lines, one file's bytes at a time (build_trie_files): memory
 // for one family's lines once, not for copies of them.
+// How many bytes of index files write_index holds before it writes them.
+constexpr std::size_t kIndexGroupBytes = 8u << 20;
+
 void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& added, BulkAddReport& report,
                                  std::map<std::string, git::PathChange>& paths, git::ObjectWriter& out) {
   IndexChanges small;  // the families the plan changes
@@ -731,10 +798,26 @@ void BulkAdd::State::write_index(const Snapshot& head, const std::vector<char>& 
     // added again, so only a damaged head gets here; verify says why).
     merged.erase(std::unique(merged.begin(), merged.end(), [](const LineView& a, const LineView& b) { return a.key == b.key; }),
                  merged.end());
+    // The files a group at a time, hashed and deflated on every core
+    // (ObjectWriter::write_blobs), written in the order made.
+    std::vector<std::pair<std::string, std::string>> files;
+    std::size_t file_bytes = 0;
+    auto write_files = [&] {
+      std::vector<std::string_view> blobs;
+      blobs.reserve(files.size());
+      for (const auto& f : files) blobs.push_back(f.second);
+      const std::vector<git_oid> ids = out.write_blobs(blobs);
+      for (std::size_t i = 0; i < files.size(); ++i) paths[dir + "/" + files[i].first] = git::PathChange{ids[i]};
+      files.clear();
+      file_bytes = 0;
+    };
     try {
       build_trie_files(merged, [&](const std::string& path, std::string&& bytes) {
-        paths[dir + "/" + path] = git::PathChange{out.write_blob(bytes)};
+        file_bytes += bytes.size();
+        files.emplace_back(path, std::move(bytes));
+        if (file_bytes >= kIndexGroupBytes) write_files();
       });
+      write_files();
     } catch (const std::invalid_argument& e) {
       throw Corruption(dir + ": " + e.what());
     }

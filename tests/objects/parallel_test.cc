@@ -1,4 +1,5 @@
-// parallel_for and the number of threads it uses (objects/parallel.h).
+// parallel_for and the number of threads it uses (objects/parallel.h), and
+// SerialWorker (objects/serial_worker.h).
 #include <catch2/catch.hpp>
 
 #include <sys/resource.h>
@@ -9,9 +10,11 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "objects/parallel.h"
+#include "objects/serial_worker.h"
 
 using kistore::parallel_for;
 using kistore::worker_threads;
@@ -101,4 +104,42 @@ TEST_CASE("parallel_for goes on with the calling thread when no thread can be st
   REQUIRE(waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));  // not killed by std::terminate's abort
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("SerialWorker: tasks run one at a time in the order posted, off the caller's thread", "[parallel]") {
+  std::vector<int> order;
+  std::thread::id ran_on;
+  {
+    kistore::SerialWorker worker(2);
+    for (int i = 0; i < 1000; ++i)
+      worker.post([&order, &ran_on, i] {
+        order.push_back(i);  // one task at a time: no lock needed
+        ran_on = std::this_thread::get_id();
+      });
+    worker.wait();
+    REQUIRE(order.size() == 1000);
+    for (int i = 0; i < 1000; ++i) CHECK(order[static_cast<std::size_t>(i)] == i);
+    CHECK(ran_on != std::this_thread::get_id());
+    worker.post([&order] { order.push_back(1000); });
+  }  // the destructor waits for what was posted
+  CHECK(order.size() == 1001);
+}
+
+TEST_CASE("SerialWorker: a task's exception reaches the caller once, and the tasks after it never run", "[parallel]") {
+  kistore::SerialWorker worker(1);
+  std::atomic<int> ran{0};
+  worker.post([&] { ++ran; });
+  worker.post([] { throw std::runtime_error("task 2"); });
+  bool thrown = false;
+  try {
+    for (int i = 0; i < 100; ++i) worker.post([&] { ++ran; });
+    worker.wait();
+  } catch (const std::runtime_error& e) {
+    thrown = true;
+    CHECK(std::string(e.what()) == "task 2");
+  }
+  CHECK(thrown);
+  worker.post([&] { ++ran; });  // dropped: a task before it failed
+  CHECK_NOTHROW(worker.wait());
+  CHECK(ran == 1);
 }

@@ -207,28 +207,31 @@ TEST_CASE("TreeStream: a folder given whole moves as it is, and a removed folder
   }
 }
 
-TEST_CASE("PackWriter::write_deflated makes the entry write() makes: the same pack, byte for byte", "[objwrite][pack]") {
+TEST_CASE("PackWriter::write_blobs makes the pack write_blob makes, byte for byte", "[objwrite][pack]") {
   Repo a, b;
   std::vector<std::string> blobs;
   for (int i = 0; i < 50; ++i) blobs.push_back(std::string(100 + 97 * i, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  blobs.push_back("\x28\xb5\x2f\xfd" + std::string(200, 'z'));  // a zstd frame's magic: stored, not deflated
+  blobs.push_back(blobs[3]);                                      // written once
   std::string names[2];
+  std::vector<git_oid> one_by_one;
   {
     git::PackWriter pack(a.dir + "/objects/pack");
-    for (const std::string& blob : blobs) pack.write(GIT_OBJECT_BLOB, blob, 6);
+    for (const std::string& blob : blobs) one_by_one.push_back(pack.write_blob(blob));
     names[0] = pack.finish();
   }
   {
     git::PackWriter pack(b.dir + "/objects/pack");
-    for (const std::string& blob : blobs)
-      pack.write_deflated(git::object_id(GIT_OBJECT_BLOB, blob), GIT_OBJECT_BLOB, blob.size(), git::deflated(blob, 6));
-    pack.write_deflated(git::object_id(GIT_OBJECT_BLOB, blobs[0]), GIT_OBJECT_BLOB, blobs[0].size(), "written once");
+    const std::vector<git_oid> ids = pack.write_blobs(std::vector<std::string_view>(blobs.begin(), blobs.end()));
+    REQUIRE(ids.size() == one_by_one.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) CHECK(git::same_id(ids[i], one_by_one[i]));
     names[1] = pack.finish();
   }
   REQUIRE(!names[0].empty());
   CHECK(names[0] == names[1]);  // named by the checksum of its bytes
   CHECK(read_file(a.dir + "/objects/pack/" + names[0] + ".pack") == read_file(b.dir + "/objects/pack/" + names[1] + ".pack"));
   CHECK(b.git("fsck --strict").find("error") == std::string::npos);
-  CHECK(b.git("cat-file -p " + git::oid_str(git::object_id(GIT_OBJECT_BLOB, blobs[7]))) == blobs[7]);
+  CHECK(b.git("cat-file -p " + git::oid_str(one_by_one[7])) == blobs[7]);
 }
 
 TEST_CASE("merge_small_packs: many small packs become one, every object still readable", "[objwrite][pack]") {
