@@ -148,8 +148,22 @@ bool IncomingChecker::check_format() {
   for (const Delta& d : trees_.diff(&*parent_, &tree_, "objects"))
     problem(ProblemKind::kHistoryRewritten, d.path, "an upgrade commit changes an object; an upgrade touches none");
   parent_.reset();  // every index entry below is checked as new
+  reruns_in_tree_.reset();
   for (const Delta& d : trees_.diff(nullptr, &tree_))
     if (!d.path.starts_with("objects/")) check_delta(d);
+  if (format_ == Format::k3 && !full()) {
+    // Format 3's index is lines (check_delta leaves them to the line
+    // checks): every line of the upgrade is new, checked against the
+    // objects, its files the trie of its lines, and every object has its
+    // lines. Later commits trust this tree's lines as their parent's.
+    for (const Delta& d : trees_.diff(nullptr, &tree_, "objects"))
+      if (const ObjectFacts& f = facts_of(d.new_id, d.path); f.valid() && f.digest) pending_lines_.push_back(&f);
+    family_changes_.clear();
+    check_pending_lines();
+    pending_lines_.clear();
+    if (!full()) check_index_files();
+    family_changes_.clear();
+  }
   parent_ = commits_.read(commit_->parents.front()).tree;
   check_levels();
   return false;
