@@ -27,7 +27,11 @@
 #       refused by pull and by clone (its lines were not checked at all);
 #       the same upgrade unforged is taken;
 #   (f) two stores that both add runs and attestations (and one a signed
-#       rerun), synced both ways: identical refs/ trees, both verify.
+#       rerun), synced both ways: identical refs/ trees, both verify;
+#   (g) a merge of a store where a run is a signed controlled rerun and one
+#       where the same document was added as a plain run: the group line
+#       (or the rerun line) inherited from a parent beyond the first was
+#       taken unchecked, leaving a rerun ranked in its run's group.
 #
 # Env: KISTORE (the binary), KISTORE_SOURCE_DIR (repo root). Runs with stdin
 # closed, as root or not; everything lives in a temp dir it removes.
@@ -246,6 +250,33 @@ assert_exit 0 ks --store "$B" verify
 assert_exit 0 ks --store "$A" rank "$r1"
 assert_contains "$OUT" "reproduced" "(f) the rerun's level reached the other side"
 pass "(f) two stores' runs, attestations and a signed rerun, synced both ways: identical refs/ trees, both verify"
+
+# ---- (g) a rerun in a group, each line from another parent ------------------------------
+RX=$W/rx.git
+RY=$W/ry.git
+fresh_victim "$RX"
+fresh_victim "$RY"
+ks --store "$RX" show "$SEED" --canonical >seed.json
+rerun_bundle seed.json 2600000 rr >rr.json
+assert_exit 0 ks --store "$RX" rerun "$SEED" rr.json --sign controller
+assert_exit 0 ks --store "$RY" add rr.json
+rr=$(ks --store "$RY" digest rr.json | awk '$2 == "BenchmarkRun" { print $1; exit }')
+# swap_in REPO REF FAMILY : REPO's main tree with refs/FAMILY taken from REF
+swap_in() {
+    local t
+    t=$(gd "$1" ls-tree main:refs | awk -v g="$(gd "$1" rev-parse "$2:refs/$3")" -v f="$3" -F'\t' \
+        '{ split($1, a, " "); if ($2 == f) printf "%s %s %s\t%s\n", a[1], a[2], g, $2; else print }' | gd "$1" mktree)
+    gd "$1" ls-tree main | awk -v g="$t" -F'\t' '{ split($1, a, " "); if ($2 == "refs") printf "%s %s %s\t%s\n", a[1], a[2], g, $2; else print }' |
+        gd "$1" mktree
+}
+gd "$RX" fetch -q "$RY" main:refs/heads/y
+m=$(gd "$RX" commit-tree "$(swap_in "$RX" y groups)" -p main -p y -m "merge: a rerun in its run's group")
+gd "$RX" update-ref refs/heads/main "$m"
+refused "(g) a merge taking a group line for a controlled rerun from its second parent" "$RX" "${m:0:12}" "${rr#sha256:}" "controlled rerun"
+gd "$RY" fetch -q "$RX" "$(gd "$RX" rev-parse main^1):refs/heads/x"
+m=$(gd "$RY" commit-tree "$(swap_in "$RY" x reruns)" -p main -p x -m "merge: a group member made a rerun")
+gd "$RY" update-ref refs/heads/main "$m"
+refused "(g) a merge taking a rerun line from its second parent for a run its first parent groups" "$RY" "${m:0:12}" "${rr#sha256:}"
 
 finished_within test_attack_incoming_lines 60
 summary
