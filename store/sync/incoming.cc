@@ -148,8 +148,22 @@ bool IncomingChecker::check_format() {
   for (const Delta& d : trees_.diff(&*parent_, &tree_, "objects"))
     problem(ProblemKind::kHistoryRewritten, d.path, "an upgrade commit changes an object; an upgrade touches none");
   parent_.reset();  // every index entry below is checked as new
+  reruns_in_tree_.reset();
   for (const Delta& d : trees_.diff(nullptr, &tree_))
     if (!d.path.starts_with("objects/")) check_delta(d);
+  if (format_ == Format::k3 && !full()) {
+    // Format 3's index is lines (check_delta leaves them to the line
+    // checks): every line of the upgrade is new, checked against the
+    // objects, its files the trie of its lines, and every object has its
+    // lines. Later commits trust this tree's lines as their parent's.
+    for (const Delta& d : trees_.diff(nullptr, &tree_, "objects"))
+      if (const ObjectFacts& f = facts_of(d.new_id, d.path); f.valid() && f.digest) pending_lines_.push_back(&f);
+    family_changes_.clear();
+    check_pending_lines();
+    pending_lines_.clear();
+    if (!full()) check_index_files();
+    family_changes_.clear();
+  }
   parent_ = commits_.read(commit_->parents.front()).tree;
   check_levels();
   return false;
@@ -655,10 +669,32 @@ bool IncomingChecker::line_inherited(Family family, const FactChange& c) const {
   return false;
 }
 
+// A run is a controlled rerun (a line of refs/reruns) or a member of a
+// group, never both, whichever parent of a merge each line came from.
+void IncomingChecker::check_rerun_not_grouped(const IndexFact& fact, const std::string& where) {
+  if (const auto* g = std::get_if<GroupFact>(&fact)) {
+    if (reruns_in_tree().count(g->run))
+      problem(ProblemKind::kGroupMismatch, where,
+              "run " + g->run.str() + " is a controlled rerun (a line of refs/reruns), not a member of a group");
+  } else if (const auto* r = std::get_if<RerunFact>(&fact)) {
+    const ObjectFacts* rerun = object_in_tree(r->rerun);
+    if (rerun && rerun->valid() && rerun->key &&
+        trees_.index_line(&tree_, Family::kGroups, rerun->key->hex() + r->rerun.hex()))
+      problem(ProblemKind::kRerunMismatch, where,
+              "the rerun " + r->rerun.str() + " is also a member of its group (a line of refs/groups); a controlled "
+              "rerun is indexed under its run only");
+  }
+}
+
 // A new, changed or removed line against the objects of the commit's tree.
 void IncomingChecker::check_line(Family family, const FactChange& c, const std::optional<IndexFact>& parsed) {
-  if (line_inherited(family, c)) return;
   const std::string where = family_dir(family) + " @" + c.key;
+  if (line_inherited(family, c)) {
+    // Checked in that parent's tree; but whether a run is a controlled rerun
+    // is the merge's tree's (one parent's group line, another's rerun line).
+    if (c.after) check_rerun_not_grouped(*parsed, where);
+    return;
+  }
   if (!c.after) {
     // Only a level goes (back to its default: check_levels judges it).
     if (family != Family::kLevels) problem(ProblemKind::kIndexRemoved, where, "removes a line; lines are only added");
@@ -689,6 +725,7 @@ void IncomingChecker::check_line(Family family, const FactChange& c, const std::
           if (rerun)
             if (auto why = rerun_entry_problem(*run, *rerun, rerun_entry(f.verdict, f.ratio)))
               problem(ProblemKind::kRerunMismatch, where, *why);
+          check_rerun_not_grouped(fact, where);
         } else if constexpr (std::is_same_v<T, AttestationFact>) {
           check_attestation_entry(where, f.run, f.attestation, attestation_entry(f.author, f.type));
         } else {

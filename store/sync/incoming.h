@@ -103,6 +103,7 @@ class IncomingChecker {
   void check_trie_edits(Family family, const std::vector<FactChange>& changes);
   void check_line(Family family, const FactChange& change, const std::optional<IndexFact>& after);
   bool line_inherited(Family family, const FactChange& change) const;
+  void check_rerun_not_grouped(const IndexFact& fact, const std::string& where);
   void check_pending_lines();
   std::vector<const ObjectFacts*> pending_lines_;  // new objects whose lines check_pending_lines looks up
   // What the commit changes of a family's lines (diff_incoming), read once
