@@ -465,9 +465,17 @@ void IncomingChecker::check_entry(const Delta& d) {
 const std::set<Digest>& IncomingChecker::reruns_in_tree() {
   if (reruns_in_tree_) return *reruns_in_tree_;
   reruns_in_tree_.emplace();
-  if (format_ == Format::k3)
-    for (const FactChange& c : diff_facts(trees_, nullptr, &tree_, Family::kReruns))
-      reruns_in_tree_->insert(std::get<RerunFact>(parse_line(Family::kReruns, *c.after, kRerunsDir, 0)).rerun);
+  if (format_ == Format::k3) {
+    // A reruns file that does not read as lines is the commit's problem,
+    // named where it is found, not an error that ends the pull.
+    try {
+      for (const FactChange& c : diff_facts(trees_, nullptr, &tree_, Family::kReruns))
+        reruns_in_tree_->insert(std::get<RerunFact>(parse_line(Family::kReruns, *c.after, kRerunsDir, 0)).rerun);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kIO) throw;
+      problem(ProblemKind::kLayout, std::string(kRerunsDir), e.what());
+    }
+  }
   if (format_ == Format::k2)
     for (const Delta& d : trees_.diff(nullptr, &tree_, std::string(kRerunsDir)))
       if (auto p = parse_rerun_path(format_, d.path)) reruns_in_tree_->insert(p->rerun);

@@ -19,7 +19,7 @@
 #       than T lines folded into one file holding exactly the parent's lines;
 #   (c) lines whose "@key" text and parsed key differ or do not read: a
 #       duplicate "@key" member, a \u escape in the key, uppercase hex; an
-#       empty index file;
+#       empty index file; a new run beside a reruns file that is not lines;
 #   (d) a new run whose group line an earlier forged commit put (the run's
 #       own commit does not change it); an unsigned level line carried by a
 #       later commit;
@@ -171,6 +171,15 @@ R=$W/empty.git
 fresh "$R"
 c=$(commit_with "$R" "add: an empty file" "100644,$(blob "$R" ''),refs/attestations/$spare")
 refused "(c) an empty index file" "$R" "refs/attestations/$spare" "expected at least one line" "${c:0:12}"
+
+# A commit that adds a run (so the check asks which runs are controlled reruns) beside a reruns
+# file that is not lines: a listed refusal naming refs/reruns, not an error that ends the pull.
+R=$W/junk-reruns.git
+fresh "$R"
+assert_exit 0 ks --store "$R" add r5.jsonl
+c=$(cacheinfo_lines "100644,$(blob "$R" 'not a line\n'),refs/reruns/0" |
+    commit_index_info "$R" "add: run 5 and a reruns file that is not lines" "$(gd "$S0" rev-parse main)")
+refused "(c) a new run beside a reruns file that is not lines" "$R" "refs/reruns" "${c:0:12}"
 
 # ---- (d) lines a forged earlier commit put, kept by a later one -----------------------------
 R=$W/pregroup.git
