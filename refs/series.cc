@@ -16,6 +16,27 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// Both sides of a split of y[begin, end) at `at`: their sizes, their means,
+// and the standard deviation pooled within them (end - begin - 2 degrees of
+// freedom; 0 when there are none).
+struct Sides {
+  double n1 = 0, n2 = 0, a = 0, b = 0, df = 0, within = 0;
+};
+Sides sides_of(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end) {
+  Sides s;
+  s.n1 = static_cast<double>(at - begin);
+  s.n2 = static_cast<double>(end - at);
+  for (std::size_t i = begin; i < at; ++i) s.a += y[i];
+  for (std::size_t i = at; i < end; ++i) s.b += y[i];
+  s.a /= s.n1;
+  s.b /= s.n2;
+  double squares = 0;
+  for (std::size_t i = begin; i < end; ++i) squares += (y[i] - (i < at ? s.a : s.b)) * (y[i] - (i < at ? s.a : s.b));
+  s.df = static_cast<double>(end - begin) - 2;
+  s.within = s.df > 0 ? std::sqrt(squares / s.df) : 0;
+  return s;
+}
+
 }  // namespace
 
 std::size_t best_split(const std::vector<double>& y, std::size_t begin, std::size_t end) {
@@ -40,41 +61,24 @@ double split_significance(const std::vector<double>& y, std::size_t begin, std::
                           double noise_floor, double alpha) {
   const std::size_t m = end - begin;
   if (at <= begin || at >= end || m < 3) return 0;
-  const double n1 = static_cast<double>(at - begin), n2 = static_cast<double>(end - at);
-  double a = 0, b = 0;
-  for (std::size_t i = begin; i < at; ++i) a += y[i];
-  for (std::size_t i = at; i < end; ++i) b += y[i];
-  a /= n1;
-  b /= n2;
-  double within = 0;
-  for (std::size_t i = begin; i < end; ++i) within += (y[i] - (i < at ? a : b)) * (y[i] - (i < at ? a : b));
-  const double df = static_cast<double>(m) - 2;
-  const double noise = std::max(std::sqrt(within / df), noise_floor);
-  if (!(noise > 0)) return a == b ? 0 : std::numeric_limits<double>::infinity();
-  const double t = std::abs(b - a) / (noise * std::sqrt(1 / n1 + 1 / n2));
+  const Sides s = sides_of(y, begin, at, end);
+  const double noise = std::max(s.within, noise_floor);
+  if (!(noise > 0)) return s.a == s.b ? 0 : std::numeric_limits<double>::infinity();
+  const double t = std::abs(s.b - s.a) / (noise * std::sqrt(1 / s.n1 + 1 / s.n2));
   // Two-sided at alpha, Bonferroni over the m - 1 places the split could take.
   const double needed = boost::math::quantile(
-      boost::math::complement(boost::math::students_t(df), alpha / (2 * static_cast<double>(m - 1))));
+      boost::math::complement(boost::math::students_t(s.df), alpha / (2 * static_cast<double>(m - 1))));
   return t / needed;
 }
 
 double step_reach(const std::vector<double>& y, std::size_t begin, std::size_t at, std::size_t end, double noise_floor,
                   double alpha) {
   if (at <= begin || at >= end) return 0;
-  const double n1 = static_cast<double>(at - begin), n2 = static_cast<double>(end - at);
-  double a = 0, b = 0;
-  for (std::size_t i = begin; i < at; ++i) a += y[i];
-  for (std::size_t i = at; i < end; ++i) b += y[i];
-  a /= n1;
-  b /= n2;
-  double within = 0;
-  for (std::size_t i = begin; i < end; ++i) within += (y[i] - (i < at ? a : b)) * (y[i] - (i < at ? a : b));
-  const double df = static_cast<double>(end - begin) - 2;
-  if (df < 1) return std::numeric_limits<double>::infinity();
-  const double noise = std::max(std::sqrt(within / df), noise_floor);
-  const double t =
-      boost::math::quantile(boost::math::complement(boost::math::students_t(df), alpha / 2));
-  return std::abs(b - a) + t * noise * std::sqrt(1 / n1 + 1 / n2);
+  const Sides s = sides_of(y, begin, at, end);
+  if (s.df < 1) return std::numeric_limits<double>::infinity();
+  const double noise = std::max(s.within, noise_floor);
+  const double t = boost::math::quantile(boost::math::complement(boost::math::students_t(s.df), alpha / 2));
+  return std::abs(s.b - s.a) + t * noise * std::sqrt(1 / s.n1 + 1 / s.n2);
 }
 
 std::vector<SeriesStep> series_steps(const std::vector<double>& values, double threshold, double alpha) {
