@@ -152,7 +152,6 @@ std::string pack_header(std::uint32_t count) {
 
 }  // namespace
 
-
 git_oid object_id(git_object_t type, std::string_view data) {
   std::string head = header(type, data.size());
   Sha1& h = sha1();

@@ -67,11 +67,8 @@ void IncomingChecker::check_commit(const git_oid& id) {
     check_delta(deltas[i]);
     if (progress && (i % 256 == 255 || i + 1 == deltas.size())) progress(i + 1, deltas.size());
   }
-  family_changes_.clear();
-  if (format_ == Format::k3 && !full()) check_pending_lines();
+  if (format_ == Format::k3 && !full()) check_lines();
   pending_lines_.clear();
-  if (format_ == Format::k3 && !full()) check_index_files();
-  family_changes_.clear();
   for (std::size_t i = 0; i < others_.size() && !full(); ++i) check_other_parent(i + 1, others_[i]);
   check_levels();
 }
@@ -158,11 +155,8 @@ bool IncomingChecker::check_format() {
     // lines. Later commits trust this tree's lines as their parent's.
     for (const Delta& d : trees_.diff(nullptr, &tree_, "objects"))
       if (const ObjectFacts& f = facts_of(d.new_id, d.path); f.valid() && f.digest) pending_lines_.push_back(&f);
-    family_changes_.clear();
-    check_pending_lines();
+    check_lines();
     pending_lines_.clear();
-    if (!full()) check_index_files();
-    family_changes_.clear();
   }
   parent_ = commits_.read(commit_->parents.front()).tree;
   check_levels();
@@ -575,6 +569,17 @@ const IncomingChecker::FamilyChanges& IncomingChecker::changes_of(Family family)
   return it->second;
 }
 
+// Format 3's lines of the commit: the new objects' own lines
+// (check_pending_lines), then every changed line and the trie
+// (check_index_files), each family's changes read once for both.
+void IncomingChecker::check_lines() {
+  family_changes_.clear();
+  check_pending_lines();
+  pending_lines_.clear();
+  if (!full()) check_index_files();
+  family_changes_.clear();
+}
+
 void IncomingChecker::check_index_files() {
   for (Family family : kFamilies) {
     if (full()) return;
@@ -585,10 +590,7 @@ void IncomingChecker::check_index_files() {
       continue;
     }
     const std::vector<CheckedFactChange>& checked = read.changes;
-    std::vector<FactChange> changes;
-    changes.reserve(checked.size());
-    for (const CheckedFactChange& c : checked) changes.push_back(c.change);
-    check_trie_edits(family, changes);
+    check_trie_edits(family, checked);
     for (const CheckedFactChange& c : checked) {
       if (full()) return;
       check_line(family, c.change, c.after);
@@ -605,12 +607,14 @@ void IncomingChecker::check_index_files() {
 // differs: so a file past T, a folder that should be a file, a name that
 // does not run through its keys' shared digits or a line in the wrong file
 // is refused at the cost of what the commit changed.
-void IncomingChecker::check_trie_edits(Family family, const std::vector<FactChange>& changes) {
+void IncomingChecker::check_trie_edits(Family family, const std::vector<CheckedFactChange>& changes) {
   const std::string dir = family_dir(family);
   TrieChanges wanted;
-  for (const FactChange& c : changes)
+  for (const CheckedFactChange& checked : changes) {
+    const FactChange& c = checked.change;
     if (c.after) wanted.put.push_back(KeyedLine{c.key, *c.after});
     else wanted.remove.push_back(c.key);
+  }
   TriePlan plan;
   try {
     plan = trees_.plan(parent(), family, wanted);
@@ -678,20 +682,26 @@ bool IncomingChecker::line_inherited(Family family, const FactChange& c) const {
 }
 
 // A run is a controlled rerun (a line of refs/reruns) or a member of a
-// group, never both, whichever parent of a merge each line came from.
-void IncomingChecker::check_rerun_not_grouped(const IndexFact& fact, const std::string& where) {
+// group, never both, whichever parent of a merge each line came from: true
+// (the problem recorded) when the group or rerun line `fact` makes it both.
+bool IncomingChecker::grouped_rerun(const IndexFact& fact, const std::string& where) {
   if (const auto* g = std::get_if<GroupFact>(&fact)) {
-    if (reruns_in_tree().count(g->run))
-      problem(ProblemKind::kGroupMismatch, where,
-              "run " + g->run.str() + " is a controlled rerun (a line of refs/reruns), not a member of a group");
-  } else if (const auto* r = std::get_if<RerunFact>(&fact)) {
-    const ObjectFacts* rerun = object_in_tree(r->rerun);
-    if (rerun && rerun->valid() && rerun->key &&
-        trees_.index_line(&tree_, Family::kGroups, rerun->key->hex() + r->rerun.hex()))
-      problem(ProblemKind::kRerunMismatch, where,
-              "the rerun " + r->rerun.str() + " is also a member of its group (a line of refs/groups); a controlled "
-              "rerun is indexed under its run only");
+    if (!reruns_in_tree().count(g->run)) return false;
+    problem(ProblemKind::kGroupMismatch, where,
+            "run " + g->run.str() + " is a controlled rerun (a line of refs/reruns), not a member of a group");
+    return true;
   }
+  if (const auto* r = std::get_if<RerunFact>(&fact)) {
+    const ObjectFacts* rerun = object_in_tree(r->rerun);
+    if (!rerun || !rerun->valid() || !rerun->key ||
+        !trees_.index_line(&tree_, Family::kGroups, rerun->key->hex() + r->rerun.hex()))
+      return false;
+    problem(ProblemKind::kRerunMismatch, where,
+            "the rerun " + r->rerun.str() + " is also a member of its group (a line of refs/groups); a controlled "
+            "rerun is indexed under its run only");
+    return true;
+  }
+  return false;
 }
 
 // A new, changed or removed line against the objects of the commit's tree.
@@ -700,7 +710,7 @@ void IncomingChecker::check_line(Family family, const FactChange& c, const std::
   if (line_inherited(family, c)) {
     // Checked in that parent's tree; but whether a run is a controlled rerun
     // is the merge's tree's (one parent's group line, another's rerun line).
-    if (c.after) check_rerun_not_grouped(*parsed, where);
+    if (c.after) grouped_rerun(*parsed, where);
     return;
   }
   if (!c.after) {
@@ -719,9 +729,8 @@ void IncomingChecker::check_line(Family family, const FactChange& c, const std::
           const ObjectFacts* run = run_for(f.run, where, ProblemKind::kGroupMismatch);
           if (!run) return;
           const std::string bytes = group_entry(f.primary);
-          if (reruns_in_tree().count(f.run))
-            problem(ProblemKind::kGroupMismatch, where, "run " + f.run.str() + " is a controlled rerun (a line of refs/reruns), not a member of a group");
-          else if (run->key != f.key)
+          if (grouped_rerun(fact, where)) return;
+          if (run->key != f.key)
             problem(ProblemKind::kGroupMismatch, where, "the run's comparison key is " + (run->key ? run->key->str() : std::string("none")));
           else if (run->group_bytes != bytes)
             problem(ProblemKind::kGroupMismatch, where, "expected the run's primary measurement " + run->group_bytes + ", found " + bytes);
@@ -733,7 +742,7 @@ void IncomingChecker::check_line(Family family, const FactChange& c, const std::
           if (rerun)
             if (auto why = rerun_entry_problem(*run, *rerun, rerun_entry(f.verdict, f.ratio)))
               problem(ProblemKind::kRerunMismatch, where, *why);
-          check_rerun_not_grouped(fact, where);
+          grouped_rerun(fact, where);
         } else if constexpr (std::is_same_v<T, AttestationFact>) {
           check_attestation_entry(where, f.run, f.attestation, attestation_entry(f.author, f.type));
         } else {

@@ -37,11 +37,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
-#include <string>
-#include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -99,11 +99,12 @@ class IncomingChecker {
   void check_levels();
   // Format 3 (refs/layout.h): every family's lines that the commit changes,
   // its tree the trie of its lines, and each new line against the objects.
+  void check_lines();
   void check_index_files();
-  void check_trie_edits(Family family, const std::vector<FactChange>& changes);
+  void check_trie_edits(Family family, const std::vector<CheckedFactChange>& changes);
   void check_line(Family family, const FactChange& change, const std::optional<IndexFact>& after);
   bool line_inherited(Family family, const FactChange& change) const;
-  void check_rerun_not_grouped(const IndexFact& fact, const std::string& where);
+  bool grouped_rerun(const IndexFact& fact, const std::string& where);
   void check_pending_lines();
   std::vector<const ObjectFacts*> pending_lines_;  // new objects whose lines check_pending_lines looks up
   // What the commit changes of a family's lines (diff_incoming), read once
