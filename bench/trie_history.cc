@@ -102,12 +102,12 @@ struct Store {
     meta.set("labels", labels);
     meta.set("name", "liger-" + kernel + "-forward-speed-liger-" + gpu + "-" + shape + "-" + std::to_string(i));
     meta.set("title", kernel + " (benchmark) \u00b7 liger \u00b7 forward \u00b7 speed");
-    add_line(metadata, MetadataFact{run, meta});
+    add_line(metadata, MetadataFact{run, canonical(meta)});
     if (workloads.insert(workload).second) {
       Json wmeta = Json::object();
       wmeta.set("name", "liger-" + kernel + "-" + shape + "-fp16");
       wmeta.set("title", kernel + " (benchmark) \u00b7 " + shape + "-fp16");
-      add_line(metadata, MetadataFact{Digest::of("workload " + std::to_string(workload)), wmeta});
+      add_line(metadata, MetadataFact{Digest::of("workload " + std::to_string(workload)), canonical(wmeta)});
     }
     const double value = std::uniform_real_distribution<double>(0.01, 40.0)(rng);
     add_line(groups, GroupFact{key, run, Measurement{"latency", "median", "ms", value}});

@@ -95,6 +95,17 @@ std::string canonical(const Json& value);
 // "0". Throws std::logic_error for NaN or an infinity.
 std::string format_number(double value);
 
+// Whether member name `a` sorts before `b` in RFC 8785 order (UTF-16 code
+// units; both valid UTF-8).
+bool canonical_name_less(std::string_view a, std::string_view b);
+
+// Whether `text` is, byte for byte, the RFC 8785 form of a value parse_json
+// accepts: true exactly when parse_json(text) would return a value whose
+// canonical() is `text`. Builds no value and allocates little: for reading
+// many texts that were written canonical (index lines, stored metadata).
+// false says nothing of why; parse_json and canonical name the fault.
+bool is_canonical_json(std::string_view text);
+
 // Human-readable form: members in canonical order, two-space indentation,
 // strings as in JCS. Ends without a newline.
 std::string pretty(const Json& value);

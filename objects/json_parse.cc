@@ -568,7 +568,121 @@ Json parse_bounded(std::string_view text, std::string_view source, std::size_t f
   return builder.take_root();
 }
 
+// RapidJSON's events for a text, compared as they come with the RFC 8785
+// bytes of what they describe, at the place in the text where they must
+// stand: any difference (a blank, an escape JCS would not write, a member out
+// of order or repeated, a number in another form) stops the parse. Beside
+// that, the checks Builder adds to RapidJSON's: nesting depth, numbers in
+// range, no lone low surrogate.
+class CanonicalEcho {
+ public:
+  using Ch = char;
+  using SizeType = rapidjson::SizeType;
+
+  explicit CanonicalEcho(std::string_view text) : text_(text) {}
+
+  bool Null() { return value() && expect("null"); }
+  bool Bool(bool b) { return value() && expect(b ? "true" : "false"); }
+  // With kParseNumbersAsStringsFlag every number arrives as RawNumber.
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(std::int64_t) { return false; }
+  bool Uint64(std::uint64_t) { return false; }
+  bool Double(double) { return false; }
+
+  bool RawNumber(const Ch* s, SizeType n, bool) {
+    const std::string_view num(s, n);
+    double d = 0;
+    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), d);
+    if (ec == std::errc::result_out_of_range) {
+      if (decimal_exponent(num) >= 0) return false;
+      d = 0.0;  // underflow: parse_json reads zero, whose form is "0"
+    } else if (ec != std::errc() || end != num.data() + num.size()) {
+      return false;
+    }
+    scratch_.clear();
+    scratch_ = format_number(d);
+    return value() && expect(scratch_);
+  }
+
+  bool String(const Ch* s, SizeType n, bool) {
+    if (has_surrogate(s, n)) return false;
+    scratch_.clear();
+    write_json_string(std::string_view(s, n), scratch_);
+    return value() && expect(scratch_);
+  }
+
+  bool Key(const Ch* s, SizeType n, bool) {
+    if (has_surrogate(s, n)) return false;
+    Frame& top = frames_.back();
+    const std::string_view name(s, n);
+    if (top.count > 0 && !canonical_name_less(names_.substr(top.last_name), name)) return false;
+    if (top.count > 0 && !expect(",")) return false;
+    ++top.count;
+    names_.resize(top.last_name);
+    names_.append(name);
+    scratch_.clear();
+    write_json_string(name, scratch_);
+    scratch_ += ':';
+    return expect(scratch_);
+  }
+
+  bool StartObject() { return open('{'); }
+  bool StartArray() { return open('['); }
+  bool EndObject(SizeType) { return close('}'); }
+  bool EndArray(SizeType) { return close(']'); }
+
+  // Whether the whole text was read, as canonical.
+  bool done() const { return frames_.empty() && at_ == text_.size(); }
+
+ private:
+  struct Frame {
+    bool object;
+    std::size_t count = 0;      // members or elements so far
+    std::size_t last_name = 0;  // an object's: where its last member's name starts in names_
+  };
+
+  // Before a value: in an array, its comma (a member's comes with its name).
+  bool value() {
+    if (frames_.empty() || frames_.back().object) return true;
+    return frames_.back().count++ == 0 || expect(",");
+  }
+
+  bool open(char bracket) {
+    if (frames_.size() >= kMaxDepth || !value() || !expect(std::string_view(&bracket, 1))) return false;
+    frames_.push_back(Frame{bracket == '{', 0, names_.size()});
+    return true;
+  }
+
+  bool close(char bracket) {
+    names_.resize(frames_.back().last_name);
+    frames_.pop_back();
+    return expect(std::string_view(&bracket, 1));
+  }
+
+  bool expect(std::string_view bytes) {
+    if (text_.compare(at_, bytes.size(), bytes) != 0) return false;
+    at_ += bytes.size();
+    return true;
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;  // how much of the text the events matched
+  std::vector<Frame> frames_;
+  std::string names_;  // the last member name of each open object, innermost last
+  std::string scratch_;
+};
+
 }  // namespace
+
+bool is_canonical_json(std::string_view text) {
+  if (text.size() > kMaxInputBytes || !valid_utf8(text)) return false;
+  TextStream in(text);
+  CanonicalEcho echo(text);
+  rapidjson::Reader reader;
+  const rapidjson::ParseResult result = reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in, echo);
+  return !result.IsError() && in.Tell() == text.size() && echo.done();
+}
 
 Json parse_json(std::string_view text, std::string_view source, std::size_t first_line) {
   if (text.size() > kMaxInputBytes) {

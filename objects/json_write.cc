@@ -16,25 +16,8 @@ namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-// RFC 8785 §3.2.3 orders names by UTF-16 code units. UTF-8 byte order is code
-// point order, which agrees with UTF-16 order except that a character above
-// U+FFFF (UTF-16: a surrogate, D800-DBFF) sorts before one in U+E000-U+FFFF. At
-// the first differing byte, two lead bytes (0xF0-0xF4 vs 0xEE-0xEF) are the
-// only case where the byte order must be overruled.
-bool utf16_less(std::string_view a, std::string_view b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  std::size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  if (i == n) return a.size() < b.size();
-  const auto x = static_cast<unsigned char>(a[i]);
-  const auto y = static_cast<unsigned char>(b[i]);
-  if (x >= 0xF0 && (y == 0xEE || y == 0xEF)) return true;
-  if (y >= 0xF0 && (x == 0xEE || x == 0xEF)) return false;
-  return x < y;
-}
-
 bool member_less(const Json::Member* a, const Json::Member* b) {
-  return utf16_less(a->first, b->first);
+  return canonical_name_less(a->first, b->first);
 }
 
 // Calls f(member) in canonical order. Documents usually arrive sorted already
@@ -46,7 +29,7 @@ void for_each_sorted(const Json::Object& members, std::vector<const Json::Member
                      F&& f) {
   bool sorted = true;
   for (std::size_t i = 1; i < members.size() && sorted; ++i) {
-    sorted = utf16_less(members[i - 1].first, members[i].first);
+    sorted = canonical_name_less(members[i - 1].first, members[i].first);
   }
   if (sorted) {
     for (const Json::Member& m : members) f(m);
@@ -196,6 +179,23 @@ std::string canonical(const Json& value) {
   std::string out;
   write_canonical(value, out);
   return out;
+}
+
+// RFC 8785 §3.2.3 orders names by UTF-16 code units. UTF-8 byte order is code
+// point order, which agrees with UTF-16 order except that a character above
+// U+FFFF (UTF-16: a surrogate, D800-DBFF) sorts before one in U+E000-U+FFFF. At
+// the first differing byte, two lead bytes (0xF0-0xF4 vs 0xEE-0xEF) are the
+// only case where the byte order must be overruled.
+bool canonical_name_less(std::string_view a, std::string_view b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  std::size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  if (i == n) return a.size() < b.size();
+  const auto x = static_cast<unsigned char>(a[i]);
+  const auto y = static_cast<unsigned char>(b[i]);
+  if (x >= 0xF0 && (y == 0xEE || y == 0xEF)) return true;
+  if (y >= 0xF0 && (x == 0xEE || x == 0xEF)) return false;
+  return x < y;
 }
 
 std::string format_number(double value) {

@@ -152,6 +152,7 @@ std::vector<IndexEntry> index_entries(Format f, const Document& doc, std::string
 }
 
 std::optional<Problem> metadata_problem(std::string_view path, std::string_view bytes) {
+  if (bytes.starts_with('{') && is_canonical_json(bytes)) return std::nullopt;
   auto problem = [&](std::string detail) { return Problem{ProblemKind::kMetadataInvalid, std::string(path), std::move(detail)}; };
   try {
     Json meta = parse_json(bytes, path);

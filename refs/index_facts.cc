@@ -8,7 +8,7 @@ namespace kistore {
 
 std::vector<IndexFact> document_facts(const Document& doc, std::string_view where, std::string_view pointer) {
   std::vector<IndexFact> out;
-  if (doc.metadata()) out.push_back(MetadataFact{doc.digest(), *doc.metadata()});
+  if (doc.metadata()) out.push_back(MetadataFact{doc.digest(), doc.metadata_canonical()});
   const Json& spec = doc.spec();
   if (doc.kind() == Kind::kRun) {
     out.push_back(GroupFact{comparison_key(spec), doc.digest(), primary_measurement(spec)});
@@ -52,7 +52,7 @@ Error unexpected(std::string_view path, std::string_view expected, std::string_v
 }  // namespace
 
 std::optional<IndexFact> entry_fact(Format f, std::string_view path, std::string_view bytes) {
-  if (auto d = parse_metadata_path(f, path)) return MetadataFact{*d, entry_object(path, bytes)};
+  if (auto d = parse_metadata_path(f, path)) return MetadataFact{*d, canonical(entry_object(path, bytes))};
   if (auto g = parse_group_path(f, path)) {
     Json value = entry_object(path, bytes);
     if (bytes == group_entry(std::nullopt)) return GroupFact{g->key, g->run, {}};

@@ -130,7 +130,7 @@ IndexFact read_fact(Family family, const std::string& key, const LineReader& in)
     case Family::kMetadata: {
       const Json& metadata = in.member("metadata");
       if (!metadata.is_object()) throw in.fail("metadata", "a JSON object", metadata);
-      return MetadataFact{*Digest::parse_hex(key), metadata};
+      return MetadataFact{*Digest::parse_hex(key), canonical(metadata)};
     }
     case Family::kGroups:
       return GroupFact{first_digest(key), second_digest(key), read_primary(in)};
@@ -173,9 +173,9 @@ void write_line_object(const IndexFact& fact, std::string& out) {
       [&](const auto& f) {
         using T = std::decay_t<decltype(f)>;
         if constexpr (std::is_same_v<T, MetadataFact>) {
-          check(f.metadata.is_object(), "metadata that is not an object");
+          check(f.metadata.starts_with('{'), "metadata that is not an object");
           member("metadata");
-          write_canonical(f.metadata, out);
+          out.append(f.metadata);
         } else if constexpr (std::is_same_v<T, GroupFact>) {
           const Measurement* m = f.primary ? &*f.primary : nullptr;
           check(!m || std::isfinite(m->value), "a measurement that is not finite");
@@ -238,24 +238,23 @@ class QuickLine {
     if (!key || key->size() != digits || !lowercase_hex(*key)) return std::nullopt;
     switch (family) {
       case Family::kMetadata: {
-        // {"@key":"<hex>","metadata":{...}}\n: the object read as JSON.
+        // {"@key":"<hex>","metadata":{...}}\n: an object in its RFC 8785
+        // form, checked as such without building its value.
         if (!at_member("metadata") || !s_.ends_with("}\n") || s_.size() < at_ + 2) return std::nullopt;
-        try {
-          Json metadata = parse_json(s_.substr(at_, s_.size() - 2 - at_), "");
-          if (!metadata.is_object()) return std::nullopt;
-          return MetadataFact{*Digest::parse_hex(*key), std::move(metadata)};
-        } catch (const Error&) {
-          return std::nullopt;
-        }
+        const std::string_view metadata = s_.substr(at_, s_.size() - 2 - at_);
+        if (!metadata.starts_with('{') || !is_canonical_json(metadata)) return std::nullopt;
+        return MetadataFact{*Digest::parse_hex(*key), std::string(metadata)};
       }
       case Family::kGroups: {
         const GroupFact fact{first_digest(*key), second_digest(*key), {}};
+        const std::size_t members = at_;
         if (at_member("metric") && take("null")) {
           if (at_member("statistic") && take("null") && at_member("unit") && take("null") && at_member("value") &&
               take("null") && end())
             return fact;
           return std::nullopt;
         }
+        at_ = members;  // a measurement: read its members from the first
         Measurement m;
         if (!at_member("metric") || !string_into(m.metric) || !at_member("statistic") || !string_into(m.statistic) ||
             !at_member("unit") || !string_into(m.unit) || !at_member("value"))
@@ -389,11 +388,13 @@ std::string render_line(const IndexFact& fact) {
   return out;
 }
 
+std::optional<IndexFact> read_plain_line(Family family, std::string_view line) { return QuickLine(line).read(family); }
+
 IndexFact parse_line(Family family, std::string_view line, std::string_view path, std::size_t line_number) {
   // Most lines are in the plain shape QuickLine reads without building a
   // JSON value; what it gives is checked against the line as the full
   // reading below checks it, and anything else is read in full.
-  if (std::optional<IndexFact> quick = QuickLine(line).read(family)) {
+  if (std::optional<IndexFact> quick = read_plain_line(family, line)) {
     std::string rendered;
     rendered.reserve(line.size());
     write_line_object(*quick, rendered);

@@ -51,7 +51,7 @@ inline constexpr std::string_view kKeyMember = "@key";
 // document's digest. Line: {"@key","metadata": an object}.
 struct MetadataFact {
   Digest document;
-  Json metadata;  // an object
+  std::string metadata;  // the metadata, an object, in its RFC 8785 form
   friend bool operator==(const MetadataFact&, const MetadataFact&) = default;
 };
 // refs/groups: a run in its comparison group. Key: the group key's digest,
@@ -129,6 +129,14 @@ std::string render_line(const IndexFact& fact);
 // value, a sources key that is not source_key of its line, or bytes that are
 // not exactly render_line of what they hold.
 IndexFact parse_line(Family family, std::string_view line, std::string_view path, std::size_t line_number);
+
+// The reading parse_line tries first, without building a JSON value: the
+// fact of a line in the plain shape render_line writes (strings outside a
+// metadata object printable ASCII without '"' or '\\', metadata canonical),
+// or nullopt for any other line, which parse_line then reads in full and
+// names its fault. A fact it gives is the one parse_line gives, once
+// parse_line has checked that it renders to the line.
+std::optional<IndexFact> read_plain_line(Family family, std::string_view line);
 
 // Reads a whole index file of `family` at `path` whose trie prefix (the hex
 // digits its path stands for, docs/format.md) is `prefix`: at least one line,

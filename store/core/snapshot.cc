@@ -196,7 +196,7 @@ std::optional<Json> Snapshot::metadata(const Digest& d) const {
   if (format() == Format::k3) {
     std::optional<IndexFact> fact = find_fact(*this, Family::kMetadata, d.hex());
     if (!fact) return std::nullopt;
-    return std::get<MetadataFact>(*fact).metadata;
+    return parse_json(std::get<MetadataFact>(*fact).metadata, "the metadata line of " + d.str());
   }
   std::string path = metadata_path(format(), d);
   auto bytes = read(path);

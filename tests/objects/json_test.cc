@@ -630,3 +630,114 @@ TEST_CASE("quoted_excerpt: a JSON string, cut at a UTF-8 boundary with ...", "[j
 
 }  // namespace
 }  // namespace kistore
+
+// ---------------------------------------------------------------------------
+// is_canonical_json: the reading without a value agrees with parse + canonical.
+
+namespace kistore {
+namespace {
+
+// What parse_json and canonical() say of `text`: whether it is its own
+// canonical form.
+bool canonical_by_value(std::string_view text) {
+  try {
+    return canonical(parse_json(text, "t")) == text;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+TEST_CASE("is_canonical_json agrees with parse_json and canonical, case by case", "[json][jcs]") {
+  const std::string deep64 = std::string(64, '[') + std::string(64, ']');
+  const std::string deep65 = std::string(65, '[') + std::string(65, ']');
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {R"({})", true},
+      {R"([])", true},
+      {R"({"a":1,"b":[true,false,null],"c":{"d":"e"}})", true},
+      {R"({"b":1,"a":2})", false},                     // members out of order
+      {R"({"a":1,"a":1})", false},                     // a name twice
+      {R"({"a":{"z":1},"b":{"a":2}})", true},          // order is per object
+      {R"({"a":{"z":1},"a":{"a":2}})", false},
+      {R"({ "a":1})", false},                          // a blank
+      {"{\"a\":1}\n", false},
+      {R"({"a":1.0})", false},                         // numbers in their shortest form only
+      {R"({"a":1e2})", false},
+      {R"({"a":100})", true},
+      {R"({"a":1e+21})", true},
+      {R"({"a":1E+21})", false},
+      {R"({"a":0.000001})", true},
+      {R"({"a":1e-7})", true},
+      {R"({"a":-0})", false},                          // "-0" is written "0"
+      {R"({"a":0})", true},
+      {R"({"a":1e400})", false},                       // out of range: refused
+      {R"({"a":1e-400})", false},                      // underflows to 0
+      {R"({"a":"\u0041"})", false},                    // escapes JCS does not write
+      {R"({"a":"\/"})", false},
+      {R"({"a":"\u001f"})", true},
+      {R"({"a":"\u001F"})", false},
+      {R"({"a":"\n\"\\"})", true},
+      {R"({"a":"\ud83d\ude00"})", false},              // a pair is written as its character
+      {"{\"a\":\"\xf0\x9f\x98\x80\"}", true},
+      {R"({"a":"\udc00"})", false},                    // a lone surrogate is refused
+      {R"({"a":"\ud800"})", false},
+      {"{\"a\":\"\xed\xa0\x80\"}", false},             // surrogate bytes are not UTF-8
+      {"{\"a\":\"\xff\"}", false},
+      {std::string("{\"a\":\"x\0\"}", 9), false},      // an embedded NUL
+      {std::string("{}\0", 3), false},
+      {"{\"\xee\x80\x80\":1,\"\xf0\x90\x80\x80\":2}", false},  // UTF-16 order: U+10000 before U+E000
+      {"{\"\xf0\x90\x80\x80\":2,\"\xee\x80\x80\":1}", true},
+      {R"({"":1,"a":2})", true},
+      {R"({"a":2,"":1})", false},
+      {R"("x")", true},
+      {R"(12)", true},
+      {R"(true)", true},
+      {R"(nul)", false},
+      {R"({"a":1,})", false},
+      {R"({"a":1}{})", false},
+      {R"({"a":[1,2,]})", false},
+      {deep64, true},
+      {deep65, false},                                 // deeper than kMaxDepth
+      {"", false},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO(text);
+    CHECK(canonical_by_value(text) == expected);
+    CHECK(is_canonical_json(text) == expected);
+  }
+}
+
+TEST_CASE("is_canonical_json agrees with parse_json and canonical on mutated texts", "[json][jcs]") {
+  // Every one-byte change, insertion and removal of canonical texts: the two
+  // readings agree on each.
+  const std::vector<std::string> seeds = {
+      R"({"labels":{"a":"é","b":1},"name":"x","title":"GeGLU · liger","v":[1.5,-2,1e-7,null,true]})",
+      R"({"a":"\u0001\n","b":{"c":[{},[]]},"d":0.1})",
+  };
+  const std::string alphabet = "{}[]\",:\\ 0123456789.-+eEuabnlrtf\x80\xc3\xa9\xed";
+  std::size_t tried = 0;
+  for (const std::string& seed : seeds) {
+    REQUIRE(is_canonical_json(seed));
+    for (std::size_t i = 0; i <= seed.size(); ++i) {
+      for (char c : alphabet) {
+        std::string changed = seed, inserted = seed;
+        if (i < seed.size()) changed[i] = c;
+        inserted.insert(inserted.begin() + static_cast<std::ptrdiff_t>(i), c);
+        for (const std::string& text : {changed, inserted}) {
+          INFO(text);
+          REQUIRE(is_canonical_json(text) == canonical_by_value(text));
+          ++tried;
+        }
+      }
+      if (i < seed.size()) {
+        std::string removed = seed;
+        removed.erase(i, 1);
+        INFO(removed);
+        REQUIRE(is_canonical_json(removed) == canonical_by_value(removed));
+      }
+    }
+  }
+  CHECK(tried > 5000);
+}
+
+}  // namespace
+}  // namespace kistore

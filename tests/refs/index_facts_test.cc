@@ -62,7 +62,7 @@ TEST_CASE("document_facts: metadata first, a run without sourceNative has no cla
   Document run = doc_of(json);
   auto facts = document_facts(run, "run.json");
   REQUIRE(facts.size() == 2);
-  CHECK(std::get<MetadataFact>(facts[0]) == MetadataFact{run.digest(), parse_json(R"({"title":"GeGLU"})", "t")});
+  CHECK(std::get<MetadataFact>(facts[0]) == MetadataFact{run.digest(), R"({"title":"GeGLU"})"});
   CHECK(std::holds_alternative<GroupFact>(facts[1]));
 
   Json att = parse_json(std::string(R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Attestation","spec":{"subject":")") +
@@ -103,7 +103,7 @@ TEST_CASE("entry_fact: each format 2 and format 1 entry is the fact format 3 wri
       if (auto fact = entry_fact(f, e.path, e.bytes)) got.push_back(*fact);
     CHECK(got == document_facts(run, "run.json"));
     CHECK(entry_fact(f, metadata_path(f, run.digest()), R"({"title":"x"})") ==
-          std::optional<IndexFact>(MetadataFact{run.digest(), parse_json(R"({"title":"x"})", "t")}));
+          std::optional<IndexFact>(MetadataFact{run.digest(), R"({"title":"x"})"}));
   }
   const Digest e = *Digest::parse(evidence);
   CHECK(entry_fact(Format::k2, level_path(Format::k2, Level::kDisputed, run.digest()), level_entry(e)) ==

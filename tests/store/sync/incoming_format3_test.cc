@@ -65,7 +65,7 @@ TEST_CASE("incoming: each hand-made break of a format-3 index is refused", "[syn
     std::vector<KeyedLine> keyed;
     for (int i = 0; keyed.size() < kTrieMaxLines + 1; ++i) {
       const Digest d = Digest::of("padding " + std::to_string(i));
-      if (d.hex()[0] == '7') keyed.push_back({d.hex(), render_line(MetadataFact{d, parse_json(R"({"x":1})", "m")})});
+      if (d.hex()[0] == '7') keyed.push_back({d.hex(), render_line(MetadataFact{d, R"({"x":1})"})});
     }
     std::sort(keyed.begin(), keyed.end(), [](const KeyedLine& a, const KeyedLine& b) { return a.key < b.key; });
     std::string file;
