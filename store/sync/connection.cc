@@ -208,11 +208,12 @@ std::optional<HttpResponse> Connection::ask_refusal() const {
   request.push = state_->push;
   request.ca_file = options_.credentials.ca_file;
   // What the failed attempt sent to this origin: the credential callback's
-  // last answer, else the URL's own user and password (none: ""), which
-  // libgit2 presents itself, before asking the callback, to a server that
-  // asks.
+  // last answer, else a password the user wrote into the URL, which libgit2
+  // presents itself without asking the callback and which goes to that URL's
+  // origin only. A URL's user without a password is not sent: libgit2 sends
+  // it only to a server that asks, and nothing says this one asked.
   request.basic = state_->sent_basic;
-  if (!request.basic && !split_url(state_->url).user.empty())
+  if (!request.basic && !split_url(state_->url).password.empty())
     request.basic = std::make_pair(url_user(state_->url), url_password(state_->url));
   return fetch_refusal(request);
 }
