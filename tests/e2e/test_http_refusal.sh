@@ -41,6 +41,7 @@ no_raw_escapes() {
 # --- nginx + git http-backend: pull works, push is refused in the server's words -----------------
 mkdir -p "$W/repos"
 git init -q --bare -b main "$W/repos/evidence.git"
+# shellcheck disable=SC2016 # nginx's variable, for nginx to expand
 HTTP_GIT_EXTRA='if ($arg_service = git-receive-pack) { return 403 "Permission to org/evidence denied to alice.\n"; }' \
     start_http_git "$W/repos" --tls --auth bob "$PW"
 NGINX=$HTTP_GIT_URL
