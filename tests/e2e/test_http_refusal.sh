@@ -6,7 +6,8 @@
 # itself (store/sync/http_refusal.h) and shows the status and the body: exit
 # 4, the store byte for byte as it was, the body escaped, cut and bounded, no
 # secret printed, and only the credential the failed attempt sent to that
-# origin sent again.
+# origin sent again. A second answer that is no refusal (2xx, a redirect, not
+# followed) leaves libgit2's message as it was.
 #
 # Servers: nginx + git http-backend over TLS with basic auth, refusing
 # receive-pack's discovery with 403 and a text (pull works, push is refused);
@@ -166,6 +167,18 @@ for srv in "name:$P_NAME:a trusted certificate for another host name" "ca:$P_CA:
     assert_eq "1" "$(grep -c "^$tag GET" "$LOG" || true)" "$what: kistore's request was never sent"
     pass "$what on kistore's connection: refused in the handshake, nothing shown, libgit2's message kept"
 done
+
+# kistore's request answered with a success or a redirect: libgit2's message, as before, and no
+# redirect followed.
+for kind in then200 then302; do
+    : >"$LOG"
+    assert_exit_unchanged 4 "$S" "$kind" ks --store "$S" pull "$HTTPS/$kind/evidence.git"
+    assert_contains "$ERR" "unexpected http status code: 403" "$kind: libgit2's message, as before"
+    assert_not_contains "$ERR" "the server said" "$kind: no words of a second answer that is no refusal"
+    assert_eq "2" "$(grep -c "GET /$kind/evidence.git/info/refs?service=git-upload-pack" "$LOG" || true)" "$kind: two requests"
+    if grep -q "/deny/" "$LOG"; then fail "$kind: the redirect was followed: $(cat "$LOG")"; fi
+done
+pass "a second answer that is a success or a redirect: libgit2's message kept, no redirect followed"
 
 # libgit2 itself meets the wrong host name: the certificate's refusal, nothing asked again.
 export KISTORE_SSL_CAINFO=$W/wrongname/cert.pem

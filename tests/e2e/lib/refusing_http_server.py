@@ -21,6 +21,9 @@ first segment of the path:
   /huge/...     403, a 1 MB body of 100-character lines
   /stall/...    403, headers and 20 bytes of a 1,000-byte body, then silence
                 for 60 s
+  /then200/...  403 to every odd request of a path, 200 "All is well." to
+                every even one (kistore's own request)
+  /then302/...  the same, with a redirect to /deny/ instead of the 200
 
 Every request is logged to LOG as "NAME METHOD PATH auth=<header or ->".
 READY is created once all listen. Runs until killed.
@@ -36,6 +39,7 @@ from e2e_http import QuietHandler, Server  # noqa: E402
 
 log_path, ready = sys.argv[1], sys.argv[2]
 lock = threading.Lock()
+seen = {}  # path -> requests so far (then200, then302)
 
 HTML = (b"<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n"
         b"<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n")
@@ -96,6 +100,16 @@ def handler_for(name):
                 self.wfile.write(b"Stalled on purpose: ")
                 self.wfile.flush()
                 time.sleep(60)
+            elif kind in ("then200", "then302"):
+                with lock:
+                    seen[self.path] = seen.get(self.path, 0) + 1
+                    first = seen[self.path] % 2 == 1
+                if first:
+                    self.answer(403, b"First answer.\n")
+                elif kind == "then200":
+                    self.answer(200, b"All is well.\n")
+                else:
+                    self.answer(302, b"Moved.\n", headers=[("Location", "/deny/evidence.git/info/refs")])
             else:
                 self.answer(500, b"no such test path\n")
 
