@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "objects/shown_text.h"
+#include "objects/ssh_wire.h"
 #include "store/sync/credentials.h"
 #include "store/sync/http_refusal.h"
 #include "store/sync/known_hosts.h"
@@ -238,9 +239,16 @@ std::string Connection::refusal_words(const HttpResponse& answer, bool explain) 
   for (const std::string& line : shown_body_lines(answer)) said += (said.empty() ? "" : " | ") + line;
   if (!said.empty()) words += (explain ? "; the server said: " : "; the server said (" + status + "): ") + said;
   else if (!explain) words = "the server answered " + status;
-  // A hostile server may quote what it was sent.
+  // A hostile server may quote what it was sent: the password, or the
+  // header's base64 of user:password.
   words = scrub(std::move(words));
-  if (state_->sent_basic) words = scrub_secrets(std::move(words), "", state_->sent_basic->second);
+  if (const auto& basic = state_->sent_basic) {
+    words = scrub_secrets(std::move(words), "", basic->second);
+    words = scrub_secrets(std::move(words), "", ssh_wire::base64_encode(basic->first + ":" + basic->second, true));
+  }
+  if (std::string written = url_password(state_->url); !written.empty())
+    words = scrub_secrets(std::move(words), "",
+                          ssh_wire::base64_encode(url_user(state_->url) + ":" + written, true));
   return words;
 }
 

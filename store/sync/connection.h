@@ -118,7 +118,9 @@ class Connection {
   std::optional<HttpResponse> ask_refusal() const;
   // The answer in words: "HTTP 403 Forbidden (what it means)" when
   // `explain`, then "; the server said: <line> | <line>", scrubbed of the
-  // credentials; raw otherwise (the command line escapes what it prints).
+  // credentials (the password and the Authorization header's base64 too, as
+  // a hostile server may quote them); raw otherwise (the command line
+  // escapes what it prints).
   std::string refusal_words(const HttpResponse& answer, bool explain) const;
 
   const SyncOptions& options_;

@@ -155,6 +155,13 @@ n_auth=$(grep -c "service=git-receive-pack auth=Basic $sent\$" "$LOG" || true)
 ((n_auth == 2)) || fail "401 then 403: the Authorization libgit2 sent, once more: $(cat "$LOG")"
 assert_not_contains "$OUT$ERR" "$PW" "401 then 403: the password is not printed"
 pass "401 then 403 (GitHub's way): the account named in the server's words, the same Authorization sent"
+
+# A server that quotes the credential it got: shown masked, in every form.
+assert_exit_unchanged 4 "$S" "echo" ks --store "$S" pull "${HTTPS/https:\/\//https://bob@}/echo/evidence.git"
+assert_contains "$ERR" "the server said: You sent Basic *** | that is bob:*** | and ***" "echo: the credential masked"
+assert_not_contains "$OUT$ERR" "$PW" "echo: the password is not printed"
+assert_not_contains "$OUT$ERR" "$sent" "echo: nor its base64"
+pass "a server that quotes the credential it got: the password and the header's base64 masked"
 unset KISTORE_TOKEN KISTORE_TOKEN_URL
 
 # A certificate kistore's request must refuse, though libgit2 accepted the first connection's.

@@ -13,6 +13,8 @@ first segment of the path:
   /auth/...     401 with a Basic challenge until a request carries an
                 Authorization header with a password, then 403 "Permission to org/evidence
                 denied to <user>." (as GitHub answers a token without access)
+  /echo/...     401 with a Basic challenge until a password comes, then 403 quoting the Authorization
+                header it got, its user:password and its password
   /login/...    401 with a Basic challenge and "Bad credentials: the token
                 expired on 2026-11-30." every time
   /missing/...  404 "Repository not found." (chunked)
@@ -77,6 +79,12 @@ def handler_for(name):
                     self.answer(403, f"Permission to org/evidence denied to {user}.\n".encode())
                 else:
                     self.answer(401, b"Authentication required.\n", headers=challenge)
+            elif kind == "echo" and not (auth and base64.b64decode(auth.split(" ", 1)[1]).partition(b":")[2]):
+                self.answer(401, b"Authentication required.\n", headers=challenge)
+            elif kind == "echo":
+                sent = base64.b64decode(auth.split(" ", 1)[1])
+                self.answer(403, b"You sent " + auth.encode() + b"\nthat is " + sent + b"\nand " +
+                            sent.partition(b":")[2] + b"\n")
             elif kind == "login":
                 self.answer(401, b"Bad credentials: the token expired on 2026-11-30.\n", headers=challenge)
             elif kind == "missing":
