@@ -42,7 +42,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       "Credentials: see `kistore push --help`: KISTORE_TOKEN goes only to an https URL within\n"
       "KISTORE_TOKEN_URL (https://host[:port][/path]), never over plain http nor to another origin;\n"
       "then ~/.netrc's line for the host, then git's credential helpers (git credential fill),\n"
-      "each over https to the remote's own origin only.\n"
+      "each over https to the remote's own origin only. A server that refuses is quoted in its\n"
+      "own words, escaped (over http(s), from one more request of the same URL: see\n"
+      "`kistore push --help`).\n"
       "A password in URL (https://user:password@host/...) is used for this clone but not saved:\n"
       "give it as KISTORE_TOKEN (with KISTORE_TOKEN_URL) to later pushes and pulls.");
   struct Opts {

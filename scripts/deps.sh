@@ -44,7 +44,7 @@ libgit2_too_old() {
 
 KISTORE_DEMO_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
-  libgit2-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2 libboost-dev
+  libgit2-dev libmbedtls-dev libssl-dev rapidjson-dev libzstd-dev libcli11-dev catch2 libboost-dev
   openssh-client python3
 )
 # Everything the tests need: the demo's packages and theirs.

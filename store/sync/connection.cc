@@ -2,7 +2,10 @@
 
 #include <filesystem>
 
+#include "objects/shown_text.h"
+#include "objects/ssh_wire.h"
 #include "store/sync/credentials.h"
+#include "store/sync/http_refusal.h"
 #include "store/sync/known_hosts.h"
 #include "store/sync/remote.h"
 #include "store/sync/url.h"
@@ -19,6 +22,11 @@ struct Connection::State {
   std::string host_key_failure;  // set when the certificate or host key was refused
   std::string rejection;         // set when the remote rejected a ref update
   std::vector<std::string> messages;  // the server's own words on the last push, scrubbed
+  bool push = false;                  // the connection pushes (its http discovery is receive-pack's)
+  // The user and password last offered to the configured URL's own http(s)
+  // origin: what the failed attempt sent there, and all that the request for
+  // a refusal's words may send (http_refusal.h).
+  std::optional<std::pair<std::string, std::string>> sent_basic;
   std::size_t sent_objects = 0;
   std::uint64_t sent_bytes = 0;
 
@@ -93,7 +101,15 @@ Connection::Connection(Store& store, const ResolvedRemote& remote, git::Directio
   state_ = std::make_unique<State>(name, url, options);
   State* s = state_.get();
   git::RemoteEvents events;
-  events.credential = [s](const git::CredentialRequest& request) { return s->credentials.offer(request); };
+  state_->push = direction == git::Direction::kPush;
+  events.credential = [s](const git::CredentialRequest& request) {
+    std::optional<git::CredentialAnswer> answer = s->credentials.offer(request);
+    const std::string origin = http_origin(s->url);
+    if (answer && answer->kind == git::CredentialAnswer::kUserPassword && !origin.empty() &&
+        http_origin(request.url ? request.url : s->url) == origin)
+      s->sent_basic = std::make_pair(answer->user, answer->password);
+    return answer;
+  };
   events.identity = [s](const git::ServerIdentity& key) { return accept_identity(*s, key); };
   events.progress = [s](const char* stage, std::size_t done, std::size_t total, std::uint64_t bytes) {
     s->progress(stage, done, total, bytes);
@@ -186,10 +202,64 @@ std::string Connection::scrub(std::string message) const {
                        options_.credentials.url_password);
 }
 
+std::optional<HttpResponse> Connection::ask_refusal() const {
+  if (url_kind(state_->url) != UrlKind::kHttp) return std::nullopt;
+  RefusalRequest request;
+  request.url = state_->url;
+  request.push = state_->push;
+  request.ca_file = options_.credentials.ca_file;
+  // What the failed attempt sent to this origin: the credential callback's
+  // last answer, else a password the user wrote into the URL, which libgit2
+  // presents itself without asking the callback and which goes to that URL's
+  // origin only. A URL's user without a password is not sent: libgit2 sends
+  // it only to a server that asks, and nothing says this one asked.
+  request.basic = state_->sent_basic;
+  if (!request.basic && !split_url(state_->url).password.empty())
+    request.basic = std::make_pair(url_user(state_->url), url_password(state_->url));
+  return fetch_refusal(request);
+}
+
+std::string Connection::refusal_words(const HttpResponse& answer, bool explain) const {
+  std::string status = "HTTP " + std::to_string(answer.status);
+  if (!answer.reason.empty()) status += " " + cut_text(answer.reason, 100);
+  std::string meaning;
+  if (explain) {
+    if (answer.status == 401)
+      meaning = "the server wants credentials it was not given or did not accept";
+    else if (answer.status == 403)
+      meaning = state_->push ? "the server does not let this account push to it"
+                             : "the server does not let this account read it";
+    else if (answer.status == 404)
+      meaning = "the server has no repository there, or none this account may see";
+    else if (answer.status >= 500)
+      meaning = "the server failed; try again later, or tell its operator";
+  }
+  std::string words = status + (meaning.empty() ? "" : " (" + meaning + ")");
+  std::string said;
+  for (const std::string& line : shown_body_lines(answer)) said += (said.empty() ? "" : " | ") + line;
+  if (!said.empty()) words += (explain ? "; the server said: " : "; the server said (" + status + "): ") + said;
+  else if (!explain) words = "the server answered " + status;
+  // A hostile server may quote what it was sent: the password, or the
+  // header's base64 of user:password.
+  words = scrub(std::move(words));
+  if (const auto& basic = state_->sent_basic) {
+    words = scrub_secrets(std::move(words), "", basic->second);
+    words = scrub_secrets(std::move(words), "", ssh_wire::base64_encode(basic->first + ":" + basic->second, true));
+  }
+  if (std::string written = url_password(state_->url); !written.empty())
+    words = scrub_secrets(std::move(words), "",
+                          ssh_wire::base64_encode(url_user(state_->url) + ":" + written, true));
+  return words;
+}
+
 void Connection::check(int rc, std::string_view what) const {
   if (rc >= 0) return;
   if (!state_->host_key_failure.empty()) throw RemoteError(state_->host_key_failure);
-  if (!state_->credentials.failure().empty()) throw RemoteError(state_->credentials.failure());
+  if (!state_->credentials.failure().empty()) {
+    std::string said;
+    if (std::optional<HttpResponse> answer = ask_refusal()) said = "; " + refusal_words(*answer, false);
+    throw RemoteError(state_->credentials.failure() + said);
+  }
   if (git::last_error_is_refused_redirect())
     throw RemoteError("refused to follow remote " + where() + ": it redirected to another host (" +
                       scrub(git::last_error()) + "); kistore talks only to the host configured, and sent nothing there");
@@ -214,6 +284,13 @@ void Connection::check(int rc, std::string_view what) const {
       start = end + 1;
     }
     throw RemoteError("the remote " + where() + " turned the connection down; the server said: " + said);
+  }
+  // libgit2 1.5 reads an http refusal's status and drops the body, where
+  // the server says why: ask for it once more (http_refusal.h).
+  if (detail.starts_with("unexpected http status code: ") || detail == "unexpected authentication failure" ||
+      detail == "server requires authentication that we do not support") {
+    if (std::optional<HttpResponse> answer = ask_refusal())
+      throw RemoteError("the remote " + where() + " refused the request: " + refusal_words(*answer, true));
   }
   if (rc == GIT_EAUTH || detail.find("authentication") != std::string::npos || detail.find("401") != std::string::npos)
     throw RemoteError("authentication failed for " + redact_url(state_->url) + ": " + detail);

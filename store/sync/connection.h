@@ -31,6 +31,7 @@
 #include "store/git/git.h"
 #include "store/git/remote_connection.h"
 #include "store/git/remote_receive_pack.h"
+#include "store/sync/http_refusal.h"
 #include "store/sync/remote.h"
 #include "store/sync/sync.h"
 
@@ -100,12 +101,28 @@ class Connection {
   std::string scrub(std::string message) const;
   // Throws Error(kRemote) for a failed libgit2 call (rc < 0): the refused
   // host key or authentication if that was why, else "<what> remote <where>:
-  // <libgit2's message>", scrubbed.
+  // <libgit2's message>", scrubbed. An http(s) refusal (a 4xx or 5xx
+  // status, a failed authentication) is explained in the server's own words
+  // where kistore's one request of the same URL brings them (ask_refusal()):
+  // "the remote <where> refused the request: HTTP 403 Forbidden (<what it
+  // means>); the server said: <line> | <line>".
   void check(int rc, std::string_view what) const;
 
   struct State;  // what the connection's events see (connection.cc)
 
  private:
+  // For an http(s) remote, the server's answer to kistore's own request of
+  // the URL libgit2 asked when it refused it (http_refusal.h), sending only
+  // the credential the failed attempt sent to that origin; nullopt for other
+  // remotes or when no 4xx/5xx answer came.
+  std::optional<HttpResponse> ask_refusal() const;
+  // The answer in words: "HTTP 403 Forbidden (what it means)" when
+  // `explain`, then "; the server said: <line> | <line>", scrubbed of the
+  // credentials (the password and the Authorization header's base64 too, as
+  // a hostile server may quote them); raw otherwise (the command line
+  // escapes what it prints).
+  std::string refusal_words(const HttpResponse& answer, bool explain) const;
+
   const SyncOptions& options_;
   git::ReceivePack receive_pack_;  // before remote_: its transport refers to it
   std::unique_ptr<State> state_;

@@ -102,6 +102,7 @@ UrlParts split_url(std::string_view url) {
   return p;
 }
 
+std::string url_user(std::string_view url) { return percent_decode(split_url(url).user); }
 std::string url_password(std::string_view url) { return percent_decode(split_url(url).password); }
 
 std::string http_origin(std::string_view url) {

@@ -40,8 +40,9 @@ struct UrlParts {
 // The password is as written (still percent-encoded).
 UrlParts split_url(std::string_view url);
 
-// The password of a URL's user:password, percent-decoded (what a server is
-// sent); "" when the URL has none.
+// The user and the password of a URL's user:password, percent-decoded (what
+// a server is sent); "" when the URL has none.
+std::string url_user(std::string_view url);
 std::string url_password(std::string_view url);
 
 // The origin of an http(s) URL, as browsers compare them:

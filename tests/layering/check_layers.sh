@@ -7,8 +7,9 @@
 #    header is not found (not for any other reason, so that a broken probe or
 #    a broken build cannot pass for a refused include).
 # 2. Libraries. nm lists what each layer's code calls: only objects calls
-#    OpenSSL and zstd, only store calls libgit2 and zlib, and only
-#    cli/command_table.cc holds CLI11's code.
+#    OpenSSL and zstd, only store calls libgit2 and zlib, only store/sync
+#    calls mbedTLS (http_refusal.cc: a refusal's words, over the TLS library
+#    libgit2 uses), and only cli/command_table.cc holds CLI11's code.
 #
 # 3. Rooms. store/ is a set of rooms (CMakeLists.txt: KISTORE_ROOMS); the
 #    build writes a probe for every ordered pair of rooms and a table of what
@@ -107,6 +108,7 @@ openssl='^(EVP_|SHA[0-9]|OPENSSL_|ERR_|CRYPTO_|BIO_)'
 zstd='^(ZSTD_|ZDICT_)'
 libgit2='^git_'
 zlib='^(deflate|inflate|adler32|crc32|compress|uncompress|zlibVersion)'
+mbedtls='^mbedtls_'
 # must_not_call / must_call LAYER FILES PATTERN WHAT : whether LAYER's code calls WHAT
 must_not_call() {
   local layer=$1 pattern=$3 what=$4 found
@@ -122,11 +124,14 @@ must_call objects "$objects_lib" "$openssl" OpenSSL
 must_call objects "$objects_lib" "$zstd" zstd
 must_not_call objects "$objects_lib" "$libgit2" libgit2
 must_not_call objects "$objects_lib" "$zlib" zlib
-for lib in openssl zstd libgit2 zlib; do must_not_call refs "$refs_lib" "${!lib}" "$lib"; done
+for lib in openssl zstd libgit2 zlib mbedtls; do must_not_call refs "$refs_lib" "${!lib}" "$lib"; done
+must_not_call objects "$objects_lib" "$mbedtls" mbedTLS
 must_call store "$store_lib" "$libgit2" libgit2
 must_not_call store "$store_lib" "$openssl" OpenSSL
 must_not_call store "$store_lib" "$zstd" zstd
 for room in edge core history ingest query sync verify write; do must_not_call "store/$room" "${room_lib[$room]}" "$libgit2" libgit2; done
+for room in edge git core history ingest query verify write; do must_not_call "store/$room" "${room_lib[$room]}" "$mbedtls" mbedTLS; done
+must_call store/sync "${room_lib[sync]}" "$mbedtls" mbedTLS
 # The environment is read in cli/ alone and passed down as values.
 getenv_pattern='^(getenv|secure_getenv|environ)$'
 for layer in objects refs; do
@@ -134,7 +139,7 @@ for layer in objects refs; do
   must_not_call "$layer" "${!lib_var}" "$getenv_pattern" "getenv"
 done
 must_not_call store "$store_lib" "$getenv_pattern" "getenv"
-for lib in openssl zstd libgit2 zlib; do must_not_call cli "$cli_files" "${!lib}" "$lib"; done
+for lib in openssl zstd libgit2 zlib mbedtls; do must_not_call cli "$cli_files" "${!lib}" "$lib"; done
 # CLI11 is header-only: its code is compiled into each file that includes it.
 with_cli11=()
 for o in $cli_files; do

@@ -477,6 +477,8 @@ make_tls_cert() {
 #   is HTTP_GIT_CA: a client trusts the server by trusting that file
 #   (kistore: KISTORE_SSL_CAINFO; git: GIT_SSL_CAINFO).
 #   Each call starts a new server; the variables describe the latest one.
+#   HTTP_GIT_EXTRA, when set, is written at the top of the repositories'
+#   location block (nginx directives: a refusal, `if ($arg_service = ...)`).
 start_http_git() {
     _servers_require_init
     local base=${1:?start_http_git BASE_DIR [--tls] [--auth USER PASS]}
@@ -576,6 +578,7 @@ http {
         $tls_conf
         client_max_body_size 0;
         location / {
+            ${HTTP_GIT_EXTRA:-}
             $auth_conf
             include /etc/nginx/fastcgi_params;
             fastcgi_param SCRIPT_FILENAME $backend;

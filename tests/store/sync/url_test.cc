@@ -40,7 +40,10 @@ TEST_CASE("url_kind: paths, file://, scp-like ssh and the schemes kistore knows"
   CHECK_FALSE(on_this_machine("me@host:e.git"));
 }
 
-TEST_CASE("url_password: the password as sent, percent-decoded; none without one", "[url]") {
+TEST_CASE("url_user and url_password: as sent, percent-decoded; none without one", "[url]") {
+  CHECK(url_user("https://al%40ice:pw@git.example.org/e.git") == "al@ice");
+  CHECK(url_user("https://alice@git.example.org/e.git") == "alice");
+  CHECK(url_user("https://git.example.org/e.git").empty());
   CHECK(url_password("https://alice:s3cret%3Apw@git.example.org:8443/e.git") == "s3cret:pw");
   CHECK(url_password("https://alice@git.example.org/e.git").empty());
   CHECK(url_password("https://git.example.org/e.git").empty());
