@@ -4,7 +4,9 @@
 // parsed must keep its meaning through the canonical and pretty forms:
 //   parse(canon(v)) == v, canon(parse(canon(v))) == canon(v),
 //   canon(parse(pretty(v))) == canon(v), and canonical text is its own
-//   canonical form (no other bytes name the same document).
+//   canonical form (no other bytes name the same document); and
+//   is_canonical_json(text) holds exactly when the text parsed and is its
+//   own canonical form.
 //
 // Input: the JSON text, as is.
 #include <cstdint>
@@ -41,6 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     value = kistore::parse_json(text, "fuzz.json");
   } catch (const kistore::Error& e) {
     if (e.code() != kistore::ErrorCode::kInvalidInput) fail("not an input error", e.what());
+    if (kistore::is_canonical_json(text)) fail("a text parse_json refuses read as canonical", e.what());
     return 0;
   }
   const std::string canon = kistore::canonical(value);
@@ -51,6 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (kistore::canonical(reparse(pretty, "pretty form refused")) != canon) fail("pretty form changed the value", pretty);
   // A text that is already canonical is exactly its canonical form.
   if (text == canon && kistore::canonical(value) != text) fail("canonical text rewritten", canon);
+  if (kistore::is_canonical_json(text) != (text == canon))
+    fail(text == canon ? "canonical text not read as canonical" : "a text read as canonical that is not", canon);
   (void)kistore::quoted_excerpt(text, 40);
   return 0;
 }
