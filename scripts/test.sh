@@ -45,7 +45,7 @@ if [[ ${KISTORE_FUZZ:-1} != 0 ]] && command -v clang++ >/dev/null; then
   cmake -S "$root" -B "$fuzz" -G Ninja -DKISTORE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
     "-DKISTORE_FUZZ_SECONDS=${KISTORE_FUZZ_SECONDS:-15}" >/dev/null
-  ninja -C "$fuzz" -j "$(nproc)" fuzz_pack_indexer fuzz_pack_delta fuzz_jcs fuzz_document fuzz_liger_csv fuzz_harness_import fuzz_tritonbench_csv fuzz_raw_tree
+  ninja -C "$fuzz" -j "$(nproc)" fuzz_pack_indexer fuzz_pack_delta fuzz_jcs fuzz_document fuzz_liger_csv fuzz_harness_import fuzz_tritonbench_csv fuzz_raw_tree fuzz_http_response
   # Two at a time: each fuzzer keeps one core busy for its whole run.
   (cd "$fuzz" && ctest --output-on-failure -j 2 -L fuzz "$@")
 fi
