@@ -227,7 +227,7 @@ std::string Location::format(std::string_view message) const {
   return out;
 }
 
-Document Document::from_json(Json json, const Location& where) {
+void Document::validate(const Json& json, const Location& where) {
   if (!json.is_object()) reject(where, "a document object", &json);
   for (const auto& [name, value] : json.as_object()) {
     if (name != "apiVersion" && name != "kind" && name != "spec" && name != "metadata")
@@ -242,12 +242,16 @@ Document Document::from_json(Json json, const Location& where) {
   if (!kind) reject(where.child("kind"), "one of " + known_kinds(), &kind_json);
   const Json& spec = require_object(json, "spec", where);
   validate_spec(*kind, spec, where.child("spec"));
+  if (const Json* meta = json.find("metadata"); meta && !meta->is_object())
+    reject(where.child("metadata"), "an object", meta);
+}
 
+Document Document::from_json(Json json, const Location& where) {
+  validate(json, where);
   Document doc;
-  doc.kind_ = *kind;
+  doc.kind_ = *parse_kind(json.find("kind")->as_string());
   auto data = std::make_shared<Data>();
   if (Json* meta = json.find("metadata")) {
-    if (!meta->is_object()) reject(where.child("metadata"), "an object", meta);
     data->metadata = std::move(*meta);
     json.erase("metadata");
     data->metadata_canonical = kistore::canonical(*data->metadata);

@@ -53,6 +53,10 @@ class Document {
  public:
   // Validates `json` as a document; throws Error(kInvalidInput) naming `where`.
   static Document from_json(Json json, const Location& where);
+  // The checks of from_json alone, for a caller that has the document's
+  // canonical bytes and digest already (a stored object being verified):
+  // throws as from_json does, and builds nothing.
+  static void validate(const Json& json, const Location& where);
   // Rebuilds a document from its canonical bytes as stored (and its metadata,
   // if any). Throws Error(kInvalidInput) if the bytes are not a valid document.
   static Document from_canonical(std::string_view bytes, std::optional<Json> metadata,

@@ -246,7 +246,7 @@ ObjectFacts object_facts(Format f, std::string_view path, std::string_view frame
   Json body;
   try {
     body = parse_json(bytes, path);
-    if (check == ObjectCheck::kDeep) Document::from_json(body, Location{where, ""});
+    if (check == ObjectCheck::kDeep) Document::validate(body, Location{where, ""});
   } catch (const Error& e) {
     return fail(ProblemKind::kObjectInvalid, e.what());
   }

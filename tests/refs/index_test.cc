@@ -400,6 +400,35 @@ TEST_CASE("object_facts: what is wrong with an object, as one problem about its 
   }
 }
 
+TEST_CASE("Document::validate refuses what from_json refuses, with its message, and passes what it builds",
+          "[index][facts][errors]") {
+  const Location where{"doc.json", ""};
+  const Bundle bundle = seed_bundle();
+  for (const Document& doc : bundle.documents()) CHECK_NOTHROW(Document::validate(doc.body(), where));
+  for (const char* text : {R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{}})",
+                           R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Banana","spec":{}})",
+                           R"({"apiVersion":"v2","kind":"Implementation","spec":{"name":"x"}})",
+                           R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"x"},"metadata":[]})",
+                           R"({"apiVersion":"kernelindex.dev/v1alpha1","kind":"Implementation","spec":{"name":"x"},"extra":1})",
+                           R"([1])"}) {
+    INFO(text);
+    const Json json = parse_json(text, "doc.json");
+    std::string built, validated;
+    try {
+      Document::from_json(json, where);
+    } catch (const Error& e) {
+      built = e.what();
+    }
+    try {
+      Document::validate(json, where);
+    } catch (const Error& e) {
+      validated = e.what();
+    }
+    CHECK_FALSE(built.empty());
+    CHECK(validated == built);
+  }
+}
+
 TEST_CASE("metadata_problem: only the JCS of a JSON object is a metadata entry", "[index][errors]") {
   CHECK_FALSE(metadata_problem("refs/metadata/x", R"({"name":"a","title":"b"})"));
   for (const char* bytes : {R"({"title": "b"})", R"({"title":"b","name":"a"})", "[1]", "{", ""}) {
