@@ -79,6 +79,10 @@ JsonAt JsonAt::member(std::string_view name) const {
   return JsonAt(source_, *m, pointer_ + "/" + pointer_token(name));
 }
 
+JsonAt JsonAt::member(const Json::Member& m) const {
+  return JsonAt(source_, m.second, pointer_ + "/" + pointer_token(m.first));
+}
+
 std::optional<JsonAt> JsonAt::find(std::string_view name) const {
   object();
   const Json* m = value_->find(name);

@@ -103,6 +103,10 @@ class JsonAt {
   std::string where() const;  // "<source>: <pointer>" ("/" for the root)
 
   JsonAt member(std::string_view name) const;                  // required
+  // A member of this object got by iterating object(): no lookup, so that a
+  // loop over an object of n members costs n, not n^2 (a tritonbench or
+  // KernelBench file holds thousands).
+  JsonAt member(const Json::Member& m) const;
   std::optional<JsonAt> find(std::string_view name) const;     // absent or null -> nullopt
   JsonAt at(std::size_t index) const;                          // of an array
   const Json::Object& object() const;

@@ -67,8 +67,9 @@ Bundle trace_bundle(const JsonAt& trace, const std::string& where, const Harness
   JsonAt workload = trace.member("workload");
   JsonAt axes = workload.member("axes");
   Json params = Json::object();
-  for (const auto& [name, v] : axes.object()) {
-    JsonAt a = axes.member(name);
+  for (const Json::Member& member : axes.object()) {
+    const std::string& name = member.first;
+    JsonAt a = axes.member(member);
     if (name.empty() || name.size() > 255) a.fail("an axis name of 1 to 255 bytes", quoted_excerpt(name));
     params.set(name, Json(static_cast<double>(a.integer(-(1LL << 53), 1LL << 53))));
   }

@@ -230,13 +230,14 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
     sink.record({at.where(), std::move(bundle)});  // outside the try: what the sink throws is its own
   };
   if (is_baseline(root_value)) {
-    for (const auto& [level_key, problems] : root.object()) {
-      JsonAt lv = root.member(level_key);
+    for (const Json::Member& level_member : root.object()) {
+      const std::string& level_key = level_member.first;
+      JsonAt lv = root.member(level_member);
       long long level = level_key.size() == 6 && level_key.rfind("level", 0) == 0 ? number_prefix(level_key.substr(5)) : -1;
       if (level < 1 || level > 9) lv.fail("a member \"level1\" to \"level9\" (a baseline file)", "a member " + quoted_excerpt(level_key));
       for (const auto& member : lv.object()) {
         const std::string& file = member.first;  // a name of its own: a lambda cannot capture a structured binding (clang 14)
-        JsonAt at = lv.member(file);
+        JsonAt at = lv.member(member);
         record(at, [&] {
           long long problem = number_prefix(file);
           if (problem < 0 || file.size() > 255 || file.find('/') != std::string::npos)
@@ -252,8 +253,9 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
     throw InvalidInput(std::string(source) +
                        ": KernelBench eval results do not record their level (the harness keeps it in the run's "
                        "folder name); pass --level 1, 2 or 3");
-  for (const auto& [key, samples] : root.object()) {
-    JsonAt at = root.member(key);
+  for (const Json::Member& member : root.object()) {
+    const auto& [key, samples] = member;
+    JsonAt at = root.member(member);
     long long problem = number_prefix(key);
     if (problem < 0 || key.find('_') != std::string::npos) {
       sink.error({at.where(), at.where() + ": expected a problem id (a number from 1) as member name, found " +

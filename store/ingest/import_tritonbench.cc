@@ -207,8 +207,9 @@ void import_tritonbench(const Json& root_value, std::string_view source, const H
   if (!options.environment) throw InvalidInput(environment_needed(source, "tritonbench"));
   std::map<std::pair<std::string, std::string>, std::size_t> index;  // (bench+x, backend) -> runs[i]
   std::vector<Measured> runs;
-  for (const auto& [name, value] : root.object()) {
-    JsonAt at = root.member(name);
+  for (const Json::Member& member : root.object()) {
+    const std::string& name = member.first;
+    JsonAt at = root.member(member);
     std::optional<Key> key;
     try {
       key = parse_key(name, at);
