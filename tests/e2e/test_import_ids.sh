@@ -18,19 +18,7 @@ work_in import-ids
 D=$KISTORE_SOURCE_DIR/tests/data
 ENV_H200=$D/tritonbench/env-h200.json
 
-"$PY" - "$D/liger/sample.csv" "$W/liger.csv" 3000 <<'EOF'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1], newline="")))
-head, body = rows[0], rows[1:]
-x = head.index("x_value")
-with open(sys.argv[2], "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(head)
-    for i in range(int(sys.argv[3])):
-        r = list(body[i % len(body)])
-        r[x] = str(100000 + i)
-        w.writerow(r)
-EOF
+"$PY" "$SRC/tests/e2e/lib/liger_rows.py" "$D/liger/sample.csv" "$W/liger.csv" 3000
 
 # made STORE : the tree, then a digest of the pack's objects but the commit.
 made() {
