@@ -66,18 +66,14 @@ class ImportWriter {
     }
   }
 
-  void bundle(Json&& json, std::string&& where) {
-    try {
-      Bundle b = Bundle::from_json(std::move(json), Location{where, ""});
-      ++read_;
-      if (!rejected_.empty() && !keep_going_) return;  // nothing will be written: only errors are looked for
-      pending_.push_back(std::move(b));
-      wheres_.push_back(std::move(where));
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::kInvalidInput) throw;
-      reject(where, e.what());
-      return;
-    }
+  // `b`'s documents were made by the importer (store/ingest/harness_import.h's
+  // BundleMaker), each validated, canonicalized and hashed once: the bulk add
+  // stores their canonical bytes under the digests made from them.
+  void bundle(Bundle&& b, std::string&& where) {
+    ++read_;
+    if (!rejected_.empty() && !keep_going_) return;  // nothing will be written: only errors are looked for
+    pending_.push_back(std::move(b));
+    wheres_.push_back(std::move(where));
     if (pending_.size() >= kBatchBundles) flush();
   }
 
@@ -162,10 +158,10 @@ class ImportStream {
     op.where = std::move(where);
     op.message = std::move(message);
   }
-  void bundle(Json&& json, std::string where) {
-    if (!worker_) return writer_.bundle(std::move(json), std::move(where));
+  void bundle(Bundle&& bundle, std::string where) {
+    if (!worker_) return writer_.bundle(std::move(bundle), std::move(where));
     Op& op = ops_.emplace_back(Op::kBundle);
-    op.json = std::move(json);
+    op.bundle = std::move(bundle);
     op.where = std::move(where);
     if (++bundles_ >= kGroupBundles) post();
   }
@@ -203,7 +199,7 @@ class ImportStream {
   struct Op {
     enum What { kBundle, kReject, kFlush } what;
     explicit Op(What w) : what(w) {}
-    Json json;
+    Bundle bundle;
     std::string where, message;
   };
   void post() {
@@ -213,7 +209,7 @@ class ImportStream {
     bundles_ = 0;
     worker_->post([this, ops] {
       for (Op& op : *ops) switch (op.what) {
-          case Op::kBundle: writer_.bundle(std::move(op.json), std::move(op.where)); break;
+          case Op::kBundle: writer_.bundle(std::move(op.bundle), std::move(op.where)); break;
           case Op::kReject: writer_.reject(std::move(op.where), std::move(op.message)); break;
           case Op::kFlush: writer_.flush(); break;
         }
@@ -331,13 +327,14 @@ void read_liger_file(const std::string& file, const Json* env, ImportStream& out
   ImportInput in(file, kMaxImportFileBytes, "the limit of a CSV file");
   CsvReader reader([&](char* b, std::size_t n) { return in.read(b, n); }, in.path());
   std::size_t rows = 0;
+  BundleMaker maker;
   parse_liger_csv_stream(
       reader, in.path(), env,
       [&](LigerRow&& row) {
         std::string where = in.path() + ":" + std::to_string(row.line);
-        Json bundle;
+        Bundle bundle;
         try {
-          bundle = liger_bundle(row, env);
+          bundle = liger_documents(row, env, maker, where);
         } catch (const Error& e) {
           if (e.code() != ErrorCode::kInvalidInput) throw;
           out.reject(where, e.what());

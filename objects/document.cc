@@ -1,5 +1,6 @@
 #include "objects/document.h"
 
+#include <algorithm>
 #include <array>
 
 #include "objects/error.h"
@@ -277,6 +278,36 @@ Json Document::with_metadata() const {
   return out;
 }
 
+bool Document::made_from(const Json& json) const {
+  if (!json.is_object()) return false;
+  std::size_t body_members = 0;
+  for (const auto& [name, value] : json.as_object()) {
+    if (name == "metadata") {
+      if (!data_->metadata || !(*data_->metadata == value)) return false;
+      continue;
+    }
+    const Json* mine = data_->body.find(name);
+    if (!mine || !(*mine == value)) return false;
+    ++body_members;
+  }
+  if (data_->metadata && !json.find("metadata")) return false;
+  return body_members == data_->body.as_object().size();
+}
+
+Document DocumentCache::make(Json json, const Location& where) {
+  for (std::size_t i = 0; i < recent_.size(); ++i) {
+    if (!recent_[i].made_from(json)) continue;
+    std::rotate(recent_.begin(), recent_.begin() + static_cast<std::ptrdiff_t>(i),
+                recent_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    return recent_.front();
+  }
+  Document doc = Document::from_json(std::move(json), where);
+  if (recent_.size() < kEntries) recent_.push_back(doc);
+  else recent_.back() = doc;
+  std::rotate(recent_.begin(), recent_.end() - 1, recent_.end());
+  return doc;
+}
+
 std::optional<Digest> run_reference(const Document& run, std::string_view role) {
   std::string member = std::string(role) + "Digest";
   const Json* v = run.spec().find(member);
@@ -320,6 +351,12 @@ Bundle Bundle::from_json(Json json, const Location& where) {
     bundle.documents_.push_back(std::move(doc));
   }
   return bundle;
+}
+
+Json Bundle::to_json() const {
+  Json out = Json::object();
+  for (const Document& doc : documents_) out.set(role_name(doc.kind()), doc.with_metadata());
+  return out;
 }
 
 std::optional<Bundle> Bundle::from_documents(std::array<std::optional<Document>, 5> by_role) {

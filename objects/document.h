@@ -49,6 +49,11 @@ struct Location {
   std::string format(std::string_view message) const;
 };
 
+// A Document is the only way a digest enters the store from a caller: it can
+// be made only by canonicalizing its JSON (from_json, from_canonical), and its
+// digest is computed from exactly the bytes canonical() returns, which are the
+// bytes a store keeps. No constructor takes a digest or canonical bytes on
+// trust, so a mismatching pair cannot exist (tests/objects/document_test.cc).
 class Document {
  public:
   // Validates `json` as a document; throws Error(kInvalidInput) naming `where`.
@@ -75,6 +80,10 @@ class Document {
   const std::string& metadata_canonical() const { return data_->metadata_canonical; }
   // The document with its metadata (for display).
   Json with_metadata() const;
+  // Whether from_json(json) would make this very document: json's members
+  // equal (Json's ==) to its body's and its metadata. Equal JSON has one
+  // canonical form, so such a document's bytes and digest are json's.
+  bool made_from(const Json& json) const;
 
  private:
   // Immutable once made, and shared by copies: a document repeated across
@@ -104,6 +113,10 @@ class Bundle {
   // wrong kind, a carried document the run names by another digest).
   static std::optional<Bundle> from_documents(std::array<std::optional<Document>, 5> by_role);
 
+  // The bundle object from_json reads: each carried document, with its
+  // metadata, under its role.
+  Json to_json() const;
+
   const Document& run() const { return documents_.front(); }
   // The run first, then the carried documents in role order.
   const std::vector<Document>& documents() const { return documents_; }
@@ -113,6 +126,24 @@ class Bundle {
  private:
   std::vector<Document> documents_;
   std::vector<std::string> external_;
+};
+
+// The documents made last, kept so that a document made again from equal
+// JSON (the one protocol or environment of every run an importer maps) is
+// neither validated, canonicalized nor hashed again: make() returns the
+// document it made before, which is the one from_json would make (made_from).
+// It holds at most kEntries documents, the most recently made or returned.
+//
+// Thread-safety: one thread uses a DocumentCache.
+class DocumentCache {
+ public:
+  static constexpr std::size_t kEntries = 4;
+  // Document::from_json(json, where), or the equal document made before.
+  // Throws as from_json does.
+  Document make(Json json, const Location& where);
+
+ private:
+  std::vector<Document> recent_;  // the most recent first
 };
 
 // The digest a run records for a role ("protocol" -> spec.protocolDigest).

@@ -1,8 +1,10 @@
 #include "store/ingest/harness_import.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "objects/digest.h"
@@ -14,21 +16,7 @@ namespace {
 
 constexpr std::string_view kApi = "kernelindex.dev/v1alpha1";
 
-Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
-
-// The digest of a document (its metadata left out), computed in place: the
-// metadata member is moved out and back (to the end), where a copy of the
-// whole document without it cost an importer a fifth of its time.
-std::string digest_of(Json& doc) {
-  Json::Object& members = doc.as_object();
-  auto it = std::find_if(members.begin(), members.end(), [](const Json::Member& m) { return m.first == "metadata"; });
-  if (it == members.end()) return Digest::of(canonical(doc)).str();
-  Json::Member saved = std::move(*it);
-  members.erase(it);
-  std::string digest = Digest::of(canonical(doc)).str();
-  members.push_back(std::move(saved));
-  return digest;
-}
+Json object(std::initializer_list<JsonMember> members) { return json_object(members); }
 
 // GPUs the harnesses name that Liger's table (store/ingest/liger_tables.h)
 // does not: export variants of the A100 and H100.
@@ -52,6 +40,13 @@ std::string range_text(double low, double high) {
 }
 
 }  // namespace
+
+Json json_object(std::initializer_list<JsonMember> members) {
+  Json::Object out;
+  out.reserve(members.size());
+  for (const JsonMember& m : members) out.emplace_back(std::string(m.name), std::move(m.value));
+  return Json(std::move(out));
+}
 
 HarnessSink collect_into(HarnessImport& out) {
   return {[&out](HarnessRecord&& r) { out.records.push_back(std::move(r)); },
@@ -82,6 +77,10 @@ JsonAt JsonAt::member(std::string_view name) const {
   const Json* m = object().empty() ? nullptr : value_->find(name);
   if (!m) fail("a member \"" + std::string(name) + "\"", "an object without it");
   return JsonAt(source_, *m, pointer_ + "/" + pointer_token(name));
+}
+
+JsonAt JsonAt::member(const Json::Member& m) const {
+  return JsonAt(source_, m.second, pointer_ + "/" + pointer_token(m.first));
 }
 
 std::optional<JsonAt> JsonAt::find(std::string_view name) const {
@@ -242,18 +241,25 @@ Json record_environment(const JsonAt& at, std::string_view product, std::string_
           quoted_excerpt(product));
 }
 
-Json harness_bundle(Json run_spec, Json run_metadata, Json protocol, Json environment, Json workload,
-                    Json implementation) {
-  run_spec.set("protocolDigest", Json(digest_of(protocol)));
-  run_spec.set("workloadDigest", Json(digest_of(workload)));
-  run_spec.set("environmentDigest", Json(digest_of(environment)));
-  run_spec.set("implementationDigest", Json(digest_of(implementation)));
-  return object({{"run", harness_document("BenchmarkRun", std::move(run_spec), std::move(run_metadata))},
-                 {"protocol", std::move(protocol)},
-                 {"environment", std::move(environment)},
-                 {"workload", std::move(workload)},
-                 {"implementation", std::move(implementation)}});
+Bundle BundleMaker::make(std::string_view where, Json run_spec, Json run_metadata, Json protocol, Json environment,
+                         Json workload, Json implementation) {
+  const std::string source(where);
+  std::array<std::optional<Document>, 5> by_role;  // Bundle::from_documents' order
+  by_role[1] = protocol_.make(std::move(protocol), Location{source, "/protocol"});
+  by_role[2] = environment_.make(std::move(environment), Location{source, "/environment"});
+  by_role[3] = workload_.make(std::move(workload), Location{source, "/workload"});
+  by_role[4] = implementation_.make(std::move(implementation), Location{source, "/implementation"});
+  run_spec.set("protocolDigest", Json(by_role[1]->digest().str()));
+  run_spec.set("workloadDigest", Json(by_role[3]->digest().str()));
+  run_spec.set("environmentDigest", Json(by_role[2]->digest().str()));
+  run_spec.set("implementationDigest", Json(by_role[4]->digest().str()));
+  by_role[0] = Document::from_json(harness_document("BenchmarkRun", std::move(run_spec), std::move(run_metadata)),
+                                   Location{source, "/run"});
+  std::optional<Bundle> bundle = Bundle::from_documents(std::move(by_role));
+  // Cannot fail: the roles are the kinds harness_document was given, and the
+  // run names each document by the digest it was made with.
+  if (!bundle) throw std::logic_error("a harness bundle's documents do not agree: " + source);
+  return std::move(*bundle);
 }
-
 
 }  // namespace kistore

@@ -19,11 +19,13 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "objects/document.h"
 #include "objects/json.h"
 #include "objects/shown_text.h"
 
@@ -31,9 +33,11 @@ namespace kistore {
 
 // One bundle made from one record of a harness's file, and where it came
 // from ("file: /pointer" or "file:line"), for messages and the add report.
+// Its documents are made (objects/document.h: validated, canonicalized and
+// hashed) by the importer, once: what adds them takes their digests as made.
 struct HarnessRecord {
   std::string where;
-  Json bundle;
+  Bundle bundle;
 };
 
 // A record that could not be mapped: where, and the whole message.
@@ -99,6 +103,10 @@ class JsonAt {
   std::string where() const;  // "<source>: <pointer>" ("/" for the root)
 
   JsonAt member(std::string_view name) const;                  // required
+  // A member of this object got by iterating object(): no lookup, so that a
+  // loop over an object of n members costs n, not n^2 (a tritonbench or
+  // KernelBench file holds thousands).
+  JsonAt member(const Json::Member& m) const;
   std::optional<JsonAt> find(std::string_view name) const;     // absent or null -> nullopt
   JsonAt at(std::size_t index) const;                          // of an array
   const Json::Object& object() const;
@@ -135,6 +143,17 @@ inline constexpr double kMaxSeconds = 86400;
 // Lowercase ASCII letters and digits, every other run of characters one "-".
 std::string harness_slug(std::string_view s);
 
+// A member of json_object's list. Its value is moved into the object made: a
+// std::initializer_list<Json::Member> (whose elements are const) would copy
+// every nested value once more at each level of a document built in one
+// expression, which cost an importer a tenth of its time.
+struct JsonMember {
+  std::string_view name;
+  mutable Json value;
+};
+// The object of `members`, in that order, each value moved out of the list.
+Json json_object(std::initializer_list<JsonMember> members);
+
 // A KernelIndex document {apiVersion, kind, spec, metadata}.
 Json harness_document(std::string_view kind, Json spec, Json metadata);
 
@@ -161,10 +180,25 @@ Json record_environment(const JsonAt& at, std::string_view product, std::string_
 // The message for a file that names no GPU at all and got no --environment.
 std::string environment_needed(std::string_view source, std::string_view harness);
 
-// The bundle {run, protocol, environment, workload, implementation}: the
-// run's four digests are computed from the documents and set in run_spec.
-Json harness_bundle(Json run_spec, Json run_metadata, Json protocol, Json environment, Json workload,
-                    Json implementation);
+// Makes the bundle {run, protocol, environment, workload, implementation} of
+// one record from its documents' JSON. Each document is made once
+// (Document::from_json: validated, canonicalized, hashed), the run's four
+// digests are set in run_spec from the documents made, and a document equal
+// to one of the last few of its role (the protocol and environment that every
+// run of a file shares) is taken as made before (DocumentCache). The bundle
+// is the one Bundle::from_json would make of the same JSON, and a document
+// that does not validate throws the same Error(kInvalidInput), "<where>:
+// /protocol/spec/...: expected ...".
+//
+// Thread-safety: one thread uses a BundleMaker.
+class BundleMaker {
+ public:
+  Bundle make(std::string_view where, Json run_spec, Json run_metadata, Json protocol, Json environment,
+              Json workload, Json implementation);
+
+ private:
+  DocumentCache protocol_, environment_, workload_, implementation_;
+};
 
 // Error texts (compiler output, tracebacks) are kept, but not without bound:
 // cut at this many characters, with "…" (objects/shown_text.h's cut_text).

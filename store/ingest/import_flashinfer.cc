@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kSource = "flashinfer-bench";
 constexpr double kMaxMs = kMaxSeconds * 1e3;
 
-Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
+Json object(std::initializer_list<JsonMember> members) { return json_object(members); }
 
 // FlashInfer-Bench's EvaluationStatus (trace.py) -> the run's status.
 constexpr std::pair<std::string_view, std::string_view> kStatuses[] = {
@@ -61,14 +61,15 @@ void error_measurement(const JsonAt& correctness, std::string_view member, std::
   measurements.push_back(harness_measurement(metric, "max", "ratio", x));
 }
 
-Json trace_bundle(const JsonAt& trace, const HarnessOptions& options) {
+Bundle trace_bundle(const JsonAt& trace, const std::string& where, const HarnessOptions& options, BundleMaker& maker) {
   const std::string& definition = trace.member("definition").name();
   const std::string& solution = trace.member("solution").name();
   JsonAt workload = trace.member("workload");
   JsonAt axes = workload.member("axes");
   Json params = Json::object();
-  for (const auto& [name, v] : axes.object()) {
-    JsonAt a = axes.member(name);
+  for (const Json::Member& member : axes.object()) {
+    const std::string& name = member.first;
+    JsonAt a = axes.member(member);
     if (name.empty() || name.size() > 255) a.fail("an axis name of 1 to 255 bytes", quoted_excerpt(name));
     params.set(name, Json(static_cast<double>(a.integer(-(1LL << 53), 1LL << 53))));
   }
@@ -157,7 +158,7 @@ Json trace_bundle(const JsonAt& trace, const HarnessOptions& options) {
       object({{"name", Json(harness_slug("flashinfer-" + solution))}, {"title", Json(solution + " (FlashInfer-Bench solution)")}}));
   Json metadata = object({{"name", Json(harness_slug("flashinfer-" + definition + "-" + solution + "-" + workload_id))},
                           {"title", Json(definition + " · " + solution + " · " + fib_status)}});
-  return harness_bundle(std::move(spec), std::move(metadata), protocol_document(), std::move(environment),
+  return maker.make(where, std::move(spec), std::move(metadata), protocol_document(), std::move(environment),
                         std::move(workload_doc), std::move(implementation));
 }
 
@@ -180,6 +181,7 @@ HarnessImport import_flashinfer(std::string_view text, std::string_view source, 
 void import_flashinfer_lines(std::string_view text, std::string_view source, std::size_t first_line,
                              const HarnessOptions& options, const HarnessSink& sink) {
   std::size_t line = first_line - 1, pos = 0;
+  BundleMaker maker;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -189,14 +191,14 @@ void import_flashinfer_lines(std::string_view text, std::string_view source, std
     if (!body.empty() && body.back() == '\r') body.remove_suffix(1);
     if (body.find_first_not_of(" \t") == std::string_view::npos) continue;
     std::string where = std::string(source) + ":" + std::to_string(line);
-    Json bundle;
+    Bundle bundle;
     try {
       Json trace = parse_json(body, source, line);
       JsonAt at(where, trace);
       at.object();
       // A workload-only trace measured nothing: solution null (first schema: "").
       if (auto s = at.find("solution"); !s || (s->value().is_string() && s->value().as_string().empty())) continue;
-      bundle = trace_bundle(at, options);
+      bundle = trace_bundle(at, where, options, maker);
     } catch (const Error& e) {
       sink.error({where, e.what()});
       continue;

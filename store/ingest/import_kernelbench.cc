@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kSource = "kernelbench";
 constexpr double kMaxMs = kMaxSeconds * 1e3;
 
-Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
+Json object(std::initializer_list<JsonMember> members) { return json_object(members); }
 
 // One protocol for every KernelBench time, the reference's and the generated
 // kernels', correct or not: so that they share a comparison group, where a
@@ -98,7 +98,8 @@ Json differences(const JsonAt& list) {
   return Json(std::move(out));
 }
 
-Json sample_bundle(const JsonAt& sample, long long level, long long problem, const HarnessOptions& options) {
+Bundle sample_bundle(const JsonAt& sample, long long level, long long problem, const HarnessOptions& options,
+                     BundleMaker& maker) {
   long long sample_id = sample.member("sample_id").integer(0, 1LL << 40);
   bool compiled = sample.member("compiled").boolean();
   bool correct = sample.member("correctness").boolean();
@@ -151,7 +152,7 @@ Json sample_bundle(const JsonAt& sample, long long level, long long problem, con
                               {"title", Json("KernelBench level " + std::to_string(level) + " problem " +
                                              std::to_string(problem) + " · " + options.run_name + " sample " +
                                              std::to_string(sample_id) + " · " + status)}});
-  return harness_bundle(std::move(spec), std::move(run_metadata), protocol_document(),
+  return maker.make(sample.where(), std::move(spec), std::move(run_metadata), protocol_document(),
                         std::move(environment), workload_document(level, problem, ""), std::move(implementation));
 }
 
@@ -175,7 +176,7 @@ std::pair<std::string, std::string> baseline_implementation(const std::string& r
   return {"PyTorch eager", "pytorch-eager"};
 }
 
-Json baseline_bundle(const JsonAt& stats, long long level, long long problem, const std::string& problem_file,
+Bundle baseline_bundle(BundleMaker& maker, const JsonAt& stats, long long level, long long problem, const std::string& problem_file,
                      const HarnessOptions& options) {
   const std::string& hardware = hardware_of(stats);
   Json environment = record_environment(stats.member("hardware"), hardware, "", "KernelBench", options);
@@ -195,7 +196,7 @@ Json baseline_bundle(const JsonAt& stats, long long level, long long problem, co
   Json run_metadata = object({{"name", Json(harness_slug("kernelbench-" + external_id))},
                               {"title", Json("KernelBench level " + std::to_string(level) + " " + problem_file + " · " +
                                              impl_name + " · " + hardware)}});
-  return harness_bundle(std::move(spec), std::move(run_metadata), protocol_document(), std::move(environment),
+  return maker.make(stats.where(), std::move(spec), std::move(run_metadata), protocol_document(), std::move(environment),
                         workload_document(level, problem, problem_file), std::move(implementation));
 }
 
@@ -217,8 +218,9 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
                         const HarnessSink& sink) {
   JsonAt root(source, root_value);
   root.object();
+  BundleMaker maker;
   auto record = [&](const JsonAt& at, auto&& make) {
-    Json bundle;
+    Bundle bundle;
     try {
       bundle = make();
     } catch (const Error& e) {
@@ -228,19 +230,20 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
     sink.record({at.where(), std::move(bundle)});  // outside the try: what the sink throws is its own
   };
   if (is_baseline(root_value)) {
-    for (const auto& [level_key, problems] : root.object()) {
-      JsonAt lv = root.member(level_key);
+    for (const Json::Member& level_member : root.object()) {
+      const std::string& level_key = level_member.first;
+      JsonAt lv = root.member(level_member);
       long long level = level_key.size() == 6 && level_key.rfind("level", 0) == 0 ? number_prefix(level_key.substr(5)) : -1;
       if (level < 1 || level > 9) lv.fail("a member \"level1\" to \"level9\" (a baseline file)", "a member " + quoted_excerpt(level_key));
       for (const auto& member : lv.object()) {
         const std::string& file = member.first;  // a name of its own: a lambda cannot capture a structured binding (clang 14)
-        JsonAt at = lv.member(file);
+        JsonAt at = lv.member(member);
         record(at, [&] {
           long long problem = number_prefix(file);
           if (problem < 0 || file.size() > 255 || file.find('/') != std::string::npos)
             at.fail("a problem file name such as \"1_Square_matrix_multiplication_.py\" as member name",
                     quoted_excerpt(file));
-          return baseline_bundle(at, level, problem, file, options);
+          return baseline_bundle(maker, at, level, problem, file, options);
         });
       }
     }
@@ -250,8 +253,9 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
     throw InvalidInput(std::string(source) +
                        ": KernelBench eval results do not record their level (the harness keeps it in the run's "
                        "folder name); pass --level 1, 2 or 3");
-  for (const auto& [key, samples] : root.object()) {
-    JsonAt at = root.member(key);
+  for (const Json::Member& member : root.object()) {
+    const auto& [key, samples] = member;
+    JsonAt at = root.member(member);
     long long problem = number_prefix(key);
     if (problem < 0 || key.find('_') != std::string::npos) {
       sink.error({at.where(), at.where() + ": expected a problem id (a number from 1) as member name, found " +
@@ -261,10 +265,10 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
     if (samples.is_array()) {
       for (std::size_t i = 0; i < samples.as_array().size(); ++i) {
         JsonAt s = at.at(i);
-        record(s, [&] { return sample_bundle(s, *options.level, problem, options); });
+        record(s, [&] { return sample_bundle(s, *options.level, problem, options, maker); });
       }
     } else {
-      record(at, [&] { return sample_bundle(at, *options.level, problem, options); });  // before pass@k: one sample
+      record(at, [&] { return sample_bundle(at, *options.level, problem, options, maker); });  // before pass@k: one sample
     }
   }
 }

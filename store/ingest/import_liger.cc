@@ -9,7 +9,6 @@
 #include <optional>
 #include <utility>
 
-#include "objects/digest.h"
 #include "objects/error.h"
 #include "store/ingest/csv.h"
 #include "store/ingest/liger_tables.h"
@@ -100,21 +99,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-Json object(std::initializer_list<Json::Member> members) {
-  return Json(Json::Object(members));
-}
+Json object(std::initializer_list<JsonMember> members) { return json_object(members); }
 
 Json document(std::string_view kind, Json spec, Json metadata) {
   return object({{"apiVersion", Json(kApi)},
                  {"kind", Json(kind)},
                  {"spec", std::move(spec)},
                  {"metadata", std::move(metadata)}});
-}
-
-std::string digest_of(const Json& doc) {
-  Json body = doc;
-  body.erase("metadata");
-  return Digest::of(canonical(body)).str();
 }
 
 // ---------------------------------------------------------------------------
@@ -611,7 +602,7 @@ std::string liger_workload_slug(const LigerRow& row) {
   return workload_slug(row, map_row(row));
 }
 
-Json liger_bundle(const LigerRow& row, const Json* environment) {
+Bundle liger_documents(const LigerRow& row, const Json* environment, BundleMaker& maker, std::string_view where) {
   const MappedRow m = map_row(row, environment);
   const std::string slug = workload_slug(row, m);
   const std::string gpu_slug = slugify(row.gpu_name);
@@ -659,10 +650,6 @@ Json liger_bundle(const LigerRow& row, const Json* environment) {
                      {"benchmark", Json(benchmark)},
                      {"externalId", Json(external_id)}}));
   }
-  spec.set("protocolDigest", Json(digest_of(protocol)));
-  spec.set("workloadDigest", Json(digest_of(workload)));
-  spec.set("environmentDigest", Json(digest_of(environment_doc)));
-  spec.set("implementationDigest", Json(digest_of(implementation)));
 
   std::string definition = definition_of(row.kernel_name);
   std::vector<std::string> name_parts = {"liger", row.kernel_name, row.kernel_operation_mode};
@@ -675,11 +662,13 @@ Json liger_bundle(const LigerRow& row, const Json* environment) {
                           {"title", Json(title)},
                           {"labels", object({{"liger_version", Json(row.liger_version)}})}});
 
-  return object({{"run", document("BenchmarkRun", std::move(spec), std::move(metadata))},
-                 {"protocol", std::move(protocol)},
-                 {"environment", std::move(environment_doc)},
-                 {"workload", std::move(workload)},
-                 {"implementation", std::move(implementation)}});
+  return maker.make(where, std::move(spec), std::move(metadata), std::move(protocol), std::move(environment_doc),
+                    std::move(workload), std::move(implementation));
+}
+
+Json liger_bundle(const LigerRow& row, const Json* environment) {
+  BundleMaker maker;
+  return liger_documents(row, environment, maker, "liger").to_json();
 }
 
 }  // namespace kistore

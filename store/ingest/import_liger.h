@@ -31,6 +31,7 @@
 
 #include "objects/json.h"
 #include "store/ingest/csv.h"
+#include "store/ingest/harness_import.h"
 
 namespace kistore {
 
@@ -145,6 +146,10 @@ void parse_liger_csv_stream(CsvReader& reader, std::string_view source, const Js
 // is the same as without it, so a captured run and an imported one of the
 // same row differ only in their environment (and so in comparison group).
 Json liger_bundle(const LigerRow& row, const Json* environment = nullptr);
+// The same bundle with its documents made (store/ingest/harness_import.h's
+// BundleMaker: each once, the protocol and environment that rows share taken
+// as made before); `where` names the row in messages ("file.csv:17").
+Bundle liger_documents(const LigerRow& row, const Json* environment, BundleMaker& maker, std::string_view where);
 
 // The workload slug of a row, as used in its externalId and metadata names
 // (e.g. "batch2-hidden2048-intermediate4096-seq1024-bf16"). Throws like

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kSource = "nvbench";
 
-Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
+Json object(std::initializer_list<JsonMember> members) { return json_object(members); }
 
 // A summary tag that becomes a measurement: what it measures, which
 // statistic, the KernelIndex unit, the factor from nvbench's SI unit, and
@@ -133,7 +133,8 @@ Json stopping_criteria(const JsonAt& state) {
   return out;
 }
 
-Json map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, const HarnessOptions& options) {
+Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, const HarnessOptions& options,
+                 BundleMaker& maker) {
   const std::string& bench_name = bench.member("name").name(true);
   const std::string& state_name = state.member("name").name(true);
   long long device = state.member("device").integer(0, 1 << 20);
@@ -210,7 +211,7 @@ Json map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, con
                                    {"metrics", std::move(native_metrics)}}));
   Json metadata = object({{"name", Json(harness_slug("nvbench-" + bench_name + "-" + state_name))},
                           {"title", Json(bench_name + " · " + state_name + " · " + device_name)}});
-  return harness_bundle(std::move(spec), std::move(metadata), std::move(protocol), env->second,
+  return maker.make(state.where(), std::move(spec), std::move(metadata), std::move(protocol), env->second,
                         std::move(workload), std::move(implementation));
 }
 
@@ -227,6 +228,7 @@ void import_nvbench(const Json& root_value, std::string_view source, const Harne
   JsonAt root(source, root_value);
   root.object();
   FileFacts facts = file_facts(root, options);
+  BundleMaker maker;
   JsonAt benches = root.member("benchmarks");
   for (std::size_t b = 0; b < benches.array().size(); ++b) {
     JsonAt bench = benches.at(b);
@@ -235,10 +237,10 @@ void import_nvbench(const Json& root_value, std::string_view source, const Harne
     if (!states) continue;
     for (std::size_t s = 0; s < states->array().size(); ++s) {
       JsonAt state = states->at(s);
-      Json bundle;
+      Bundle bundle;
       try {
         state.object();
-        bundle = map_state(bench, state, facts, options);
+        bundle = map_state(bench, state, facts, options, maker);
       } catch (const Error& e) {
         sink.error({state.where(), e.what()});
         continue;

@@ -16,7 +16,7 @@ constexpr std::string_view kSource = "tritonbench";
 constexpr std::string_view kPrefix = "tritonbench_";
 constexpr double kMaxMs = kMaxSeconds * 1e3;
 
-Json object(std::initializer_list<Json::Member> members) { return Json(Json::Object(members)); }
+Json object(std::initializer_list<JsonMember> members) { return json_object(members); }
 
 // One key of the file, taken apart.
 struct Key {
@@ -118,7 +118,7 @@ bool is_message(const Json& v) {
 // both come here, with the same values (the CSV's cells read as the JSON
 // holds them), so that the two files of one run make the same documents
 // (only the run's externalId, which names the file, differs).
-std::optional<Json> run_bundle(const Measured& r, const HarnessOptions& options) {
+std::optional<Bundle> run_bundle(const Measured& r, const HarnessOptions& options, BundleMaker& maker) {
   const Key& k = r.key;
   bool any = false, failed = !r.metrics.empty() && is_message(r.metrics.front().second.value());
   for (std::size_t i = 0; i < r.metrics.size(); ++i) {
@@ -194,7 +194,7 @@ std::optional<Json> run_bundle(const Measured& r, const HarnessOptions& options)
       object({{"name", Json(harness_slug("tritonbench-" + k.backend))}, {"title", Json(k.backend + " (tritonbench backend)")}}));
   Json metadata = object({{"name", Json(harness_slug("tritonbench-" + bench + "-" + k.x_val + "-" + k.backend))},
                           {"title", Json(k.op + " · " + k.mode + " · x=" + k.x_val + " · " + k.backend)}});
-  return harness_bundle(std::move(spec), std::move(metadata), std::move(protocol), *options.environment,
+  return maker.make(r.where, std::move(spec), std::move(metadata), std::move(protocol), *options.environment,
                         std::move(workload), std::move(implementation));
 }
 
@@ -207,8 +207,9 @@ void import_tritonbench(const Json& root_value, std::string_view source, const H
   if (!options.environment) throw InvalidInput(environment_needed(source, "tritonbench"));
   std::map<std::pair<std::string, std::string>, std::size_t> index;  // (bench+x, backend) -> runs[i]
   std::vector<Measured> runs;
-  for (const auto& [name, value] : root.object()) {
-    JsonAt at = root.member(name);
+  for (const Json::Member& member : root.object()) {
+    const std::string& name = member.first;
+    JsonAt at = root.member(member);
     std::optional<Key> key;
     try {
       key = parse_key(name, at);
@@ -226,10 +227,11 @@ void import_tritonbench(const Json& root_value, std::string_view source, const H
     if (fresh) runs.push_back({*key, at.where(), {}});
     runs[it->second].metrics.emplace_back(key->metric, at);
   }
+  BundleMaker maker;
   for (const Measured& r : runs) {
-    std::optional<Json> bundle;
+    std::optional<Bundle> bundle;
     try {
-      bundle = run_bundle(r, options);
+      bundle = run_bundle(r, options, maker);
     } catch (const Error& e) {
       sink.error({r.where, e.what()});
       continue;
@@ -344,6 +346,7 @@ void import_tritonbench_csv(CsvReader& reader, std::string_view source, const Ha
 
   std::size_t rows = 0, average_line = 0;
   std::vector<Json> cells;
+  BundleMaker maker;
   while ((st = reader.next(rec, error)) != CsvStatus::kEnd) {
     std::string where = std::string(source) + ":" + std::to_string(rec.line);
     if (st == CsvStatus::kFatal) {
@@ -386,9 +389,9 @@ void import_tritonbench_csv(CsvReader& reader, std::string_view source, const Ha
         m.metrics.emplace_back(metric, JsonAt(where, cells[column],
                                               "column " + std::to_string(column + 1) + " (" + header[column] + ")"));
       }
-      std::optional<Json> bundle;
+      std::optional<Bundle> bundle;
       try {
-        bundle = run_bundle(m, options);
+        bundle = run_bundle(m, options, maker);
       } catch (const Error& e) {
         sink.error({where, e.what()});
         continue;

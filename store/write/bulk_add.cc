@@ -286,14 +286,24 @@ void BulkAdd::add(const std::vector<AddedDocument>& batch) { state_->add(batch);
 
 void BulkAdd::State::add(const std::vector<AddedDocument>& batch) {
   // Metadata of every document, on every core: a repeat's is compared with
-  // the first's by its blob id.
+  // the first's by its blob id. A document handed over again as the very
+  // same value (its canonical metadata at one address: the protocol an
+  // importer's DocumentCache gives every run) is hashed once a batch.
   std::vector<std::string_view> metas(batch.size());
   std::vector<git_oid> meta_ids(batch.size());
+  std::vector<std::size_t> first(batch.size());
+  std::unordered_map<const std::string*, std::size_t> first_of;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    first[i] = i;
+    if (batch[i].doc->metadata()) first[i] = first_of.emplace(&batch[i].doc->metadata_canonical(), i).first->second;
+  }
   parallel_for(batch.size(), [&](std::size_t i) {
-    if (!batch[i].doc->metadata()) return;
+    if (!batch[i].doc->metadata() || first[i] != i) return;
     metas[i] = batch[i].doc->metadata_canonical();
     meta_ids[i] = git::object_id(GIT_OBJECT_BLOB, metas[i]);
   });
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (first[i] != i) metas[i] = metas[first[i]], meta_ids[i] = meta_ids[first[i]];
   std::vector<std::uint32_t> fresh = take_new(batch, meta_ids, metas);
   // Compressing, hashing and indexing each new document, on every core;
   // then written in input order (or held back to train a dictionary on).

@@ -16,6 +16,10 @@
 // subject run, and nothing is written until everything holds: a BulkAdd
 // destroyed before commit() leaves no file behind (its temporary pack is
 // removed; a crash's is removed by the next writer, store/edge/tempfiles.h).
+// What is stored of a document is exactly its canonical() bytes, under the
+// digest that objects/document.h computed from those very bytes when the
+// Document was made: a Document cannot be built from a digest or bytes taken
+// on trust, so the bulk add never stores a digest it could not recompute.
 //
 // Thread-safety: as Store; a BulkAdd uses every core inside add().
 #pragma once

@@ -19,19 +19,7 @@ work_in threads
 
 # Liger rows with their own x value each (a new run and workload a row):
 # more than a batch of the importer (1,024 bundles) and of the bulk add.
-"$PY" - "$SRC/tests/data/liger/sample.csv" "$W/liger.csv" 3000 <<'EOF'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1], newline="")))
-head, body = rows[0], rows[1:]
-x = head.index("x_value")
-with open(sys.argv[2], "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(head)
-    for i in range(int(sys.argv[3])):
-        r = list(body[i % len(body)])
-        r[x] = str(100000 + i)
-        w.writerow(r)
-EOF
+"$PY" "$SRC/tests/e2e/lib/liger_rows.py" "$SRC/tests/data/liger/sample.csv" "$W/liger.csv" 3000
 "$PY" "$SRC/bench/gen.py" 3000 --out "$W/runs.jsonl"
 
 one_thread() { bash -c 'ulimit -v $((200 << 10)) && exec "$@"' _ "$@"; }
