@@ -266,4 +266,108 @@ bool BeneathDir::remove_file(std::string_view rel) const {
   return true;
 }
 
+BeneathDir::Folder BeneathDir::folder(std::string_view rel, bool make) const {
+  std::string leaf;
+  std::string shown_dir = shown(rel);
+  if (rel.empty()) {
+    int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) throw IOError(path_ + ": cannot open the folder: " + std::strerror(errno));
+    return Folder(fd, Folder::State::kPresent, path_.empty() || path_.back() == '/' ? path_ : path_ + "/");
+  }
+  const int fd = parent_of(std::string(rel) + "/x", leaf, make);
+  const Folder::State state =
+      fd >= 0 ? Folder::State::kPresent : fd == kMissing ? Folder::State::kMissing : Folder::State::kNotFolder;
+  return Folder(fd >= 0 ? fd : -1, state, shown_dir + "/");
+}
+
+BeneathDir::Folder::~Folder() {
+  if (fd_ >= 0) file_system().close(fd_);
+}
+
+BeneathDir::Folder BeneathDir::Folder::sub(const std::string& name, bool make) const {
+  if (fd_ < 0) {
+    if (make) throw IOError(shown(name) + ": cannot create the folder: the folder above is missing");
+    return Folder(-1, state_, shown(name) + "/");
+  }
+  int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && make) {
+    if (file_system().mkdir_at(fd_, name.c_str(), 0777) != 0 && errno != EEXIST)
+      throw IOError(shown(name) + ": cannot create the folder: " + std::strerror(errno));
+    fd = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  }
+  if (fd >= 0) return Folder(fd, State::kPresent, shown(name) + "/");
+  const int err = errno;
+  if (err == ENOENT && !make) return Folder(-1, State::kMissing, shown(name) + "/");
+  if (err == ELOOP || err == ENOTDIR) {
+    if (!make) return Folder(-1, State::kNotFolder, shown(name) + "/");
+    throw InvalidInput(shown(name) + ": is a symbolic link or not a folder; expected a folder (files are written only "
+                       "beneath the folder, never through a link)");
+  }
+  throw IOError(shown(name) + ": cannot open the folder: " + std::strerror(err));
+}
+
+bool BeneathDir::Folder::status(const std::string& name, struct stat& st) const {
+  return fd_ >= 0 && ::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool BeneathDir::Folder::create(const std::string& name, std::string_view bytes, struct stat& st) const {
+  if (fd_ < 0) throw IOError(shown(name) + ": cannot create the file: the folder is missing");
+  FileSystem& fs = file_system();
+  int fd = fs.open_at(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    throw IOError(shown(name) + ": cannot create the file: " + std::strerror(errno));
+  }
+  try {
+    write_all(fd, bytes, shown(name));
+    if (::fstat(fd, &st) != 0) throw IOError(shown(name) + ": cannot read the file's status: " + std::strerror(errno));
+  } catch (...) {
+    fs.close(fd);
+    fs.unlink_at(fd_, name.c_str(), 0);
+    throw;
+  }
+  if (fs.close(fd) != 0) {
+    const int err = errno;
+    fs.unlink_at(fd_, name.c_str(), 0);
+    throw IOError(shown(name) + ": cannot write the file: " + std::strerror(err));
+  }
+  return true;
+}
+
+bool BeneathDir::Folder::remove_file(const std::string& name) const {
+  struct stat st;
+  if (!status(name, st) || !S_ISREG(st.st_mode)) return false;
+  if (file_system().unlink_at(fd_, name.c_str(), 0) != 0) {
+    if (errno == ENOENT) return false;
+    throw IOError(shown(name) + ": cannot remove the file: " + std::strerror(errno));
+  }
+  return true;
+}
+
+std::optional<std::string> BeneathDir::Folder::read(const std::string& name, std::size_t max_bytes) const {
+  if (fd_ < 0) return std::nullopt;
+  Fd file(::openat(fd_, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (file.fd < 0) {
+    if (errno == ENOENT || errno == ELOOP) return std::nullopt;
+    throw IOError(shown(name) + ": cannot open the file: " + std::strerror(errno));
+  }
+  struct stat st;
+  if (::fstat(file.fd, &st) != 0) throw IOError(shown(name) + ": cannot read the file: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)
+    throw IOError(shown(name) + ": expected at most " + std::to_string(max_bytes) + " bytes, found " +
+                  std::to_string(st.st_size));
+  std::string out(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(file.fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw IOError(shown(name) + ": cannot read the file: " + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
 }  // namespace kistore
