@@ -27,8 +27,7 @@
 //      folders they leave empty, as git removes them), so that a file and a
 //      folder may trade places; each folder is opened once, from its
 //      parent's descriptor (store/edge/beneath.h: never through a link, never
-//      outside the work tree); each blob is re-hashed against its id before
-//      it is written.
+//      outside the work tree).
 //   4. The index is written once: the old entries, those of removed paths
 //      dropped, those written with the status of the file just made, the
 //      rest as they were (but racily clean ones smudged, their size 0, so
