@@ -5,10 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -107,11 +106,16 @@ std::string config_declines(git_repository* repo, const std::string& gitdir) {
   if (git_config_get_string(&text, config, "core.attributesfile") == 0) return "core.attributesFile is set";
   git_error_clear();
   if (file_exists(gitdir + "info/attributes")) return gitdir + "info/attributes exists";
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  const std::string global = xdg && *xdg ? std::string(xdg) + "/git/attributes"
-                             : home      ? std::string(home) + "/.config/git/attributes"
-                                         : "";
+  // The user's own attributes (~/.config/git/attributes) sit in the folder
+  // of their XDG git config, which libgit2 finds as git does.
+  git_buf xdg = GIT_BUF_INIT;
+  std::string global;
+  if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
+    global.assign(xdg.ptr, xdg.size);
+    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/attributes";
+  }
+  git_buf_dispose(&xdg);
+  git_error_clear();
   if (!global.empty() && file_exists(global)) return global + " exists";
   return "";
 }

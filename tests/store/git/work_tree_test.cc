@@ -190,6 +190,21 @@ TEST_CASE("checkout_changes declines, writing nothing, where git's safe checkout
     CHECK(why == "core.sparseCheckout is on");
     CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
   }
+  SECTION("the user's own attributes (~/.config/git/attributes), which may convert bytes") {
+    ensure_init();
+    git_buf before = GIT_BUF_INIT;
+    REQUIRE(git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &before) == 0);
+    const std::string previous(before.ptr ? before.ptr : "", before.size);
+    git_buf_dispose(&before);
+    const std::string xdg = c.tmp.path + "/xdg";
+    std::filesystem::create_directories(xdg);
+    write_file(xdg + "/attributes", "* text eol=crlf\n");
+    REQUIRE(git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, xdg.c_str()) == 0);
+    const WorkTreeCheckout got = c.move_and_check_out(why);
+    git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, previous.c_str());
+    CHECK(got == WorkTreeCheckout::kDeclined);
+    CHECK(why == xdg + "/attributes exists");
+  }
   SECTION("an index with a conflict") {
     const std::string blob = trim(must(c.git + "hash-object -w objects/2/2/f2"));
     must("printf '100644 " + blob + " 2\\tobjects/2/2/zz\\n' | " + c.git + "update-index --index-info");
