@@ -235,7 +235,8 @@ void sync_work_tree(git_repository* repo, const std::string& name, const git_oid
   if (!names_it) return;
   // kistore's own checkout of the paths the write changed (work_tree.h);
   // libgit2's safe checkout for what it declines (user's changes in the
-  // way, a sparse checkout, ...), which keeps the user's files.
+  // way, a sparse checkout, ...), which keeps the user's files; neither
+  // where it refuses (a link in the way, which libgit2 would follow).
   if (from) {
     std::optional<git_oid> to;
     try {

@@ -187,15 +187,17 @@ class Checkout {
   WorkTreeCheckout run(const git_oid& from, const git_oid& to, std::string& why) {
     if (workdir_.empty()) return decline(why, "the repository has no work tree");
     sweep_stale_temp_files(gitdir_);  // the temporary index of a checkout killed before its rename
-    if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
-    if (!read_index(why)) return WorkTreeCheckout::kDeclined;
     PackReader packs(gitdir_);
     Odb odb = open_odb(repo_);
     if (!collect(packs, odb.get(), from, to, why)) return WorkTreeCheckout::kDeclined;
     if (changes_.empty()) return WorkTreeCheckout::kDone;
     BeneathDir root = BeneathDir::open(workdir_, false);
     group();
-    if (!all_clean(root, why)) return WorkTreeCheckout::kDeclined;
+    // Before anything is handed to libgit2's checkout, which follows a link
+    // planted at a folder's place and writes through it.
+    if (link_in_the_way(root, why)) return WorkTreeCheckout::kRefused;
+    if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
+    if (!read_index(why) || !index_holds_from(why) || !all_clean(root, why)) return WorkTreeCheckout::kDeclined;
     // From here on files change: a failure is partial, never a decline.
     writing_ = true;
     const bool all_written = write_files(root, packs, odb.get(), why);
@@ -317,6 +319,13 @@ class Checkout {
       for (std::size_t slash = c.delta.path.find('/'); slash != std::string::npos; slash = c.delta.path.find('/', slash + 1))
         old_folders_.insert(c.delta.path.substr(0, slash));
     }
+    std::sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.delta.path < b.delta.path; });
+    return true;
+  }
+
+  // Whether the index holds what `from` holds at every changed path (git's
+  // safe checkout leaves a staged change alone); false with `why` otherwise.
+  bool index_holds_from(std::string& why) const {
     for (const Change& c : changes_) {
       const IndexEntry* e = index_entry(c.delta.path);
       if (c.delta.status == TreeDelta::kAdded) {
@@ -325,7 +334,33 @@ class Checkout {
         return refuse(why, c.delta.path + ": the index does not hold what the commit before holds (a change staged)");
       }
     }
-    std::sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.delta.path < b.delta.path; });
+    return true;
+  }
+
+  // Whether a link (or anything but a folder) stands where a changed path
+  // needs a folder, or a link where it needs a file, with `why` naming the
+  // first by path. A file this checkout removes is not in the way of the
+  // folder that takes its place.
+  bool link_in_the_way(const BeneathDir& root, std::string& why) {
+    OpenFolders folders(root, false);
+    each_group([&](const std::vector<std::size_t>& members) {
+      const std::string& dir = changes_[members.front()].folder;
+      std::shared_ptr<const BeneathDir::Folder> folder = folders.open(dir);
+      if (folder->state() == BeneathDir::Folder::State::kNotFolder) {
+        if (!below_removed_file(dir))
+          note(members.front(), workdir_ + "/" + dir + ": a link or a file stands where a folder goes (planted?); "
+                                "nothing written to the work tree");
+        return;
+      }
+      for (std::size_t i : members) {
+        struct stat st;
+        if (folder->status(changes_[i].name, st) && S_ISLNK(st.st_mode))
+          note(i, workdir_ + "/" + changes_[i].delta.path + ": is a link; nothing written to the work tree");
+      }
+    });
+    if (problem_at_ == kNone) return false;
+    why = problem_;
+    problem_at_ = kNone;
     return true;
   }
 

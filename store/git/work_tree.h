@@ -7,6 +7,11 @@
 // them, at a fraction of libgit2's cost (libgit2's checkout works on one core
 // and rewrites its whole in-memory index):
 //
+//   0. A link (or anything but a folder) where a changed path needs a
+//      folder, or a link where it needs a file, refuses the checkout: nothing
+//      is written, and libgit2's checkout must not run either (it follows a
+//      link planted at a folder's place and writes through it). The work
+//      tree stays behind HEAD, as `git status` shows, until the user looks.
 //   1. The index is read (index_file.h) and the checkout is declined, with
 //      nothing written, for anything it does not handle exactly as git: a
 //      sparse checkout, conflicts, skip-worktree or intent-to-add entries,
@@ -51,6 +56,7 @@ namespace kistore::git {
 
 enum class WorkTreeCheckout {
   kDone,      // the work tree and index hold `to` at every changed path
+  kRefused,   // nothing was written, and nothing may be: a link in the way (libgit2's checkout would follow it)
   kDeclined,  // nothing was written: a case listed above, or a path in the way
   kPartial,   // a file could not be written (a full disk): those written are in the index, the rest not
 };

@@ -174,9 +174,23 @@ TEST_CASE("checkout_changes declines, writing nothing, where git's safe checkout
     std::filesystem::create_directories(c.tmp.path + "/outside");
     std::filesystem::create_directories(c.dir + "/objects/9");
     std::filesystem::create_directory_symlink(c.tmp.path + "/outside", c.dir + "/objects/9/9");
-    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
-    CHECK(why == c.dir + "/objects/9/9/new: a folder on the way is a link or a file");
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(why == c.dir + "/objects/9/9: a link or a file stands where a folder goes (planted?); nothing written to the work tree");
     CHECK(std::filesystem::is_empty(c.tmp.path + "/outside"));
+  }
+  SECTION("a link planted in place of a folder that holds files the commit changes") {
+    std::filesystem::create_directories(c.tmp.path + "/outside");
+    std::filesystem::rename(c.dir + "/objects/0/0", c.tmp.path + "/moved");
+    std::filesystem::create_directory_symlink(c.tmp.path + "/outside", c.dir + "/objects/0/0");
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(std::filesystem::is_empty(c.tmp.path + "/outside"));
+  }
+  SECTION("a link at a file's place") {
+    std::filesystem::remove(c.dir + "/objects/0/0/f0");
+    std::filesystem::create_symlink(c.tmp.path + "/victim", c.dir + "/objects/0/0/f0");
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(why == c.dir + "/objects/0/0/f0: is a link; nothing written to the work tree");
+    CHECK_FALSE(std::filesystem::exists(c.tmp.path + "/victim"));
   }
   SECTION("a change staged at a path the commit changes") {
     write_file(c.dir + "/objects/0/0/f0", "staged\n");
