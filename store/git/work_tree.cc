@@ -193,15 +193,18 @@ class Checkout {
     if (changes_.empty()) return WorkTreeCheckout::kDone;
     BeneathDir root = BeneathDir::open(workdir_, false);
     group();
-    // Before anything is handed to libgit2's checkout, which follows a link
-    // planted at a folder's place and writes through it.
-    if (link_in_the_way(root, why)) return WorkTreeCheckout::kRefused;
+    std::string index_why;
+    const bool index_ok = read_index(index_why) && index_holds_from(index_why);
+    inspect(root, index_ok);
+    // A link in the way first: nothing may then be handed to libgit2's
+    // checkout, which follows a link planted at a folder's place.
+    if (link_at_ != kNone) return refused(why, link_why_);
     if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
-    if (!read_index(why) || !index_holds_from(why) || !all_clean(root, why)) return WorkTreeCheckout::kDeclined;
+    if (!index_ok) return decline(why, index_why);
+    if (problem_at_ != kNone) return decline(why, problem_);
     // From here on files change: a failure is partial, never a decline.
     writing_ = true;
     const bool all_written = write_files(root, packs, odb.get(), why);
-    std::string index_why;
     if (!write_index(index_why)) {
       why = index_why;
       return WorkTreeCheckout::kPartial;
@@ -213,6 +216,10 @@ class Checkout {
   static WorkTreeCheckout decline(std::string& why, const std::string& because) {
     why = because;
     return WorkTreeCheckout::kDeclined;
+  }
+  static WorkTreeCheckout refused(std::string& why, const std::string& because) {
+    why = because;
+    return WorkTreeCheckout::kRefused;
   }
   static bool refuse(std::string& why, const std::string& because) {
     why = because;
@@ -337,33 +344,6 @@ class Checkout {
     return true;
   }
 
-  // Whether a link (or anything but a folder) stands where a changed path
-  // needs a folder, or a link where it needs a file, with `why` naming the
-  // first by path. A file this checkout removes is not in the way of the
-  // folder that takes its place.
-  bool link_in_the_way(const BeneathDir& root, std::string& why) {
-    OpenFolders folders(root, false);
-    each_group([&](const std::vector<std::size_t>& members) {
-      const std::string& dir = changes_[members.front()].folder;
-      std::shared_ptr<const BeneathDir::Folder> folder = folders.open(dir);
-      if (folder->state() == BeneathDir::Folder::State::kNotFolder) {
-        if (!below_removed_file(dir))
-          note(members.front(), workdir_ + "/" + dir + ": a link or a file stands where a folder goes (planted?); "
-                                "nothing written to the work tree");
-        return;
-      }
-      for (std::size_t i : members) {
-        struct stat st;
-        if (folder->status(changes_[i].name, st) && S_ISLNK(st.st_mode))
-          note(i, workdir_ + "/" + changes_[i].delta.path + ": is a link; nothing written to the work tree");
-      }
-    });
-    if (problem_at_ == kNone) return false;
-    why = problem_;
-    problem_at_ = kNone;
-    return true;
-  }
-
   void group() {
     std::map<std::string, std::vector<std::size_t>> by_folder;
     for (std::size_t i = 0; i < changes_.size(); ++i) by_folder[changes_[i].folder].push_back(i);
@@ -376,6 +356,13 @@ class Checkout {
     if (i < problem_at_) {
       problem_at_ = i;
       problem_ = what;
+    }
+  }
+  void note_link(std::size_t i, const std::string& what) {
+    std::lock_guard lock(mutex_);
+    if (i < link_at_) {
+      link_at_ = i;
+      link_why_ = what;
     }
   }
 
@@ -393,40 +380,45 @@ class Checkout {
     return std::memcmp(id, c.delta.old_id.id, 20) == 0;
   }
 
-  // Whether every path to change may be written (nothing is written).
-  bool all_clean(const BeneathDir& root, std::string& why) {
+  // One look at every path to change (nothing is written), noting the first
+  // by path of two kinds of problem: a link (or anything but a folder) where
+  // a folder goes, or a link where a file goes (note_link); and, when the
+  // index could be read (`index_ok`), what git's safe checkout refuses: a
+  // file the user changed, removed or put in the way (note). A file this
+  // checkout removes is not in the way of the folder that takes its place.
+  void inspect(const BeneathDir& root, bool index_ok) {
     OpenFolders folders(root, false);
-    parallel_for(groups_.size(), [&](std::size_t g) {
-      const std::vector<std::size_t>& members = groups_[g];
+    each_group([&](const std::vector<std::size_t>& members) {
       const std::string& dir = changes_[members.front()].folder;
-      try {
-        std::shared_ptr<const BeneathDir::Folder> folder = folders.open(dir);
-        for (std::size_t i : members) {
-          const Change& c = changes_[i];
-          const std::string shown = workdir_ + "/" + c.delta.path;
-          if (folder->state() == BeneathDir::Folder::State::kNotFolder) {
-            if (!below_removed_file(dir)) note(i, shown + ": a folder on the way is a link or a file");
-            break;  // else the file removed first is where the folder goes
-          }
-          struct stat st;
-          const bool present = folder->status(c.name, st);
-          if (c.delta.status == TreeDelta::kAdded) {
-            // A folder whose files are all removed first makes way for the file.
-            const bool going = present && S_ISDIR(st.st_mode) && old_folders_.count(c.delta.path);
-            if (present && !going) note(i, shown + ": is in the way (untracked, not in the commit before)");
-          } else if (!present) {
-            note(i, shown + ": was removed from the work tree");
-          } else if (!file_clean(*folder, c, st)) {
-            note(i, shown + ": has changes not committed");
-          }
+      std::shared_ptr<const BeneathDir::Folder> folder = folders.open(dir);
+      if (folder->state() == BeneathDir::Folder::State::kNotFolder) {
+        if (!below_removed_file(dir))
+          note_link(members.front(), workdir_ + "/" + dir +
+                                         ": a link or a file stands where a folder goes (planted?); nothing written "
+                                         "to the work tree");
+        return;  // else the file removed first is where the folder goes
+      }
+      for (std::size_t i : members) {
+        const Change& c = changes_[i];
+        const std::string shown = workdir_ + "/" + c.delta.path;
+        struct stat st;
+        const bool present = folder->status(c.name, st);
+        if (present && S_ISLNK(st.st_mode)) {
+          note_link(i, shown + ": is a link; nothing written to the work tree");
+          continue;
         }
-      } catch (const std::exception& e) {
-        note(members.front(), e.what());
+        if (!index_ok) continue;
+        if (c.delta.status == TreeDelta::kAdded) {
+          // A folder whose files are all removed first makes way for the file.
+          const bool going = present && S_ISDIR(st.st_mode) && old_folders_.count(c.delta.path);
+          if (present && !going) note(i, shown + ": is in the way (untracked, not in the commit before)");
+        } else if (!present) {
+          note(i, shown + ": was removed from the work tree");
+        } else if (!file_clean(*folder, c, st)) {
+          note(i, shown + ": has changes not committed");
+        }
       }
     });
-    if (problem_at_ == kNone) return true;
-    why = problem_;
-    return false;
   }
 
   // The bytes of blob `id`; false when it cannot be read whole (PackReader's
@@ -622,8 +614,8 @@ class Checkout {
   std::set<std::string, std::less<>> removed_files_;  // the paths of files removed
   std::set<std::string, std::less<>> old_folders_;    // folders above a file removed or modified
   std::mutex mutex_, odb_mutex_;
-  std::size_t problem_at_ = kNone;
-  std::string problem_;
+  std::size_t problem_at_ = kNone, link_at_ = kNone;
+  std::string problem_, link_why_;
   bool writing_ = false;
 };
 
