@@ -164,8 +164,10 @@ BeneathDir::Entry BeneathDir::entry(std::string_view rel) const {
 namespace {
 
 // Makes `name` in the folder `dir` holding `bytes`: false when something is
-// there. `shown` names it in errors.
-bool create_at(int dir, const std::string& name, std::string_view bytes, const std::string& shown) {
+// there. `shown` names it in errors. With `st`, the file's status after the
+// last write goes there.
+bool create_at(int dir, const std::string& name, std::string_view bytes, const std::string& shown,
+               struct stat* st = nullptr) {
   FileSystem& fs = file_system();
   int fd = fs.open_at(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) {
@@ -174,6 +176,7 @@ bool create_at(int dir, const std::string& name, std::string_view bytes, const s
   }
   try {
     write_all(fd, bytes, shown);
+    if (st && ::fstat(fd, st) != 0) throw IOError(shown + ": cannot read the file's status: " + std::strerror(errno));
   } catch (...) {
     fs.close(fd);
     fs.unlink_at(dir, name.c_str(), 0);
@@ -224,46 +227,118 @@ void BeneathDir::replace(std::string_view rel, std::string_view bytes) const {
   }
 }
 
-std::optional<std::string> BeneathDir::read(std::string_view rel, std::size_t max_bytes) const {
-  std::string leaf;
-  Fd parent(parent_of(rel, leaf, kWalk));
-  if (parent.fd < 0) return std::nullopt;
-  Fd file(::openat(parent.fd, leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+namespace {
+
+// The bytes of the regular file `name` in the folder `dir` (as BeneathDir::read).
+std::optional<std::string> read_at(int dir, const std::string& name, std::size_t max_bytes, const std::string& shown) {
+  Fd file(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (file.fd < 0) {
     if (errno == ENOENT || errno == ELOOP) return std::nullopt;
-    throw IOError(shown(rel) + ": cannot open the file: " + std::strerror(errno));
+    throw IOError(shown + ": cannot open the file: " + std::strerror(errno));
   }
   struct stat st;
-  if (::fstat(file.fd, &st) != 0) throw IOError(shown(rel) + ": cannot read the file: " + std::strerror(errno));
+  if (::fstat(file.fd, &st) != 0) throw IOError(shown + ": cannot read the file: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return std::nullopt;
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)
-    throw IOError(shown(rel) + ": expected at most " + std::to_string(max_bytes) + " bytes, found " +
+    throw IOError(shown + ": expected at most " + std::to_string(max_bytes) + " bytes, found " +
                   std::to_string(st.st_size));
   std::string out;
   char buf[65536];
   while (true) {
     ssize_t n = ::read(file.fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IOError(shown(rel) + ": cannot read the file: " + std::strerror(errno));
+    if (n < 0) throw IOError(shown + ": cannot read the file: " + std::strerror(errno));
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > max_bytes)
-      throw IOError(shown(rel) + ": expected at most " + std::to_string(max_bytes) + " bytes, found more");
+      throw IOError(shown + ": expected at most " + std::to_string(max_bytes) + " bytes, found more");
   }
   return out;
+}
+
+// Removes the regular file `name` in the folder `dir` (as BeneathDir::remove_file).
+bool remove_at(int dir, const std::string& name, const std::string& shown) {
+  struct stat st;
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (file_system().unlink_at(dir, name.c_str(), 0) != 0) {
+    if (errno == ENOENT) return false;
+    throw IOError(shown + ": cannot remove the file: " + std::strerror(errno));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> BeneathDir::read(std::string_view rel, std::size_t max_bytes) const {
+  std::string leaf;
+  Fd parent(parent_of(rel, leaf, kWalk));
+  if (parent.fd < 0) return std::nullopt;
+  return read_at(parent.fd, leaf, max_bytes, shown(rel));
 }
 
 bool BeneathDir::remove_file(std::string_view rel) const {
   std::string leaf;
   Fd parent(parent_of(rel, leaf, kWalk));
   if (parent.fd < 0) return false;
-  struct stat st;
-  if (::fstatat(parent.fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (file_system().unlink_at(parent.fd, leaf.c_str(), 0) != 0) {
-    if (errno == ENOENT) return false;
-    throw IOError(shown(rel) + ": cannot remove the file: " + std::strerror(errno));
+  return remove_at(parent.fd, leaf, shown(rel));
+}
+
+BeneathDir::Folder BeneathDir::folder(std::string_view rel, bool make) const {
+  std::string leaf;
+  std::string shown_dir = shown(rel);
+  if (rel.empty()) {
+    int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) throw IOError(path_ + ": cannot open the folder: " + std::strerror(errno));
+    return Folder(fd, Folder::State::kPresent, path_.empty() || path_.back() == '/' ? path_ : path_ + "/");
   }
-  return true;
+  const int fd = parent_of(std::string(rel) + "/x", leaf, make);
+  const Folder::State state =
+      fd >= 0 ? Folder::State::kPresent : fd == kMissing ? Folder::State::kMissing : Folder::State::kNotFolder;
+  return Folder(fd >= 0 ? fd : -1, state, shown_dir + "/");
+}
+
+BeneathDir::Folder::~Folder() {
+  if (fd_ >= 0) file_system().close(fd_);
+}
+
+BeneathDir::Folder BeneathDir::Folder::sub(const std::string& name, bool make) const {
+  if (fd_ < 0) {
+    if (make) throw IOError(shown(name) + ": cannot create the folder: the folder above is missing");
+    return Folder(-1, state_, shown(name) + "/");
+  }
+  int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && make) {
+    if (file_system().mkdir_at(fd_, name.c_str(), 0777) != 0 && errno != EEXIST)
+      throw IOError(shown(name) + ": cannot create the folder: " + std::strerror(errno));
+    fd = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  }
+  if (fd >= 0) return Folder(fd, State::kPresent, shown(name) + "/");
+  const int err = errno;
+  if (err == ENOENT && !make) return Folder(-1, State::kMissing, shown(name) + "/");
+  if (err == ELOOP || err == ENOTDIR) {
+    if (!make) return Folder(-1, State::kNotFolder, shown(name) + "/");
+    throw InvalidInput(shown(name) + ": is a symbolic link or not a folder; expected a folder (files are written only "
+                       "beneath the folder, never through a link)");
+  }
+  throw IOError(shown(name) + ": cannot open the folder: " + std::strerror(err));
+}
+
+bool BeneathDir::Folder::status(const std::string& name, struct stat& st) const {
+  return fd_ >= 0 && ::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool BeneathDir::Folder::create(const std::string& name, std::string_view bytes, struct stat& st) const {
+  if (fd_ < 0) throw IOError(shown(name) + ": cannot create the file: the folder is missing");
+  return create_at(fd_, name, bytes, shown(name), &st);
+}
+
+bool BeneathDir::Folder::remove_file(const std::string& name) const {
+  return fd_ >= 0 && remove_at(fd_, name, shown(name));
+}
+
+std::optional<std::string> BeneathDir::Folder::read(const std::string& name, std::size_t max_bytes) const {
+  if (fd_ < 0) return std::nullopt;
+  return read_at(fd_, name, max_bytes, shown(name));
 }
 
 }  // namespace kistore

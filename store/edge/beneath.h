@@ -25,6 +25,8 @@
 // (every call opens its own descriptors; the folder's is only read).
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -86,6 +88,55 @@ class BeneathDir {
   // (false then, and when it is missing). Error(kIO) naming it when unlinkat
   // fails otherwise.
   bool remove_file(std::string_view rel) const;
+
+  // Removes the folders above the file `rel` that are empty, deepest first
+  // (as git does when a checkout removes the last file of a folder); a
+  // folder that holds anything, or is a link, stays. Never fails.
+  void remove_empty_folders_above(std::string_view rel) const noexcept { unmake_dirs(rel, 0); }
+
+  // One folder beneath this one, held open: for a writer that changes many
+  // files in few folders (a checkout), which then walks to each folder once.
+  // Its calls take a plain name (no '/'), and keep the rules above: a link
+  // is never followed, written through, read or removed as a file.
+  class Folder {
+   public:
+    enum class State { kPresent, kMissing, kNotFolder };
+    Folder(Folder&& other) noexcept : fd_(other.fd_), state_(other.state_), shown_(std::move(other.shown_)) {
+      other.fd_ = -1;
+    }
+    Folder(const Folder&) = delete;
+    Folder& operator=(const Folder&) = delete;
+    Folder& operator=(Folder&&) = delete;
+    ~Folder();
+
+    // kMissing: a folder on the way is missing; kNotFolder: one is a link or
+    // not a folder. Only a kPresent folder has files.
+    State state() const { return state_; }
+    // lstat of `name`: false when there is nothing (or the folder is not present).
+    bool status(const std::string& name, struct stat& st) const;
+    // As BeneathDir::create, and the new file's status (fstat after the
+    // last write) in `st`.
+    bool create(const std::string& name, std::string_view bytes, struct stat& st) const;
+    // The folder `name` in this one, made when missing and `make` (this one
+    // must then be present), as folder() walks: never through a link.
+    Folder sub(const std::string& name, bool make) const;
+    // As BeneathDir::remove_file and read.
+    bool remove_file(const std::string& name) const;
+    std::optional<std::string> read(const std::string& name, std::size_t max_bytes) const;
+
+   private:
+    friend class BeneathDir;
+    Folder(int fd, State state, std::string shown) : fd_(fd), state_(state), shown_(std::move(shown)) {}
+    std::string shown(const std::string& name) const { return shown_ + name; }
+    int fd_ = -1;
+    State state_;
+    std::string shown_;  // the folder's path, ending in '/'
+  };
+  // The folder `rel` ("" for this one), walked without following a link;
+  // with `make`, missing folders are made (then Error(kInvalidInput) naming
+  // a component that is a link or not a folder, Error(kIO) when one cannot
+  // be made). Error(kInvalidInput) for a path check_relative_path refuses.
+  Folder folder(std::string_view rel, bool make) const;
 
  private:
   BeneathDir(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "store/git/work_tree.h"
+
 namespace kistore::git {
 
 namespace {
@@ -231,6 +233,19 @@ void sync_work_tree(git_repository* repo, const std::string& name, const git_oid
   bool names_it = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && git_reference_symbolic_target(head) == name;
   git_reference_free(head);
   if (!names_it) return;
+  // kistore's own checkout of the paths the write changed (work_tree.h);
+  // libgit2's safe checkout for what it declines (user's changes in the
+  // way, a sparse checkout, ...), which keeps the user's files; neither
+  // where it refuses (a link in the way, which libgit2 would follow).
+  if (from) {
+    std::optional<git_oid> to;
+    try {
+      to = ref_target(repo, name);
+    } catch (const Error&) {
+    }
+    std::string why;
+    if (to && checkout_changes(repo, *from, *to, why) != WorkTreeCheckout::kDeclined) return;
+  }
   git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
   opts.checkout_strategy = GIT_CHECKOUT_SAFE;
   git_commit* base = nullptr;

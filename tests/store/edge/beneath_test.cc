@@ -106,5 +106,41 @@ TEST_CASE("BeneathDir never follows a link") {
                     Catch::Matchers::Contains("is a symbolic link"));
 }
 
+TEST_CASE("BeneathDir::Folder holds one folder open and never follows a link") {
+  TempDir tmp;
+  const std::string dir = tmp.path + "/tree", home = tmp.path + "/home";
+  fs::create_directories(home);
+  BeneathDir out = BeneathDir::open(dir, true);
+  CHECK(out.folder("a/b", false).state() == BeneathDir::Folder::State::kMissing);
+  BeneathDir::Folder b = out.folder("a/b", true);
+  REQUIRE(b.state() == BeneathDir::Folder::State::kPresent);
+  struct stat st;
+  CHECK(b.create("f", "four", st));
+  CHECK(st.st_size == 4);
+  CHECK_FALSE(b.create("f", "again", st));  // something is there
+  CHECK(b.read("f", 100) == std::optional<std::string>("four"));
+  BeneathDir::Folder c = b.sub("c", true);
+  CHECK(c.create("g", "", st));
+  CHECK(fs::is_regular_file(dir + "/a/b/c/g"));
+  // A link planted at a folder's place is neither walked nor made through.
+  fs::create_directory_symlink(home, dir + "/a/b/link");
+  CHECK(b.sub("link", false).state() == BeneathDir::Folder::State::kNotFolder);
+  CHECK(b.sub("link", false).sub("x", false).state() == BeneathDir::Folder::State::kNotFolder);
+  CHECK(out.folder("a/b/link", false).state() == BeneathDir::Folder::State::kNotFolder);
+  CHECK_THROWS_AS(b.sub("link", true), Error);
+  CHECK_THROWS_AS(out.folder("a/b/link/deeper", true), Error);
+  CHECK(fs::is_empty(home));
+  // A link at a file's place is not removed as the file, nor read.
+  fs::create_symlink(home, dir + "/a/b/l2");
+  CHECK_FALSE(b.remove_file("l2"));
+  CHECK_FALSE(b.read("l2", 100));
+  CHECK(b.remove_file("f"));
+  // Folders emptied above a removed file go, up to the first that holds something.
+  CHECK(c.remove_file("g"));
+  out.remove_empty_folders_above("a/b/c/g");
+  CHECK_FALSE(fs::exists(dir + "/a/b/c"));
+  CHECK(fs::exists(dir + "/a/b"));  // it holds the links
+}
+
 }  // namespace
 }  // namespace kistore

@@ -1,0 +1,635 @@
+#include "store/git/work_tree.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "objects/error.h"
+#include "objects/parallel.h"
+#include "objects/sha1.h"
+#include "store/edge/beneath.h"
+#include "store/edge/interrupt.h"
+#include "store/edge/tempfiles.h"
+#include "store/git/git.h"
+#include "store/git/index_file.h"
+#include "store/git/packread.h"
+#include "store/git/raw_tree.h"
+
+namespace kistore::git {
+namespace {
+
+constexpr std::uint32_t kFileMode = 0100644, kSubmoduleMode = 0160000;
+constexpr std::size_t kMaxFileBytes = std::size_t(1) << 30;  // a file checked by content; documents are far smaller
+constexpr int kLockTries = 100;                                // git's index.lock held by git: wait up to ~1 s
+constexpr int kIndexTries = 3;                                 // the index changed under us: merge again
+
+// One path the write changed, and what became of it.
+struct Change {
+  TreeDelta delta;
+  std::string folder, name;  // the folder ("" the top) and the file's name in it
+  bool done = false;
+  struct stat st {};  // of the file written
+};
+
+// The SHA-1 git gives `bytes` as a blob.
+void blob_id(std::string_view bytes, unsigned char out[20]) {
+  Sha1 sha;
+  const std::string header = "blob " + std::to_string(bytes.size());
+  sha.update(header.data(), header.size() + 1);  // with its NUL
+  sha.update(bytes.data(), bytes.size());
+  sha.final(out);
+}
+
+bool is_racy(const IndexEntry& e, const struct stat& index) {
+  const auto sec = static_cast<std::uint32_t>(index.st_mtim.tv_sec);
+  const auto nsec = static_cast<std::uint32_t>(index.st_mtim.tv_nsec);
+  return sec < e.mtime_s || (sec == e.mtime_s && nsec <= e.mtime_ns);
+}
+
+// git's "stat data matches" (read-cache.c, ce_match_stat_basic): the fields
+// git compares on Linux by default (core.checkStat=default, core.trustctime).
+bool stat_matches(const IndexEntry& e, const struct stat& st) {
+  return e.mtime_s == static_cast<std::uint32_t>(st.st_mtim.tv_sec) &&
+         e.mtime_ns == static_cast<std::uint32_t>(st.st_mtim.tv_nsec) &&
+         e.ctime_s == static_cast<std::uint32_t>(st.st_ctim.tv_sec) &&
+         e.ctime_ns == static_cast<std::uint32_t>(st.st_ctim.tv_nsec) &&
+         e.ino == static_cast<std::uint32_t>(st.st_ino) && e.uid == st.st_uid && e.gid == st.st_gid &&
+         e.size == static_cast<std::uint32_t>(st.st_size);
+}
+
+IndexEntry entry_of(const Change& c) {
+  IndexEntry e;
+  e.ctime_s = static_cast<std::uint32_t>(c.st.st_ctim.tv_sec);
+  e.ctime_ns = static_cast<std::uint32_t>(c.st.st_ctim.tv_nsec);
+  e.mtime_s = static_cast<std::uint32_t>(c.st.st_mtim.tv_sec);
+  e.mtime_ns = static_cast<std::uint32_t>(c.st.st_mtim.tv_nsec);
+  e.dev = static_cast<std::uint32_t>(c.st.st_dev);
+  e.ino = static_cast<std::uint32_t>(c.st.st_ino);
+  e.mode = kFileMode;
+  e.uid = c.st.st_uid;
+  e.gid = c.st.st_gid;
+  e.size = static_cast<std::uint32_t>(c.st.st_size);
+  std::memcpy(e.id, c.delta.new_id.id, 20);
+  e.path = c.delta.path;
+  return e;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Why git's checkout could write other bytes than the blob's, or keep
+// files elsewhere (empty when neither): kistore's checkout writes blobs as
+// they are, into every path.
+std::string config_declines(git_repository* repo, const std::string& gitdir) {
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo) != 0) return "its configuration cannot be read: " + last_error();
+  Config owned(config);
+  int on = 0;
+  if (git_config_get_bool(&on, config, "core.sparsecheckout") == 0 && on) return "core.sparseCheckout is on";
+  const char* text = nullptr;
+  if (git_config_get_string(&text, config, "core.autocrlf") == 0 && std::string_view(text) != "false")
+    return "core.autocrlf is set";
+  if (git_config_get_string(&text, config, "core.attributesfile") == 0) return "core.attributesFile is set";
+  git_error_clear();
+  if (file_exists(gitdir + "info/attributes")) return gitdir + "info/attributes exists";
+  // The user's own attributes (~/.config/git/attributes) sit in the folder
+  // of their XDG git config, which libgit2 finds as git does.
+  git_buf xdg = GIT_BUF_INIT;
+  std::string global;
+  if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
+    global.assign(xdg.ptr, xdg.size);
+    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/attributes";
+  }
+  git_buf_dispose(&xdg);
+  git_error_clear();
+  if (!global.empty() && file_exists(global)) return global + " exists";
+  return "";
+}
+
+// Why the path is not one kistore writes as it is (empty when it is).
+std::string path_declines(const std::string& path) {
+  if (std::string why = check_relative_path(path); !why.empty()) return path + " " + why;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    std::string name = path.substr(start, slash - start);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name == ".git" || name == ".gitattributes" || name == ".gitmodules") return path + " is git's";
+    start = slash + 1;
+  }
+  return "";
+}
+
+// The folders a checkout works in, each opened once: the folders above the
+// changed files are kept open (at most kKept of them), so that a file's
+// folder is opened from its parent's descriptor, not walked from the top.
+// Folders are made when `make`. Safe to use from several threads.
+class OpenFolders {
+ public:
+  OpenFolders(const BeneathDir& root, bool make) : root_(root), make_(make) {}
+
+  // The folder `dir` ("" the top), opened now (not kept).
+  std::shared_ptr<const BeneathDir::Folder> open(const std::string& dir) {
+    return dir.empty() ? parent("") : open_uncached(dir);
+  }
+
+ private:
+  static constexpr std::size_t kKept = 512;
+
+  // The kept folder `dir`; null when there are too many kept already.
+  std::shared_ptr<const BeneathDir::Folder> parent(const std::string& dir) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = kept_.find(dir); it != kept_.end()) return it->second;
+      if (kept_.size() >= kKept) return nullptr;
+    }
+    std::shared_ptr<const BeneathDir::Folder> made = open_uncached(dir);
+    std::lock_guard lock(mutex_);
+    return kept_.emplace(dir, std::move(made)).first->second;  // another thread's, if it came first
+  }
+  std::shared_ptr<const BeneathDir::Folder> open_uncached(const std::string& dir) {
+    if (dir.empty()) return std::make_shared<const BeneathDir::Folder>(root_.folder("", false));
+    const std::size_t slash = dir.rfind('/');
+    std::shared_ptr<const BeneathDir::Folder> above = parent(slash == std::string::npos ? "" : dir.substr(0, slash));
+    if (!above) return std::make_shared<const BeneathDir::Folder>(root_.folder(dir, make_));
+    return std::make_shared<const BeneathDir::Folder>(above->sub(slash == std::string::npos ? dir : dir.substr(slash + 1), make_));
+  }
+
+  const BeneathDir& root_;
+  const bool make_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const BeneathDir::Folder>, std::less<>> kept_;
+};
+
+class Checkout {
+ public:
+  explicit Checkout(git_repository* repo) : repo_(repo), gitdir_(git_repository_path(repo)) {
+    const char* workdir = git_repository_workdir(repo);
+    workdir_ = workdir ? workdir : "";
+    while (workdir_.size() > 1 && workdir_.back() == '/') workdir_.pop_back();
+  }
+
+  WorkTreeCheckout run(const git_oid& from, const git_oid& to, std::string& why) {
+    if (workdir_.empty()) return decline(why, "the repository has no work tree");
+    sweep_stale_temp_files(gitdir_);  // the temporary index of a checkout killed before its rename
+    PackReader packs(gitdir_);
+    Odb odb = open_odb(repo_);
+    if (!collect(packs, odb.get(), from, to, why)) return WorkTreeCheckout::kDeclined;
+    if (changes_.empty()) return WorkTreeCheckout::kDone;
+    BeneathDir root = BeneathDir::open(workdir_, false);
+    group();
+    std::string index_why;
+    const bool index_ok = read_index(index_why) && index_holds_from(index_why);
+    inspect(root, index_ok);
+    // A link in the way first: nothing may then be handed to libgit2's
+    // checkout, which follows a link planted at a folder's place.
+    if (link_at_ != kNone) return refused(why, link_why_);
+    if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
+    if (!index_ok) return decline(why, index_why);
+    if (problem_at_ != kNone) return decline(why, problem_);
+    // From here on files change: a failure is partial, never a decline.
+    writing_ = true;
+    const bool all_written = write_files(root, packs, odb.get(), why);
+    if (!write_index(index_why)) {
+      why = index_why;
+      return WorkTreeCheckout::kPartial;
+    }
+    return all_written ? WorkTreeCheckout::kDone : WorkTreeCheckout::kPartial;
+  }
+
+ private:
+  static WorkTreeCheckout decline(std::string& why, const std::string& because) {
+    why = because;
+    return WorkTreeCheckout::kDeclined;
+  }
+  static WorkTreeCheckout refused(std::string& why, const std::string& because) {
+    why = because;
+    return WorkTreeCheckout::kRefused;
+  }
+  static bool refuse(std::string& why, const std::string& because) {
+    why = because;
+    return false;
+  }
+
+ public:
+  // Whether files may have changed (an error from here on is partial).
+  bool writing() const { return writing_; }
+
+ private:
+  // Reads the index into index_ (and its status into index_st_); false with
+  // `why` when it is missing, unreadable, or holds what the checkout leaves
+  // to git.
+  bool read_index(std::string& why) {
+    const std::string path = gitdir_ + "index";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+      why = path + ": cannot open the index: " + std::strerror(errno);
+      return false;
+    }
+    std::string bytes;
+    bool read_ok = ::fstat(fd, &index_st_) == 0 && S_ISREG(index_st_.st_mode);
+    if (read_ok) {
+      bytes.resize(static_cast<std::size_t>(index_st_.st_size));
+      std::size_t got = 0;
+      while (got < bytes.size()) {
+        const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+      read_ok = got == bytes.size();
+    }
+    ::close(fd);
+    if (!read_ok) {
+      why = path + ": cannot read the index";
+      return false;
+    }
+    std::string bad;
+    std::optional<IndexFile> index = parse_index(bytes, bad);
+    if (!index) {
+      why = path + ": " + bad;
+      return false;
+    }
+    for (const std::string& ext : index->extensions)
+      if (!(ext[0] >= 'A' && ext[0] <= 'Z')) {
+        why = path + ": holds the mandatory extension \"" + ext + "\" (a split or sparse index)";
+        return false;
+      }
+    for (const IndexEntry& e : index->entries) {
+      if (e.stage() != 0) {
+        why = path + ": " + e.path + " is in conflict";
+        return false;
+      }
+      if (e.flags_extended != 0) {
+        why = path + ": " + e.path + " is skip-worktree or intent-to-add";
+        return false;
+      }
+      if ((e.mode & 0170000) == kSubmoduleMode) {
+        why = path + ": " + e.path + " is a submodule";
+        return false;
+      }
+    }
+    for (std::size_t i = 1; i < index->entries.size(); ++i)
+      if (!(index->entries[i - 1].path < index->entries[i].path)) {
+        why = path + ": its entries are not sorted by path";
+        return false;
+      }
+    index_ = std::move(*index);
+    return true;
+  }
+
+  const IndexEntry* index_entry(const std::string& path) const {
+    auto it = std::lower_bound(index_.entries.begin(), index_.entries.end(), path,
+                               [](const IndexEntry& e, const std::string& p) { return e.path < p; });
+    return it != index_.entries.end() && it->path == path ? &*it : nullptr;
+  }
+
+  // The paths that differ between the two commits' trees, each checked
+  // against the index; false with `why` for one the checkout leaves to git.
+  bool collect(const PackReader& packs, git_odb* odb, const git_oid& from, const git_oid& to, std::string& why) {
+    TreeReader reader(odb, {&packs, false, false});
+    const git_oid from_tree = commit_tree(repo_, from), to_tree = commit_tree(repo_, to);
+    std::string odd;
+    reader.diff(&from_tree, &to_tree, "", [&](const TreeDelta& d) {
+      if (odd.empty() && ((d.old_mode && d.old_mode != kModeBlob) || (d.new_mode && d.new_mode != kModeBlob)))
+        odd = d.path + " is not a plain file (mode 100644) on both sides";
+      if (odd.empty()) odd = path_declines(d.path);
+      Change c{d, "", ""};
+      const std::size_t slash = d.path.rfind('/');
+      c.folder = slash == std::string::npos ? "" : d.path.substr(0, slash);
+      c.name = slash == std::string::npos ? d.path : d.path.substr(slash + 1);
+      changes_.push_back(std::move(c));
+    });
+    if (!odd.empty()) return refuse(why, odd);
+    // A path that is a file on one side and a folder on the other (an index
+    // file that fans out into a folder as the store grows): the removals are
+    // written first, so the file is gone before its folder is made, and the
+    // folder's files before the file is made.
+    for (const Change& c : changes_) {
+      if (c.delta.status == TreeDelta::kAdded) continue;
+      if (c.delta.status == TreeDelta::kRemoved) removed_files_.insert(c.delta.path);
+      for (std::size_t slash = c.delta.path.find('/'); slash != std::string::npos; slash = c.delta.path.find('/', slash + 1))
+        old_folders_.insert(c.delta.path.substr(0, slash));
+    }
+    std::sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.delta.path < b.delta.path; });
+    return true;
+  }
+
+  // Whether the index holds what `from` holds at every changed path (git's
+  // safe checkout leaves a staged change alone); false with `why` otherwise.
+  bool index_holds_from(std::string& why) const {
+    for (const Change& c : changes_) {
+      const IndexEntry* e = index_entry(c.delta.path);
+      if (c.delta.status == TreeDelta::kAdded) {
+        if (e) return refuse(why, c.delta.path + " is in the index but not in the commit before");
+      } else if (!e || e->mode != kFileMode || std::memcmp(e->id, c.delta.old_id.id, 20) != 0) {
+        return refuse(why, c.delta.path + ": the index does not hold what the commit before holds (a change staged)");
+      }
+    }
+    return true;
+  }
+
+  void group() {
+    std::map<std::string, std::vector<std::size_t>> by_folder;
+    for (std::size_t i = 0; i < changes_.size(); ++i) by_folder[changes_[i].folder].push_back(i);
+    for (auto& [folder, members] : by_folder) groups_.push_back(std::move(members));
+  }
+
+  // Records the problem of change `i` (the first one by path is reported).
+  void note(std::size_t i, const std::string& what) {
+    std::lock_guard lock(mutex_);
+    if (i < problem_at_) {
+      problem_at_ = i;
+      problem_ = what;
+    }
+  }
+  void note_link(std::size_t i, const std::string& what) {
+    std::lock_guard lock(mutex_);
+    if (i < link_at_) {
+      link_at_ = i;
+      link_why_ = what;
+    }
+  }
+
+  // Whether the file of change `c` holds what the index says (git's safe
+  // checkout: a file whose status differs, or is racily clean, is judged by
+  // its content).
+  bool file_clean(const BeneathDir::Folder& folder, const Change& c, const struct stat& st) const {
+    const IndexEntry* e = index_entry(c.delta.path);
+    if (!e || !S_ISREG(st.st_mode) || (st.st_mode & 0111)) return false;
+    if (stat_matches(*e, st) && !is_racy(*e, index_st_)) return true;
+    std::optional<std::string> bytes = folder.read(c.name, kMaxFileBytes);
+    if (!bytes) return false;
+    unsigned char id[20];
+    blob_id(*bytes, id);
+    return std::memcmp(id, c.delta.old_id.id, 20) == 0;
+  }
+
+  // One look at every path to change (nothing is written), noting the first
+  // by path of two kinds of problem: a link (or anything but a folder) where
+  // a folder goes, or a link where a file goes (note_link); and, when the
+  // index could be read (`index_ok`), what git's safe checkout refuses: a
+  // file the user changed, removed or put in the way (note). A file this
+  // checkout removes is not in the way of the folder that takes its place.
+  void inspect(const BeneathDir& root, bool index_ok) {
+    OpenFolders folders(root, false);
+    each_group([&](const std::vector<std::size_t>& members) {
+      const std::string& dir = changes_[members.front()].folder;
+      std::shared_ptr<const BeneathDir::Folder> folder = folders.open(dir);
+      if (folder->state() == BeneathDir::Folder::State::kNotFolder) {
+        if (!below_removed_file(dir))
+          note_link(members.front(), workdir_ + "/" + dir +
+                                         ": a link or a file stands where a folder goes (planted?); nothing written "
+                                         "to the work tree");
+        return;  // else the file removed first is where the folder goes
+      }
+      for (std::size_t i : members) {
+        const Change& c = changes_[i];
+        const std::string shown = workdir_ + "/" + c.delta.path;
+        struct stat st;
+        const bool present = folder->status(c.name, st);
+        if (present && S_ISLNK(st.st_mode)) {
+          note_link(i, shown + ": is a link; nothing written to the work tree");
+          continue;
+        }
+        if (!index_ok) continue;
+        if (c.delta.status == TreeDelta::kAdded) {
+          // A folder whose files are all removed first makes way for the file.
+          const bool going = present && S_ISDIR(st.st_mode) && old_folders_.count(c.delta.path);
+          if (present && !going) note(i, shown + ": is in the way (untracked, not in the commit before)");
+        } else if (!present) {
+          note(i, shown + ": was removed from the work tree");
+        } else if (!file_clean(*folder, c, st)) {
+          note(i, shown + ": has changes not committed");
+        }
+      }
+    });
+  }
+
+  // The bytes of blob `id`; false when it cannot be read whole (PackReader's
+  // checks: sizes, Adler-32, a delta that fits its base) or is not a blob.
+  // Not re-hashed: every object of the store was hashed when it came in (a
+  // pull re-hashes all it takes; a write made it), and git's checkout trusts
+  // its object database the same way; re-hashing was a third of the
+  // checkout's instructions.
+  bool blob(const PackReader& packs, git_odb* odb, const git_oid& id, std::string& out) {
+    git_object_t type = GIT_OBJECT_INVALID;
+    if (!packs.read_any(id, type, out)) {
+      std::lock_guard lock(odb_mutex_);  // libgit2's odb from one thread at a time
+      git_odb_object* object = nullptr;
+      if (git_odb_read(&object, odb, &id) != 0) return false;
+      OdbObject owned(object);
+      type = git_odb_object_type(object);
+      out.assign(static_cast<const char*>(git_odb_object_data(object)), git_odb_object_size(object));
+    }
+    return type == GIT_OBJECT_BLOB;
+  }
+
+  // Writes every change on all cores, the removals first (then the folders
+  // they empty), so that a file and a folder may trade places; false with
+  // `why` (the first problem by path) when one could not be written.
+  bool write_files(const BeneathDir& root, const PackReader& packs, git_odb* odb, std::string& why) {
+    problem_at_ = kNone;
+    {
+      OpenFolders folders(root, false);
+      each_group([&](const std::vector<std::size_t>& members) {
+        std::shared_ptr<const BeneathDir::Folder> folder;
+        for (std::size_t i : members) {
+          Change& c = changes_[i];
+          if (c.delta.status == TreeDelta::kAdded) continue;
+          if (!folder) folder = folders.open(c.folder);
+          try {
+            folder->remove_file(c.name);
+            if (c.delta.status == TreeDelta::kRemoved) c.done = true;
+          } catch (const std::exception& e) {
+            note(i, e.what());
+          }
+        }
+      });
+    }
+    for (const Change& c : changes_)
+      if (c.done) root.remove_empty_folders_above(c.delta.path);
+    OpenFolders folders(root, true);
+    each_group([&](const std::vector<std::size_t>& members) {
+      std::shared_ptr<const BeneathDir::Folder> folder;
+      std::string bytes;
+      for (std::size_t i : members) {
+        Change& c = changes_[i];
+        if (c.delta.status == TreeDelta::kRemoved) continue;
+        const std::string shown = workdir_ + "/" + c.delta.path;
+        try {
+          if (!blob(packs, odb, c.delta.new_id, bytes)) {
+            note(i, shown + ": the blob " + oid_str(c.delta.new_id) + " cannot be read");
+            continue;
+          }
+          if (!folder) folder = folders.open(c.folder);
+          if (folder->create(c.name, bytes, c.st))
+            c.done = true;
+          else
+            note(i, shown + ": something was put there while kistore wrote the work tree");
+        } catch (const std::exception& e) {
+          note(i, e.what());
+        }
+      }
+    });
+    if (problem_at_ == kNone) return true;
+    why = problem_;
+    return false;
+  }
+
+  // Calls fn(members) for every group of changes of one folder, on all cores;
+  // an error that escapes is noted against the group's first change.
+  template <typename Fn>
+  void each_group(Fn&& fn) {
+    parallel_for(groups_.size(), [&](std::size_t g) {
+      try {
+        fn(groups_[g]);
+      } catch (const std::exception& e) {
+        note(groups_[g].front(), e.what());
+      }
+    });
+  }
+
+  // Whether `dir` or a folder above it is a file this checkout removes.
+  bool below_removed_file(const std::string& dir) const {
+    for (std::size_t end = dir.size(); end != std::string::npos && end > 0; end = dir.rfind('/', end - 1)) {
+      if (removed_files_.count(std::string_view(dir).substr(0, end))) return true;
+      if (end == 0) break;
+    }
+    return false;
+  }
+
+  // The new index's entries: the old ones with the changes done merged in.
+  std::vector<IndexEntry> merged() const {
+    std::vector<IndexEntry> out;
+    out.reserve(index_.entries.size() + changes_.size());
+    auto old = index_.entries.begin();
+    for (const Change& c : changes_) {
+      if (!c.done) continue;
+      for (; old != index_.entries.end() && old->path < c.delta.path; ++old) keep(out, *old);
+      if (old != index_.entries.end() && old->path == c.delta.path) ++old;
+      if (c.delta.status != TreeDelta::kRemoved) out.push_back(entry_of(c));
+    }
+    for (; old != index_.entries.end(); ++old) keep(out, *old);
+    return out;
+  }
+
+  // An entry kept: racily clean against the old index, it is smudged (size
+  // 0) so that git checks its content, as git does when it writes an index
+  // (read-cache.c, ce_smudge_racily_clean_entry): the new index's later time
+  // would otherwise vouch for it.
+  void keep(std::vector<IndexEntry>& out, const IndexEntry& e) const {
+    out.push_back(e);
+    if (is_racy(e, index_st_)) out.back().size = 0;
+  }
+
+  // Writes the merged index in place of the old one (see work_tree.h);
+  // false with `why` when it cannot.
+  bool write_index(std::string& why) {
+    const std::string index_path = gitdir_ + "index", lock_path = gitdir_ + "index.lock";
+    for (int attempt = 0; attempt < kIndexTries; ++attempt) {
+      if (attempt > 0 && !read_index(why)) return false;
+      const std::string bytes = render_index(index_.version, merged());
+      std::string tmp = temp_file_template(gitdir_, "index");
+      const int fd = create_temp_file(tmp, index_st_.st_mode & 0777, "the new index");
+      try {
+        write_all(fd, bytes, tmp);
+      } catch (...) {
+        file_system().close(fd);
+        remove_quietly(tmp);
+        untrack_temporary(tmp);
+        throw;
+      }
+      file_system().close(fd);
+      const int lock = take_lock(lock_path);
+      if (lock < 0) {
+        remove_quietly(tmp);
+        untrack_temporary(tmp);
+        why = lock_path + ": git holds the index (the lock file is there); the work tree is written, the index "
+                          "not: run `git reset` to bring it in step";
+        return false;
+      }
+      struct stat now;
+      const bool same = ::stat(index_path.c_str(), &now) == 0 && now.st_ino == index_st_.st_ino &&
+                        now.st_size == index_st_.st_size && now.st_mtim.tv_sec == index_st_.st_mtim.tv_sec &&
+                        now.st_mtim.tv_nsec == index_st_.st_mtim.tv_nsec;
+      bool moved = false;
+      if (same) try {
+          rename_file(tmp, index_path);
+          moved = true;
+        } catch (const Error& e) {
+          why = e.what();
+        }
+      untrack_temporary(tmp);
+      if (!moved) remove_quietly(tmp);
+      file_system().unlink_at(AT_FDCWD, lock_path.c_str(), 0);
+      if (moved) {
+        adjust_shared(index_path);
+        return true;
+      }
+      if (same) return false;  // the rename failed: `why` says why
+    }
+    why = index_path + ": changed by another program while kistore wrote it, " + std::to_string(kIndexTries) + " times";
+    return false;
+  }
+
+  // Takes git's lock of the index, waiting a little for a git that holds it;
+  // 0 when taken, -1 when not.
+  static int take_lock(const std::string& lock_path) {
+    for (int i = 0; i < kLockTries; ++i) {
+      const int fd = file_system().open_at(AT_FDCWD, lock_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd >= 0) {
+        file_system().close(fd);
+        return 0;
+      }
+      if (errno != EEXIST) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+  static constexpr std::size_t kNone = SIZE_MAX;
+
+  git_repository* repo_;
+  std::string gitdir_, workdir_;
+  IndexFile index_;
+  struct stat index_st_ {};
+  std::vector<Change> changes_;
+  std::vector<std::vector<std::size_t>> groups_;
+  std::set<std::string, std::less<>> removed_files_;  // the paths of files removed
+  std::set<std::string, std::less<>> old_folders_;    // folders above a file removed or modified
+  std::mutex mutex_, odb_mutex_;
+  std::size_t problem_at_ = kNone, link_at_ = kNone;
+  std::string problem_, link_why_;
+  bool writing_ = false;
+};
+
+}  // namespace
+
+WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why) {
+  Checkout checkout(repo);
+  try {
+    return checkout.run(from, to, why);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  git_error_clear();
+  return checkout.writing() ? WorkTreeCheckout::kPartial : WorkTreeCheckout::kDeclined;
+}
+
+}  // namespace kistore::git

@@ -1,0 +1,69 @@
+// kistore's own checkout of what one write changed, for a store that is the
+// work tree of a plain `git clone` (SPEC §2: `git status` stays clean).
+//
+// After the branch moves from commit `from` to `to`, the paths that differ
+// between their trees (kistore's tree diff, raw_tree.h) are written into the
+// work tree and the index is written once, as `git checkout` would leave
+// them, at a fraction of libgit2's cost (libgit2's checkout works on one core
+// and rewrites its whole in-memory index):
+//
+//   0. A link (or anything but a folder) where a changed path needs a
+//      folder, or a link where it needs a file, refuses the checkout: nothing
+//      is written, and libgit2's checkout must not run either (it follows a
+//      link planted at a folder's place and writes through it). The work
+//      tree stays behind HEAD, as `git status` shows, until the user looks.
+//   1. The index is read (index_file.h) and the checkout is declined, with
+//      nothing written, for anything it does not handle exactly as git: a
+//      sparse checkout, conflicts, skip-worktree or intent-to-add entries,
+//      a mandatory index extension (split or sparse index), a submodule,
+//      attributes or end-of-line conversion that would change the bytes, a
+//      path of another mode than 100644.
+//   2. Every path to change is checked as git's safe checkout checks it: a
+//      file to modify or remove must hold what the index says and the
+//      index must hold what `from` holds (its status matching the index's,
+//      and not racily clean, or its content hashing to the blob); nothing
+//      may stand where a file is to be added (but the folder of files that
+//      are all removed); no folder on the way may be a link, or a file (but
+//      one the checkout removes: an index file that fans out into a folder
+//      as the store grows). Any one that fails declines the checkout, with
+//      nothing written (the caller then runs libgit2's safe checkout, which
+//      keeps the user's files and refuses as git does).
+//   3. The files are written on every core, the removals first (then the
+//      folders they leave empty, as git removes them), so that a file and a
+//      folder may trade places; each folder is opened once, from its
+//      parent's descriptor (store/edge/beneath.h: never through a link, never
+//      outside the work tree).
+//   4. The index is written once: the old entries, those of removed paths
+//      dropped, those written with the status of the file just made, the
+//      rest as they were (but racily clean ones smudged, their size 0, so
+//      that git checks their content, as git does when it writes an index),
+//      in the old version (2, 3 or 4), without extensions (all optional
+//      caches). It is written whole to a temporary file beside the index,
+//      then moved over it while kistore holds `index.lock` (git's lock) for
+//      that instant only, so a kill -9 leaves no lock that stops git, only a
+//      temporary file the next checkout sweeps. An index changed by someone
+//      else meanwhile is read again and merged again.
+//
+// Thread-safety: one call at a time per repository (it uses `repo` from the
+// calling thread and its own worker threads for files).
+#pragma once
+
+#include <git2.h>
+
+#include <string>
+
+namespace kistore::git {
+
+enum class WorkTreeCheckout {
+  kDone,      // the work tree and index hold `to` at every changed path
+  kRefused,   // nothing was written, and nothing may be: a link in the way (libgit2's checkout would follow it)
+  kDeclined,  // nothing was written: a case listed above, or a path in the way
+  kPartial,   // a file could not be written (a full disk): those written are in the index, the rest not
+};
+
+// Brings the work tree and index of `repo` (not bare, its HEAD naming the
+// branch that moved) from commit `from` to commit `to`. `why` says why it
+// declined or stopped. Never throws.
+WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why);
+
+}  // namespace kistore::git
