@@ -5,10 +5,12 @@
 #   bench/worktree_pull.sh [BASE [NEW]]      default BASE = 20000, NEW = 40000 bench/gen.py runs
 #
 # A store of BASE runs is pushed to a bare repository R, cloned with `git clone` (a work tree: WT)
-# and pulled by kistore into a bare store (S); then NEW more runs are added elsewhere and pushed to
-# R. Then REPS times, on fresh copies of WT and S, back to back:
+# with `git clone --bare` (B: the same pack as WT's) and pulled by kistore into a bare store (S);
+# then NEW more runs are added elsewhere and pushed to R. Then REPS times, on fresh copies, back
+# to back:
 #   work tree:  (cd WT && kistore pull origin)      kistore's checkout writes what changed
-#   bare:       kistore --store S pull R
+#   bare clone: kistore --store B pull origin       the same objects, no work tree: the checkout's cost is the difference
+#   bare store: kistore --store S pull R            a store kistore itself filled
 #   git:        (cd WT' && git pull --ff-only)     on another copy of the clone
 # and `git status` of the work tree afterwards must be clean and up to date with origin/main.
 # Environment: KISTORE (binary; default build/kistore), BENCH_WORK (default /tmp/kistore-wtpull),
@@ -33,6 +35,7 @@ ks --store "$WORK/s1" add "$WORK/a.jsonl"
 git init -q --bare "$WORK/r.git"
 ks --store "$WORK/s1" push "$WORK/r.git"
 git clone -q "$WORK/r.git" "$WORK/wt0"
+git clone -q --bare "$WORK/r.git" "$WORK/b0"
 "$KISTORE" init "$WORK/s0" >/dev/null
 ks --store "$WORK/s0" pull "$WORK/r.git"
 ks --store "$WORK/s1" add "$WORK/b.jsonl"
@@ -40,10 +43,11 @@ ks --store "$WORK/s1" push "$WORK/r.git"
 echo "== pull of $NEW new runs onto $BASE; $("$KISTORE" --version), $(git --version); $(nproc) cores;" \
      "load $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 1; i <= REPS; i++)); do
-  rm -rf "$WORK/wt" "$WORK/wtg" "$WORK/s"
-  cp -a "$WORK/wt0" "$WORK/wt"; cp -a "$WORK/wt0" "$WORK/wtg"; cp -a "$WORK/s0" "$WORK/s"
+  rm -rf "$WORK/wt" "$WORK/wtg" "$WORK/s" "$WORK/b"
+  cp -a "$WORK/wt0" "$WORK/wt"; cp -a "$WORK/wt0" "$WORK/wtg"; cp -a "$WORK/s0" "$WORK/s"; cp -a "$WORK/b0" "$WORK/b"
   sync
   m "kistore pull, work tree, rep $i" bash -c 'cd "$1" && "$2" --quiet --no-progress pull origin' _ "$WORK/wt" "$KISTORE"
+  m "kistore pull, bare clone, rep $i" "$KISTORE" --quiet --no-progress --store "$WORK/b" pull origin
   m "kistore pull, bare store, rep $i" "$KISTORE" --quiet --no-progress --store "$WORK/s" pull "$WORK/r.git"
   m "git pull --ff-only, work tree, rep $i" git -C "$WORK/wtg" pull -q --ff-only
   [ -z "$(git -C "$WORK/wt" status --porcelain)" ] || { echo "work tree not clean after the pull" >&2; exit 3; }

@@ -73,6 +73,11 @@ int main(int argc, char** argv) {
         std::fputs("warning: the author was kistore <kistore@localhost>, for want of an identity; set yours with "
                    "KISTORE_AUTHOR=\"Name <email>\", --author, or git config --global user.name and user.email\n",
                    stderr);
+      if (const std::string behind = work_tree_left_behind(); !behind.empty() && !g.quiet)
+        std::fprintf(stderr,
+                     "warning: the work tree was left behind the store's branch (%s); the commit stands, "
+                     "and `git status` shows what differs\n",
+                     shown_message(behind).c_str());
       return rc;
     } catch (const Error& e) {
       print_error(json_errors, exit_code_for(e.code()), e.what());

@@ -175,6 +175,22 @@ std::optional<Store> Store::open_native(const std::string& dir) {
 
 bool used_fallback_identity() { return fallback_identity_used; }
 
+namespace {
+std::mutex work_tree_note_mutex;
+std::string work_tree_note;
+}  // namespace
+
+std::string work_tree_left_behind() {
+  std::lock_guard lock(work_tree_note_mutex);
+  return work_tree_note;
+}
+
+void note_work_tree_behind(const std::string& dir, const std::string& why) {
+  if (why.empty()) return;
+  std::lock_guard lock(work_tree_note_mutex);
+  if (work_tree_note.empty()) work_tree_note = dir + ": " + why;
+}
+
 std::string Store::author(const std::string& option) const {
   git::Identity who = make_signature(repo(), option, std::nullopt);
   return who.name + " <" + who.email + ">";
@@ -387,7 +403,7 @@ std::optional<std::string> Store::commit_written(
           git::set_config_number(repo(), "kistore.formatversion", 3, dir_);
         } catch (const Error&) {
         }
-      git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr);
+      note_work_tree_behind(dir_, git::sync_work_tree(repo(), branch_, old_id ? &*old_id : nullptr));
       git::refresh_objects(repo());  // see the pack just written
       objects_->refresh();
       return id;

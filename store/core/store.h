@@ -202,6 +202,14 @@ struct ChangeSet {
 // so that the command line can say how to set one, as git does.
 bool used_fallback_identity();
 
+// Why a write of this process left a plain clone's work tree behind its
+// branch (the first time it did: a link or a file of the user's in the way,
+// a full disk), "<folder>: <why>"; "" when none did. The store's commit
+// stands either way; the command line warns, as git does when a checkout
+// keeps a user's files. note_work_tree_behind records one (store/ only).
+std::string work_tree_left_behind();
+void note_work_tree_behind(const std::string& dir, const std::string& why);
+
 struct CommitOptions {
   // Author and committer, "Name <email>"; empty: git's user.name/user.email,
   // else "kistore <kistore@localhost>".

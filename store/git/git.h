@@ -121,7 +121,9 @@ inline int move_ref(git_repository* repo, const std::string& name, const git_oid
 // changed are left as they are (git's safe checkout); with a link planted
 // where a changed path goes, nothing is written at all. A bare repository
 // is left alone. Never throws: the commit stands whatever the checkout meets.
-void sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from);
+// Returns "" when the work tree and index hold the new commit (or there is
+// none to keep), else why they were left behind it, in words.
+std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from);
 
 // git_oid as a key of unordered containers.
 struct OidHash {

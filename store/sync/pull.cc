@@ -249,7 +249,7 @@ class Pull {
         note_written("commit " + report_.incoming.substr(0, 12) + " (" + branch_ + " fast-forwarded)");
         std::optional<git_oid> before;
         if (!now.empty()) before = git::to_oid(now.commit());
-        git::sync_work_tree(repo_, branch_, before ? &*before : nullptr);
+        note_work_tree_behind(store_.dir(), git::sync_work_tree(repo_, branch_, before ? &*before : nullptr));
         record_last_pull(repo_, before ? &*before : nullptr, incoming_);
         report_.result = PullResult::kFastForward;
         report_.commit = report_.incoming;

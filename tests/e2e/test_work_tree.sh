@@ -77,7 +77,8 @@ in_step "$W/many" "after a pull into a version-4 index with feature.manyFiles"
 pass "an index of version 4 with the untracked cache (feature.manyFiles): still version 4, still clean after a pull"
 
 # ---- a file the user changed where the pull writes -----------------------------------
-(cd "$W/clone" && assert_exit 0 ks pull) || fail "pull into the clone"
+(cd "$W/clone" && assert_exit 0 ks pull && assert_not_contains "$ERR" "left behind" "a pull that kept the work tree in step warns of nothing") ||
+    fail "pull into the clone"
 in_step "$W/clone" "after a pull"
 mkruns --start 7000 --count 20 >mod.jsonl
 publish mod.jsonl
@@ -85,7 +86,9 @@ target=$(changed M | head -1)
 [[ -n $target ]] || fail "the pull modifies no file of the clone"
 echo "my notes" >>"$W/clone/$target"
 mine=$(sha256sum <"$W/clone/$target")
-(cd "$W/clone" && assert_exit 0 ks pull) || fail "pull into a clone with a changed file"
+(cd "$W/clone" && assert_exit 0 ks pull &&
+    assert_contains "$ERR" "warning: the work tree was left behind the store's branch" "a kept file is said") ||
+    fail "pull into a clone with a changed file"
 assert_eq "$mine" "$(sha256sum <"$W/clone/$target")" "the user's changed file $target"
 assert_contains "$(git -C "$W/clone" diff --name-only)" "$target" "git diff shows the user's change"
 git -C "$W/clone" checkout -q -- "$target" && git -C "$W/clone" reset -q --hard
@@ -98,7 +101,9 @@ publish add.jsonl
 target=$(changed A | head -1)
 mkdir -p "$W/clone/$(dirname "$target")"
 echo "mine" >"$W/clone/$target"
-(cd "$W/clone" && assert_exit 0 ks pull) || fail "pull into a clone with a file in the way"
+(cd "$W/clone" && assert_exit 0 ks pull &&
+    assert_contains "$ERR" "warning: the work tree was left behind the store's branch" "a file in the way is said") ||
+    fail "pull into a clone with a file in the way"
 assert_eq "mine" "$(cat "$W/clone/$target")" "the user's untracked file at $target"
 rm "$W/clone/$target" && git -C "$W/clone" reset -q --hard
 in_step "$W/clone" "after git reset --hard"
@@ -116,7 +121,9 @@ while read -r path; do  # a folder the pull makes: a link there is the attack
 done < <(changed A)
 [[ -n $planted ]] || fail "the pull makes no new folder"
 ln -s "$W/outside" "$W/clone/$planted"
-(cd "$W/clone" && assert_exit 0 ks pull) || fail "pull into a clone with a planted link"
+(cd "$W/clone" && assert_exit 0 ks pull &&
+    assert_contains "$ERR" "warning: the work tree was left behind the store's branch" "a planted link is said") ||
+    fail "pull into a clone with a planted link"
 assert_eq "" "$(find "$W/outside" -mindepth 1)" "nothing written through the link $planted"
 [[ -L $W/clone/$planted ]] || fail "the planted link was replaced"
 rm "$W/clone/$planted" && git -C "$W/clone" reset -q --hard
@@ -134,7 +141,9 @@ while read -r path; do
 done < <(changed A)
 [[ -n $planted ]] || fail "the pull adds no file below a folder the clone has"
 mv "$W/clone/$planted" "$W/moved" && ln -s "$W/outside" "$W/clone/$planted"
-(cd "$W/clone" && assert_exit 0 ks pull) || fail "pull into a clone with a link in place of a folder"
+(cd "$W/clone" && assert_exit 0 ks pull &&
+    assert_contains "$ERR" "warning: the work tree was left behind the store's branch" "a link in place of a folder is said") ||
+    fail "pull into a clone with a link in place of a folder"
 assert_eq "" "$(find "$W/outside" -mindepth 1)" "nothing written through the link $planted"
 rm "$W/clone/$planted" && mv "$W/moved" "$W/clone/$planted" && git -C "$W/clone" reset -q --hard
 in_step "$W/clone" "after git reset --hard"
