@@ -199,6 +199,12 @@ class Checkout {
     // A link in the way first: nothing may then be handed to libgit2's
     // checkout, which follows a link planted at a folder's place.
     if (link_at_ != kNone) return refused(why, link_why_);
+    // git holds the index (a commit, an add -p, or a lock a crashed git
+    // left): git's checkout writes nothing then, and neither may this one
+    // nor libgit2's (which writes the files, then fails on the lock): the
+    // work tree would move ahead of an index that cannot be written.
+    if (!lock_free(gitdir_ + "index.lock"))
+      return refused(why, gitdir_ + "index.lock: git holds the index (the lock file is there); nothing written");
     if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
     if (!index_ok) return decline(why, index_why);
     if (problem_at_ != kNone) return decline(why, problem_);
@@ -407,6 +413,14 @@ class Checkout {
           note_link(i, shown + ": is a link; nothing written to the work tree");
           continue;
         }
+        // A FIFO, socket or device: libgit2's checkout opens what stands
+        // at a path it adds for writing, and blocks on a FIFO for ever
+        // (or feeds whatever reads it); refused as a link is.
+        if (present && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+          note_link(i, shown + ": is neither a file nor a folder (a FIFO, socket or device); nothing written to the "
+                               "work tree");
+          continue;
+        }
         if (!index_ok) continue;
         if (c.delta.status == TreeDelta::kAdded) {
           // A folder whose files are all removed first makes way for the file.
@@ -585,6 +599,17 @@ class Checkout {
       if (same) return false;  // the rename failed: `why` says why
     }
     why = index_path + ": changed by another program while kistore wrote it, " + std::to_string(kIndexTries) + " times";
+    return false;
+  }
+
+  // Whether nobody holds git's lock of the index, waiting a little for a
+  // git that holds it.
+  static bool lock_free(const std::string& lock_path) {
+    struct stat st;
+    for (int i = 0; i < kLockTries; ++i) {
+      if (::lstat(lock_path.c_str(), &st) != 0 && errno == ENOENT) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     return false;
   }
 

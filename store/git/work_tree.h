@@ -10,8 +10,12 @@
 //   0. A link (or anything but a folder) where a changed path needs a
 //      folder, or a link where it needs a file, refuses the checkout: nothing
 //      is written, and libgit2's checkout must not run either (it follows a
-//      link planted at a folder's place and writes through it). The work
-//      tree stays behind HEAD, as `git status` shows, until the user looks.
+//      link planted at a folder's place and writes through it). So does a
+//      FIFO, socket or device at a changed path (libgit2's checkout opens
+//      it for writing: a FIFO blocks it for ever), and git's `index.lock`
+//      held (libgit2's checkout writes the files, then fails on the lock).
+//      The work tree stays behind HEAD, as `git status` shows, until the
+//      user looks.
 //   1. The index is read (index_file.h) and the checkout is declined, with
 //      nothing written, for anything it does not handle exactly as git: a
 //      sparse checkout, conflicts, skip-worktree or intent-to-add entries,
