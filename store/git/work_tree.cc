@@ -34,6 +34,8 @@ constexpr std::uint32_t kFileMode = 0100644, kSubmoduleMode = 0160000;
 constexpr std::size_t kMaxFileBytes = std::size_t(1) << 30;  // a file checked by content; documents are far smaller
 constexpr int kLockTries = 100;                                // git's index.lock held by git: wait up to ~1 s
 constexpr int kIndexTries = 3;                                 // the index changed under us: merge again
+// Why a .gitattributes in the work tree declines the checkout (after its path).
+constexpr const char* kAttributes = ": its attributes may change the bytes git's checkout writes";
 
 // One path the write changed, and what became of it.
 struct Change {
@@ -206,6 +208,7 @@ class Checkout {
     if (!lock_free(gitdir_ + "index.lock"))
       return refused(why, gitdir_ + "index.lock: git holds the index (the lock file is there); nothing written");
     if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
+    if (std::string no = attributes_above(); !no.empty()) return decline(why, no);
     if (!index_ok) return decline(why, index_why);
     if (problem_at_ != kNone) return decline(why, problem_);
     // From here on files change: a failure is partial, never a decline.
@@ -237,6 +240,25 @@ class Checkout {
   bool writing() const { return writing_; }
 
  private:
+  // A .gitattributes in the work tree (untracked or not) applies to every
+  // path below its folder, as git's checkout reads it: one in a folder above
+  // the changed files but not holding any (the top, objects/, ...); those in
+  // the folders of changed files are seen by inspect(). Empty when none.
+  std::string attributes_above() const {
+    std::set<std::string, std::less<>> above{""}, holding;
+    for (const Change& c : changes_) {
+      holding.insert(c.folder);
+      for (std::size_t slash = c.folder.find('/'); slash != std::string::npos; slash = c.folder.find('/', slash + 1))
+        above.insert(c.folder.substr(0, slash));
+    }
+    for (const std::string& dir : above) {
+      if (holding.count(dir)) continue;
+      const std::string path = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
+      if (file_exists(path)) return path + kAttributes;
+    }
+    return "";
+  }
+
   // Reads the index into index_ (and its status into index_st_); false with
   // `why` when it is missing, unreadable, or holds what the checkout leaves
   // to git.
@@ -287,6 +309,10 @@ class Checkout {
       }
       if ((e.mode & 0170000) == kSubmoduleMode) {
         why = path + ": " + e.path + " is a submodule";
+        return false;
+      }
+      if (e.path == ".gitattributes" || e.path.ends_with("/.gitattributes")) {
+        why = path + ": " + e.path + " is staged (its attributes may change the bytes git's checkout writes)";
         return false;
       }
     }
@@ -404,6 +430,8 @@ class Checkout {
                                          "to the work tree");
         return;  // else the file removed first is where the folder goes
       }
+      if (struct stat st; folder->status(".gitattributes", st))
+        note(members.front(), workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes" + kAttributes);
       for (std::size_t i : members) {
         const Change& c = changes_[i];
         const std::string shown = workdir_ + "/" + c.delta.path;

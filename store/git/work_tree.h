@@ -20,8 +20,11 @@
 //      nothing written, for anything it does not handle exactly as git: a
 //      sparse checkout, conflicts, skip-worktree or intent-to-add entries,
 //      a mandatory index extension (split or sparse index), a submodule,
-//      attributes or end-of-line conversion that would change the bytes, a
-//      path of another mode than 100644.
+//      attributes or end-of-line conversion that would change the bytes (in
+//      the configuration, .git/info/attributes, the user's own, or a
+//      .gitattributes in the work tree at or above a changed path, tracked
+//      or not, or in the index: git's checkout reads them all), a path of
+//      another mode than 100644.
 //   2. Every path to change is checked as git's safe checkout checks it: a
 //      file to modify or remove must hold what the index says and the
 //      index must hold what `from` holds (its status matching the index's,

@@ -6,6 +6,11 @@
 #   - a FIFO where the pull adds a file: libgit2's checkout, which kistore's
 #     hands the unusual cases to, opens it for writing and blocks for ever;
 #     refused outright, as a link is: the pull ends, nothing written;
+#   - a .gitattributes in the work tree (untracked, at the top or in a
+#     changed file's folder) or staged: git's checkout applies it (eol=crlf
+#     writes CRLF); kistore's wrote the blob's bytes and their status, git
+#     status clean over files git would write otherwise; now declined, so
+#     that libgit2's checkout, which reads attributes as git does, writes them;
 #   - git's index.lock held (a git at work, or one that crashed): libgit2's
 #     checkout writes the files and then fails on the lock, leaving the work
 #     tree ahead of an index it could not write; refused, nothing written;
@@ -159,6 +164,32 @@ PY
     done
 done
 pass "an index cut short, with a wrong checksum, 2^32-1 entries or an extension past its end: left as it was, nothing written"
+
+# ---- a .gitattributes the work tree holds, untracked or staged ---------------------
+# git's checkout reads every .gitattributes above a path it writes, in the
+# work tree (tracked or not) or in the index: eol=crlf makes it write CRLF.
+# A checkout that writes the blob's bytes and records their status leaves
+# git status clean over a file git's own checkout would write otherwise.
+for where in top folder staged; do
+    fresh "attributes-$where"
+    publish
+    C=$W/attributes-$where
+    target=$(changed "attributes-$where" M | grep '^refs/' | head -1)
+    [[ -n $target ]] || fail "the pull modifies no index file"
+    case $where in
+    top) printf 'refs/** text eol=crlf\n' >"$C/.gitattributes" ;;
+    folder) printf '* text eol=crlf\n' >"$C/$(dirname "$target")/.gitattributes" ;;
+    staged)
+        printf 'refs/** text eol=crlf\n' >"$C/.gitattributes"
+        git -C "$C" add .gitattributes && rm "$C/.gitattributes"
+        ;;
+    esac
+    pull_in "attributes-$where"
+    cp "$C/$target" "$W/pulled"
+    rm "$C/$target" && git -C "$C" checkout -q -- "$target"
+    cmp -s "$W/pulled" "$C/$target" || fail "a .gitattributes ($where): $target is not what git's checkout writes there"
+done
+pass "a .gitattributes at the top, in a changed file's folder, or staged: the files are what git's checkout writes"
 
 # ---- a remote whose tree holds .. and .git --------------------------------------------
 fresh hostile

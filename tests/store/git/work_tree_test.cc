@@ -256,5 +256,31 @@ TEST_CASE("checkout_changes refuses a FIFO where a file goes, as it refuses a li
   CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
 }
 
+TEST_CASE("checkout_changes declines under a .gitattributes of the work tree, untracked or staged") {
+  {
+    Clone c;
+    write_file(c.dir + "/.gitattributes", "* text eol=crlf\n");  // untracked, above every changed path
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(why == c.dir + "/.gitattributes: its attributes may change the bytes git's checkout writes");
+  }
+  {
+    Clone c;
+    write_file(c.dir + "/objects/0/0/.gitattributes", "* ident\n");  // in a changed file's folder
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(why == c.dir + "/objects/0/0/.gitattributes: its attributes may change the bytes git's checkout writes");
+  }
+  {
+    Clone c;
+    write_file(c.dir + "/objects/.gitattributes", "* ident\n");
+    must(c.git + "add objects/.gitattributes");
+    std::filesystem::remove(c.dir + "/objects/.gitattributes");  // staged only
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(why.find("objects/.gitattributes is staged") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace kistore::git
