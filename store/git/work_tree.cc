@@ -193,6 +193,11 @@ class Checkout {
     Odb odb = open_odb(repo_);
     if (!collect(packs, odb.get(), from, to, why)) return WorkTreeCheckout::kDeclined;
     if (changes_.empty()) return WorkTreeCheckout::kDone;
+    // An index that is no file (a FIFO, or a link to one): libgit2's
+    // checkout opens it, through a link too, and blocks for ever; refused,
+    // as a FIFO in the work tree is.
+    if (struct stat st; ::stat((gitdir_ + "index").c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return refused(why, gitdir_ + "index: is not a file (a FIFO, socket, device or folder); nothing written");
     BeneathDir root = BeneathDir::open(workdir_, false);
     group();
     std::string index_why;
@@ -264,7 +269,7 @@ class Checkout {
   // to git.
   bool read_index(std::string& why) {
     const std::string path = gitdir_ + "index";
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO: no wait
     if (fd < 0) {
       why = path + ": cannot open the index: " + std::strerror(errno);
       return false;

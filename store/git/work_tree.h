@@ -13,7 +13,8 @@
 //      link planted at a folder's place and writes through it). So does a
 //      FIFO, socket or device at a changed path (libgit2's checkout opens
 //      it for writing: a FIFO blocks it for ever), and git's `index.lock`
-//      held (libgit2's checkout writes the files, then fails on the lock).
+//      held (libgit2's checkout writes the files, then fails on the lock),
+//      and an index that is no file (a FIFO there blocks libgit2 for ever).
 //      The work tree stays behind HEAD, as `git status` shows, until the
 //      user looks.
 //   1. The index is read (index_file.h) and the checkout is declined, with

@@ -11,6 +11,8 @@
 #     writes CRLF); kistore's wrote the blob's bytes and their status, git
 #     status clean over files git would write otherwise; now declined, so
 #     that libgit2's checkout, which reads attributes as git does, writes them;
+#   - a FIFO as .git/index (or a link to one): kistore's own reading of the
+#     index, then libgit2's, blocked for ever; refused outright;
 #   - git's index.lock held (a git at work, or one that crashed): libgit2's
 #     checkout writes the files and then fails on the lock, leaving the work
 #     tree ahead of an index it could not write; refused, nothing written;
@@ -71,6 +73,25 @@ untouched fifo "a FIFO in the way"
 rm "$W/fifo/$target"
 in_step fifo "a FIFO in the way"
 pass "a FIFO where the pull adds a file: the pull ends, nothing written, the FIFO left as it was"
+
+# ---- a FIFO in place of git's index, or a link to one ------------------------------
+for how in fifo link; do
+    fresh "index-$how"
+    publish
+    C=$W/index-$how
+    mv "$C/.git/index" "$W/index-$how.saved"
+    if [[ $how == fifo ]]; then
+        mkfifo "$C/.git/index"
+    else
+        mkfifo "$W/index-fifo-elsewhere"
+        ln -s "$W/index-fifo-elsewhere" "$C/.git/index"
+    fi
+    pull_in "index-$how"
+    rm "$C/.git/index" && mv "$W/index-$how.saved" "$C/.git/index"
+    untouched "index-$how" "a $how as the index"
+    in_step "index-$how" "a $how as the index"
+done
+pass "a FIFO as git's index, or a link to one: the pull ends, nothing written"
 
 # ---- git's index.lock held ------------------------------------------------------------
 fresh locked

@@ -282,5 +282,15 @@ TEST_CASE("checkout_changes declines under a .gitattributes of the work tree, un
   }
 }
 
+TEST_CASE("checkout_changes refuses an index that is a FIFO, without waiting on it") {
+  Clone c;
+  std::filesystem::remove(c.dir + "/.git/index");
+  REQUIRE(::mkfifo((c.dir + "/.git/index").c_str(), 0644) == 0);
+  std::string why;
+  CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+  CHECK(why.find("/.git/index: is not a file") != std::string::npos);
+  CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
+}
+
 }  // namespace
 }  // namespace kistore::git
