@@ -93,6 +93,46 @@ bool file_exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+// Whether `path` is there and, read as git and libgit2 read it (through a
+// link), no regular file: a FIFO blocks their reading for ever.
+bool blocks_reading(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+// The user's own attributes (~/.config/git/attributes): in the folder of
+// their XDG git config, which libgit2 finds as git does ("" when none).
+std::string global_attributes() {
+  git_buf xdg = GIT_BUF_INIT;
+  std::string global;
+  if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
+    global.assign(xdg.ptr, xdg.size);
+    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/attributes";
+  }
+  git_buf_dispose(&xdg);
+  git_error_clear();
+  return global;
+}
+
+// What refuses a checkout outright among the files of attributes that
+// libgit2's checkout (which a decline hands over to) would read: one that is
+// no regular file. The work tree's .gitattributes are seen by the look at
+// each changed path. Empty when none.
+std::string attributes_block(git_repository* repo, const std::string& gitdir) {
+  std::vector<std::string> paths{gitdir + "info/attributes", global_attributes()};
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo) == 0) {
+    Config owned(config);
+    git_buf set = GIT_BUF_INIT;
+    if (git_config_get_path(&set, config, "core.attributesfile") == 0) paths.emplace_back(set.ptr, set.size);
+    git_buf_dispose(&set);
+  }
+  git_error_clear();
+  for (const std::string& path : paths)
+    if (blocks_reading(path)) return path + ": is not a file (a FIFO, socket or device); nothing written";
+  return "";
+}
+
 // Why git's checkout could write other bytes than the blob's, or keep
 // files elsewhere (empty when neither): kistore's checkout writes blobs as
 // they are, into every path.
@@ -108,17 +148,8 @@ std::string config_declines(git_repository* repo, const std::string& gitdir) {
   if (git_config_get_string(&text, config, "core.attributesfile") == 0) return "core.attributesFile is set";
   git_error_clear();
   if (file_exists(gitdir + "info/attributes")) return gitdir + "info/attributes exists";
-  // The user's own attributes (~/.config/git/attributes) sit in the folder
-  // of their XDG git config, which libgit2 finds as git does.
-  git_buf xdg = GIT_BUF_INIT;
-  std::string global;
-  if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
-    global.assign(xdg.ptr, xdg.size);
-    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/attributes";
-  }
-  git_buf_dispose(&xdg);
-  git_error_clear();
-  if (!global.empty() && file_exists(global)) return global + " exists";
+  if (const std::string global = global_attributes(); !global.empty() && file_exists(global))
+    return global + " exists";
   return "";
 }
 
@@ -212,8 +243,10 @@ class Checkout {
     // work tree would move ahead of an index that cannot be written.
     if (!lock_free(gitdir_ + "index.lock"))
       return refused(why, gitdir_ + "index.lock: git holds the index (the lock file is there); nothing written");
+    if (std::string no = attributes_block(repo_, gitdir_); !no.empty()) return refused(why, no);
+    if (std::string no = attributes_above(true); !no.empty()) return refused(why, no);
     if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
-    if (std::string no = attributes_above(); !no.empty()) return decline(why, no);
+    if (std::string no = attributes_above(false); !no.empty()) return decline(why, no);
     if (!index_ok) return decline(why, index_why);
     if (problem_at_ != kNone) return decline(why, problem_);
     // From here on files change: a failure is partial, never a decline.
@@ -248,8 +281,9 @@ class Checkout {
   // A .gitattributes in the work tree (untracked or not) applies to every
   // path below its folder, as git's checkout reads it: one in a folder above
   // the changed files but not holding any (the top, objects/, ...); those in
-  // the folders of changed files are seen by inspect(). Empty when none.
-  std::string attributes_above() const {
+  // the folders of changed files are seen by inspect(). `blocking`: only one
+  // that is no regular file (blocks_reading). Empty when none.
+  std::string attributes_above(bool blocking) const {
     std::set<std::string, std::less<>> above{""}, holding;
     for (const Change& c : changes_) {
       holding.insert(c.folder);
@@ -259,7 +293,8 @@ class Checkout {
     for (const std::string& dir : above) {
       if (holding.count(dir)) continue;
       const std::string path = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
-      if (file_exists(path)) return path + kAttributes;
+      if (blocking ? blocks_reading(path) : file_exists(path))
+        return path + (blocking ? ": is not a file (a FIFO, socket or device); nothing written" : kAttributes);
     }
     return "";
   }
@@ -435,8 +470,13 @@ class Checkout {
                                          "to the work tree");
         return;  // else the file removed first is where the folder goes
       }
-      if (struct stat st; folder->status(".gitattributes", st))
-        note(members.front(), workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes" + kAttributes);
+      if (struct stat st; folder->status(".gitattributes", st)) {
+        const std::string shown = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
+        if (S_ISREG(st.st_mode))
+          note(members.front(), shown + kAttributes);
+        else  // a FIFO (or a link to one) blocks the reading of libgit2's checkout for ever
+          note_link(members.front(), shown + ": is not a file; nothing written to the work tree");
+      }
       for (std::size_t i : members) {
         const Change& c = changes_[i];
         const std::string shown = workdir_ + "/" + c.delta.path;

@@ -13,6 +13,8 @@
 #     that libgit2's checkout, which reads attributes as git does, writes them;
 #   - a FIFO as .git/index (or a link to one): kistore's own reading of the
 #     index, then libgit2's, blocked for ever; refused outright;
+#   - a FIFO as .gitattributes or .git/info/attributes: libgit2's checkout
+#     reads it and blocked for ever; refused outright;
 #   - git's index.lock held (a git at work, or one that crashed): libgit2's
 #     checkout writes the files and then fails on the lock, leaving the work
 #     tree ahead of an index it could not write; refused, nothing written;
@@ -211,6 +213,27 @@ for where in top folder staged; do
     cmp -s "$W/pulled" "$C/$target" || fail "a .gitattributes ($where): $target is not what git's checkout writes there"
 done
 pass "a .gitattributes at the top, in a changed file's folder, or staged: the files are what git's checkout writes"
+
+# ---- a FIFO where git reads attributes -----------------------------------------------
+# libgit2's checkout (which a .gitattributes hands the checkout over to)
+# reads them, and blocks for ever on a FIFO.
+for where in top folder info; do
+    fresh "attributes-fifo-$where"
+    publish
+    C=$W/attributes-fifo-$where
+    target=$(changed "attributes-fifo-$where" M | grep '^refs/' | head -1)
+    case $where in
+    top) fifo=$C/.gitattributes ;;
+    folder) fifo=$C/$(dirname "$target")/.gitattributes ;;
+    info) mkdir -p "$C/.git/info" && fifo=$C/.git/info/attributes ;;
+    esac
+    mkfifo "$fifo"
+    pull_in "attributes-fifo-$where"
+    rm "$fifo"
+    untouched "attributes-fifo-$where" "a FIFO as attributes ($where)"
+    in_step "attributes-fifo-$where" "a FIFO as attributes ($where)"
+done
+pass "a FIFO as .gitattributes (at the top, in a changed file's folder) or .git/info/attributes: the pull ends, nothing written"
 
 # ---- a remote whose tree holds .. and .git --------------------------------------------
 fresh hostile
