@@ -100,32 +100,36 @@ bool blocks_reading(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0 && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-// The user's own attributes (~/.config/git/attributes): in the folder of
-// their XDG git config, which libgit2 finds as git does ("" when none).
-std::string global_attributes() {
+// The user's own `name` file (~/.config/git/attributes, .../ignore): in the
+// folder of their XDG git config, which libgit2 finds as git does ("" when
+// none).
+std::string global_file(const char* name) {
   git_buf xdg = GIT_BUF_INIT;
   std::string global;
   if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
     global.assign(xdg.ptr, xdg.size);
-    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/attributes";
+    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/" + name;
   }
   git_buf_dispose(&xdg);
   git_error_clear();
   return global;
 }
 
-// What refuses a checkout outright among the files of attributes that
-// libgit2's checkout (which a decline hands over to) would read: one that is
-// no regular file. The work tree's .gitattributes are seen by the look at
-// each changed path. Empty when none.
+// What refuses a checkout outright among the files of attributes and of
+// ignored paths that libgit2's checkout (which a decline hands over to)
+// reads: one that is no regular file. Those of the work tree (.gitattributes,
+// .gitignore) are seen by the look at each changed path. Empty when none.
 std::string attributes_block(git_repository* repo, const std::string& gitdir) {
-  std::vector<std::string> paths{gitdir + "info/attributes", global_attributes()};
+  std::vector<std::string> paths{gitdir + "info/attributes", gitdir + "info/exclude", global_file("attributes"),
+                                 global_file("ignore")};
   git_config* config = nullptr;
   if (git_repository_config_snapshot(&config, repo) == 0) {
     Config owned(config);
-    git_buf set = GIT_BUF_INIT;
-    if (git_config_get_path(&set, config, "core.attributesfile") == 0) paths.emplace_back(set.ptr, set.size);
-    git_buf_dispose(&set);
+    for (const char* key : {"core.attributesfile", "core.excludesfile"}) {
+      git_buf set = GIT_BUF_INIT;
+      if (git_config_get_path(&set, config, key) == 0) paths.emplace_back(set.ptr, set.size);
+      git_buf_dispose(&set);
+    }
   }
   git_error_clear();
   for (const std::string& path : paths)
@@ -148,7 +152,7 @@ std::string config_declines(git_repository* repo, const std::string& gitdir) {
   if (git_config_get_string(&text, config, "core.attributesfile") == 0) return "core.attributesFile is set";
   git_error_clear();
   if (file_exists(gitdir + "info/attributes")) return gitdir + "info/attributes exists";
-  if (const std::string global = global_attributes(); !global.empty() && file_exists(global))
+  if (const std::string global = global_file("attributes"); !global.empty() && file_exists(global))
     return global + " exists";
   return "";
 }
@@ -295,6 +299,8 @@ class Checkout {
       const std::string path = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
       if (blocking ? blocks_reading(path) : file_exists(path))
         return path + (blocking ? ": is not a file (a FIFO, socket or device); nothing written" : kAttributes);
+      if (const std::string ignore = path.substr(0, path.size() - 10) + "ignore"; blocking && blocks_reading(ignore))
+        return ignore + ": is not a file (a FIFO, socket or device); nothing written";
     }
     return "";
   }
@@ -470,6 +476,9 @@ class Checkout {
                                          "to the work tree");
         return;  // else the file removed first is where the folder goes
       }
+      if (struct stat st; folder->status(".gitignore", st) && !S_ISREG(st.st_mode))
+        note_link(members.front(), workdir_ + "/" + (dir.empty() ? "" : dir + "/") +
+                                       ".gitignore: is not a file; nothing written to the work tree");
       if (struct stat st; folder->status(".gitattributes", st)) {
         const std::string shown = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
         if (S_ISREG(st.st_mode))

@@ -14,9 +14,10 @@
 //      FIFO, socket or device at a changed path (libgit2's checkout opens
 //      it for writing: a FIFO blocks it for ever), and git's `index.lock`
 //      held (libgit2's checkout writes the files, then fails on the lock),
-//      and an index or a file of attributes (.gitattributes above a changed
-//      path, .git/info/attributes, the user's own) that is no file: a FIFO
-//      there blocks libgit2's reading for ever.
+//      and an index, a file of attributes or of ignored paths
+//      (.gitattributes or .gitignore above a changed path, .git/info/
+//      attributes or exclude, the user's own) that is no file: a FIFO there
+//      blocks libgit2's reading for ever.
 //      The work tree stays behind HEAD, as `git status` shows, until the
 //      user looks.
 //   1. The index is read (index_file.h) and the checkout is declined, with

@@ -13,8 +13,9 @@
 #     that libgit2's checkout, which reads attributes as git does, writes them;
 #   - a FIFO as .git/index (or a link to one): kistore's own reading of the
 #     index, then libgit2's, blocked for ever; refused outright;
-#   - a FIFO as .gitattributes or .git/info/attributes: libgit2's checkout
-#     reads it and blocked for ever; refused outright;
+#   - a FIFO as .gitattributes, .git/info/attributes, .gitignore or
+#     .git/info/exclude: libgit2's checkout reads it and blocked for ever;
+#     refused outright;
 #   - git's index.lock held (a git at work, or one that crashed): libgit2's
 #     checkout writes the files and then fails on the lock, leaving the work
 #     tree ahead of an index it could not write; refused, nothing written;
@@ -234,6 +235,26 @@ for where in top folder info; do
     in_step "attributes-fifo-$where" "a FIFO as attributes ($where)"
 done
 pass "a FIFO as .gitattributes (at the top, in a changed file's folder) or .git/info/attributes: the pull ends, nothing written"
+
+# A file the user changed at a path the pull changes hands the checkout to
+# libgit2's, which reads the ignore files too.
+for where in gitignore exclude; do
+    fresh "ignore-fifo-$where"
+    publish
+    C=$W/ignore-fifo-$where
+    target=$(changed "ignore-fifo-$where" M | head -1)
+    echo "my notes" >>"$C/$target"
+    case $where in
+    gitignore) fifo=$C/.gitignore ;;
+    exclude) mkdir -p "$C/.git/info" && rm -f "$C/.git/info/exclude" && fifo=$C/.git/info/exclude ;;
+    esac
+    mkfifo "$fifo"
+    pull_in "ignore-fifo-$where"
+    rm "$fifo"
+    assert_eq "my notes" "$(tail -1 "$C/$target")" "a FIFO as $where: the user's change kept"
+    in_step "ignore-fifo-$where" "a FIFO as $where"
+done
+pass "a FIFO as .gitignore or .git/info/exclude, with a change of the user's in the way: the pull ends"
 
 # ---- a remote whose tree holds .. and .git --------------------------------------------
 fresh hostile

@@ -292,11 +292,13 @@ TEST_CASE("checkout_changes refuses an index that is a FIFO, without waiting on 
   CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
 }
 
-TEST_CASE("checkout_changes refuses a FIFO where libgit2's checkout would read attributes") {
-  for (const char* where : {"/.gitattributes", "/objects/0/0/.gitattributes", "/.git/info/attributes"}) {
+TEST_CASE("checkout_changes refuses a FIFO where libgit2's checkout would read attributes or ignored paths") {
+  for (const char* where : {"/.gitattributes", "/objects/0/0/.gitattributes", "/.git/info/attributes", "/.gitignore",
+                            "/objects/9/9/.gitignore", "/.git/info/exclude"}) {
     INFO(where);
     Clone c;
     std::filesystem::create_directories(std::filesystem::path(c.dir + where).parent_path());
+    std::filesystem::remove(c.dir + where);  // git init's info/exclude
     REQUIRE(::mkfifo((c.dir + where).c_str(), 0644) == 0);
     std::string why;
     CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
