@@ -34,6 +34,8 @@ constexpr std::uint32_t kFileMode = 0100644, kSubmoduleMode = 0160000;
 constexpr std::size_t kMaxFileBytes = std::size_t(1) << 30;  // a file checked by content; documents are far smaller
 constexpr int kLockTries = 100;                                // git's index.lock held by git: wait up to ~1 s
 constexpr int kIndexTries = 3;                                 // the index changed under us: merge again
+// Why a .gitattributes in the work tree declines the checkout (after its path).
+constexpr const char* kAttributes = ": its attributes may change the bytes git's checkout writes";
 
 // One path the write changed, and what became of it.
 struct Change {
@@ -91,6 +93,50 @@ bool file_exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
+// Whether `path` is there and, read as git and libgit2 read it (through a
+// link), no regular file: a FIFO blocks their reading for ever.
+bool blocks_reading(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+// The user's own `name` file (~/.config/git/attributes, .../ignore): in the
+// folder of their XDG git config, which libgit2 finds as git does ("" when
+// none).
+std::string global_file(const char* name) {
+  git_buf xdg = GIT_BUF_INIT;
+  std::string global;
+  if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
+    global.assign(xdg.ptr, xdg.size);
+    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/" + name;
+  }
+  git_buf_dispose(&xdg);
+  git_error_clear();
+  return global;
+}
+
+// What refuses a checkout outright among the files of attributes and of
+// ignored paths that libgit2's checkout (which a decline hands over to)
+// reads: one that is no regular file. Those of the work tree (.gitattributes,
+// .gitignore) are seen by the look at each changed path. Empty when none.
+std::string attributes_block(git_repository* repo, const std::string& gitdir) {
+  std::vector<std::string> paths{gitdir + "info/attributes", gitdir + "info/exclude", global_file("attributes"),
+                                 global_file("ignore")};
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo) == 0) {
+    Config owned(config);
+    for (const char* key : {"core.attributesfile", "core.excludesfile"}) {
+      git_buf set = GIT_BUF_INIT;
+      if (git_config_get_path(&set, config, key) == 0) paths.emplace_back(set.ptr, set.size);
+      git_buf_dispose(&set);
+    }
+  }
+  git_error_clear();
+  for (const std::string& path : paths)
+    if (blocks_reading(path)) return path + ": is not a file (a FIFO, socket or device); nothing written";
+  return "";
+}
+
 // Why git's checkout could write other bytes than the blob's, or keep
 // files elsewhere (empty when neither): kistore's checkout writes blobs as
 // they are, into every path.
@@ -106,17 +152,8 @@ std::string config_declines(git_repository* repo, const std::string& gitdir) {
   if (git_config_get_string(&text, config, "core.attributesfile") == 0) return "core.attributesFile is set";
   git_error_clear();
   if (file_exists(gitdir + "info/attributes")) return gitdir + "info/attributes exists";
-  // The user's own attributes (~/.config/git/attributes) sit in the folder
-  // of their XDG git config, which libgit2 finds as git does.
-  git_buf xdg = GIT_BUF_INIT;
-  std::string global;
-  if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, &xdg) == 0 && xdg.size > 0) {
-    global.assign(xdg.ptr, xdg.size);
-    global = global.substr(0, global.find(GIT_PATH_LIST_SEPARATOR)) + "/attributes";
-  }
-  git_buf_dispose(&xdg);
-  git_error_clear();
-  if (!global.empty() && file_exists(global)) return global + " exists";
+  if (const std::string global = global_file("attributes"); !global.empty() && file_exists(global))
+    return global + " exists";
   return "";
 }
 
@@ -191,6 +228,11 @@ class Checkout {
     Odb odb = open_odb(repo_);
     if (!collect(packs, odb.get(), from, to, why)) return WorkTreeCheckout::kDeclined;
     if (changes_.empty()) return WorkTreeCheckout::kDone;
+    // An index that is no file (a FIFO, or a link to one): libgit2's
+    // checkout opens it, through a link too, and blocks for ever; refused,
+    // as a FIFO in the work tree is.
+    if (struct stat st; ::stat((gitdir_ + "index").c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return refused(why, gitdir_ + "index: is not a file (a FIFO, socket, device or folder); nothing written");
     BeneathDir root = BeneathDir::open(workdir_, false);
     group();
     std::string index_why;
@@ -199,7 +241,16 @@ class Checkout {
     // A link in the way first: nothing may then be handed to libgit2's
     // checkout, which follows a link planted at a folder's place.
     if (link_at_ != kNone) return refused(why, link_why_);
+    // git holds the index (a commit, an add -p, or a lock a crashed git
+    // left): git's checkout writes nothing then, and neither may this one
+    // nor libgit2's (which writes the files, then fails on the lock): the
+    // work tree would move ahead of an index that cannot be written.
+    if (!lock_free(gitdir_ + "index.lock"))
+      return refused(why, gitdir_ + "index.lock: git holds the index (the lock file is there); nothing written");
+    if (std::string no = attributes_block(repo_, gitdir_); !no.empty()) return refused(why, no);
+    if (std::string no = attributes_above(true); !no.empty()) return refused(why, no);
     if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
+    if (std::string no = attributes_above(false); !no.empty()) return decline(why, no);
     if (!index_ok) return decline(why, index_why);
     if (problem_at_ != kNone) return decline(why, problem_);
     // From here on files change: a failure is partial, never a decline.
@@ -231,12 +282,35 @@ class Checkout {
   bool writing() const { return writing_; }
 
  private:
+  // A .gitattributes in the work tree (untracked or not) applies to every
+  // path below its folder, as git's checkout reads it: one in a folder above
+  // the changed files but not holding any (the top, objects/, ...); those in
+  // the folders of changed files are seen by inspect(). `blocking`: only one
+  // that is no regular file (blocks_reading). Empty when none.
+  std::string attributes_above(bool blocking) const {
+    std::set<std::string, std::less<>> above{""}, holding;
+    for (const Change& c : changes_) {
+      holding.insert(c.folder);
+      for (std::size_t slash = c.folder.find('/'); slash != std::string::npos; slash = c.folder.find('/', slash + 1))
+        above.insert(c.folder.substr(0, slash));
+    }
+    for (const std::string& dir : above) {
+      if (holding.count(dir)) continue;
+      const std::string path = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
+      if (blocking ? blocks_reading(path) : file_exists(path))
+        return path + (blocking ? ": is not a file (a FIFO, socket or device); nothing written" : kAttributes);
+      if (const std::string ignore = path.substr(0, path.size() - 10) + "ignore"; blocking && blocks_reading(ignore))
+        return ignore + ": is not a file (a FIFO, socket or device); nothing written";
+    }
+    return "";
+  }
+
   // Reads the index into index_ (and its status into index_st_); false with
   // `why` when it is missing, unreadable, or holds what the checkout leaves
   // to git.
   bool read_index(std::string& why) {
     const std::string path = gitdir_ + "index";
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);  // a FIFO: no wait
     if (fd < 0) {
       why = path + ": cannot open the index: " + std::strerror(errno);
       return false;
@@ -281,6 +355,10 @@ class Checkout {
       }
       if ((e.mode & 0170000) == kSubmoduleMode) {
         why = path + ": " + e.path + " is a submodule";
+        return false;
+      }
+      if (e.path == ".gitattributes" || e.path.ends_with("/.gitattributes")) {
+        why = path + ": " + e.path + " is staged (its attributes may change the bytes git's checkout writes)";
         return false;
       }
     }
@@ -398,6 +476,16 @@ class Checkout {
                                          "to the work tree");
         return;  // else the file removed first is where the folder goes
       }
+      if (struct stat st; folder->status(".gitignore", st) && !S_ISREG(st.st_mode))
+        note_link(members.front(), workdir_ + "/" + (dir.empty() ? "" : dir + "/") +
+                                       ".gitignore: is not a file; nothing written to the work tree");
+      if (struct stat st; folder->status(".gitattributes", st)) {
+        const std::string shown = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
+        if (S_ISREG(st.st_mode))
+          note(members.front(), shown + kAttributes);
+        else  // a FIFO (or a link to one) blocks the reading of libgit2's checkout for ever
+          note_link(members.front(), shown + ": is not a file; nothing written to the work tree");
+      }
       for (std::size_t i : members) {
         const Change& c = changes_[i];
         const std::string shown = workdir_ + "/" + c.delta.path;
@@ -405,6 +493,14 @@ class Checkout {
         const bool present = folder->status(c.name, st);
         if (present && S_ISLNK(st.st_mode)) {
           note_link(i, shown + ": is a link; nothing written to the work tree");
+          continue;
+        }
+        // A FIFO, socket or device: libgit2's checkout opens what stands
+        // at a path it adds for writing, and blocks on a FIFO for ever
+        // (or feeds whatever reads it); refused as a link is.
+        if (present && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+          note_link(i, shown + ": is neither a file nor a folder (a FIFO, socket or device); nothing written to the "
+                               "work tree");
           continue;
         }
         if (!index_ok) continue;
@@ -585,6 +681,17 @@ class Checkout {
       if (same) return false;  // the rename failed: `why` says why
     }
     why = index_path + ": changed by another program while kistore wrote it, " + std::to_string(kIndexTries) + " times";
+    return false;
+  }
+
+  // Whether nobody holds git's lock of the index, waiting a little for a
+  // git that holds it.
+  static bool lock_free(const std::string& lock_path) {
+    struct stat st;
+    for (int i = 0; i < kLockTries; ++i) {
+      if (::lstat(lock_path.c_str(), &st) != 0 && errno == ENOENT) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     return false;
   }
 

@@ -10,14 +10,25 @@
 //   0. A link (or anything but a folder) where a changed path needs a
 //      folder, or a link where it needs a file, refuses the checkout: nothing
 //      is written, and libgit2's checkout must not run either (it follows a
-//      link planted at a folder's place and writes through it). The work
-//      tree stays behind HEAD, as `git status` shows, until the user looks.
+//      link planted at a folder's place and writes through it). So does a
+//      FIFO, socket or device at a changed path (libgit2's checkout opens
+//      it for writing: a FIFO blocks it for ever), and git's `index.lock`
+//      held (libgit2's checkout writes the files, then fails on the lock),
+//      and an index, a file of attributes or of ignored paths
+//      (.gitattributes or .gitignore above a changed path, .git/info/
+//      attributes or exclude, the user's own) that is no file: a FIFO there
+//      blocks libgit2's reading for ever.
+//      The work tree stays behind HEAD, as `git status` shows, until the
+//      user looks.
 //   1. The index is read (index_file.h) and the checkout is declined, with
 //      nothing written, for anything it does not handle exactly as git: a
 //      sparse checkout, conflicts, skip-worktree or intent-to-add entries,
 //      a mandatory index extension (split or sparse index), a submodule,
-//      attributes or end-of-line conversion that would change the bytes, a
-//      path of another mode than 100644.
+//      attributes or end-of-line conversion that would change the bytes (in
+//      the configuration, .git/info/attributes, the user's own, or a
+//      .gitattributes in the work tree at or above a changed path, tracked
+//      or not, or in the index: git's checkout reads them all), a path of
+//      another mode than 100644.
 //   2. Every path to change is checked as git's safe checkout checks it: a
 //      file to modify or remove must hold what the index says and the
 //      index must hold what `from` holds (its status matching the index's,

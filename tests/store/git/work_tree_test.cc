@@ -228,15 +228,83 @@ TEST_CASE("checkout_changes declines, writing nothing, where git's safe checkout
   CHECK_FALSE(std::filesystem::exists(c.dir + "/.git/index.lock"));
 }
 
-TEST_CASE("checkout_changes waits for git's index.lock, then leaves the index to git") {
+TEST_CASE("checkout_changes waits for git's index.lock, then refuses with nothing written") {
   Clone c;
   write_file(c.dir + "/.git/index.lock", "");
   std::string why;
-  CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kPartial);
+  // Refused, not declined: libgit2's checkout would write the files, then
+  // fail on the lock, leaving the work tree ahead of the index.
+  CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
   CHECK(why.find("index.lock: git holds the index") != std::string::npos);
+  CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");  // nothing written
+  CHECK_FALSE(std::filesystem::exists(c.dir + "/objects/9/9/new"));
   CHECK(std::filesystem::exists(c.dir + "/.git/index.lock"));  // git's, not kistore's to remove
   std::filesystem::remove(c.dir + "/.git/index.lock");
   CHECK(sh("ls " + quote(c.dir + "/.git") + " | grep -c tmp_index").out == "0\n");
+}
+
+TEST_CASE("checkout_changes refuses a FIFO where a file goes, as it refuses a link") {
+  Clone c;
+  std::filesystem::create_directories(c.dir + "/objects/9/9");
+  REQUIRE(::mkfifo((c.dir + "/objects/9/9/new").c_str(), 0644) == 0);
+  std::string why;
+  // libgit2's checkout, which a decline hands over to, opens it for writing
+  // and blocks for ever.
+  CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+  CHECK(why == c.dir + "/objects/9/9/new: is neither a file nor a folder (a FIFO, socket or device); nothing written "
+                       "to the work tree");
+  CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
+}
+
+TEST_CASE("checkout_changes declines under a .gitattributes of the work tree, untracked or staged") {
+  {
+    Clone c;
+    write_file(c.dir + "/.gitattributes", "* text eol=crlf\n");  // untracked, above every changed path
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(why == c.dir + "/.gitattributes: its attributes may change the bytes git's checkout writes");
+  }
+  {
+    Clone c;
+    write_file(c.dir + "/objects/0/0/.gitattributes", "* ident\n");  // in a changed file's folder
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(why == c.dir + "/objects/0/0/.gitattributes: its attributes may change the bytes git's checkout writes");
+  }
+  {
+    Clone c;
+    write_file(c.dir + "/objects/.gitattributes", "* ident\n");
+    must(c.git + "add objects/.gitattributes");
+    std::filesystem::remove(c.dir + "/objects/.gitattributes");  // staged only
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(why.find("objects/.gitattributes is staged") != std::string::npos);
+  }
+}
+
+TEST_CASE("checkout_changes refuses an index that is a FIFO, without waiting on it") {
+  Clone c;
+  std::filesystem::remove(c.dir + "/.git/index");
+  REQUIRE(::mkfifo((c.dir + "/.git/index").c_str(), 0644) == 0);
+  std::string why;
+  CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+  CHECK(why.find("/.git/index: is not a file") != std::string::npos);
+  CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
+}
+
+TEST_CASE("checkout_changes refuses a FIFO where libgit2's checkout would read attributes or ignored paths") {
+  for (const char* where : {"/.gitattributes", "/objects/0/0/.gitattributes", "/.git/info/attributes", "/.gitignore",
+                            "/objects/9/9/.gitignore", "/.git/info/exclude"}) {
+    INFO(where);
+    Clone c;
+    std::filesystem::create_directories(std::filesystem::path(c.dir + where).parent_path());
+    std::filesystem::remove(c.dir + where);  // git init's info/exclude
+    REQUIRE(::mkfifo((c.dir + where).c_str(), 0644) == 0);
+    std::string why;
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(why.find(std::string(where) + ": is not a file") != std::string::npos);
+    CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
+  }
 }
 
 }  // namespace
