@@ -22,6 +22,7 @@
 #include "store/git/commit_author.h"
 #include "store/git/commit_graph.h"
 #include "store/git/git.h"
+#include "store/git/work_tree.h"
 #include "store/git/native_repo.h"
 #include "store/git/repo_objects.h"
 #include "store/git/objwrite.h"

@@ -3,7 +3,6 @@
 #include <atomic>
 #include <mutex>
 
-#include "store/git/work_tree.h"
 
 namespace kistore::git {
 
@@ -226,46 +225,5 @@ std::string blob_bytes(git_repository* repo, const git_oid& id) {
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob)), git_blob_rawsize(blob));
 }
 
-std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from) {
-  if (git_repository_is_bare(repo)) return "";
-  git_reference* head = nullptr;
-  if (git_reference_lookup(&head, repo, "HEAD") != 0) {
-    git_error_clear();
-    return "";
-  }
-  bool names_it = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && git_reference_symbolic_target(head) == name;
-  git_reference_free(head);
-  if (!names_it) return "";
-  // kistore's own checkout of the paths the write changed (work_tree.h);
-  // libgit2's safe checkout for what it declines (user's changes in the
-  // way, a sparse checkout, ...), which keeps the user's files; neither
-  // where it refuses (a link in the way, which libgit2 would follow).
-  if (from) {
-    std::optional<git_oid> to;
-    try {
-      to = ref_target(repo, name);
-    } catch (const Error&) {
-    }
-    std::string why;
-    const WorkTreeCheckout done = to ? checkout_changes(repo, *from, *to, why) : WorkTreeCheckout::kDeclined;
-    if (done == WorkTreeCheckout::kDone) return "";
-    if (done != WorkTreeCheckout::kDeclined) return why.empty() ? "a file could not be written" : why;
-  }
-  git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
-  opts.checkout_strategy = GIT_CHECKOUT_SAFE;
-  git_commit* base = nullptr;
-  git_tree* base_tree = nullptr;
-  if (from && git_commit_lookup(&base, repo, from) == 0 && git_commit_tree(&base_tree, base) == 0)
-    opts.baseline = base_tree;  // only what changed since is written
-  // Paths the user changed are kept, and the checkout says so (a conflict).
-  const int rc = git_checkout_head(repo, &opts);
-  std::string why;
-  if (rc == GIT_ECONFLICT) why = "files of yours stand where the commit changes paths, and were kept";
-  else if (rc < 0) why = last_error();
-  git_tree_free(base_tree);
-  git_commit_free(base);
-  git_error_clear();
-  return why;
-}
 
 }  // namespace kistore::git

@@ -77,4 +77,17 @@ enum class WorkTreeCheckout {
 // declined or stopped. Never throws.
 WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why);
 
+// After `name` moved from `from` (null: it did not exist) in a repository
+// with a work tree (a plain `git clone` of a store) whose HEAD names `name`:
+// brings its index and work tree to the new commit, changing only the paths
+// that changed (SPEC §2: `git status` stays clean): kistore's own checkout
+// (work_tree.h), or libgit2's safe checkout where that one declines (a file
+// the user changed in the way, a sparse checkout, ...). Files the user
+// changed are left as they are (git's safe checkout); with a link planted
+// where a changed path goes, nothing is written at all. A bare repository
+// is left alone. Never throws: the commit stands whatever the checkout meets.
+// Returns "" when the work tree and index hold the new commit (or there is
+// none to keep), else why they were left behind it, in words.
+std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from);
+
 }  // namespace kistore::git

@@ -4,6 +4,7 @@
 
 #include "store/edge/interrupt.h"
 #include "store/git/git.h"
+#include "store/git/work_tree.h"
 #include "store/sync/incoming.h"
 #include "store/git/incoming_walk.h"
 #include "store/git/sync_repo.h"
