@@ -220,8 +220,11 @@ std::optional<HttpResponse> Connection::ask_refusal() const {
 }
 
 std::string Connection::refusal_words(const HttpResponse& answer, bool explain) const {
-  std::string status = "HTTP " + std::to_string(answer.status);
-  if (!answer.reason.empty()) status += " " + cut_text(answer.reason, 100);
+  // Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on
+  // "literal" + a string made in the same expression.
+  std::string status = "HTTP ";
+  status += std::to_string(answer.status);
+  if (!answer.reason.empty()) status.append(" ").append(cut_text(answer.reason, 100));
   std::string meaning;
   if (explain) {
     if (answer.status == 401)
@@ -234,11 +237,18 @@ std::string Connection::refusal_words(const HttpResponse& answer, bool explain) 
     else if (answer.status >= 500)
       meaning = "the server failed; try again later, or tell its operator";
   }
-  std::string words = status + (meaning.empty() ? "" : " (" + meaning + ")");
+  std::string words = status;
+  if (!meaning.empty()) words.append(" (").append(meaning).append(")");
   std::string said;
-  for (const std::string& line : shown_body_lines(answer)) said += (said.empty() ? "" : " | ") + line;
-  if (!said.empty()) words += (explain ? "; the server said: " : "; the server said (" + status + "): ") + said;
-  else if (!explain) words = "the server answered " + status;
+  for (const std::string& line : shown_body_lines(answer)) said.append(said.empty() ? "" : " | ").append(line);
+  if (!said.empty()) {
+    if (explain) words += "; the server said: ";
+    else words.append("; the server said (").append(status).append("): ");
+    words += said;
+  } else if (!explain) {
+    words = "the server answered ";
+    words += status;
+  }
   // A hostile server may quote what it was sent: the password, or the
   // header's base64 of user:password.
   words = scrub(std::move(words));
@@ -257,7 +267,10 @@ void Connection::check(int rc, std::string_view what) const {
   if (!state_->host_key_failure.empty()) throw RemoteError(state_->host_key_failure);
   if (!state_->credentials.failure().empty()) {
     std::string said;
-    if (std::optional<HttpResponse> answer = ask_refusal()) said = "; " + refusal_words(*answer, false);
+    if (std::optional<HttpResponse> answer = ask_refusal()) {
+      said = "; ";
+      said += refusal_words(*answer, false);
+    }
     throw RemoteError(state_->credentials.failure() + said);
   }
   if (git::last_error_is_refused_redirect())
@@ -290,7 +303,7 @@ void Connection::check(int rc, std::string_view what) const {
   if (detail.starts_with("unexpected http status code: ") || detail == "unexpected authentication failure" ||
       detail == "server requires authentication that we do not support") {
     if (std::optional<HttpResponse> answer = ask_refusal())
-      throw RemoteError("the remote " + where() + " refused the request: " + refusal_words(*answer, true));
+      throw RemoteError(std::string("the remote ").append(where()).append(" refused the request: ").append(refusal_words(*answer, true)));
   }
   if (rc == GIT_EAUTH || detail.find("authentication") != std::string::npos || detail.find("401") != std::string::npos)
     throw RemoteError("authentication failed for " + redact_url(state_->url) + ": " + detail);
