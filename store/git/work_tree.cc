@@ -251,6 +251,9 @@ class Checkout {
     if (std::string no = attributes_above(true); !no.empty()) return refused(why, no);
     if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
     if (std::string no = attributes_above(false); !no.empty()) return decline(why, no);
+    // An index cut short or with a wrong checksum: libgit2's checkout fails
+    // on it as git does (and libgit2 1.5 leaks on the way): refused here.
+    if (index_damaged_) return refused(why, index_why + "; nothing written (git cannot read the index either)");
     if (!index_ok) return decline(why, index_why);
     if (problem_at_ != kNone) return decline(why, problem_);
     // From here on files change: a failure is partial, never a decline.
@@ -280,6 +283,11 @@ class Checkout {
  public:
   // Whether files may have changed (an error from here on is partial).
   bool writing() const { return writing_; }
+
+ private:
+  bool index_damaged_ = false;  // the index could not be parsed (read_index)
+
+ public:
 
  private:
   // A .gitattributes in the work tree (untracked or not) applies to every
@@ -337,6 +345,7 @@ class Checkout {
     std::optional<IndexFile> index = parse_index(bytes, bad);
     if (!index) {
       why = path + ": " + bad;
+      index_damaged_ = true;
       return false;
     }
     for (const std::string& ext : index->extensions)
