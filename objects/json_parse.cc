@@ -231,6 +231,21 @@ long decimal_exponent(std::string_view num) {
   return e;
 }
 
+// The double a JSON number's text names, as parse_json reads it: an
+// underflow is zero (its sign kept), as in ECMAScript; an overflow is
+// kOutOfRange, text std::from_chars does not read whole kNotANumber.
+enum class NumberText { kRead, kOutOfRange, kNotANumber };
+NumberText read_number(std::string_view num, double& d) {
+  d = 0;
+  const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), d);
+  if (ec == std::errc::result_out_of_range) {
+    if (decimal_exponent(num) >= 0) return NumberText::kOutOfRange;
+    d = num[0] == '-' ? -0.0 : 0.0;
+    return NumberText::kRead;
+  }
+  return ec != std::errc() || end != num.data() + num.size() ? NumberText::kNotANumber : NumberText::kRead;
+}
+
 std::string out_of_range(std::string_view num) {
   return "expected a number that fits in a double, found " + excerpt(num) +
          " (number out of range of a double)";
@@ -260,12 +275,10 @@ class Builder {
     const std::string_view num(s, n);
     const std::size_t start = in_.Tell() - n;
     double d = 0;
-    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), d);
-    if (ec == std::errc::result_out_of_range) {
-      if (decimal_exponent(num) >= 0) return fail(start, out_of_range(num));
-      d = num[0] == '-' ? -0.0 : 0.0;  // underflow rounds to zero, as in ECMAScript
-    } else if (ec != std::errc() || end != num.data() + num.size()) {
-      return fail(start, "expected a number, found " + excerpt(num));
+    switch (read_number(num, d)) {
+      case NumberText::kOutOfRange: return fail(start, out_of_range(num));
+      case NumberText::kNotANumber: return fail(start, "expected a number, found " + excerpt(num));
+      case NumberText::kRead: break;
     }
     return add(Json(d));
   }
@@ -591,16 +604,8 @@ class CanonicalEcho {
   bool Double(double) { return false; }
 
   bool RawNumber(const Ch* s, SizeType n, bool) {
-    const std::string_view num(s, n);
     double d = 0;
-    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), d);
-    if (ec == std::errc::result_out_of_range) {
-      if (decimal_exponent(num) >= 0) return false;
-      d = 0.0;  // underflow: parse_json reads zero, whose form is "0"
-    } else if (ec != std::errc() || end != num.data() + num.size()) {
-      return false;
-    }
-    scratch_.clear();
+    if (read_number(std::string_view(s, n), d) != NumberText::kRead) return false;
     scratch_ = format_number(d);
     return value() && expect(scratch_);
   }
@@ -614,7 +619,7 @@ class CanonicalEcho {
     if (has_surrogate(s, n)) return false;
     Frame& top = frames_.back();
     const std::string_view name(s, n);
-    if (top.count > 0 && !canonical_name_less(names_.substr(top.last_name), name)) return false;
+    if (top.count > 0 && !canonical_name_less(std::string_view(names_).substr(top.last_name), name)) return false;
     if (top.count > 0 && !expect(",")) return false;
     ++top.count;
     names_.resize(top.last_name);

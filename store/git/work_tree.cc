@@ -285,11 +285,6 @@ class Checkout {
   bool writing() const { return writing_; }
 
  private:
-  bool index_damaged_ = false;  // the index could not be parsed (read_index)
-
- public:
-
- private:
   // A .gitattributes in the work tree (untracked or not) applies to every
   // path below its folder, as git's checkout reads it: one in a folder above
   // the changed files but not holding any (the top, objects/, ...); those in
@@ -733,6 +728,7 @@ class Checkout {
   std::size_t problem_at_ = kNone, link_at_ = kNone;
   std::string problem_, link_why_;
   bool writing_ = false;
+  bool index_damaged_ = false;  // the index could not be parsed (read_index)
 };
 
 }  // namespace
