@@ -2,18 +2,18 @@
 #include "store/verify/object_table.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace kistore::verifying {
 
 std::uint32_t DigestTable::intern(const Digest& d) {
   Shard& shard = shards_[d.bytes()[0]];
   std::lock_guard lock(shard.mutex);
-  auto [it, added] = shard.ids.try_emplace(d, static_cast<std::uint32_t>(shard.digests.size()));
-  if (added) {
-    if (shard.digests.size() >= 0xffffffu) throw std::length_error("verify: more than 16,777,215 digests named in one shard");
-    shard.digests.push_back(d);
-  }
-  return (std::uint32_t{d.bytes()[0]} << 24) | it->second;
+  if (shard.digests.size() >= 0xffffffu) throw std::length_error("verify: more than 16,777,215 digests named in one shard");
+  auto [place, added] = shard.ids.insert(d, static_cast<std::uint32_t>(shard.digests.size()),
+                                         [&](std::uint32_t i) -> const Digest& { return shard.digests[i]; });
+  if (added) shard.digests.push_back(d);
+  return (std::uint32_t{d.bytes()[0]} << 24) | place;
 }
 
 Primary MeasurementKinds::primary(const std::optional<Measurement>& m) const {
@@ -69,19 +69,21 @@ void ObjectTable::put(ObjectFacts&& facts) {
   }
   if (o.valid && facts.kind == Kind::kAttestation)
     shard.attestations.insert_or_assign(digest, Attested{facts.subject, std::move(facts.attestation_bytes)});
-  shard.map.insert_or_assign(digest, o);
+  if (shard.entries.size() >= kNone - 1) throw std::length_error("verify: more than 4,294,967,294 objects in one shard");
+  auto [place, added] = shard.slots.insert(digest, static_cast<std::uint32_t>(shard.entries.size()),
+                                           [&](std::uint32_t i) -> const Digest& { return shard.entries[i].digest; });
+  if (added) shard.entries.push_back({digest, o});
+  else shard.entries[place].object = o;
 }
 
 const StoredObject* ObjectTable::find(const Digest& d) const {
-  const auto& map = shards_[d.bytes()[0]].map;
-  auto it = map.find(d);
-  return it == map.end() ? nullptr : &it->second;
+  const Shard& shard = shards_[d.bytes()[0]];
+  const std::uint32_t place = shard.slots.find(d, [&](std::uint32_t i) -> const Digest& { return shard.entries[i].digest; });
+  return place == kNone ? nullptr : &shard.entries[place].object;
 }
 
 StoredObject* ObjectTable::find(const Digest& d) {
-  auto& map = shards_[d.bytes()[0]].map;
-  auto it = map.find(d);
-  return it == map.end() ? nullptr : &it->second;
+  return const_cast<StoredObject*>(std::as_const(*this).find(d));
 }
 
 std::optional<std::string_view> ObjectTable::source(const Digest& d, const StoredObject& o) const {
@@ -119,14 +121,15 @@ std::optional<ObjectFacts> ObjectTable::facts(const Digest& d) const {
 
 std::size_t ObjectTable::size() const {
   std::size_t n = 0;
-  for (const Shard& shard : shards_) n += shard.map.size();
+  for (const Shard& shard : shards_) n += shard.entries.size();
   return n;
 }
 
 void ObjectTable::clear() {
   for (Shard& shard : shards_) {
     std::lock_guard lock(shard.mutex);
-    shard.map.clear();
+    std::deque<Entry>().swap(shard.entries);
+    shard.slots.clear();
     std::string().swap(shard.text);
     shard.attestations.clear();
   }

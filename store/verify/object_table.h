@@ -32,6 +32,61 @@ namespace kistore::verifying {
 
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 
+// An open-addressed index over a dense array of digests kept by its owner:
+// slot -> place in the array (kNone: empty), probed linearly from bits of
+// the digest that the tables' shards (its first byte) leave free. A lookup is
+// one probe into 4-byte slots and one key compare, where a node-based map
+// walked a bucket's list and allocated a node an entry. `at(place)` gives
+// the digest at a place. Not thread-safe: the owner locks.
+class DigestSlots {
+ public:
+  template <typename At>
+  std::uint32_t find(const Digest& d, const At& at) const {
+    if (slots_.empty()) return kNone;
+    for (std::size_t i = hash(d) & mask();; i = (i + 1) & mask()) {
+      const std::uint32_t place = slots_[i];
+      if (place == kNone || at(place) == d) return place;
+    }
+  }
+  // The place of `d`, or `next` (the array's size, where the caller then
+  // puts it) and true when it was not there.
+  template <typename At>
+  std::pair<std::uint32_t, bool> insert(const Digest& d, std::uint32_t next, const At& at) {
+    if ((used_ + 1) * 4 > slots_.size() * 3) grow(at);
+    for (std::size_t i = hash(d) & mask();; i = (i + 1) & mask()) {
+      const std::uint32_t place = slots_[i];
+      if (place == kNone) {
+        slots_[i] = next, ++used_;
+        return {next, true};
+      }
+      if (at(place) == d) return {place, false};
+    }
+  }
+  void clear() { std::vector<std::uint32_t>().swap(slots_), used_ = 0; }
+
+ private:
+  static std::size_t hash(const Digest& d) {
+    std::uint64_t h;
+    __builtin_memcpy(&h, d.bytes().data() + 8, sizeof(h));
+    return static_cast<std::size_t>(h);
+  }
+  std::size_t mask() const { return slots_.size() - 1; }
+  template <typename At>
+  void grow(const At& at) {
+    std::vector<std::uint32_t> old(slots_.empty() ? 16 : slots_.size() * 2, kNone);
+    old.swap(slots_);
+    for (std::uint32_t place : old)
+      if (place != kNone)
+        for (std::size_t i = hash(at(place)) & mask();; i = (i + 1) & mask())
+          if (slots_[i] == kNone) {
+            slots_[i] = place;
+            break;
+          }
+  }
+  std::vector<std::uint32_t> slots_;  // a power of two, at most three quarters used
+  std::size_t used_ = 0;
+};
+
 // Digests by number, interned from any thread: the number's top byte is the
 // digest's first byte (the shard it is kept in), the rest its place there.
 class DigestTable {
@@ -47,7 +102,7 @@ class DigestTable {
   struct Shard {
     std::mutex mutex;
     std::deque<Digest> digests;
-    std::unordered_map<Digest, std::uint32_t> ids;
+    DigestSlots ids;
   };
   std::array<Shard, 256> shards_;
 };
@@ -118,7 +173,7 @@ class ObjectTable {
   template <typename F>
   void for_each(F&& fn) const {
     for (const Shard& shard : shards_)
-      for (const auto& [digest, object] : shard.map) fn(digest, object);
+      for (const Entry& e : shard.entries) fn(e.digest, e.object);
   }
 
   DigestTable digests;
@@ -129,9 +184,14 @@ class ObjectTable {
     std::optional<Digest> subject;
     std::string bytes;
   };
+  struct Entry {
+    Digest digest;
+    StoredObject object;
+  };
   struct Shard {
     std::mutex mutex;
-    std::unordered_map<Digest, StoredObject> map;
+    std::deque<Entry> entries;  // in the order put, found through `slots`
+    DigestSlots slots;
     std::string text;  // source keys and paths
     std::unordered_map<Digest, Attested> attestations;
   };
