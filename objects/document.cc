@@ -213,11 +213,11 @@ std::string known_kinds() {
 }
 
 Location Location::child(std::string_view member) const {
-  return Location{source, pointer + "/" + pointer_token(member)};
+  return Location{source, pointer_child(pointer, member)};
 }
 
 Location Location::child(std::size_t index) const {
-  return Location{source, pointer + "/" + std::to_string(index)};
+  return Location{source, pointer_child(pointer, index)};
 }
 
 std::string Location::format(std::string_view message) const {

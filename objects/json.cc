@@ -3,6 +3,7 @@
 #include "objects/json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -83,14 +84,46 @@ bool operator==(const Json& a, const Json& b) {
   return false;
 }
 
-std::string pointer_token(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
+namespace {
+
+void append_pointer_token(std::string_view name, std::string& out) {
+  if (name.find_first_of("~/") == std::string_view::npos) {
+    out.append(name);
+    return;
+  }
   for (char c : name) {
     if (c == '~') out += "~0";
     else if (c == '/') out += "~1";
     else out += c;
   }
+}
+
+}  // namespace
+
+std::string pointer_token(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  append_pointer_token(name, out);
+  return out;
+}
+
+std::string pointer_child(std::string_view parent, std::string_view member) {
+  std::string out;
+  out.reserve(parent.size() + 1 + member.size());
+  out.append(parent);
+  out += '/';
+  append_pointer_token(member, out);
+  return out;
+}
+
+std::string pointer_child(std::string_view parent, std::size_t index) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, index);
+  std::string out;
+  out.reserve(parent.size() + 1 + static_cast<std::size_t>(r.ptr - digits));
+  out.append(parent);
+  out += '/';
+  out.append(digits, r.ptr);
   return out;
 }
 

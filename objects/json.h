@@ -120,5 +120,10 @@ std::string quoted_excerpt(std::string_view s, std::size_t max = 80);
 
 // RFC 6901 JSON Pointer token escaping ("~" -> "~0", "/" -> "~1").
 std::string pointer_token(std::string_view name);
+// The pointer of a member or element of the value at `parent`: parent + "/" +
+// the escaped token, made in one allocation (importers make one per value
+// they read).
+std::string pointer_child(std::string_view parent, std::string_view member);
+std::string pointer_child(std::string_view parent, std::size_t index);
 
 }  // namespace kistore

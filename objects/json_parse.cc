@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
@@ -161,11 +162,28 @@ class TextStream {
   void Flush() { RAPIDJSON_ASSERT(false); }
   std::size_t PutEnd(Ch*) { RAPIDJSON_ASSERT(false); return 0; }
 
+  // Past the blanks JSON allows between tokens (' ', '\t', '\n', '\r'):
+  // eight spaces at a time through an indentation, then byte by byte.
+  void SkipBlanks() {
+    constexpr std::uint64_t kSpaces = 0x2020202020202020;
+    while (pos_ != end_) {
+      std::uint64_t word;
+      while (end_ - pos_ >= 8 && (std::memcpy(&word, pos_, 8), word == kSpaces)) pos_ += 8;
+      if (pos_ == end_ || (*pos_ != ' ' && *pos_ != '\n' && *pos_ != '\r' && *pos_ != '\t')) return;
+      ++pos_;
+    }
+  }
+
  private:
   const char* begin_;
   const char* pos_;
   const char* end_;
 };
+
+// Found by argument-dependent lookup from RapidJSON's reader, in place of its
+// SkipWhitespace template, which goes through Peek and Take a character at a
+// time: an indented file (nvbench's) is a third blanks.
+void SkipWhitespace(TextStream& in) { in.SkipBlanks(); }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -291,26 +309,43 @@ class Builder {
   bool Key(const Ch* s, SizeType n, bool) {
     key_offsets_.push_back(last_end_);
     if (has_surrogate(s, n)) return fail_lone_low_surrogate(token_start(last_end_));
-    frames_.back().key.assign(s, n);
+    members_.emplace_back(std::string(s, n), Json());  // its value comes next (add)
     last_end_ = in_.Tell();
     return true;
   }
 
-  bool StartObject() { return open(Json::object(), "an object"); }
-  bool StartArray() { return open(Json::array(), "an array"); }
-  bool EndArray(SizeType) { return close(); }
+  bool StartObject() { return open(true, "an object"); }
+  bool StartArray() { return open(false, "an array"); }
+
+  bool EndArray(SizeType) {
+    const Frame frame = frames_.back();
+    frames_.pop_back();
+    Json::Array elements;
+    elements.reserve(values_.size() - frame.first);
+    std::move(values_.begin() + static_cast<std::ptrdiff_t>(frame.first), values_.end(),
+              std::back_inserter(elements));
+    values_.resize(frame.first);
+    return add(Json(std::move(elements)));
+  }
 
   bool EndObject(SizeType) {
-    Frame& frame = frames_.back();
-    const Json::Object& members = frame.value.as_object();
-    if (const auto dup = find_duplicate(members)) {
+    const Frame frame = frames_.back();
+    const Json::Member* first = members_.data() + frame.first;
+    const std::size_t n = members_.size() - frame.first;
+    if (const auto dup = find_duplicate(first, n)) {
       std::string name;
-      write_json_string(members[*dup].first, name);
+      write_json_string(first[*dup].first, name);
       return fail(token_start(key_offsets_[frame.first_key + *dup]),
                   "expected unique member names, found duplicate member name " + name);
     }
     key_offsets_.resize(frame.first_key);
-    return close();
+    frames_.pop_back();
+    Json::Object members;
+    members.reserve(n);
+    std::move(members_.begin() + static_cast<std::ptrdiff_t>(frame.first), members_.end(),
+              std::back_inserter(members));
+    members_.resize(frame.first);
+    return add(Json(std::move(members)));
   }
 
   bool failed() const { return failed_; }
@@ -319,9 +354,13 @@ class Builder {
   Json take_root() { return std::move(root_); }
 
  private:
+  // An open array's elements lie in values_ from `first` on, an open
+  // object's members in members_: shared stacks, so that each array and
+  // object is allocated once at its exact size when it closes, not regrown
+  // element by element (a document is thousands of small containers).
   struct Frame {
-    Json value;          // the array or object being filled
-    std::string key;     // in an object: the name of the member being parsed
+    bool object;
+    std::size_t first;      // its first element in values_, or member in members_
     std::size_t first_key;  // this object's first entry in key_offsets_
   };
 
@@ -331,35 +370,28 @@ class Builder {
   [[gnu::noinline]] bool add(Json v) {
     if (frames_.empty()) {
       root_ = std::move(v);
-    } else if (Frame& top = frames_.back(); top.value.is_array()) {
-      top.value.as_array().push_back(std::move(v));
+    } else if (!frames_.back().object) {
+      values_.push_back(std::move(v));
     } else {
-      top.value.as_object().emplace_back(std::move(top.key), std::move(v));
+      members_.back().second = std::move(v);  // the member its Key opened
     }
     last_end_ = in_.Tell();
     return true;
   }
 
-  bool open(Json container, const char* what) {
+  bool open(bool object, const char* what) {
     if (frames_.size() >= kMaxDepth) {
       return fail(in_.Tell() - 1, "expected arrays and objects nested at most " +
                                       std::to_string(kMaxDepth) + " deep, found " + what +
                                       " at depth " + std::to_string(frames_.size() + 1));
     }
-    frames_.push_back(Frame{std::move(container), {}, key_offsets_.size()});
+    frames_.push_back(Frame{object, object ? members_.size() : values_.size(), key_offsets_.size()});
     last_end_ = in_.Tell();
     return true;
   }
 
-  bool close() {
-    Json v = std::move(frames_.back().value);
-    frames_.pop_back();
-    return add(std::move(v));
-  }
-
   // Index of the first member (in input order) whose name an earlier member has.
-  static std::optional<std::size_t> find_duplicate(const Json::Object& members) {
-    const std::size_t n = members.size();
+  static std::optional<std::size_t> find_duplicate(const Json::Member* members, std::size_t n) {
     constexpr std::size_t kPairwiseLimit = 16;  // below this, sorting costs more than it saves
     if (n <= kPairwiseLimit) {
       for (std::size_t j = 1; j < n; ++j) {
@@ -428,6 +460,8 @@ class Builder {
   std::string_view text_;
   Json root_;
   std::vector<Frame> frames_;
+  std::vector<Json> values_;
+  std::vector<Json::Member> members_;
   // Per open object, per member: where the search for the name's opening quote
   // starts, so that a duplicate can be pointed at after the object is complete.
   std::vector<std::size_t> key_offsets_;

@@ -92,9 +92,18 @@ void append_number(double value, std::string& out) {
   }
 }
 
+// The members for_each_sorted puts in order, one stack per thread: a writer
+// made per document would allocate it anew for each (importers write
+// several documents a run). Each use takes the entries above its own base,
+// so nested and successive writers share it safely.
+std::vector<const Json::Member*>& sort_scratch() {
+  thread_local std::vector<const Json::Member*> scratch;
+  return scratch;
+}
+
 class CanonicalWriter {
  public:
-  explicit CanonicalWriter(std::string& out) : out_(out) {}
+  explicit CanonicalWriter(std::string& out) : out_(out), scratch_(sort_scratch()) {}
 
   void value(const Json& v) {
     switch (v.type()) {
@@ -131,7 +140,7 @@ class CanonicalWriter {
 
  private:
   std::string& out_;
-  std::vector<const Json::Member*> scratch_;
+  std::vector<const Json::Member*>& scratch_;
 };
 
 class PrettyWriter {
@@ -176,8 +185,15 @@ class PrettyWriter {
 void write_canonical(const Json& value, std::string& out) { CanonicalWriter(out).value(value); }
 
 std::string canonical(const Json& value) {
-  std::string out;
-  write_canonical(value, out);
+  // Written into a buffer kept per thread, then copied out at its size: grown
+  // by doubling from empty, a document's text cost a handful of allocations
+  // and copies. A buffer grown past kKept by one large value is let go.
+  constexpr std::size_t kKept = 1 << 20;
+  thread_local std::string scratch;
+  scratch.clear();
+  write_canonical(value, scratch);
+  std::string out(scratch);
+  if (scratch.capacity() > kKept) std::string().swap(scratch);
   return out;
 }
 

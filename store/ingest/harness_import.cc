@@ -65,7 +65,14 @@ std::string describe_json(const Json& v) {
   return "a value";
 }
 
-std::string JsonAt::where() const { return source_ + ": " + (pointer_.empty() ? "/" : pointer_); }
+std::string JsonAt::where() const {
+  std::string out;
+  out.reserve(source_.size() + 2 + std::max<std::size_t>(pointer_.size(), 1));
+  out.append(source_);
+  out += ": ";
+  out += pointer_.empty() ? std::string_view("/") : std::string_view(pointer_);
+  return out;
+}
 
 void JsonAt::fail(std::string_view expected) const { fail(expected, describe_json(*value_)); }
 
@@ -76,24 +83,24 @@ void JsonAt::fail(std::string_view expected, std::string_view found) const {
 JsonAt JsonAt::member(std::string_view name) const {
   const Json* m = object().empty() ? nullptr : value_->find(name);
   if (!m) fail("a member \"" + std::string(name) + "\"", "an object without it");
-  return JsonAt(source_, *m, pointer_ + "/" + pointer_token(name));
+  return JsonAt(source_, *m, pointer_child(pointer_, name));
 }
 
 JsonAt JsonAt::member(const Json::Member& m) const {
-  return JsonAt(source_, m.second, pointer_ + "/" + pointer_token(m.first));
+  return JsonAt(source_, m.second, pointer_child(pointer_, m.first));
 }
 
 std::optional<JsonAt> JsonAt::find(std::string_view name) const {
   object();
   const Json* m = value_->find(name);
   if (!m || m->is_null()) return std::nullopt;
-  return JsonAt(source_, *m, pointer_ + "/" + pointer_token(name));
+  return JsonAt(source_, *m, pointer_child(pointer_, name));
 }
 
 JsonAt JsonAt::at(std::size_t index) const {
   const Json::Array& a = array();
   if (index >= a.size()) fail("an element " + std::to_string(index), "an array of " + std::to_string(a.size()));
-  return JsonAt(source_, a[index], pointer_ + "/" + std::to_string(index));
+  return JsonAt(source_, a[index], pointer_child(pointer_, index));
 }
 
 const Json::Object& JsonAt::object() const {

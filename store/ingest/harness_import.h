@@ -92,7 +92,10 @@ inline constexpr std::string_view kRunStatuses[] = {"passed",        "incorrect"
 
 // A position in a parsed file: the value there and its JSON pointer. Every
 // accessor checks the type it needs and throws Error(kInvalidInput)
-// "<source>: <pointer>: expected ..., found ..." otherwise.
+// "<source>: <pointer>: expected ..., found ..." otherwise. It refers to its
+// source's text and to its value, which must outlive it and every JsonAt
+// got from it (an importer reads a value many times: a copy of the file name
+// each time cost an allocation).
 class JsonAt {
  public:
   JsonAt(std::string_view source, const Json& value, std::string pointer = "")
@@ -127,7 +130,7 @@ class JsonAt {
   [[noreturn]] void fail(std::string_view expected, std::string_view found) const;
 
  private:
-  std::string source_;
+  std::string_view source_;
   const Json* value_;
   std::string pointer_;
 };

@@ -606,6 +606,14 @@ TEST_CASE("pointer_token escapes ~ and / (RFC 6901)", "[json][value]") {
   CHECK(pointer_token("") == "");
 }
 
+TEST_CASE("pointer_child appends one escaped token or index", "[json][value]") {
+  CHECK(pointer_child("", "runs") == "/runs");
+  CHECK(pointer_child("/a", "b/c~d") == "/a/b~1c~0d");
+  CHECK(pointer_child("/a", "") == "/a/");
+  CHECK(pointer_child("/runs", std::size_t{0}) == "/runs/0");
+  CHECK(pointer_child("", std::size_t{18446744073709551615u}) == "/18446744073709551615");
+}
+
 TEST_CASE("quoted_excerpt: a JSON string, cut at a UTF-8 boundary with ...", "[json][value]") {
   struct Case {
     std::string in;
