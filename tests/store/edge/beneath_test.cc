@@ -136,6 +136,7 @@ TEST_CASE("BeneathDir::Folder holds one folder open and never follows a link") {
   CHECK(fs::is_regular_file(dir + "/a/b/m/h"));
   CHECK(b.make_sub("m").state() == BeneathDir::Folder::State::kPresent);
   CHECK_THROWS_AS(b.make_sub("link"), Error);
+  CHECK(fs::is_symlink(dir + "/a/b/link"));
   CHECK_THROWS_AS(b.sub("nowhere", false).make_sub("x"), Error);
   fs::remove_all(dir + "/a/b/m");
   CHECK_THROWS_AS(out.folder("a/b/link/deeper", true), Error);
