@@ -323,6 +323,15 @@ BeneathDir::Folder BeneathDir::Folder::sub(const std::string& name, bool make) c
   throw IOError(shown(name) + ": cannot open the folder: " + std::strerror(err));
 }
 
+BeneathDir::Folder BeneathDir::Folder::make_sub(const std::string& name) const {
+  if (fd_ < 0) throw IOError(shown(name) + ": cannot create the folder: the folder above is missing");
+  // mkdirat never follows a link at `name` (EEXIST then, as for a folder
+  // already there): sub's open then judges what stands there.
+  if (file_system().mkdir_at(fd_, name.c_str(), 0777) != 0 && errno != EEXIST)
+    throw IOError(shown(name) + ": cannot create the folder: " + std::strerror(errno));
+  return sub(name, true);
+}
+
 bool BeneathDir::Folder::status(const std::string& name, struct stat& st) const {
   return fd_ >= 0 && ::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
 }

@@ -120,6 +120,11 @@ class BeneathDir {
     // The folder `name` in this one, made when missing and `make` (this one
     // must then be present), as folder() walks: never through a link.
     Folder sub(const std::string& name, bool make) const;
+    // As sub(name, true), for a folder that is expected to be missing (a
+    // checkout saw it missing a moment ago): mkdirat first, then the open
+    // (O_NOFOLLOW: a link planted meanwhile is refused, never followed).
+    // One system call fewer than sub's open, fail, make, open again.
+    Folder make_sub(const std::string& name) const;
     // As BeneathDir::remove_file and read.
     bool remove_file(const std::string& name) const;
     std::optional<std::string> read(const std::string& name, std::size_t max_bytes) const;

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "objects/error.h"
@@ -42,6 +44,7 @@ struct Change {
   TreeDelta delta;
   std::string folder, name;  // the folder ("" the top) and the file's name in it
   bool done = false;
+  const IndexEntry* entry = nullptr;  // the index's entry at the path (index_holds_from; until the index is read again)
   struct stat st {};  // of the file written
 };
 
@@ -185,6 +188,16 @@ class OpenFolders {
     return dir.empty() ? parent("") : open_uncached(dir);
   }
 
+  // As open, for a folder to make that was missing a moment ago (the look
+  // before writing saw it so): made first, then opened (Folder::make_sub).
+  std::shared_ptr<const BeneathDir::Folder> open_new(const std::string& dir) {
+    if (dir.empty() || !make_) return open(dir);
+    const std::size_t slash = dir.rfind('/');
+    std::shared_ptr<const BeneathDir::Folder> above = parent(slash == std::string::npos ? "" : dir.substr(0, slash));
+    if (!above || above->state() != BeneathDir::Folder::State::kPresent) return open_uncached(dir);
+    return std::make_shared<const BeneathDir::Folder>(above->make_sub(slash == std::string::npos ? dir : dir.substr(slash + 1)));
+  }
+
  private:
   static constexpr std::size_t kKept = 512;
 
@@ -290,15 +303,21 @@ class Checkout {
   // the changed files but not holding any (the top, objects/, ...); those in
   // the folders of changed files are seen by inspect(). `blocking`: only one
   // that is no regular file (blocks_reading). Empty when none.
-  std::string attributes_above(bool blocking) const {
-    std::set<std::string, std::less<>> above{""}, holding;
-    for (const Change& c : changes_) {
-      holding.insert(c.folder);
-      for (std::size_t slash = c.folder.find('/'); slash != std::string::npos; slash = c.folder.find('/', slash + 1))
-        above.insert(c.folder.substr(0, slash));
+  std::string attributes_above(bool blocking) {
+    if (!above_known_) {  // once for both looks: the folders above changed files, but those holding one
+      std::set<std::string, std::less<>> above{""};
+      std::unordered_set<std::string_view> holding;
+      for (const std::vector<std::size_t>& members : groups_) {  // one folder each
+        const std::string& folder = changes_[members.front()].folder;
+        holding.insert(folder);
+        for (std::size_t slash = folder.find('/'); slash != std::string::npos; slash = folder.find('/', slash + 1))
+          if (const std::string_view up(folder.data(), slash); !above.count(up)) above.emplace(up);
+      }
+      for (const std::string& dir : above)
+        if (!holding.count(dir)) above_.push_back(dir);
+      above_known_ = true;
     }
-    for (const std::string& dir : above) {
-      if (holding.count(dir)) continue;
+    for (const std::string& dir : above_) {
       const std::string path = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
       if (blocking ? blocks_reading(path) : file_exists(path))
         return path + (blocking ? ": is not a file (a FIFO, socket or device); nothing written" : kAttributes);
@@ -375,12 +394,6 @@ class Checkout {
     return true;
   }
 
-  const IndexEntry* index_entry(const std::string& path) const {
-    auto it = std::lower_bound(index_.entries.begin(), index_.entries.end(), path,
-                               [](const IndexEntry& e, const std::string& p) { return e.path < p; });
-    return it != index_.entries.end() && it->path == path ? &*it : nullptr;
-  }
-
   // The paths that differ between the two commits' trees, each checked
   // against the index; false with `why` for one the checkout leaves to git.
   bool collect(const PackReader& packs, git_odb* odb, const git_oid& from, const git_oid& to, std::string& why) {
@@ -408,15 +421,22 @@ class Checkout {
       for (std::size_t slash = c.delta.path.find('/'); slash != std::string::npos; slash = c.delta.path.find('/', slash + 1))
         old_folders_.insert(c.delta.path.substr(0, slash));
     }
-    std::sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.delta.path < b.delta.path; });
+    // The diff comes in git's tree order, which is the paths' order but
+    // where a name is a prefix of another followed by a byte below '/'.
+    const auto by_path = [](const Change& a, const Change& b) { return a.delta.path < b.delta.path; };
+    if (!std::is_sorted(changes_.begin(), changes_.end(), by_path)) std::sort(changes_.begin(), changes_.end(), by_path);
     return true;
   }
 
   // Whether the index holds what `from` holds at every changed path (git's
   // safe checkout leaves a staged change alone); false with `why` otherwise.
-  bool index_holds_from(std::string& why) const {
-    for (const Change& c : changes_) {
-      const IndexEntry* e = index_entry(c.delta.path);
+  // Notes each change's entry (both lists are sorted by path: one walk).
+  bool index_holds_from(std::string& why) {
+    auto at = index_.entries.cbegin();
+    for (Change& c : changes_) {
+      while (at != index_.entries.cend() && at->path < c.delta.path) ++at;
+      const IndexEntry* e = at != index_.entries.cend() && at->path == c.delta.path ? &*at : nullptr;
+      c.entry = e;
       if (c.delta.status == TreeDelta::kAdded) {
         if (e) return refuse(why, c.delta.path + " is in the index but not in the commit before");
       } else if (!e || e->mode != kFileMode || std::memcmp(e->id, c.delta.old_id.id, 20) != 0) {
@@ -426,10 +446,20 @@ class Checkout {
     return true;
   }
 
+  // One group per folder, in the order of their first change. A folder's
+  // changes mostly follow each other (sorted by path): one look-up a group.
   void group() {
-    std::map<std::string, std::vector<std::size_t>> by_folder;
-    for (std::size_t i = 0; i < changes_.size(); ++i) by_folder[changes_[i].folder].push_back(i);
-    for (auto& [folder, members] : by_folder) groups_.push_back(std::move(members));
+    std::unordered_map<std::string_view, std::size_t> by_folder;
+    std::size_t g = 0;
+    for (std::size_t i = 0; i < changes_.size(); ++i) {
+      const std::string& folder = changes_[i].folder;
+      if (i == 0 || folder != changes_[i - 1].folder) {
+        auto [it, fresh] = by_folder.try_emplace(folder, groups_.size());
+        if (fresh) groups_.emplace_back();
+        g = it->second;
+      }
+      groups_[g].push_back(i);
+    }
   }
 
   // Records the problem of change `i` (the first one by path is reported).
@@ -452,7 +482,7 @@ class Checkout {
   // checkout: a file whose status differs, or is racily clean, is judged by
   // its content).
   bool file_clean(const BeneathDir::Folder& folder, const Change& c, const struct stat& st) const {
-    const IndexEntry* e = index_entry(c.delta.path);
+    const IndexEntry* e = c.entry;
     if (!e || !S_ISREG(st.st_mode) || (st.st_mode & 0111)) return false;
     if (stat_matches(*e, st) && !is_racy(*e, index_st_)) return true;
     std::optional<std::string> bytes = folder.read(c.name, kMaxFileBytes);
@@ -470,9 +500,11 @@ class Checkout {
   // checkout removes is not in the way of the folder that takes its place.
   void inspect(const BeneathDir& root, bool index_ok) {
     OpenFolders folders(root, false);
-    each_group([&](const std::vector<std::size_t>& members) {
+    missing_.assign(groups_.size(), 0);
+    each_group([&](std::size_t g, const std::vector<std::size_t>& members) {
       const std::string& dir = changes_[members.front()].folder;
       std::shared_ptr<const BeneathDir::Folder> folder = folders.open(dir);
+      missing_[g] = folder->state() == BeneathDir::Folder::State::kMissing;
       if (folder->state() == BeneathDir::Folder::State::kNotFolder) {
         if (!below_removed_file(dir))
           note_link(members.front(), workdir_ + "/" + dir +
@@ -547,7 +579,7 @@ class Checkout {
     problem_at_ = kNone;
     {
       OpenFolders folders(root, false);
-      each_group([&](const std::vector<std::size_t>& members) {
+      each_group([&](std::size_t, const std::vector<std::size_t>& members) {
         std::shared_ptr<const BeneathDir::Folder> folder;
         for (std::size_t i : members) {
           Change& c = changes_[i];
@@ -565,7 +597,7 @@ class Checkout {
     for (const Change& c : changes_)
       if (c.done) root.remove_empty_folders_above(c.delta.path);
     OpenFolders folders(root, true);
-    each_group([&](const std::vector<std::size_t>& members) {
+    each_group([&](std::size_t g, const std::vector<std::size_t>& members) {
       std::shared_ptr<const BeneathDir::Folder> folder;
       std::string bytes;
       for (std::size_t i : members) {
@@ -577,7 +609,7 @@ class Checkout {
             note(i, shown + ": the blob " + oid_str(c.delta.new_id) + " cannot be read");
             continue;
           }
-          if (!folder) folder = folders.open(c.folder);
+          if (!folder) folder = missing_[g] ? folders.open_new(c.folder) : folders.open(c.folder);
           if (folder->create(c.name, bytes, c.st))
             c.done = true;
           else
@@ -592,13 +624,13 @@ class Checkout {
     return false;
   }
 
-  // Calls fn(members) for every group of changes of one folder, on all cores;
-  // an error that escapes is noted against the group's first change.
+  // Calls fn(g, members) for every group g of changes of one folder, on all
+  // cores; an error that escapes is noted against the group's first change.
   template <typename Fn>
   void each_group(Fn&& fn) {
     parallel_for(groups_.size(), [&](std::size_t g) {
       try {
-        fn(groups_[g]);
+        fn(g, groups_[g]);
       } catch (const std::exception& e) {
         note(groups_[g].front(), e.what());
       }
@@ -722,6 +754,9 @@ class Checkout {
   struct stat index_st_ {};
   std::vector<Change> changes_;
   std::vector<std::vector<std::size_t>> groups_;
+  std::vector<char> missing_;  // by group: its folder was missing when inspect() looked
+  std::vector<std::string> above_;  // attributes_above's folders
+  bool above_known_ = false;
   std::set<std::string, std::less<>> removed_files_;  // the paths of files removed
   std::set<std::string, std::less<>> old_folders_;    // folders above a file removed or modified
   std::mutex mutex_, odb_mutex_;

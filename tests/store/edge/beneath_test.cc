@@ -128,6 +128,17 @@ TEST_CASE("BeneathDir::Folder holds one folder open and never follows a link") {
   CHECK(b.sub("link", false).sub("x", false).state() == BeneathDir::Folder::State::kNotFolder);
   CHECK(out.folder("a/b/link", false).state() == BeneathDir::Folder::State::kNotFolder);
   CHECK_THROWS_AS(b.sub("link", true), Error);
+  // make_sub (a folder expected missing) makes it, takes one already there,
+  // and refuses a link planted in its place without making anything through it.
+  BeneathDir::Folder made = b.make_sub("m");
+  CHECK(made.state() == BeneathDir::Folder::State::kPresent);
+  CHECK(made.create("h", "x", st));
+  CHECK(fs::is_regular_file(dir + "/a/b/m/h"));
+  CHECK(b.make_sub("m").state() == BeneathDir::Folder::State::kPresent);
+  CHECK_THROWS_AS(b.make_sub("link"), Error);
+  CHECK(fs::is_symlink(dir + "/a/b/link"));
+  CHECK_THROWS_AS(b.sub("nowhere", false).make_sub("x"), Error);
+  fs::remove_all(dir + "/a/b/m");
   CHECK_THROWS_AS(out.folder("a/b/link/deeper", true), Error);
   CHECK(fs::is_empty(home));
   // A link at a file's place is not removed as the file, nor read.
