@@ -4,11 +4,13 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <utility>
 
 #include "objects/digest.h"
 #include "objects/error.h"
+#include "objects/parallel.h"
 #include "store/ingest/liger_tables.h"
 
 namespace kistore {
@@ -51,6 +53,38 @@ Json json_object(std::initializer_list<JsonMember> members) {
 HarnessSink collect_into(HarnessImport& out) {
   return {[&out](HarnessRecord&& r) { out.records.push_back(std::move(r)); },
           [&out](HarnessError&& e) { out.errors.push_back(std::move(e)); }};
+}
+
+void map_in_order(std::size_t n, const std::function<RecordOutcome(std::size_t, BundleMaker&)>& map,
+                  const HarnessSink& sink) {
+  const unsigned parts = std::min(2u, worker_threads());
+  std::vector<BundleMaker> makers(parts);
+  std::vector<RecordOutcome> outcomes;
+  std::vector<std::exception_ptr> failures;
+  for (std::size_t begin = 0; begin < n; begin += kMapWindow) {
+    const std::size_t count = std::min(kMapWindow, n - begin);
+    outcomes.assign(count, RecordOutcome{});
+    failures.assign(count, nullptr);
+    parallel_for(
+        parts,
+        [&](std::size_t part) {
+          for (std::size_t i = count * part / parts; i < count * (part + 1) / parts; ++i) {
+            try {
+              outcomes[i] = map(begin + i, makers[part]);
+            } catch (...) {
+              failures[i] = std::current_exception();
+              return;  // the part's later records are never handed over
+            }
+          }
+        },
+        parts);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (failures[i]) std::rethrow_exception(failures[i]);
+      if (auto* r = std::get_if<HarnessRecord>(&outcomes[i])) sink.record(std::move(*r));
+      else if (auto* e = std::get_if<HarnessError>(&outcomes[i])) sink.error(std::move(*e));
+      outcomes[i] = RecordOutcome{};  // its documents freed as it goes
+    }
+  }
 }
 
 std::string describe_json(const Json& v) {

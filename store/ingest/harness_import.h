@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "objects/document.h"
@@ -202,6 +203,24 @@ class BundleMaker {
  private:
   DocumentCache protocol_, environment_, workload_, implementation_;
 };
+
+// What mapping one record came to: its bundle, its rejection, or nothing
+// (a record that measures nothing, such as a workload-only trace).
+using RecordOutcome = std::variant<std::monostate, HarnessRecord, HarnessError>;
+
+// Maps records 0 .. n-1 with map(i, maker) on up to two cores and hands the
+// outcomes to `sink` in record order: the sink gets the same calls, in the
+// same order, as mapping one record after another would make. `map` must
+// only read what the records share and write nothing but its outcome; it
+// gets a BundleMaker of its own part (records are mapped in contiguous runs
+// of a window, one part a core, each part with its maker, so that what
+// neighbouring records share is made once a part). An exception other than
+// a rejection is rethrown in its record's place, after the outcomes before
+// it were handed over, as one record after another would. What is held at
+// once is one window (kMapWindow records), not the file.
+inline constexpr std::size_t kMapWindow = 512;
+void map_in_order(std::size_t n, const std::function<RecordOutcome(std::size_t, BundleMaker&)>& map,
+                  const HarnessSink& sink);
 
 // Error texts (compiler output, tracebacks) are kept, but not without bound:
 // cut at this many characters, with "…" (objects/shown_text.h's cut_text).

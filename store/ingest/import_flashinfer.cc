@@ -1,6 +1,8 @@
 #include "store/ingest/import_flashinfer.h"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "objects/digest.h"
 #include "objects/error.h"
@@ -180,8 +182,12 @@ HarnessImport import_flashinfer(std::string_view text, std::string_view source, 
 
 void import_flashinfer_lines(std::string_view text, std::string_view source, std::size_t first_line,
                              const HarnessOptions& options, const HarnessSink& sink) {
+  struct Line {
+    std::string_view body;
+    std::size_t number;
+  };
+  std::vector<Line> lines;
   std::size_t line = first_line - 1, pos = 0;
-  BundleMaker maker;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
@@ -190,21 +196,24 @@ void import_flashinfer_lines(std::string_view text, std::string_view source, std
     pos = end + 1;
     if (!body.empty() && body.back() == '\r') body.remove_suffix(1);
     if (body.find_first_not_of(" \t") == std::string_view::npos) continue;
-    std::string where = std::string(source) + ":" + std::to_string(line);
-    Bundle bundle;
+    lines.push_back({body, line});
+  }
+  // Each trace is a JSON text of its own: read and mapped on both cores.
+  map_in_order(lines.size(), [&](std::size_t i, BundleMaker& maker) -> RecordOutcome {
+    const Line& l = lines[i];
+    std::string where = std::string(source) + ":" + std::to_string(l.number);
     try {
-      Json trace = parse_json(body, source, line);
+      Json trace = parse_json(l.body, source, l.number);
       JsonAt at(where, trace);
       at.object();
       // A workload-only trace measured nothing: solution null (first schema: "").
-      if (auto s = at.find("solution"); !s || (s->value().is_string() && s->value().as_string().empty())) continue;
-      bundle = trace_bundle(at, where, options, maker);
+      if (auto s = at.find("solution"); !s || (s->value().is_string() && s->value().as_string().empty())) return {};
+      Bundle bundle = trace_bundle(at, where, options, maker);
+      return HarnessRecord{std::move(where), std::move(bundle)};
     } catch (const Error& e) {
-      sink.error({where, e.what()});
-      continue;
+      return HarnessError{std::move(where), e.what()};
     }
-    sink.record({where, std::move(bundle)});  // outside the try: what the sink throws is its own
-  }
+  }, sink);
 }
 
 }  // namespace kistore

@@ -1,7 +1,9 @@
 #include "store/ingest/import_kernelbench.h"
 
 #include <charconv>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "objects/error.h"
 
@@ -218,59 +220,65 @@ void import_kernelbench(const Json& root_value, std::string_view source, const H
                         const HarnessSink& sink) {
   JsonAt root(source, root_value);
   root.object();
-  BundleMaker maker;
-  auto record = [&](const JsonAt& at, auto&& make) {
-    Bundle bundle;
-    try {
-      bundle = make();
-    } catch (const Error& e) {
-      sink.error({at.where(), e.what()});
-      return;
-    }
-    sink.record({at.where(), std::move(bundle)});  // outside the try: what the sink throws is its own
+  // The records in file order, then mapped on both cores (map_in_order):
+  // a baseline timing, an evaluated sample, or a member that names no problem.
+  struct Record {
+    JsonAt at;
+    long long level = 0, problem = 0;
+    const std::string* file = nullptr;  // a baseline's problem file
+    bool bad_problem = false;
   };
-  if (is_baseline(root_value)) {
+  std::vector<Record> records;
+  const bool baseline = is_baseline(root_value);
+  // Maps the records gathered so far and hands them over.
+  auto map_records = [&] {
+    map_in_order(records.size(), [&](std::size_t i, BundleMaker& maker) -> RecordOutcome {
+      const Record& r = records[i];
+      if (r.bad_problem)
+        return HarnessError{r.at.where(), r.at.where() + ": expected a problem id (a number from 1) as member name, found " +
+                                              quoted_excerpt(*r.file)};
+      try {
+        if (!baseline) return HarnessRecord{r.at.where(), sample_bundle(r.at, r.level, r.problem, options, maker)};
+        const std::string& file = *r.file;
+        long long problem = number_prefix(file);
+        if (problem < 0 || file.size() > 255 || file.find('/') != std::string::npos)
+          r.at.fail("a problem file name such as \"1_Square_matrix_multiplication_.py\" as member name",
+                    quoted_excerpt(file));
+        return HarnessRecord{r.at.where(), baseline_bundle(maker, r.at, r.level, problem, file, options)};
+      } catch (const Error& e) {
+        return HarnessError{r.at.where(), e.what()};
+      }
+    }, sink);
+    records.clear();
+  };
+  if (baseline) {
     for (const Json::Member& level_member : root.object()) {
       const std::string& level_key = level_member.first;
       JsonAt lv = root.member(level_member);
       long long level = level_key.size() == 6 && level_key.rfind("level", 0) == 0 ? number_prefix(level_key.substr(5)) : -1;
       if (level < 1 || level > 9) lv.fail("a member \"level1\" to \"level9\" (a baseline file)", "a member " + quoted_excerpt(level_key));
-      for (const auto& member : lv.object()) {
-        const std::string& file = member.first;  // a name of its own: a lambda cannot capture a structured binding (clang 14)
-        JsonAt at = lv.member(member);
-        record(at, [&] {
-          long long problem = number_prefix(file);
-          if (problem < 0 || file.size() > 255 || file.find('/') != std::string::npos)
-            at.fail("a problem file name such as \"1_Square_matrix_multiplication_.py\" as member name",
-                    quoted_excerpt(file));
-          return baseline_bundle(maker, at, level, problem, file, options);
-        });
+      for (const auto& member : lv.object()) records.push_back({lv.member(member), level, 0, &member.first, false});
+      map_records();  // before the next level is looked at, which may throw
+    }
+  } else {
+    if (!options.level)
+      throw InvalidInput(std::string(source) +
+                         ": KernelBench eval results do not record their level (the harness keeps it in the run's "
+                         "folder name); pass --level 1, 2 or 3");
+    for (const Json::Member& member : root.object()) {
+      const auto& [key, samples] = member;
+      JsonAt at = root.member(member);
+      long long problem = number_prefix(key);
+      if (problem < 0 || key.find('_') != std::string::npos) {
+        records.push_back({at, 0, 0, &key, true});
+      } else if (samples.is_array()) {
+        for (std::size_t i = 0; i < samples.as_array().size(); ++i) records.push_back({at.at(i), *options.level, problem});
+      } else {
+        records.push_back({at, *options.level, problem});  // before pass@k: one sample
       }
     }
-    return;
   }
-  if (!options.level)
-    throw InvalidInput(std::string(source) +
-                       ": KernelBench eval results do not record their level (the harness keeps it in the run's "
-                       "folder name); pass --level 1, 2 or 3");
-  for (const Json::Member& member : root.object()) {
-    const auto& [key, samples] = member;
-    JsonAt at = root.member(member);
-    long long problem = number_prefix(key);
-    if (problem < 0 || key.find('_') != std::string::npos) {
-      sink.error({at.where(), at.where() + ": expected a problem id (a number from 1) as member name, found " +
-                                            quoted_excerpt(key)});
-      continue;
-    }
-    if (samples.is_array()) {
-      for (std::size_t i = 0; i < samples.as_array().size(); ++i) {
-        JsonAt s = at.at(i);
-        record(s, [&] { return sample_bundle(s, *options.level, problem, options, maker); });
-      }
-    } else {
-      record(at, [&] { return sample_bundle(at, *options.level, problem, options, maker); });  // before pass@k: one sample
-    }
-  }
+  map_records();
 }
 
 }  // namespace kistore

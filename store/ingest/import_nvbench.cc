@@ -228,25 +228,22 @@ void import_nvbench(const Json& root_value, std::string_view source, const Harne
   JsonAt root(source, root_value);
   root.object();
   FileFacts facts = file_facts(root, options);
-  BundleMaker maker;
   JsonAt benches = root.member("benchmarks");
   for (std::size_t b = 0; b < benches.array().size(); ++b) {
     JsonAt bench = benches.at(b);
     bench.object();
     auto states = bench.find("states");
     if (!states) continue;
-    for (std::size_t s = 0; s < states->array().size(); ++s) {
+    // Each state reads the parsed file and the file's facts: mapped on both cores.
+    map_in_order(states->array().size(), [&](std::size_t s, BundleMaker& maker) -> RecordOutcome {
       JsonAt state = states->at(s);
-      Bundle bundle;
       try {
         state.object();
-        bundle = map_state(bench, state, facts, options, maker);
+        return HarnessRecord{state.where(), map_state(bench, state, facts, options, maker)};
       } catch (const Error& e) {
-        sink.error({state.where(), e.what()});
-        continue;
+        return HarnessError{state.where(), e.what()};
       }
-      sink.record({state.where(), std::move(bundle)});  // outside the try: what the sink throws is its own
-    }
+    }, sink);
   }
 }
 
