@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <stdexcept>
@@ -341,8 +343,29 @@ class QuickLine {
 
 }  // namespace
 
+// Eight characters at a time (a pull checks every key of every changed
+// index line, 64 or 128 digits each): for bytes under 0x80, adding 0x80 - x
+// sets a byte's high bit exactly when the byte is at least x, and no sum
+// carries into the next byte, so a byte is a digit when it is at least '0'
+// and not at least '9' + 1, a letter when at least 'a' and not at least 'f' + 1.
 bool lowercase_hex(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (s.empty()) return false;
+  constexpr std::uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
+  auto at_least = [](std::uint64_t w, unsigned char x) { return (w + kOnes * (0x80u - x)) & kHigh; };
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & kHigh) return false;
+    const std::uint64_t digit = at_least(w, '0') & ~at_least(w, '9' + 1);
+    const std::uint64_t letter = at_least(w, 'a') & ~at_least(w, 'f' + 1);
+    if ((digit | letter) != kHigh) return false;
+  }
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
 }
 
 std::string_view family_name(Family family) { return kFamilyNames[static_cast<std::size_t>(family)]; }

@@ -245,3 +245,35 @@ TEST_CASE("for_each_index_line hands each fact with its key, the line's own text
 
 }  // namespace
 }  // namespace kistore
+
+namespace kistore {
+namespace {
+
+// The reading of lowercase_hex it must agree with, a character at a time.
+bool lowercase_hex_slowly(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+TEST_CASE("lowercase_hex: every byte at every place of keys of every length up to 2 words and a tail") {
+  CHECK_FALSE(lowercase_hex(""));
+  CHECK(lowercase_hex(std::string(64, '0')));
+  CHECK(lowercase_hex("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+  CHECK_FALSE(lowercase_hex("0123456789ABCDEF"));
+  for (std::size_t length = 1; length <= 19; ++length) {
+    const std::string base = std::string("0123456789abcdef0123456789abcdef").substr(0, length);
+    REQUIRE(lowercase_hex(base));
+    for (std::size_t at = 0; at < length; ++at)
+      for (int b = 0; b < 256; ++b) {
+        std::string s = base;
+        s[at] = static_cast<char>(b);
+        INFO("length " << length << ", byte " << b << " at " << at);
+        REQUIRE(lowercase_hex(s) == lowercase_hex_slowly(s));
+      }
+  }
+}
+
+}  // namespace
+}  // namespace kistore
