@@ -32,52 +32,55 @@ namespace kistore::verifying {
 
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 
-// An open-addressed index over a dense array of digests kept by its owner:
-// slot -> place in the array (kNone: empty), probed linearly from bits of
-// the digest that the tables' shards (its first byte) leave free. A lookup is
-// one probe into 4-byte slots and one key compare, where a node-based map
-// walked a bucket's list and allocated a node an entry. `at(place)` gives
-// the digest at a place. Not thread-safe: the owner locks.
-class DigestSlots {
+// An open-addressed index over a dense array kept by its owner: slot ->
+// place in the array (kNone: empty), probed linearly from the key's hash.
+// A lookup is one probe into 4-byte slots and one key compare, where a
+// node-based map walked a bucket's list and allocated a node an entry.
+// The keys stay in the owner's array: `same(place)` says whether the key at
+// a place is the one asked for, `hash_at(place)` hashes the key at a place
+// (to grow). Not thread-safe: the owner locks.
+class PlaceSlots {
  public:
-  template <typename At>
-  std::uint32_t find(const Digest& d, const At& at) const {
+  template <typename Same>
+  std::uint32_t find(std::size_t hash, const Same& same) const {
     if (slots_.empty()) return kNone;
-    for (std::size_t i = hash(d) & mask();; i = (i + 1) & mask()) {
+    for (std::size_t i = hash & mask();; i = (i + 1) & mask()) {
       const std::uint32_t place = slots_[i];
-      if (place == kNone || at(place) == d) return place;
+      if (place == kNone || same(place)) return place;
     }
   }
-  // The place of `d`, or `next` (the array's size, where the caller then
-  // puts it) and true when it was not there.
-  template <typename At>
-  std::pair<std::uint32_t, bool> insert(const Digest& d, std::uint32_t next, const At& at) {
-    if ((used_ + 1) * 4 > slots_.size() * 3) grow(at);
-    for (std::size_t i = hash(d) & mask();; i = (i + 1) & mask()) {
+  // The place of the key, or `next` (the array's size, where the caller
+  // then puts it) and true when it was not there.
+  template <typename Same, typename HashAt>
+  std::pair<std::uint32_t, bool> insert(std::size_t hash, std::uint32_t next, const Same& same, const HashAt& hash_at) {
+    if ((used_ + 1) * 4 > slots_.size() * 3) grow(hash_at);
+    for (std::size_t i = hash & mask();; i = (i + 1) & mask()) {
       const std::uint32_t place = slots_[i];
       if (place == kNone) {
         slots_[i] = next, ++used_;
         return {next, true};
       }
-      if (at(place) == d) return {place, false};
+      if (same(place)) return {place, false};
     }
   }
   void clear() { std::vector<std::uint32_t>().swap(slots_), used_ = 0; }
+  // Room for `n` keys without growing (an empty table; otherwise nothing).
+  void reserve(std::size_t n) {
+    if (!slots_.empty()) return;
+    std::size_t size = 16;
+    while (size * 3 < n * 4) size *= 2;
+    slots_.assign(size, kNone);
+  }
 
  private:
-  static std::size_t hash(const Digest& d) {
-    std::uint64_t h;
-    __builtin_memcpy(&h, d.bytes().data() + 8, sizeof(h));
-    return static_cast<std::size_t>(h);
-  }
   std::size_t mask() const { return slots_.size() - 1; }
-  template <typename At>
-  void grow(const At& at) {
+  template <typename HashAt>
+  void grow(const HashAt& hash_at) {
     std::vector<std::uint32_t> old(slots_.empty() ? 16 : slots_.size() * 2, kNone);
     old.swap(slots_);
     for (std::uint32_t place : old)
       if (place != kNone)
-        for (std::size_t i = hash(at(place)) & mask();; i = (i + 1) & mask())
+        for (std::size_t i = hash_at(place) & mask();; i = (i + 1) & mask())
           if (slots_[i] == kNone) {
             slots_[i] = place;
             break;
@@ -85,6 +88,30 @@ class DigestSlots {
   }
   std::vector<std::uint32_t> slots_;  // a power of two, at most three quarters used
   std::size_t used_ = 0;
+};
+
+// PlaceSlots keyed by digests, hashed by bits that the tables' shards (a
+// digest's first byte) leave free; `at(place)` gives the digest at a place.
+class DigestSlots {
+ public:
+  template <typename At>
+  std::uint32_t find(const Digest& d, const At& at) const {
+    return slots_.find(hash(d), [&](std::uint32_t place) { return at(place) == d; });
+  }
+  template <typename At>
+  std::pair<std::uint32_t, bool> insert(const Digest& d, std::uint32_t next, const At& at) {
+    return slots_.insert(hash(d), next, [&](std::uint32_t place) { return at(place) == d; },
+                         [&](std::uint32_t place) { return hash(at(place)); });
+  }
+  void clear() { slots_.clear(); }
+
+ private:
+  static std::size_t hash(const Digest& d) {
+    std::uint64_t h;
+    __builtin_memcpy(&h, d.bytes().data() + 8, sizeof(h));
+    return static_cast<std::size_t>(h);
+  }
+  PlaceSlots slots_;
 };
 
 // Digests by number, interned from any thread: the number's top byte is the

@@ -39,15 +39,13 @@ class IndexCheck {
   // Where in s_.index.sources the entry at `path` is (the first, should a tree
   // list one twice), or nullopt.
   std::optional<std::size_t> source_at(std::string_view path) const {
-    if (first_by_path_.empty()) return std::nullopt;
-    const std::size_t mask = first_by_path_.size() - 1;
-    for (std::size_t i = std::hash<std::string_view>{}(path) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t at = first_by_path_[i];
-      if (at == kNone) return std::nullopt;
-      if (source_path(at) == path) return at;
-    }
+    const std::uint32_t at =
+        first_by_path_.find(path_hash(path), [&](std::uint32_t place) { return source_path(place) == path; });
+    if (at == kNone) return std::nullopt;
+    return at;
   }
-  // The entries by path, the first of a path first; a second entry of a path is the tree's problem.
+  static std::size_t path_hash(std::string_view path) { return std::hash<std::string_view>{}(path); }
+  // The entries by path (then place), for the folder lookups above; and each path's first entry.
   void index_sources() {
     const std::size_t n = s_.index.sources.size();
     if (n >= kNone) throw std::length_error("verify: more than 4,294,967,294 source entries");
@@ -57,23 +55,20 @@ class IndexCheck {
       const int c = source_path(a).compare(source_path(b));
       return c < 0 || (c == 0 && a < b);
     });
+    // The first entry of each path (the lowest place), by a hash of the
+    // path: a run's lookup is one probe, where a binary search compared ~20
+    // paths in text scattered over the whole index. A later entry of a path
+    // is the tree's problem: nothing more to check of it.
     source_checked_.assign(n, 0);
-    for (std::size_t i = 1; i < n; ++i)
-      if (source_path(by_path_[i]) == source_path(by_path_[i - 1])) source_checked_[by_path_[i]] = 1;
-    // The first entry of each path, by a hash of the path: a run's lookup is
-    // one probe, where a binary search compared ~20 paths in text scattered
-    // over the whole index.
-    std::size_t slots = 16;
-    while (slots * 3 < n * 4) slots *= 2;
-    first_by_path_.assign(slots, kNone);
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t at = by_path_[i];
-      if (source_checked_[at]) continue;  // a second entry of its path
-      for (std::size_t k = std::hash<std::string_view>{}(source_path(at)) & (slots - 1);; k = (k + 1) & (slots - 1))
-        if (first_by_path_[k] == kNone) {
-          first_by_path_[k] = at;
-          break;
-        }
+    first_by_path_.clear();
+    first_by_path_.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::string_view path = source_path(i);
+      const bool first = first_by_path_
+                             .insert(path_hash(path), i, [&](std::uint32_t place) { return source_path(place) == path; },
+                                     [&](std::uint32_t place) { return path_hash(source_path(place)); })
+                             .second;
+      if (!first) source_checked_[i] = 1;
     }
   }
 
@@ -384,7 +379,7 @@ class IndexCheck {
   std::set<Digest> attested_;        // the attestations found indexed
   std::vector<std::uint32_t> by_path_;  // index.sources' entries by path, then place (index_sources)
   std::vector<char> source_checked_;  // per index.sources entry: nothing more to check
-  std::vector<std::uint32_t> first_by_path_;  // open-addressed by the path's hash: a path's first entry, or kNone
+  PlaceSlots first_by_path_;  // a path's first entry in index.sources, by the path's hash
 };
 
 }  // namespace

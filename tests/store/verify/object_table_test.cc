@@ -96,3 +96,33 @@ TEST_CASE("ObjectTable finds what was put, keeps the last of a digest put twice,
 
 }  // namespace
 }  // namespace kistore::verifying
+
+namespace kistore::verifying {
+namespace {
+
+TEST_CASE("PlaceSlots finds the first place of each key, through collisions, growth and a reserve") {
+  // Keys are strings in the owner's array; the hash is weak on purpose (the
+  // length), so that most keys collide.
+  std::vector<std::string> keys;
+  for (int n = 0; n < 2000; ++n) keys.push_back(std::to_string(n % 700));  // each key up to three times
+  for (bool reserved : {false, true}) {
+    PlaceSlots slots;
+    if (reserved) slots.reserve(keys.size());
+    auto hash_at = [&](std::uint32_t p) { return keys[p].size(); };
+    std::vector<std::uint32_t> first;
+    for (std::uint32_t i = 0; i < keys.size(); ++i) {
+      auto [place, added] = slots.insert(keys[i].size(), i, [&](std::uint32_t p) { return keys[p] == keys[i]; }, hash_at);
+      CHECK(added == (i < 700));
+      CHECK(place == i % 700);
+    }
+    for (std::uint32_t i = 0; i < keys.size(); ++i) {
+      const std::string& k = keys[i];
+      CHECK(slots.find(k.size(), [&](std::uint32_t p) { return keys[p] == k; }) == i % 700);
+    }
+    const std::string absent = "7000";
+    CHECK(slots.find(absent.size(), [&](std::uint32_t p) { return keys[p] == absent; }) == kNone);
+  }
+}
+
+}  // namespace
+}  // namespace kistore::verifying
