@@ -303,20 +303,7 @@ class Checkout {
   // the changed files but not holding any (the top, objects/, ...); those in
   // the folders of changed files are seen by inspect(). `blocking`: only one
   // that is no regular file (blocks_reading). Empty when none.
-  std::string attributes_above(bool blocking) {
-    if (!above_known_) {  // once for both looks: the folders above changed files, but those holding one
-      std::set<std::string, std::less<>> above{""};
-      std::unordered_set<std::string_view> holding;
-      for (const std::vector<std::size_t>& members : groups_) {  // one folder each
-        const std::string& folder = changes_[members.front()].folder;
-        holding.insert(folder);
-        for (std::size_t slash = folder.find('/'); slash != std::string::npos; slash = folder.find('/', slash + 1))
-          if (const std::string_view up(folder.data(), slash); !above.count(up)) above.emplace(up);
-      }
-      for (const std::string& dir : above)
-        if (!holding.count(dir)) above_.push_back(dir);
-      above_known_ = true;
-    }
+  std::string attributes_above(bool blocking) const {
     for (const std::string& dir : above_) {
       const std::string path = workdir_ + "/" + (dir.empty() ? "" : dir + "/") + ".gitattributes";
       if (blocking ? blocks_reading(path) : file_exists(path))
@@ -460,6 +447,18 @@ class Checkout {
       }
       groups_[g].push_back(i);
     }
+    // The folders above changed files but holding none, for both looks of
+    // attributes_above.
+    std::set<std::string, std::less<>> above{""};
+    std::unordered_set<std::string_view> holding;
+    for (const std::vector<std::size_t>& members : groups_) {  // one folder each
+      const std::string& folder = changes_[members.front()].folder;
+      holding.insert(folder);
+      for (std::size_t slash = folder.find('/'); slash != std::string::npos; slash = folder.find('/', slash + 1))
+        if (const std::string_view up(folder.data(), slash); !above.count(up)) above.emplace(up);
+    }
+    for (const std::string& dir : above)
+      if (!holding.count(dir)) above_.push_back(dir);
   }
 
   // Records the problem of change `i` (the first one by path is reported).
@@ -755,8 +754,7 @@ class Checkout {
   std::vector<Change> changes_;
   std::vector<std::vector<std::size_t>> groups_;
   std::vector<char> missing_;  // by group: its folder was missing when inspect() looked
-  std::vector<std::string> above_;  // attributes_above's folders
-  bool above_known_ = false;
+  std::vector<std::string> above_;  // attributes_above's folders (group)
   std::set<std::string, std::less<>> removed_files_;  // the paths of files removed
   std::set<std::string, std::less<>> old_folders_;    // folders above a file removed or modified
   std::mutex mutex_, odb_mutex_;
