@@ -147,7 +147,7 @@ class ImportStream {
   ImportStream(const Globals& g, const std::vector<std::string>& files, bool keep_going, Progress& reading)
       : writer_(g, files, keep_going, reading) {
     if (worker_threads() > 1) try {
-        worker_.emplace();
+        worker_.emplace(kGroupsInFlight);
       } catch (const std::system_error&) {
       }
   }
@@ -196,6 +196,13 @@ class ImportStream {
  private:
   // Bundles a group holds: a few a batch, so that the writer starts early.
   static constexpr std::size_t kGroupBundles = 256;
+  // Groups handed over and not yet taken (SerialWorker's bound): enough that
+  // the writer has work while the importer reads and parses its next file
+  // (nvbench: some 40 ms of a 12 MB file, in which the writer writes ~1,000
+  // bundles), with what is held bounded by ~1,500 bundles. With 2 the writer
+  // went idle at every file: 20,000 nvbench runs took 1.39-1.60 s, 1.25-1.34
+  // s with 6 (docs/benchmarks.md).
+  static constexpr std::size_t kGroupsInFlight = 6;
   struct Op {
     enum What { kBundle, kReject, kFlush } what;
     explicit Op(What w) : what(w) {}

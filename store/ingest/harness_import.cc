@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -65,15 +66,30 @@ void map_in_order(std::size_t n, const std::function<RecordOutcome(std::size_t, 
     const std::size_t count = std::min(kMapWindow, n - begin);
     outcomes.assign(count, RecordOutcome{});
     failures.assign(count, nullptr);
+    // Blocks of kMapBlock records are taken in turn by whichever part is
+    // free: the writer's thread shares the cores, so fixed halves would
+    // leave one part waiting for the other. Every record before the first
+    // failure is mapped (each block is taken by some part); a record after
+    // a failure seen so far is not, as it would never be handed over.
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> failed_at{count};
     parallel_for(
         parts,
         [&](std::size_t part) {
-          for (std::size_t i = count * part / parts; i < count * (part + 1) / parts; ++i) {
-            try {
-              outcomes[i] = map(begin + i, makers[part]);
-            } catch (...) {
-              failures[i] = std::current_exception();
-              return;  // the part's later records are never handed over
+          for (;;) {
+            const std::size_t first = next.fetch_add(kMapBlock, std::memory_order_relaxed);
+            if (first >= count) return;
+            for (std::size_t i = first; i < std::min(count, first + kMapBlock); ++i) {
+              if (i > failed_at.load(std::memory_order_relaxed)) return;
+              try {
+                outcomes[i] = map(begin + i, makers[part]);
+              } catch (...) {
+                failures[i] = std::current_exception();
+                std::size_t seen = failed_at.load(std::memory_order_relaxed);
+                while (i < seen && !failed_at.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+                }
+                return;
+              }
             }
           }
         },

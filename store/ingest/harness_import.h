@@ -212,13 +212,15 @@ using RecordOutcome = std::variant<std::monostate, HarnessRecord, HarnessError>;
 // outcomes to `sink` in record order: the sink gets the same calls, in the
 // same order, as mapping one record after another would make. `map` must
 // only read what the records share and write nothing but its outcome; it
-// gets a BundleMaker of its own part (records are mapped in contiguous runs
-// of a window, one part a core, each part with its maker, so that what
-// neighbouring records share is made once a part). An exception other than
+// gets a BundleMaker of its own part (a part a core, each with its maker;
+// a part takes the window's next kMapBlock neighbouring records while any are
+// left, so that what neighbours share is made about once a block, and a core
+// the writer holds for a while leaves its share to the other). An exception other than
 // a rejection is rethrown in its record's place, after the outcomes before
 // it were handed over, as one record after another would. What is held at
 // once is one window (kMapWindow records), not the file.
 inline constexpr std::size_t kMapWindow = 512;
+inline constexpr std::size_t kMapBlock = 16;
 void map_in_order(std::size_t n, const std::function<RecordOutcome(std::size_t, BundleMaker&)>& map,
                   const HarnessSink& sink);
 

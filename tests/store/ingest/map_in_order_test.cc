@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -71,6 +72,27 @@ TEST_CASE("map_in_order rethrows a failure in its record's place, after what cam
                     }, seen.sink()),
                     "failed at " + std::to_string(bad));
   CHECK(seen.calls == expected_calls(bad));  // nothing of the record that failed or after it
+}
+
+TEST_CASE("map_in_order: a failure seen first does not stop an earlier record that fails too") {
+  // Record `bad` is slow, so the failure of a later record in another block
+  // is seen first; `bad` is still mapped (it comes before), and its failure is
+  // the one rethrown, after every record before it.
+  const std::size_t n = 2 * kMapWindow, bad = kMapWindow + 3, later = kMapWindow + 5 * kMapBlock;
+  Seen seen;
+  std::vector<int> mapped(n, 0);
+  CHECK_THROWS_WITH(map_in_order(n, [&](std::size_t i, BundleMaker&) -> RecordOutcome {
+                      mapped[i] = 1;
+                      if (i == bad) {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                        throw std::runtime_error("failed at " + std::to_string(i));
+                      }
+                      if (i == later) throw std::runtime_error("failed at " + std::to_string(i));
+                      return outcome_of(i);
+                    }, seen.sink()),
+                    "failed at " + std::to_string(bad));
+  CHECK(seen.calls == expected_calls(bad));
+  for (std::size_t i = 0; i <= bad; ++i) CHECK(mapped[i] == 1);
 }
 
 TEST_CASE("map_in_order: a rejection is an outcome, not a failure") {
