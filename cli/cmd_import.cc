@@ -321,7 +321,14 @@ void read_harness_file(const std::string& format, const std::string& file, Harne
   ImportInput in(file, kMaxInputBytes, "a JSON text's limit, SPEC §2");
   std::string text = in.read_all();
   options.file_digest = Digest::of(text).hex();
-  if (options.run_name.empty()) options.run_name = default_run_name(file);
+  if (options.run_name.empty()) {
+    options.run_name = default_run_name(file);
+    // It becomes part of KernelBench's documents, which are UTF-8 text.
+    if (const std::size_t bad = first_invalid_utf8(options.run_name);
+        format == "kernelbench" && bad != std::string_view::npos)
+      throw InvalidInput(file + ": expected a run name in UTF-8 text (taken from the path: pass --run-name NAME), found " +
+                         describe_utf8_fault(options.run_name, bad));
+  }
   Json root = parse_json(text, in.path());
   text = std::string();
   if (format == "nvbench") import_nvbench(root, in.path(), options, sink);
@@ -428,6 +435,11 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       throw InvalidInput("--level: expected a KernelBench level from 1 to 9, found " + std::to_string(o->level));
     if ((!o->op.empty() || !o->mode.empty()) && o->format != "tritonbench")
       throw InvalidInput("--op and --mode: expected only with tritonbench, found them with " + o->format);
+    // Both become part of the runs' documents, which are UTF-8 text.
+    for (const auto& [option, value] : {std::pair<const char*, const std::string&>{"--run-name", o->run_name},
+                                        std::pair<const char*, const std::string&>{"--op", o->op}})
+      if (const std::size_t bad = first_invalid_utf8(value); bad != std::string_view::npos)
+        throw InvalidInput(std::string(option) + ": expected UTF-8 text, found " + describe_utf8_fault(value, bad));
     Progress reading(g, "reading", "runs");
     ImportStream out(g, o->files, o->keep_going, reading);
     try {

@@ -4,23 +4,70 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <sys/stat.h>
 
 #include "objects/error.h"
 #include "objects/zstd_input.h"
 
 namespace kistore::cli {
 
+namespace {
+
+// Streams read so far, by the path named: standard input ("-"), a pipe
+// (`<(zstdcat f.zst)`, /dev/stdin), a FIFO, a device. They can be read once
+// only, and an importer may open its input more than once (to tell its kind,
+// to hash it, then to read it): each is read whole once, into memory, and
+// every later ImportInput of the same path reads the bytes held.
+std::mutex streams_mutex;
+std::map<std::string, std::shared_ptr<const std::string>> streams;
+
+bool is_stream(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// Reads `path` whole (standard input for "-"): at most `bound` bytes, else
+// Error(kInvalidInput) saying so, with `shown` naming it.
+std::shared_ptr<const std::string> read_stream(const std::string& path, const std::string& shown, std::uint64_t bound,
+                                               const std::string& what_bound) {
+  std::FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!in) throw IOError(shown + ": cannot open for reading: " + std::strerror(errno));
+  auto text = std::make_shared<std::string>();
+  char buf[1 << 16];
+  std::size_t n;
+  bool over = false;
+  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) {
+    if (text->size() + n > bound) {
+      over = true;
+      break;
+    }
+    text->append(buf, n);
+  }
+  const bool failed = !over && std::ferror(in);
+  const int err = errno;
+  if (in != stdin) std::fclose(in);
+  if (over)
+    throw InvalidInput(shown + ": expected at most " + std::to_string(bound) + " bytes (" + what_bound +
+                       "; standard input, a pipe or a FIFO is held in memory to be read more than once: save a "
+                       "larger one to a file), found more");
+  if (failed) throw IOError(shown + ": cannot read: " + std::strerror(err));
+  return text;
+}
+
+}  // namespace
+
 ImportInput::ImportInput(std::string path, std::uint64_t max_bytes, std::string what_bound)
     : path_(std::move(path)), max_bytes_(max_bytes), what_bound_(std::move(what_bound)) {
-  if (path_ == "-") {
-    char buf[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-      stdin_.append(buf, n);
-      if (stdin_.size() > kMaxImportFileBytes) throw InvalidInput("<stdin>: more than 4 GiB of input");
-    }
-    path_ = "<stdin>";
-    from_stdin_ = true;
+  if (is_stream(path_)) {
+    const std::string key = path_;
+    if (path_ == "-") path_ = "<stdin>";
+    std::lock_guard lock(streams_mutex);
+    auto& held = streams[key];
+    if (!held) held = read_stream(key, path_, std::min(max_bytes_, kMaxStreamBytes), what_bound_);
+    stream_ = held;
   } else {
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec))
@@ -38,8 +85,8 @@ ImportInput::~ImportInput() {
 void ImportInput::open() {
   if (file_) std::fclose(file_);
   file_ = nullptr;
-  stdin_pos_ = 0;
-  if (!from_stdin_) {
+  stream_pos_ = 0;
+  if (!stream_) {
     file_ = std::fopen(path_.c_str(), "rb");
     if (!file_) throw IOError(path_ + ": cannot open for reading: " + std::strerror(errno));
   }
@@ -71,9 +118,9 @@ void ImportInput::open() {
 
 std::size_t ImportInput::read_raw(char* buffer, std::size_t size) {
   if (!file_) {
-    std::size_t n = std::min(size, stdin_.size() - stdin_pos_);
-    std::memcpy(buffer, stdin_.data() + stdin_pos_, n);
-    stdin_pos_ += n;
+    std::size_t n = std::min(size, stream_->size() - stream_pos_);
+    std::memcpy(buffer, stream_->data() + stream_pos_, n);
+    stream_pos_ += n;
     return n;
   }
   std::size_t n = std::fread(buffer, 1, size, file_);

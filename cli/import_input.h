@@ -2,9 +2,12 @@
 // plain, or zstd-compressed (told by the zstd magic number at their start,
 // never by their name), read a block at a time and never past a bound.
 //
-// An ImportInput opens one path ("-" is standard input, read whole first so
-// that it can be read twice) and hands out its text, decompressed where it is
-// compressed. The text may be at most `max_bytes` long whatever its form:
+// An ImportInput opens one path and hands out its text, decompressed where it
+// is compressed. A stream ("-" for standard input, a pipe such as
+// `<(zstdcat f.zst)`, a FIFO, a device) is read whole the first time its path
+// is opened, at most kMaxStreamBytes (and `max_bytes`) of it, and held for the
+// process's life, so that opening the same path again (to tell the input's
+// kind, to hash it, to read it) reads the same bytes. The text may be at most `max_bytes` long whatever its form:
 // kMaxInputBytes (16 MiB, a JSON text's limit) for a file that is one JSON
 // text, kMaxImportFileBytes for a file read a record at a time (CSV, JSON
 // Lines). A compressed file that decompresses past that bound (a "zstd bomb")
@@ -31,6 +34,10 @@ namespace kistore::cli {
 // The largest text a record-at-a-time input may have (and what read_input_file
 // allows a file): 4 GiB.
 inline constexpr std::uint64_t kMaxImportFileBytes = std::uint64_t{4} << 30;
+// The most of a stream (standard input, a pipe, a FIFO, a device) that is
+// held: it is read once, whole, so that it can be read again; a larger input
+// is read from a file.
+inline constexpr std::uint64_t kMaxStreamBytes = std::uint64_t{256} << 20;
 
 class ImportInput {
  public:
@@ -62,10 +69,10 @@ class ImportInput {
   std::uint64_t max_bytes_;
   std::string what_bound_;
   bool compressed_ = false;
-  bool from_stdin_ = false;
+
   std::FILE* file_ = nullptr;
-  std::string stdin_;            // standard input, held whole
-  std::size_t stdin_pos_ = 0;
+  std::shared_ptr<const std::string> stream_;  // a stream's bytes, held whole (null: a file)
+  std::size_t stream_pos_ = 0;
   std::string head_;             // raw bytes read to tell compressed from plain, handed out first
   std::size_t head_pos_ = 0;
   std::unique_ptr<ZstdInput> zstd_;

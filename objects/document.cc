@@ -8,6 +8,38 @@
 namespace kistore {
 namespace {
 
+// The first string or member name under `v` (at `at`) that is not UTF-8:
+// false when there is none, else its place and what stands there.
+bool find_non_utf8(const Json& v, const Location& at, Location& bad, std::string& found) {
+  auto check = [&](std::string_view text, const Location& where) {
+    const std::size_t offset = first_invalid_utf8(text);
+    if (offset == std::string_view::npos) return false;
+    bad = where;
+    found = describe_utf8_fault(text, offset);
+    return true;
+  };
+  if (v.is_string()) return check(v.as_string(), at);
+  if (v.is_array()) {
+    for (std::size_t i = 0; i < v.as_array().size(); ++i)
+      if (find_non_utf8(v.as_array()[i], at.child(i), bad, found)) return true;
+  } else if (v.is_object()) {
+    for (const auto& [name, value] : v.as_object())
+      if (check(name, at.child(name)) || find_non_utf8(value, at.child(name), bad, found)) return true;
+  }
+  return false;
+}
+
+// Documents are UTF-8 text (RFC 8785 writes strings' other bytes as they
+// are): a string that did not come through parse_json (a CSV cell, a
+// program's output) is refused here, the one door every document passes.
+void require_utf8(const Json& value, const std::string& canonical_bytes, const Location& where) {
+  if (first_invalid_utf8(canonical_bytes) == std::string_view::npos) return;
+  Location bad = where;
+  std::string found = "bytes that are not UTF-8";
+  find_non_utf8(value, where, bad, found);
+  throw InvalidInput(bad.format("expected UTF-8 text, found " + found));
+}
+
 struct KindInfo {
   Kind kind;
   std::string_view name;
@@ -256,9 +288,11 @@ Document Document::from_json(Json json, const Location& where) {
     data->metadata = std::move(*meta);
     json.erase("metadata");
     data->metadata_canonical = kistore::canonical(*data->metadata);
+    require_utf8(*data->metadata, data->metadata_canonical, where.child("metadata"));
   }
   data->body = std::move(json);
   data->canonical = kistore::canonical(data->body);
+  require_utf8(data->body, data->canonical, where);
   doc.digest_ = Digest::of(data->canonical);
   doc.data_ = std::move(data);
   return doc;

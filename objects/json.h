@@ -85,6 +85,16 @@ class Json {
 // JSON Lines). Throws Error(kInvalidInput) naming source:line:column.
 Json parse_json(std::string_view text, std::string_view source, std::size_t first_line = 1);
 
+// The offset of the first byte of `text` that does not begin a UTF-8
+// sequence as RFC 3629 has it (no overlong forms, no surrogates, nothing past
+// U+10FFFF; parse_json's own rule), or std::string_view::npos when there is
+// none. describe_utf8_fault names what stands at that offset for a message
+// ("invalid UTF-8 byte 0xC0", "truncated UTF-8 sequence 0xE2 0x82").
+// Strings built from anything but parse_json (CSV cells, a program's output)
+// are checked with it before they reach a document.
+std::size_t first_invalid_utf8(std::string_view text);
+std::string describe_utf8_fault(std::string_view text, std::size_t offset);
+
 // Appends the RFC 8785 canonical form of `value` to `out`. Throws
 // std::logic_error for a NaN or infinite number, which no parsed value holds
 // (a programming error, not bad input).

@@ -566,23 +566,7 @@ SyntaxError explain(rapidjson::ParseErrorCode code, std::string_view text, std::
 namespace {
 
 // Whether all of `text` is UTF-8 as RFC 3629 has it (check_utf8).
-bool valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (i + 8 <= text.size()) {
-      std::uint64_t word;
-      std::memcpy(&word, text.data() + i, 8);
-      if ((word & 0x8080808080808080ull) == 0) {
-        i += 8;
-        continue;
-      }
-    }
-    const Utf8Sequence seq = check_utf8(text, i);
-    if (!seq.valid) return false;
-    i += seq.length;
-  }
-  return true;
-}
+bool valid_utf8(std::string_view text) { return first_invalid_utf8(text) == std::string_view::npos; }
 
 // parse_json without its size bound: the callers below bound it.
 Json parse_bounded(std::string_view text, std::string_view source, std::size_t first_line) {
@@ -723,6 +707,26 @@ class CanonicalEcho {
 };
 
 }  // namespace
+
+std::size_t first_invalid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (i + 8 <= text.size()) {
+      std::uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      if ((word & 0x8080808080808080ull) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const Utf8Sequence seq = check_utf8(text, i);
+    if (!seq.valid) return i;
+    i += seq.length;
+  }
+  return std::string_view::npos;
+}
+
+std::string describe_utf8_fault(std::string_view text, std::size_t offset) { return describe(text, offset); }
 
 bool is_canonical_json(std::string_view text) {
   if (text.size() > kMaxInputBytes || !valid_utf8(text)) return false;

@@ -98,9 +98,12 @@ CsvStatus CsvReader::read_quoted(CsvRecord& record, std::string& error) {
 void CsvReader::start_field(CsvRecord& record) {
   if (record.fields.size() >= kMaxCsvFields && oversize_.empty())
     oversize_ = where(line_) + "expected at most " + std::to_string(kMaxCsvFields) + " fields in a record, found more";
-  if (record.fields.size() < kMaxCsvFields) record.fields.emplace_back();
   field_line_ = line_;
   field_column_ = pos_ - line_start_ + 1;
+  if (record.fields.size() < kMaxCsvFields) {
+    record.fields.emplace_back();
+    starts_.emplace_back(field_line_, field_column_);
+  }
 }
 
 void CsvReader::append(CsvRecord& record, char c) {
@@ -117,8 +120,19 @@ void CsvReader::append(CsvRecord& record, char c) {
                 std::to_string(kMaxCsvCellBytes) + " bytes, found a longer one";
 }
 
-CsvStatus CsvReader::finish(std::string& error) {
-  if (oversize_.empty()) return CsvStatus::kRecord;
+CsvStatus CsvReader::finish(const CsvRecord& record, std::string& error) {
+  if (oversize_.empty()) {
+    for (std::size_t i = 0; i < record.fields.size(); ++i) {
+      const std::string& cell = record.fields[i];
+      const std::size_t bad = first_invalid_utf8(cell);
+      if (bad == std::string_view::npos) continue;
+      error = std::string(source_) + ":" + std::to_string(starts_[i].first) + ":" + std::to_string(starts_[i].second) +
+              ": field " + std::to_string(i + 1) + ": expected UTF-8 text, found " + describe_utf8_fault(cell, bad) +
+              " at byte " + std::to_string(bad + 1) + " of the cell";
+      return CsvStatus::kError;
+    }
+    return CsvStatus::kRecord;
+  }
   error = std::move(oversize_);
   oversize_.clear();
   return CsvStatus::kError;
@@ -126,13 +140,14 @@ CsvStatus CsvReader::finish(std::string& error) {
 
 CsvStatus CsvReader::next(CsvRecord& record, std::string& error) {
   record.fields.clear();
+  starts_.clear();
   record.line = line_;
   if (!have(pos_)) return CsvStatus::kEnd;
   oversize_.clear();
   start_field(record);
   bool at_field_start = true;
   while (true) {
-    if (!have(pos_)) return finish(error);
+    if (!have(pos_)) return finish(record, error);
     char c = char_at(pos_);
     if (at_field_start && c == '"') {
       if (CsvStatus s = read_quoted(record, error); s != CsvStatus::kRecord) return s;
@@ -149,7 +164,7 @@ CsvStatus CsvReader::next(CsvRecord& record, std::string& error) {
       pos_ += (c == '\r') ? 2 : 1;
       ++line_;
       line_start_ = pos_;
-      return finish(error);
+      return finish(record, error);
     }
     if (c == '"') {
       error = where(line_) + "expected a field quoted from its first character, found a quote " +

@@ -9,6 +9,10 @@
 // them (a file read a block at a time): no files of its own. The separator
 // is ',' unless the caller names another (tritonbench writes ';').
 //
+// Every cell is UTF-8 text (RFC 3629, as parse_json has it): a record with a
+// cell that is not is a kError naming "<source>:<line>:<column>" where the
+// cell starts and the bytes found, and reading goes on at the next record.
+//
 // Whatever the input, a record holds at most kMaxCsvFields fields of at most
 // kMaxCsvCellBytes each: a longer cell is a kError naming
 // "<source>:<line>:<column>" where it starts, and what it would have held is
@@ -23,6 +27,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kistore {
@@ -70,7 +75,7 @@ class CsvReader {
   bool at_line_end();
   void start_field(CsvRecord& record);
   void append(CsvRecord& record, char c);
-  CsvStatus finish(std::string& error);
+  CsvStatus finish(const CsvRecord& record, std::string& error);
   // True when the byte at offset `at` exists (reading more from fill_ if
   // needed); char_at(at) is then that byte.
   bool have(std::size_t at);
@@ -90,6 +95,7 @@ class CsvReader {
   std::size_t line_ = 1;
   std::size_t line_start_ = 0;  // offset of the current line's first byte
   std::size_t field_line_ = 1, field_column_ = 1;  // where the current field starts
+  std::vector<std::pair<std::size_t, std::size_t>> starts_;  // line and column of each field kept
   std::string oversize_;  // the first bound the current record broke, or ""
 };
 

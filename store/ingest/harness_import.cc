@@ -51,6 +51,20 @@ Json json_object(std::initializer_list<JsonMember> members) {
   return Json(std::move(out));
 }
 
+void ObjectBuilder::set(std::string_view name, Json value) {
+  auto [it, fresh] = at_.try_emplace(std::string(name), members_.size());
+  if (!fresh) {
+    members_[it->second].second = std::move(value);
+    return;
+  }
+  members_.emplace_back(std::string(name), std::move(value));
+}
+
+Json ObjectBuilder::take() {
+  at_.clear();
+  return Json(std::exchange(members_, {}));
+}
+
 HarnessSink collect_into(HarnessImport& out) {
   return {[&out](HarnessRecord&& r) { out.records.push_back(std::move(r)); },
           [&out](HarnessError&& e) { out.errors.push_back(std::move(e)); }};

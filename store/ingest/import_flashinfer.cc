@@ -68,13 +68,14 @@ Bundle trace_bundle(const JsonAt& trace, const std::string& where, const Harness
   const std::string& solution = trace.member("solution").name();
   JsonAt workload = trace.member("workload");
   JsonAt axes = workload.member("axes");
-  Json params = Json::object();
+  ObjectBuilder axis_values;
   for (const Json::Member& member : axes.object()) {
     const std::string& name = member.first;
     JsonAt a = axes.member(member);
     if (name.empty() || name.size() > 255) a.fail("an axis name of 1 to 255 bytes", quoted_excerpt(name));
-    params.set(name, Json(static_cast<double>(a.integer(-(1LL << 53), 1LL << 53))));
+    axis_values.set(name, Json(static_cast<double>(a.integer(-(1LL << 53), 1LL << 53))));
   }
+  Json params = axis_values.take();
   if (auto inputs = workload.find("inputs")) {
     inputs->object();
     params.set("inputs", inputs->value());  // random, scalar, or a safetensors file: part of what is computed
@@ -99,12 +100,12 @@ Bundle trace_bundle(const JsonAt& trace, const std::string& where, const Harness
   Json environment = record_environment(*hw, hardware, "", "FlashInfer-Bench", options);
   if (!options.environment) {
     if (auto libs = env_at.find("libs")) {
-      Json software = Json::object();
-      for (const auto& [name, v] : libs->object()) {
-        JsonAt l = libs->member(name);
-        if (!l.value().is_null()) software.set(name, Json(cut_text(l.string(), 128)));
+      ObjectBuilder software;
+      for (const Json::Member& member : libs->object()) {
+        JsonAt l = libs->member(member);
+        if (!l.value().is_null()) software.set(member.first, Json(cut_text(l.string(), 128)));
       }
-      environment.find("spec")->set("software", std::move(software));
+      environment.find("spec")->set("software", software.take());
     }
   }
   const std::string& timestamp = eval.member("timestamp").name();

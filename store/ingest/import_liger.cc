@@ -243,9 +243,15 @@ MappedRow map_row(const LigerRow& row, const Json* environment = nullptr) {
     err.fail("x_name", kNameExpected, quoted_excerpt(row.x_name));
   m.x = x_value(row, err);
 
+  // A time of at most a day (as every importer bounds it: converted to ns,
+  // it stays exact and far from overflowing), a memory of at most 1 PB.
+  const bool speed = row.metric_name == "speed";
+  const double most = speed ? kMaxSeconds * 1e3 : 1e9;
   auto y = [&](std::string_view column, const std::string& text) {
     auto v = parse_number(text);
-    if (!v || *v < 0) err.fail(column, "a finite non-negative number", quoted_excerpt(text));
+    if (!v || *v < 0 || *v > most)
+      err.fail(column, speed ? "a time in ms from 0 to 86400000 (a day)" : "a memory in MB from 0 to 1e9",
+               quoted_excerpt(text));
     return *v;
   };
   m.y50 = y("y_value_50", row.y_value_50);

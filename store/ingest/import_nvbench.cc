@@ -101,9 +101,9 @@ FileFacts file_facts(const JsonAt& root, const HarnessOptions& options) {
 }
 
 Json axis_parameters(const JsonAt& state) {
-  Json params = Json::object();
+  ObjectBuilder params;
   auto values = state.find("axis_values");
-  if (!values) return params;
+  if (!values) return Json::object();
   for (std::size_t i = 0; i < values->array().size(); ++i) {
     JsonAt a = values->at(i);
     const std::string& name = a.member("name").name();
@@ -123,7 +123,7 @@ Json axis_parameters(const JsonAt& state) {
       a.member("type").fail("one of int64, float64, string, type");
     }
   }
-  return params;
+  return params.take();
 }
 
 Json stopping_criteria(const JsonAt& state) {
@@ -145,7 +145,7 @@ Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, c
   if (auto s = state.find("is_skipped")) skipped = s->boolean();
 
   Json measurements = Json::array();
-  Json native_metrics = Json::object();
+  ObjectBuilder native_metrics;
   std::optional<double> mean_ns;
   if (auto summaries = state.find("summaries")) {
     for (std::size_t i = 0; i < summaries->array().size(); ++i) {
@@ -158,7 +158,7 @@ Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, c
         if (d.member("name").string() == "value") value = d.member("value");
       }
       if (!value) continue;  // sidecar references (nv/json/bin:…) have filename and size instead
-      if (native_metrics.find(tag)) s.member("tag").fail("a tag that appears once in the state", quoted_excerpt(tag) + " again");
+      if (native_metrics.contains(tag)) s.member("tag").fail("a tag that appears once in the state", quoted_excerpt(tag) + " again");
       native_metrics.set(tag, Json(value->string()));
       for (const SummaryMapping& m : kSummaries) {
         if (m.tag != tag) continue;
@@ -208,7 +208,7 @@ Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, c
   spec.set("sourceNative", object({{"source", Json(kSource)},
                                    {"benchmark", Json(bench_name)},
                                    {"externalId", Json(external_id)},
-                                   {"metrics", std::move(native_metrics)}}));
+                                   {"metrics", native_metrics.take()}}));
   Json metadata = object({{"name", Json(harness_slug("nvbench-" + bench_name + "-" + state_name))},
                           {"title", Json(bench_name + " · " + state_name + " · " + device_name)}});
   return maker.make(state.where(), std::move(spec), std::move(metadata), std::move(protocol), env->second,

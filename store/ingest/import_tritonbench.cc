@@ -128,7 +128,7 @@ std::optional<Bundle> run_bundle(const Measured& r, const HarnessOptions& option
   }
   if (!any) return std::nullopt;
   Json measurements = Json::array();
-  Json native = Json::object();
+  ObjectBuilder native;
   std::optional<double> latency_ms, accuracy;
   for (const auto& [metric, at] : r.metrics) {
     if (failed) {
@@ -172,7 +172,7 @@ std::optional<Bundle> run_bundle(const Measured& r, const HarnessOptions& option
   spec.set("sourceNative", object({{"source", Json(kSource)},
                                    {"benchmark", Json(bench)},
                                    {"externalId", Json(external_id)},
-                                   {"metrics", std::move(native)}}));
+                                   {"metrics", native.take()}}));
 
   Json protocol = harness_document(
       "BenchmarkProtocol",

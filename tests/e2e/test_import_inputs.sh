@@ -6,7 +6,8 @@
 # comparison group). Then hostile inputs, each refused with exit 2, a message
 # naming the file and line, and the store byte for byte as it was: a zstd bomb,
 # a truncated or corrupt frame, a ragged CSV row, an oversize cell, a CSV with
-# only its `average` row, a CSV without --op.
+# only its `average` row, a CSV without --op, a cell, an option or a path that
+# is not UTF-8.
 set -euo pipefail
 # shellcheck source=lib/preamble.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
@@ -176,6 +177,89 @@ refused csv-no-backend 'no-backend.csv:1: column 2: expected a column "<backend>
     tritonbench --environment "$ENV_H200" --op a "$W/in/no-backend.csv"
 refused json-op-mismatch 'expected the operator that --op names' \
     tritonbench --environment "$ENV_H200" --op softmax "$TB/tb-vector_add.json"
+
+# Bytes that are not UTF-8 in a cell: refused where the cell is, by every CSV
+# importer (a document is UTF-8 text; such a cell once made a store that
+# `verify` and `ls` then refused).
+printf 'x_val;naive_softmax-latency\r\n21\xc0\xaf;0.0432\r\n' >"$W/in/bad-utf8.csv"
+refused csv-not-utf8 "bad-utf8.csv:2:1: field 1: expected UTF-8 text, found invalid UTF-8 byte 0xc0" \
+    tritonbench --environment "$ENV_H200" --op softmax "$W/in/bad-utf8.csv"
+sed '2s/^tiled_geglu,liger,/tiled_\xff_geglu,liger,/' "$DATA/liger/sample.csv" >"$W/in/liger-bad-utf8.csv"
+refused liger-not-utf8 "liger-bad-utf8.csv:2:1: field 1: expected UTF-8 text, found invalid UTF-8 byte 0xff" \
+    liger "$W/in/liger-bad-utf8.csv"
+# What a command line or a path puts into documents is checked too.
+before=$(store_fingerprint "$S")
+assert_exit 2 ks import kernelbench --level 1 --run-name $'run\xffname' "$DATA/kernelbench/eval_results.sample.json"
+assert_contains "$ERR" "--run-name: expected UTF-8 text, found invalid UTF-8 byte 0xff" "--run-name: named, and what was found"
+assert_exit 2 ks import tritonbench --environment "$ENV_H200" --op $'soft\xc3' "$W/in/bad-utf8.csv"
+assert_contains "$ERR" "--op: expected UTF-8 text, found invalid UTF-8 byte 0xc3" "--op: named, and what was found"
+mkdir -p "$W/in/run"$'\xff'
+cp "$DATA/kernelbench/eval_results.sample.json" "$W/in/run"$'\xff'"/eval_results.json"
+assert_exit 2 ks import kernelbench --level 1 "$W/in/run"$'\xff'"/eval_results.json"
+assert_contains "$ERR" "expected a run name in UTF-8 text (taken from the path: pass --run-name NAME)" "a run name from the path"
+assert_store_unchanged "$before" "$S" "not UTF-8 on the command line or in a path: the store is unchanged"
+pass "hostile: --run-name, --op and a path that are not UTF-8 -> exit 2, named, store unchanged"
+
+# Streams: standard input, a pipe, a FIFO. The FlashInfer-Bench and tritonbench
+# importers open their input more than once (to tell its kind, to hash it):
+# a stream is read once, whole, and read again from memory. Each once read
+# as empty the second time (nothing imported, exit 0) or, for a FIFO, waited
+# for ever.
+FIB=$DATA/flashinfer-bench/traces.sample.jsonl
+assert_exit 0 "$KISTORE" init "$W/fib-file"
+assert_exit 0 "$KISTORE" --no-progress --store "$W/fib-file" import flashinfer-bench "$FIB"
+for how in stdin pipe fifo; do
+    assert_exit 0 "$KISTORE" init "$W/fib-$how"
+    case $how in
+        stdin) assert_exit 0 timeout 60 bash -c '"$1" --no-progress --store "$2" import flashinfer-bench - <"$3"' _ \
+                   "$KISTORE" "$W/fib-$how" "$FIB" ;;
+        pipe) assert_exit 0 timeout 60 bash -c '"$1" --no-progress --store "$2" import flashinfer-bench <(cat "$3")' _ \
+                  "$KISTORE" "$W/fib-$how" "$FIB" ;;
+        fifo) rm -f "$W/in/fifo"; mkfifo "$W/in/fifo"
+              (cat "$FIB" >"$W/in/fifo" &)
+              assert_exit 0 timeout 60 "$KISTORE" --no-progress --store "$W/fib-$how" import flashinfer-bench "$W/in/fifo" ;;
+    esac
+    assert_eq "$(runs_of "$W/fib-file")" "$(runs_of "$W/fib-$how")" "flashinfer-bench from $how: the runs of the file"
+done
+assert_exit 0 "$KISTORE" init "$W/tb-pipe"
+assert_exit 0 timeout 60 bash -c '"$1" --no-progress --store "$2" import tritonbench --environment "$3" --op vector_add <(cat "$4")' _ \
+    "$KISTORE" "$W/tb-pipe" "$ENV_H200" "$TB/tb-vector_add.csv"
+assert_eq 32 "$(runs_of "$W/tb-pipe" | wc -l)" "tritonbench CSV from a pipe: its 32 runs"
+# A stream is held to a bound: a JSON text's 16 MiB here, refused at once.
+before=$(store_fingerprint "$S")
+assert_exit 2 timeout 60 "$KISTORE" --no-progress import nvbench /dev/zero
+assert_contains "$ERR" "/dev/zero: expected at most 16777216 bytes" "an endless stream: refused at the bound"
+assert_store_unchanged "$before" "$S" "an endless stream: the store is unchanged"
+pass "streams (standard input, a pipe, a FIFO) import as the file does; an endless one is refused at its bound"
+
+# Many names in one record: an nvbench state of 200,000 summaries (10 MB, under
+# a JSON text's limit) and FlashInfer-Bench traces of 50,000 libs each. Each
+# name was once looked up among the names before it, minutes of CPU for one
+# file; now linear (under a second here), bounded below by a timeout far
+# above that.
+"$PY" - "$DATA/nvbench/test_cmp.cut.json" "$W/in/many-summaries.json" "$DATA/flashinfer-bench/traces.sample.jsonl" \
+    "$W/in/many-libs.jsonl" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+state = d["benchmarks"][0]["states"][0]
+d["benchmarks"][0]["states"] = [state]
+state["summaries"] += [{"tag": "extra/%x" % i, "data": [{"name": "value", "type": "float64", "value": "1"}]}
+                       for i in range(200000)]
+open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")))
+trace = json.loads(open(sys.argv[3]).readline())
+trace["evaluation"]["environment"]["libs"] = {"lib%x" % i: "1.0" for i in range(50000)}
+with open(sys.argv[4], "w") as out:
+    for i in range(8):
+        trace["solution"] = "s%d" % i
+        out.write(json.dumps(trace) + "\n")
+PY
+assert_exit 0 "$KISTORE" init "$W/many"
+assert_exit 0 timeout 60 "$KISTORE" --no-progress --store "$W/many" --json import nvbench "$W/in/many-summaries.json"
+assert_eq "[]" "$(jv -c .rejected)" "200,000 summaries: nothing rejected"
+assert_exit 0 timeout 60 "$KISTORE" --no-progress --store "$W/many" --json import flashinfer-bench "$W/in/many-libs.jsonl"
+assert_eq "[]" "$(jv -c .rejected)" "50,000 libs a trace: nothing rejected"
+assert_exit 0 "$KISTORE" --no-progress --store "$W/many" verify
+pass "many names in one record (200,000 nvbench summaries, 50,000 libs a trace): imported in linear time"
 
 # --keep-going: the ragged row is listed, the good rows go in.
 assert_exit 0 ks --json import tritonbench --keep-going --environment "$ENV_H200" --op vector_add "$W/in/ragged.csv"

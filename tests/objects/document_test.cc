@@ -121,6 +121,31 @@ TEST_CASE("document cache: invalid JSON throws as from_json does, and is not rem
   CHECK_THROWS_AS(cache.make(bad, Location{"r.json:3", "/protocol"}), Error);
 }
 
+TEST_CASE("document: a string or name that is not UTF-8 is refused with its JSON pointer", "[document]") {
+  // Strings that did not come through parse_json (a CSV cell, a program's
+  // output, a command-line value) reach documents as bytes: from_json is the
+  // door they all pass, and a stored object must be UTF-8 (parse_json reads
+  // them back).
+  Json value = protocol_json("nvbench");
+  value.find("spec")->find("harness")->set("name", Json(std::string("nv\xC0\xAF")));
+  CHECK_THROWS_WITH(Document::from_json(value, Location{"t.csv:2", "/protocol"}),
+                    "t.csv:2: /protocol/spec/harness/name: expected UTF-8 text, found invalid UTF-8 byte 0xc0");
+  Json named = protocol_json("nvbench");
+  named.find("spec")->set(std::string("x\xFF"), Json(1.0));
+  CHECK_THROWS_WITH(Document::from_json(named, Location{"t.csv:3", ""}),
+                    "t.csv:3: /spec/x\xFF: expected UTF-8 text, found invalid UTF-8 byte 0xff");
+  Json titled = protocol_json("nvbench");
+  titled.find("metadata")->set("title", Json(std::string("cut \xE2\x82")));
+  CHECK_THROWS_WITH(Document::from_json(titled, Location{"t.csv:4", ""}),
+                    "t.csv:4: /metadata/title: expected UTF-8 text, found truncated UTF-8 sequence 0xe2 0x82");
+  CHECK_THROWS_AS(Document::from_json(titled, Location{"t.csv:4", ""}), Error);
+  // Any UTF-8 at all is kept as it is.
+  Json fine = protocol_json("nv\xC3\xA9 \xF0\x9F\x98\x80", "\xE2\x82\xAC");
+  Document doc = Document::from_json(fine, Location{"t.json", ""});
+  check_consistent(doc);
+  CHECK(doc.canonical().find("nv\xC3\xA9 \xF0\x9F\x98\x80") != std::string::npos);
+}
+
 TEST_CASE("bundle: a run that names a carried document by another digest cannot be built", "[document]") {
   const Location at{"b.json", ""};
   const Document protocol = Document::from_json(protocol_json("nvbench"), at);

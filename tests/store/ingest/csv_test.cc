@@ -119,6 +119,38 @@ TEST_CASE("csv: a malformed record is skipped with a message; reading goes on", 
   }
 }
 
+TEST_CASE("csv: a cell that is not UTF-8 is an error naming line:column and the bytes; reading goes on",
+          "[csv][errors]") {
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"an overlong '/' (0xC0 0xAF)", "a,b\n1,21\xC0\xAF\n3,4\n",
+       "t.csv:2:3: field 2: expected UTF-8 text, found invalid UTF-8 byte 0xc0 at byte 3 of the cell"},
+      {"a lone continuation byte", "a,b\n\x80,2\n3,4\n",
+       "t.csv:2:1: field 1: expected UTF-8 text, found invalid UTF-8 byte 0x80 at byte 1 of the cell"},
+      {"a surrogate encoded (0xED 0xA0 0x80)", "a,b\n1,x\xED\xA0\x80\n3,4\n",
+       "t.csv:2:3: field 2: expected UTF-8 text, found invalid UTF-8 sequence 0xed 0xa0 at byte 2 of the cell"},
+      {"cut short at a quoted cell's end, the cell spanning lines", "a,b\n1,\"x\ny\xE2\x82\"\n3,4\n",
+       "t.csv:2:3: field 2: expected UTF-8 text, found truncated UTF-8 sequence 0xe2 0x82 at byte 4 of the cell"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    Read r = read_all(c.text);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0] == c.error);
+    REQUIRE(r.records.size() == 2);  // the header and the record after it
+    CHECK(r.records[1].fields == Fields{"3", "4"});
+  }
+  // UTF-8 of every length is a cell like any other.
+  Read ok = read_all("a,b\n\xC3\xA9,\xE2\x82\xAC\xF0\x9F\x98\x80\n");
+  CHECK(ok.errors.empty());
+  REQUIRE(ok.records.size() == 2);
+  CHECK(ok.records[1].fields == Fields{"\xC3\xA9", "\xE2\x82\xAC\xF0\x9F\x98\x80"});
+}
+
 TEST_CASE("csv: an unterminated quoted field ends the reading, naming where it opened", "[csv][errors]") {
   Read r = read_all("a\nb,\"open\nmore\nstill\n");
   CHECK(r.last == CsvStatus::kFatal);

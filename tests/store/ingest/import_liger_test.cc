@@ -283,15 +283,28 @@ const std::vector<std::string> kGoodFields = {
     R"("{""bsz"": 2, ""hidden_size"": 2048, ""intermediate_size"": 4096, ""hidden_act"": ""gelu_pytorch_tanh"", ""activation_type"": ""geglu"", ""num_shards"": 4, ""dtype"": ""torch.bfloat16""}")",
     "NVIDIA GeForce RTX 4090", "2025-11-11 06:22:57", "0.6.3"};
 
-std::string line_with(std::size_t column, std::string value) {
-  std::vector<std::string> f = kGoodFields;
-  f[column] = std::move(value);
+std::string joined(const std::vector<std::string>& f) {
   std::string out;
   for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + f[i];
   return out;
 }
 
+std::string line_with(std::size_t column, std::string value) {
+  std::vector<std::string> f = kGoodFields;
+  f[column] = std::move(value);
+  return joined(f);
+}
+
 std::string good_line() { return line_with(0, kGoodFields[0]); }
+
+// A memory row (metric memory, unit MB) with `value` in `column`.
+std::string memory_line_with(std::size_t column, std::string value) {
+  std::vector<std::string> f = kGoodFields;
+  f[3] = "memory";
+  f[4] = "MB";
+  f[column] = std::move(value);
+  return joined(f);
+}
 
 }  // namespace
 
@@ -304,10 +317,15 @@ TEST_CASE("liger: bad rows are rejected with file:line, expected and found", "[l
       {good_line().substr(0, good_line().rfind(',')), "bad.csv:3: expected 15 fields, found 14"},
       {good_line() + ",extra", "bad.csv:3: expected 15 fields, found 16"},
       {line_with(8, "abc"),
-       "bad.csv:3: y_value_50: expected a finite non-negative number, found \"abc\""},
-      {line_with(9, "nan"), "bad.csv:3: y_value_20: expected a finite non-negative number, found \"nan\""},
-      {line_with(10, "-1.5"), "bad.csv:3: y_value_80: expected a finite non-negative number, found \"-1.5\""},
-      {line_with(8, ""), "bad.csv:3: y_value_50: expected a finite non-negative number, found \"\""},
+       "bad.csv:3: y_value_50: expected a time in ms from 0 to 86400000 (a day), found \"abc\""},
+      {line_with(9, "nan"), "bad.csv:3: y_value_20: expected a time in ms from 0 to 86400000 (a day), found \"nan\""},
+      {line_with(10, "-1.5"), "bad.csv:3: y_value_80: expected a time in ms from 0 to 86400000 (a day), found \"-1.5\""},
+      {line_with(8, ""), "bad.csv:3: y_value_50: expected a time in ms from 0 to 86400000 (a day), found \"\""},
+      // Past a day (a converted ns once overflowed to -2^63 and the median was lost).
+      {line_with(8, "1e8"), "bad.csv:3: y_value_50: expected a time in ms from 0 to 86400000 (a day), found \"1e8\""},
+      {line_with(9, "1e300"),
+       "bad.csv:3: y_value_20: expected a time in ms from 0 to 86400000 (a day), found \"1e300\""},
+      {memory_line_with(8, "2e9"), "bad.csv:3: y_value_50: expected a memory in MB from 0 to 1e9, found \"2e9\""},
       {line_with(2, "sideways"),
        "bad.csv:3: kernel_operation_mode: expected one of forward, backward, full, "
        "no-grad-forward, found \"sideways\""},
