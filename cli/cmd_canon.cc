@@ -16,7 +16,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto file = std::make_shared<std::string>("-");
   app->add_option("FILE", *file, "The JSON file (default: standard input)");
   return Command{app, [file]() -> int {
-    std::string text = read_input_file(*file);
+    std::string text = read_input_file(*file, kMaxInputBytes);  // one JSON text: no more is read
     std::string out = canonical(parse_json(text, *file == "-" ? "<stdin>" : *file));
     std::fwrite(out.data(), 1, out.size(), stdout);
     return kOk;

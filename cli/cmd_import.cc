@@ -429,7 +429,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("--sign", g.sign_key, "Sign the commit with this Ed25519 OpenSSH private key")->type_name("KEY");
   return Command{app, [&g, o]() -> int {
     std::optional<Json> environment;
-    if (!o->environment.empty()) environment = parse_environment_document(read_input_file(o->environment), o->environment);
+    if (!o->environment.empty()) environment = parse_environment_document(read_input_file(o->environment, kMaxInputBytes), o->environment);
     const Json* env = environment ? &*environment : nullptr;
     if (o->level < 0 || o->level > 9)  // 0: not given
       throw InvalidInput("--level: expected a KernelBench level from 1 to 9, found " + std::to_string(o->level));

@@ -102,42 +102,33 @@ Store open_found(const Globals& g, Store::Use use) {
 Store open_store(const Globals& g) { return open_found(g, Store::Use::kAnything); }
 Store open_store_for_reading(const Globals& g) { return open_found(g, Store::Use::kReading); }
 
-std::string read_input_file(const std::string& path) {
-  // One JSON text is limited to kMaxInputBytes by the parser; a JSON Lines
-  // file may be larger (the limit holds per line). This cap only keeps a
-  // mistaken input from exhausting memory.
-  constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{4} << 30;
+std::string read_input_file(const std::string& path, std::uintmax_t max_bytes) {
+  const std::string shown = path == "-" ? "<stdin>" : path;
+  const auto too_big = [&](const std::string& found) {
+    return InvalidInput(shown + ": expected at most " + std::to_string(max_bytes) + " bytes, found " + found);
+  };
   std::string data;
-  if (path == "-") {
-    char buf[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-      data.append(buf, n);
-      if (data.size() > kMaxFileBytes) throw InvalidInput("<stdin>: more than 4 GiB of input");
-    }
-    return data;
-  }
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    // A pipe or FIFO (`kistore canon <(...)`): read it to the end.
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw IOError(path + ": cannot open for reading");
+  if (path == "-" || !fs::is_regular_file(path, ec)) {
+    // Standard input, a pipe or a FIFO (`kistore canon <(...)`): read to
+    // the end, or to the bound.
+    FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+    if (!f) throw IOError(shown + ": cannot open for reading");
     char buf[1 << 16];
     std::size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-      data.append(buf, n);
-      if (data.size() > kMaxFileBytes) {
-        std::fclose(f);
-        throw InvalidInput(path + ": more than 4 GiB of input");
+      if (data.size() + n > max_bytes) {
+        if (f != stdin) std::fclose(f);
+        throw too_big("more");
       }
+      data.append(buf, n);
     }
-    std::fclose(f);
+    if (f != stdin) std::fclose(f);
     return data;
   }
   auto size = fs::file_size(path, ec);
   if (ec) throw IOError(path + ": cannot read: " + ec.message());
-  if (size > kMaxFileBytes)
-    throw InvalidInput(path + ": expected at most 4 GiB, found " + std::to_string(size) + " bytes");
+  if (size > max_bytes) throw too_big(std::to_string(size) + " bytes");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError(path + ": cannot open for reading");
   data.resize(size);

@@ -66,8 +66,11 @@ Store open_store_for_reading(const Globals& g);
 
 // Reads a file ("-" is stdin) whole; Error(kIO) naming the path when it
 // cannot be read. The 16 MiB limit applies to each JSON text (the parser's),
-// so a JSON Lines file may be larger than one document may be.
-std::string read_input_file(const std::string& path);
+// so a JSON Lines file may be larger than one document may be: at most
+// `max_bytes` (4 GiB unless the caller reads one JSON text), else
+// Error(kInvalidInput) once that many bytes were read, whatever the input (a
+// pipe, a FIFO, /dev/zero), having held no more.
+std::string read_input_file(const std::string& path, std::uintmax_t max_bytes = std::uintmax_t{4} << 30);
 
 // The folder open_store opens: g.store_dir when named; else ".kistore" when
 // the current directory holds one, else the absolute path of the nearest

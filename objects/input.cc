@@ -1,5 +1,7 @@
 #include "objects/input.h"
 
+#include <cstdio>
+
 #include "objects/bundle_line.h"
 #include "objects/error.h"
 
@@ -33,15 +35,51 @@ void parse_json_lines(std::string_view text, std::string_view source, ParsedInpu
 
 }  // namespace
 
-// Whether `text` looks like JSON Lines: two or more non-blank lines, each
-// starting (after spaces) with '{'.
 std::string input_name(std::string_view path) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   if (std::size_t slash = path.rfind('/'); slash != std::string_view::npos) path.remove_prefix(slash + 1);
   if (path.empty() || path == "." || path == "..") return "input";
-  return std::string(path);
+  // Written into a commit message, which `git log` prints as it is: a line
+  // break would add lines of the file's choosing (a trailer), an escape
+  // sequence would reach a terminal. Control characters (C0, DEL, C1), the
+  // bidirectional overrides and bytes that are not UTF-8 are written as
+  // \xNN or \uNNNN, and a backslash as two.
+  std::string out;
+  for (std::size_t i = 0; i < path.size();) {
+    const auto c = static_cast<unsigned char>(path[i]);
+    char hex[12];
+    if (c == '\\') {
+      out += "\\\\";
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+               i + n > path.size() || first_invalid_utf8(path.substr(i, n)) != std::string_view::npos) {
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+      ++i;
+    } else {
+      char32_t cp = c & (0x7F >> n);
+      for (std::size_t k = 1; k < n; ++k) cp = cp << 6 | (static_cast<unsigned char>(path[i + k]) & 0x3F);
+      if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+        std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(cp));
+        out += hex;
+      } else {
+        out.append(path.substr(i, n));
+      }
+      i += n;
+    }
+  }
+  return out;
 }
 
+// Whether `text` looks like JSON Lines: two or more non-blank lines, each
+// starting (after spaces) with '{'.
 bool looks_like_json_lines(std::string_view text) {
   std::size_t objects = 0, pos = 0;
   while (pos < text.size()) {

@@ -31,7 +31,9 @@ InputFormat format_for_name(std::string_view name);
 // What a commit says of an input it came from: the file's own name, never
 // the folders above it (a store's history is published, and a local path
 // tells who and where: "/home/ana/runs/a.json" -> "a.json"; "runs/" ->
-// "runs"; "-" -> "-"; a path of no name at all, such as "/", -> "input").
+// "runs"; "-" -> "-"; a path of no name at all, such as "/", -> "input"),
+// on one line and safe to print: control characters, bidirectional
+// overrides and bytes that are not UTF-8 as \xNN or \uNNNN, "\" as "\\".
 std::string input_name(std::string_view path);
 
 // Whether `text` looks like JSON Lines: two or more non-blank lines, each

@@ -28,7 +28,10 @@
 #     with an extension longer than the file: left byte for byte as it was,
 #     no file of the work tree written, no hang;
 #   - a remote whose tree holds `..` and `.git`: the pull refuses it before
-#     any checkout, HEAD and the work tree as they were.
+#     any checkout, HEAD and the work tree as they were;
+#   - a linked worktree (`git worktree add`) of a clone: its git folder holds
+#     no objects (they are the clone's); every command refuses it, naming
+#     the clone, where verify once said "ok: 0 objects".
 set -euo pipefail
 # shellcheck source=lib/preamble.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
@@ -273,5 +276,23 @@ assert_eq "$head" "$(git -C "$W/hostile" rev-parse HEAD)" "HEAD after the refuse
 cmp -s "$W/hostile.config" "$W/hostile/.git/config" || fail "the clone's .git/config changed"
 assert_eq "" "$(git -C "$W/hostile" status --porcelain --untracked-files=all)" "git status after the refused pull"
 pass "a remote's tree with .. and .git: refused before any checkout, the clone as it was"
+
+# ---- a linked worktree of a clone (git worktree add) ----------------------------------
+# Its git folder is .git/worktrees/NAME; the objects are the clone's (its
+# commondir). kistore once opened the private folder alone: verify said
+# "ok: 0 objects" with exit 0, and pull failed writing objects/ there.
+fresh linked
+git -C "$W/linked" worktree add -q -b side "$W/linked-wt" main
+publish
+before=$(store_fingerprint "$W/linked/.git")
+for cmd in verify ls pull; do
+    assert_exit 3 timeout 60 bash -c 'cd "$1" && shift && exec "$@"' _ "$W/linked-wt" "$KISTORE" --no-progress "$cmd"
+    assert_contains "$ERR" "a linked worktree (git worktree add) of a store's clone" "$cmd: says what it is"
+    assert_contains "$ERR" "$W/linked/.git/ is its git folder" "$cmd: names the clone's git folder"
+done
+assert_store_unchanged "$before" "$W/linked/.git" "a linked worktree: the clone's git folder is unchanged"
+assert_exit 0 bash -c 'cd "$1" && shift && exec "$@"' _ "$W/linked" "$KISTORE" --no-progress verify
+assert_contains "$OUT" "0 problems" "the clone itself verifies"
+pass "a linked worktree of a clone: verify, ls and pull refuse it (exit 3), naming the clone; nothing written"
 
 summary

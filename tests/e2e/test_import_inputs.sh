@@ -229,8 +229,29 @@ assert_eq 32 "$(runs_of "$W/tb-pipe" | wc -l)" "tritonbench CSV from a pipe: its
 before=$(store_fingerprint "$S")
 assert_exit 2 timeout 60 "$KISTORE" --no-progress import nvbench /dev/zero
 assert_contains "$ERR" "/dev/zero: expected at most 16777216 bytes" "an endless stream: refused at the bound"
+# So is an --environment document (once read whole first: 8 GB of memory for
+# /dev/zero), and canon's one JSON text.
+assert_exit 2 timeout 60 "$KISTORE" --no-progress import liger --environment /dev/zero "$DATA/liger/sample.csv"
+assert_contains "$ERR" "/dev/zero: expected at most 16777216 bytes, found more" "--environment /dev/zero: refused at the bound"
+assert_exit 2 timeout 60 "$KISTORE" canon /dev/zero
+assert_contains "$ERR" "/dev/zero: expected at most 16777216 bytes, found more" "canon /dev/zero: refused at the bound"
 assert_store_unchanged "$before" "$S" "an endless stream: the store is unchanged"
 pass "streams (standard input, a pipe, a FIFO) import as the file does; an endless one is refused at its bound"
+
+# A file's name goes into the commit's body ("from NAME"): a line break there
+# once added lines of the file's choosing (a trailer), and escape sequences
+# reached the terminal of whoever ran `git log`.
+evil="$W/in/"$'x\e]0;PWNED\a\n\nKistore-Op: rerun\nSigned-off-by: Mallory <m@example.org>'
+cp "$TB/tb-vector_add.json" "$evil"
+assert_exit 0 "$KISTORE" init "$W/named"
+assert_exit 0 "$KISTORE" --no-progress --store "$W/named" import tritonbench --environment "$ENV_H200" "$evil"
+body=$(git --git-dir="$W/named" log -1 --format=%B)
+assert_eq 1 "$(grep -c '^Kistore-Op:' <<<"$body")" "one Kistore-Op line: the commit's own"
+assert_eq "Kistore-Op: import" "$(grep '^Kistore-Op:' <<<"$body")" "the trailer is the import's"
+assert_eq 0 "$(grep -c '^Signed-off-by' <<<"$body")" "no line the name made"
+[[ $body != *$'\e'* && $body != *$'\a'* ]] || fail "an escape or bell byte in the commit message"
+assert_contains "$body" 'from x\x1b]0;PWNED\x07\x0a\x0aKistore-Op: rerun\x0aSigned-off-by' "the name, escaped, on one line"
+pass "a file name with line breaks and escape sequences: one line of the commit body, escaped"
 
 # Many names in one record: an nvbench state of 200,000 summaries (10 MB, under
 # a JSON text's limit) and FlashInfer-Bench traces of 50,000 libs each. Each

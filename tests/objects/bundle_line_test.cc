@@ -129,5 +129,21 @@ TEST_CASE("input_name: a commit names an input by its file name, never its folde
   CHECK(input_name("") == "input");
 }
 
+TEST_CASE("input_name: nothing of a file's name can add a line to a commit message or reach a terminal", "[input]") {
+  // A name with a line break once added paragraphs (a trailer) of its choosing
+  // to the commit body, and escape sequences reached `git log`'s terminal.
+  CHECK(input_name("/x/a\n\nKistore-Op: rerun.json") == "a\\x0a\\x0aKistore-Op: rerun.json");
+  CHECK(input_name("\x1b]0;PWNED\x07\x1b[2J.csv") == "\\x1b]0;PWNED\\x07\\x1b[2J.csv");
+  CHECK(input_name("del\x7f\r.json") == "del\\x7f\\x0d.json");
+  CHECK(input_name("c1\xc2\x9b.json") == "c1\\u009b.json");             // CSI as a C1 control
+  CHECK(input_name("bidi\xe2\x80\xae.json") == "bidi\\u202e.json");     // right-to-left override
+  CHECK(input_name("bad\xff\xc0\xaf.json") == "bad\\xff\\xc0\\xaf.json");  // not UTF-8
+  CHECK(input_name("cut\xe2\x82") == "cut\\xe2\\x82");                 // a sequence cut short
+  CHECK(input_name("back\\slash.json") == "back\\\\slash.json");
+  // UTF-8 names are kept as they are.
+  CHECK(input_name("r\xc3\xa9sultats-\xe2\x82\xac-\xf0\x9f\x98\x80.json") ==
+        "r\xc3\xa9sultats-\xe2\x82\xac-\xf0\x9f\x98\x80.json");
+}
+
 }  // namespace
 }  // namespace kistore
