@@ -26,11 +26,15 @@ enum class ErrorCode {
 
 class Error : public std::runtime_error {
  public:
+  // A NUL in the message (a name from the input, "\u0000" in JSON) is kept
+  // as the six characters \u0000: what() is a C string, and the rest of the
+  // message (what was expected, what was found) would be lost after it.
   Error(ErrorCode code, std::string message)
-      : std::runtime_error(std::move(message)), code_(code) {}
+      : std::runtime_error(without_nul(std::move(message))), code_(code) {}
   ErrorCode code() const { return code_; }
 
  private:
+  static std::string without_nul(std::string m);  // objects/error.cc
   ErrorCode code_;
 };
 

@@ -175,6 +175,11 @@ refused csv-bad-cell "bad-cell.csv:2: column 2 (torch_add-latency): expected a n
 printf 'x_val;latency\n1;2\n' >"$W/in/no-backend.csv"
 refused csv-no-backend 'no-backend.csv:1: column 2: expected a column "<backend>-<metric>"' \
     tritonbench --environment "$ENV_H200" --op a "$W/in/no-backend.csv"
+# A name with an escaped NUL: the message once ended at it (what() is a C
+# string), before what was expected and found.
+printf '{"tritonbench_softmax_fwd[x_2176.0-naive\\u0000_softmax]_latency": "0.1"}' >"$W/in/nul-key.json"
+refused json-nul-key 'naive\u0000_softmax]_latency: expected a key "tritonbench_<op>_<mode>[x_<x_val>-<backend>]_<metric>"' \
+    tritonbench --environment "$ENV_H200" "$W/in/nul-key.json"
 refused json-op-mismatch 'expected the operator that --op names' \
     tritonbench --environment "$ENV_H200" --op softmax "$TB/tb-vector_add.json"
 

@@ -747,5 +747,23 @@ TEST_CASE("is_canonical_json agrees with parse_json and canonical on mutated tex
   CHECK(tried > 5000);
 }
 
+TEST_CASE("error: a NUL from the input does not cut the message short", "[error]") {
+  // what() is a C string: a member name with "\u0000" once ended the message
+  // there, before what was expected and what was found.
+  using namespace std::string_literals;
+  const Error e = InvalidInput("f.json: /a\0b: expected a key, found \"a\0b\""s);
+  CHECK(std::string(e.what()) == "f.json: /a\\u0000b: expected a key, found \"a\\u0000b\"");
+  // Through the parser: the name is refused (a control character), and the whole
+  // message comes back.
+  try {
+    parse_json(R"({"k\u0000x": 1, "k\u0000x": 2})", "f.json");
+    FAIL("a duplicate name was taken");
+  } catch (const Error& dup) {
+    const std::string message = dup.what();
+    CHECK(message.find("\\u0000") != std::string::npos);
+    CHECK(message.find("found") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace kistore
