@@ -138,11 +138,10 @@ Store Store::open(const std::string& dir, Use use) {
   // A linked worktree (`git worktree add`) has a git folder of its own and
   // the clone's objects elsewhere (its commondir), which kistore's readers
   // and writers would not see: verify once said "ok: 0 objects" there.
-  if (git_repository_is_worktree(store.repo()) == 1)
+  if (std::string clone = git::linked_worktree_of(store.repo()); !clone.empty())
     throw IOError(dir + ": a linked worktree (git worktree add) of a store's clone; kistore reads and writes a store "
-                  "in the clone itself (" + std::string(git_repository_commondir(store.repo())) +
-                  " is its git folder) or a bare store: run it there, or name it with --store; nothing was read or "
-                  "written");
+                  "in the clone itself (" + clone + " is its git folder) or a bare store: run it there, or name it "
+                  "with --store; nothing was read or written");
   if (std::string why = git::incomplete_clone(store.repo()); !why.empty())
     throw IOError(dir + ": " + why + "; nothing was read or written");
   if (std::string why = store_shape(store.repo(), store.branch_).refuse_open; !why.empty())

@@ -93,6 +93,12 @@ std::optional<std::string> config_value(git_repository* repo, const std::string&
   return std::string(value);
 }
 
+std::string linked_worktree_of(git_repository* repo) {
+  if (git_repository_is_worktree(repo) != 1) return "";
+  const char* common = git_repository_commondir(repo);
+  return common ? common : "?";
+}
+
 std::string incomplete_clone(git_repository* repo) {
   const int shallow = git_repository_is_shallow(repo);
   git_error_clear();

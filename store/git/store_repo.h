@@ -76,6 +76,11 @@ BranchMove move_branch(git_repository* repo, const std::string& name, const git_
 // (opening the store reports it).
 std::string incomplete_clone(git_repository* repo);
 
+// The git folder of the clone when `repo` is a linked worktree of it (`git
+// worktree add`: its own git folder holds none of the clone's objects, which
+// kistore's readers and writers look for there), else "".
+std::string linked_worktree_of(git_repository* repo);
+
 // Makes the repository's object database look again for packs and loose
 // objects written since it last looked (other writers'). False when the
 // database cannot be opened (nothing was refreshed).

@@ -77,6 +77,15 @@ enum class WorkTreeCheckout {
 // declined or stopped. Never throws.
 WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why);
 
+// While a checkout is owed (from the moment sync_work_tree starts one until
+// the work tree and index hold the branch's commit), this reference names the
+// commit they were left at: a checkout killed, declined for a cause since
+// gone (git's index.lock), refused for a link since removed, or cut short
+// by a full disk is resumed from there by the next sync_work_tree or
+// resume_work_tree, instead of being forgotten (a later pull would say
+// "Already up to date" and leave the work tree behind for good).
+inline constexpr const char* kCheckoutOwedRef = "refs/kistore/checkout-owed";
+
 // After `name` moved from `from` (null: it did not exist) in a repository
 // with a work tree (a plain `git clone` of a store) whose HEAD names `name`:
 // brings its index and work tree to the new commit, changing only the paths
@@ -89,5 +98,10 @@ WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, con
 // Returns "" when the work tree and index hold the new commit (or there is
 // none to keep), else why they were left behind it, in words.
 std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from);
+
+// The checkout owed by an earlier write (kCheckoutOwedRef), if any, made now
+// as sync_work_tree makes it; "" when none was owed or it is done, else why
+// the work tree is still behind. Never throws.
+std::string resume_work_tree(git_repository* repo, const std::string& name);
 
 }  // namespace kistore::git

@@ -104,13 +104,21 @@ struct Measured {
 
 // True for a value that holds no number: tritonbench's message for a backend
 // that failed at this input ("CUDA out of memory…"), which its table puts in
-// the backend's first column, leaving the others empty.
+// the backend's first column, leaving the others empty. A value that begins
+// as a number does (a digit, a sign or a point, after spaces) but is none
+// ("1e999", "0.04abc", "0x10", " 0.04") is a damaged number, not a message:
+// it is refused as a number, never stored as the backend's failure.
 bool is_message(const Json& v) {
   if (!v.is_string()) return false;
   const std::string& s = v.as_string();
   double d = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-  return s.empty() || ec != std::errc() || end != s.data() + s.size();
+  if (s.empty()) return true;
+  if (ec == std::errc() && end == s.data() + s.size()) return false;
+  const std::size_t first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return true;
+  const char c = s[first];
+  return !((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.');
 }
 
 // The bundle of one (x value, backend), or nullopt when the backend measured

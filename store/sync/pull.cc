@@ -41,6 +41,9 @@ class Pull {
   }
 
   PullReport run() {
+    // A checkout an earlier write owes the work tree (killed, or declined
+    // for a cause since gone) is made first, whatever this pull brings.
+    note_work_tree_behind(store_.dir(), git::resume_work_tree(repo_, branch_));
     auto remote_head = conn_.head(branch_);
     if (!remote_head) {
       report_.result = PullResult::kUpToDate;

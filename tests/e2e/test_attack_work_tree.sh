@@ -18,7 +18,9 @@
 #     refused outright;
 #   - git's index.lock held (a git at work, or one that crashed): libgit2's
 #     checkout writes the files and then fails on the lock, leaving the work
-#     tree ahead of an index it could not write; refused, nothing written;
+#     tree ahead of an index it could not write; refused, nothing written,
+#     and the checkout owed (refs/kistore/checkout-owed) is made by the next
+#     pull once the lock is gone, where it once said "Already up to date";
 # and, held already, kept held:
 #   - the top folder `refs` replaced by a link to a copy elsewhere: nothing
 #     written through it;
@@ -111,9 +113,16 @@ untouched locked "index.lock held"
 for path in $(changed locked A | head -3); do
     [[ ! -e $W/locked/$path ]] || fail "$path was written while git held index.lock"
 done
+git -C "$W/locked" rev-parse -q --verify refs/kistore/checkout-owed >/dev/null || fail "no checkout owed after the declined one"
 rm "$W/locked/.git/index.lock"
+# Once git lets go of the index, the next pull (which brings nothing) makes the
+# checkout owed: it once said "Already up to date" and left the work tree behind.
+assert_exit 0 timeout 60 bash -c 'cd "$1" && shift && exec "$@"' _ "$W/locked" "$KISTORE" --no-progress pull
+assert_contains "$OUT" "Already up to date" "nothing new to pull"
+assert_eq "" "$(git -C "$W/locked" status --porcelain --untracked-files=all)" "the owed checkout, made by the next pull"
+! git -C "$W/locked" rev-parse -q --verify refs/kistore/checkout-owed >/dev/null || fail "the checkout is still owed"
 in_step locked "index.lock held"
-pass "git's index.lock held: nothing written to the work tree, the index and the lock as they were"
+pass "git's index.lock held: nothing written, the index and the lock as they were; the next pull makes the checkout"
 
 # ---- the top folder replaced by a link ---------------------------------------------
 fresh toplink

@@ -175,6 +175,12 @@ refused csv-bad-cell "bad-cell.csv:2: column 2 (torch_add-latency): expected a n
 printf 'x_val;latency\n1;2\n' >"$W/in/no-backend.csv"
 refused csv-no-backend 'no-backend.csv:1: column 2: expected a column "<backend>-<metric>"' \
     tritonbench --environment "$ENV_H200" --op a "$W/in/no-backend.csv"
+# A damaged number is not a backend's failure message: it once became a
+# runtime_error run whose error was the number ("tritonbench: 0.04abc").
+for v in 1e999 0.04abc ' 0.04' 0x10 1_000; do
+    printf '{"tritonbench_softmax_fwd[x_1-a]_latency": "%s"}' "$v" >"$W/in/damaged.json"
+    refused "damaged-number-'$v'" "_latency: expected" tritonbench --environment "$ENV_H200" "$W/in/damaged.json"
+done
 # A name with an escaped NUL: the message once ended at it (what() is a C
 # string), before what was expected and found.
 printf '{"tritonbench_softmax_fwd[x_2176.0-naive\\u0000_softmax]_latency": "0.1"}' >"$W/in/nul-key.json"
