@@ -52,12 +52,34 @@ Json json_object(std::initializer_list<JsonMember> members) {
 }
 
 void ObjectBuilder::set(std::string_view name, Json value) {
+  // A few members are looked up in order (most objects: no index to build);
+  // past kIndexAbove, through the index, made once.
+  if (members_.size() < kIndexAbove) {
+    for (Json::Member& m : members_)
+      if (m.first == name) {
+        m.second = std::move(value);
+        return;
+      }
+    members_.emplace_back(std::string(name), std::move(value));
+    return;
+  }
+  if (at_.empty())
+    for (std::size_t i = 0; i < members_.size(); ++i) at_.emplace(members_[i].first, i);
   auto [it, fresh] = at_.try_emplace(std::string(name), members_.size());
   if (!fresh) {
     members_[it->second].second = std::move(value);
     return;
   }
   members_.emplace_back(std::string(name), std::move(value));
+}
+
+bool ObjectBuilder::contains(std::string_view name) const {
+  if (members_.size() <= kIndexAbove && at_.empty()) {
+    for (const Json::Member& m : members_)
+      if (m.first == name) return true;
+    return false;
+  }
+  return at_.count(std::string(name)) != 0;
 }
 
 Json ObjectBuilder::take() {

@@ -167,14 +167,15 @@ Json json_object(std::initializer_list<JsonMember> members);
 // as Json::set does; contains() says whether one was set.
 class ObjectBuilder {
  public:
-  bool contains(std::string_view name) const { return at_.count(std::string(name)) != 0; }
+  bool contains(std::string_view name) const;
   void set(std::string_view name, Json value);
   // The object, members in the order first set; the builder is left empty.
   Json take();
 
  private:
+  static constexpr std::size_t kIndexAbove = 16;
   Json::Object members_;
-  std::unordered_map<std::string, std::size_t> at_;
+  std::unordered_map<std::string, std::size_t> at_;  // name -> place, once there are more than kIndexAbove
 };
 
 // A KernelIndex document {apiVersion, kind, spec, metadata}.
