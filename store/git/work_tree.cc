@@ -44,6 +44,7 @@ struct Change {
   TreeDelta delta;
   std::string folder, name;  // the folder ("" the top) and the file's name in it
   bool done = false;
+  bool ours = false;  // resuming: the file there is one an interrupted checkout wrote (removed, then written again)
   const IndexEntry* entry = nullptr;  // the index's entry at the path (index_holds_from; until the index is read again)
   struct stat st {};  // of the file written
 };
@@ -228,7 +229,11 @@ class OpenFolders {
 
 class Checkout {
  public:
-  explicit Checkout(git_repository* repo) : repo_(repo), gitdir_(git_repository_path(repo)) {
+  // `resuming`: a checkout owed from `from` (kCheckoutOwedRef), which an
+  // earlier one began: a path that holds what it would write, or the start
+  // of it (a write cut short), or that it already removed, is its own.
+  Checkout(git_repository* repo, bool resuming)
+      : repo_(repo), gitdir_(git_repository_path(repo)), resuming_(resuming) {
     const char* workdir = git_repository_workdir(repo);
     workdir_ = workdir ? workdir : "";
     while (workdir_.size() > 1 && workdir_.back() == '/') workdir_.pop_back();
@@ -247,6 +252,8 @@ class Checkout {
     if (struct stat st; ::stat((gitdir_ + "index").c_str(), &st) == 0 && !S_ISREG(st.st_mode))
       return refused(why, gitdir_ + "index: is not a file (a FIFO, socket, device or folder); nothing written");
     BeneathDir root = BeneathDir::open(workdir_, false);
+    packs_ = &packs;
+    odb_ = odb.get();
     group();
     std::string index_why;
     const bool index_ok = read_index(index_why) && index_holds_from(index_why);
@@ -424,6 +431,9 @@ class Checkout {
       while (at != index_.entries.cend() && at->path < c.delta.path) ++at;
       const IndexEntry* e = at != index_.entries.cend() && at->path == c.delta.path ? &*at : nullptr;
       c.entry = e;
+      // Resuming, an entry the interrupted checkout wrote (the commit's) is its own.
+      if (resuming_ && e && e->mode == kFileMode && c.delta.new_mode && std::memcmp(e->id, c.delta.new_id.id, 20) == 0)
+        continue;
       if (c.delta.status == TreeDelta::kAdded) {
         if (e) return refuse(why, c.delta.path + " is in the index but not in the commit before");
       } else if (!e || e->mode != kFileMode || std::memcmp(e->id, c.delta.old_id.id, 20) != 0) {
@@ -480,6 +490,16 @@ class Checkout {
   // Whether the file of change `c` holds what the index says (git's safe
   // checkout: a file whose status differs, or is racily clean, is judged by
   // its content).
+  // Whether the file at `c` holds the start (or all) of the blob it is to
+  // hold: what a checkout killed while writing it leaves. Hostile content
+  // of the user's would have to be a prefix of the commit's own bytes.
+  bool starts_blob(const BeneathDir::Folder& folder, const Change& c) {
+    std::string want;
+    if (!blob(*packs_, odb_, c.delta.new_id, want)) return false;
+    std::optional<std::string> have = folder.read(c.name, want.size() + 1);
+    return have && have->size() <= want.size() && want.compare(0, have->size(), *have) == 0;
+  }
+
   bool file_clean(const BeneathDir::Folder& folder, const Change& c, const struct stat& st) const {
     const IndexEntry* e = c.entry;
     if (!e || !S_ISREG(st.st_mode) || (st.st_mode & 0111)) return false;
@@ -522,7 +542,7 @@ class Checkout {
           note_link(members.front(), shown + ": is not a file; nothing written to the work tree");
       }
       for (std::size_t i : members) {
-        const Change& c = changes_[i];
+        Change& c = changes_[i];
         const std::string shown = workdir_ + "/" + c.delta.path;
         struct stat st;
         const bool present = folder->status(c.name, st);
@@ -539,6 +559,15 @@ class Checkout {
           continue;
         }
         if (!index_ok) continue;
+        if (resuming_) {
+          // What the interrupted checkout left: removed already, or written
+          // (whole or cut short) with what this one writes.
+          if (!present && c.delta.status != TreeDelta::kAdded) continue;
+          if (present && S_ISREG(st.st_mode) && c.delta.new_mode && starts_blob(*folder, c)) {
+            c.ours = true;
+            continue;
+          }
+        }
         if (c.delta.status == TreeDelta::kAdded) {
           // A folder whose files are all removed first makes way for the file.
           const bool going = present && S_ISDIR(st.st_mode) && old_folders_.count(c.delta.path);
@@ -582,7 +611,7 @@ class Checkout {
         std::shared_ptr<const BeneathDir::Folder> folder;
         for (std::size_t i : members) {
           Change& c = changes_[i];
-          if (c.delta.status == TreeDelta::kAdded) continue;
+          if (c.delta.status == TreeDelta::kAdded && !c.ours) continue;
           if (!folder) folder = folders.open(c.folder);
           try {
             folder->remove_file(c.name);
@@ -749,6 +778,9 @@ class Checkout {
 
   git_repository* repo_;
   std::string gitdir_, workdir_;
+  const bool resuming_;
+  const PackReader* packs_ = nullptr;  // while run() runs
+  git_odb* odb_ = nullptr;
   IndexFile index_;
   struct stat index_st_ {};
   std::vector<Change> changes_;
@@ -766,8 +798,9 @@ class Checkout {
 
 }  // namespace
 
-WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why) {
-  Checkout checkout(repo);
+WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why,
+                                  bool resuming) {
+  Checkout checkout(repo, resuming);
   try {
     return checkout.run(from, to, why);
   } catch (const std::exception& e) {
@@ -780,7 +813,7 @@ WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, con
 namespace {
 
 // The checkout itself (below): kistore's own, else libgit2's safe one.
-std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from);
+std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from, bool resuming);
 
 // Whether `repo` has a work tree whose HEAD names branch `name`.
 bool checks_out(git_repository* repo, const std::string& name) {
@@ -821,7 +854,7 @@ std::string sync_work_tree(git_repository* repo, const std::string& name, const 
   } catch (const Error&) {
     git_error_clear();
   }
-  std::string why = checkout_to_head(repo, name, from);
+  std::string why = checkout_to_head(repo, name, from, owed.has_value());
   if (why.empty() && from) delete_ref(repo, kCheckoutOwedRef);
   return why;
 }
@@ -842,7 +875,7 @@ std::string resume_work_tree(git_repository* repo, const std::string& name) {
 
 namespace {
 
-std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from) {
+std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from, bool resuming) {
   // kistore's own checkout of the paths the write changed (work_tree.h);
   // libgit2's safe checkout for what it declines (user's changes in the
   // way, a sparse checkout, ...), which keeps the user's files; neither
@@ -854,7 +887,7 @@ std::string checkout_to_head(git_repository* repo, const std::string& name, cons
     } catch (const Error&) {
     }
     std::string why;
-    const WorkTreeCheckout done = to ? checkout_changes(repo, *from, *to, why) : WorkTreeCheckout::kDeclined;
+    const WorkTreeCheckout done = to ? checkout_changes(repo, *from, *to, why, resuming) : WorkTreeCheckout::kDeclined;
     if (done == WorkTreeCheckout::kDone) return "";
     if (done != WorkTreeCheckout::kDeclined) return why.empty() ? "a file could not be written" : why;
   }

@@ -55,6 +55,12 @@
 //      temporary file the next checkout sweeps. An index changed by someone
 //      else meanwhile is read again and merged again.
 //
+//   5. A checkout that does not finish (declined, refused, cut short, or
+//      killed) is owed: kCheckoutOwedRef names the commit the work tree was
+//      at, and the next one starts there, taking as its own what the
+//      unfinished one did (removed paths, files holding the commit's bytes
+//      or the start of them, index entries it wrote).
+//
 // Thread-safety: one call at a time per repository (it uses `repo` from the
 // calling thread and its own worker threads for files).
 #pragma once
@@ -75,7 +81,12 @@ enum class WorkTreeCheckout {
 // Brings the work tree and index of `repo` (not bare, its HEAD naming the
 // branch that moved) from commit `from` to commit `to`. `why` says why it
 // declined or stopped. Never throws.
-WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why);
+// `resuming`: the checkout owed from `from` (kCheckoutOwedRef) that an
+// earlier one began and did not finish: a path it already removed, or that
+// holds the commit's bytes or the start of them (a write killed midway), or
+// an index entry it already wrote, is taken as its own work, not the user's.
+WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why,
+                                  bool resuming = false);
 
 // While a checkout is owed (from the moment sync_work_tree starts one until
 // the work tree and index hold the branch's commit), this reference names the

@@ -124,6 +124,52 @@ assert_eq "" "$(git -C "$W/locked" status --porcelain --untracked-files=all)" "t
 in_step locked "index.lock held"
 pass "git's index.lock held: nothing written, the index and the lock as they were; the next pull makes the checkout"
 
+# ---- a checkout killed while it wrote ----------------------------------------------
+# What kill -9 of a pull leaves midway through its checkout, made step by step
+# with stock git: the branch moved, the index and most of the work tree at the
+# commit before, some added files written whole, one cut short, one empty, a
+# modified file removed and not yet written again, another written; the
+# checkout owed. The next pull (which brings nothing) finishes it: the files
+# it wrote, whole or cut short, are its own.
+killed_state() {  # NAME: the clone NAME left as a checkout killed midway leaves it
+    local c=$W/$1 from to
+    fresh "$1"
+    from=$(git -C "$c" rev-parse HEAD)
+    publish
+    git -C "$c" fetch -q origin
+    to=$(git -C "$c" rev-parse origin/main)
+    git -C "$c" update-ref refs/heads/main "$to"
+    git -C "$c" update-ref refs/kistore/checkout-owed "$from"
+    mapfile -t added < <(git -C "$c" diff --name-only --diff-filter=A "$from" "$to")
+    mapfile -t modified < <(git -C "$c" diff --name-only --diff-filter=M "$from" "$to")
+    ((${#added[@]} >= 4 && ${#modified[@]} >= 2)) || fail "too few changes to kill a checkout among"
+    for k in 0 1 2; do mkdir -p "$c/$(dirname "${added[$k]}")"; done
+    git -C "$c" show "$to:${added[0]}" >"$c/${added[0]}"
+    git -C "$c" show "$to:${added[1]}" | head -c 100 >"$c/${added[1]}"
+    : >"$c/${added[2]}"
+    rm "$c/${modified[0]}"
+    git -C "$c" show "$to:${modified[1]}" >"$c/${modified[1]}"
+}
+killed_state killed
+assert_exit 0 timeout 60 bash -c 'cd "$1" && shift && exec "$@"' _ "$W/killed" "$KISTORE" --no-progress pull
+assert_contains "$OUT" "Already up to date" "nothing new to pull"
+assert_eq "" "$ERR" "no warning: the checkout was finished"
+assert_eq "" "$(git -C "$W/killed" status --porcelain --untracked-files=all)" "the killed checkout, finished by the next pull"
+! git -C "$W/killed" rev-parse -q --verify refs/kistore/checkout-owed >/dev/null || fail "the checkout is still owed"
+pass "a checkout killed while it wrote (files whole, cut short, empty, removed): the next pull finishes it"
+# A file of someone else's at a path the checkout adds (not the start of the
+# commit's bytes) is not taken for its own: kept, the checkout still owed.
+killed_state killed-mine
+mine=${added[3]:-}  # killed_state's list of the paths the commit adds
+[[ -n $mine ]] || fail "too few added paths"
+mkdir -p "$W/killed-mine/$(dirname "$mine")"
+echo "notes of mine" >"$W/killed-mine/$mine"
+assert_exit 0 timeout 60 bash -c 'cd "$1" && shift && exec "$@"' _ "$W/killed-mine" "$KISTORE" --no-progress pull
+assert_contains "$ERR" "a checkout of an earlier kistore write" "says a checkout is still owed"
+assert_eq "notes of mine" "$(cat "$W/killed-mine/$mine")" "the other file at an added path is kept"
+git -C "$W/killed-mine" rev-parse -q --verify refs/kistore/checkout-owed >/dev/null || fail "the checkout is no longer owed"
+pass "a file that is not the start of the commit's bytes, at a path the owed checkout adds: kept, still owed"
+
 # ---- the top folder replaced by a link ---------------------------------------------
 fresh toplink
 publish
