@@ -487,9 +487,6 @@ class Checkout {
     }
   }
 
-  // Whether the file of change `c` holds what the index says (git's safe
-  // checkout: a file whose status differs, or is racily clean, is judged by
-  // its content).
   // Whether the file at `c` holds the start (or all) of the blob it is to
   // hold: what a checkout killed while writing it leaves. Hostile content
   // of the user's would have to be a prefix of the commit's own bytes.
@@ -500,6 +497,9 @@ class Checkout {
     return have && have->size() <= want.size() && want.compare(0, have->size(), *have) == 0;
   }
 
+  // Whether the file of change `c` holds what the index says (git's safe
+  // checkout: a file whose status differs, or is racily clean, is judged by
+  // its content).
   bool file_clean(const BeneathDir::Folder& folder, const Change& c, const struct stat& st) const {
     const IndexEntry* e = c.entry;
     if (!e || !S_ISREG(st.st_mode) || (st.st_mode & 0111)) return false;
