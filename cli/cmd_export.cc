@@ -1,5 +1,8 @@
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "cli/common.h"
@@ -7,6 +10,7 @@
 #include "cli/output/csv_cell.h"
 #include "cli/output/describe.h"
 #include "cli/output/group_json.h"
+#include "cli/output/terminal.h"
 #include "objects/shown_text.h"
 #include "refs/compare.h"
 #include "store/query/group_view.h"
@@ -122,6 +126,15 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
     AuditOnDemand audit(store, load_trust(store));
     std::map<Digest, Json> parameters;  // by workload: shared by the runs of a group and more
     std::string out;
+    // Exact bytes for a file or a pipe (a program reads them); on a terminal,
+    // what a terminal may show (cli/output/terminal.h): a document's escape
+    // sequences or bidirectional overrides never reach it raw.
+    const bool terminal = isatty(STDOUT_FILENO) != 0;
+    auto write_out = [&](std::string& text) {
+      if (terminal) text = shown_lines(text, std::numeric_limits<std::size_t>::max());
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      text.clear();
+    };
     if (o->format == "csv") {
       for (const char* column : kColumns) out += std::string(out.empty() ? "" : ",") + column;
       out += "\n";
@@ -146,9 +159,9 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
         Json j = export_row(view, row, label, params);
         out += o->format == "csv" ? csv_line(j) : canonical(j) + "\n";
       }
-      if (out.size() > (1u << 20)) std::fwrite(out.data(), 1, out.size(), stdout), out.clear();
+      if (out.size() > (1u << 20)) write_out(out);
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    write_out(out);
     return kOk;
   }};
 });

@@ -66,7 +66,11 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       // Appended, so that the lines already there (comments, pasted lines)
       // stay as they are.
       if (!text.empty() && text.back() != '\n') text += '\n';
-      text += render_allowed_signers({AllowedSigner{{*principal}, "namespaces=\"git\"", key}});
+      try {
+        text += render_allowed_signers({AllowedSigner{{*principal}, "namespaces=\"git\"", key}});
+      } catch (const Error& e) {
+        throw Error(e.code(), *keyfile + ": " + e.what() + "; nothing was written");
+      }
       save_trust_text(store, text);
       note(g, "trusted " + shown(*principal) + " " + key.fingerprint());
       return kOk;

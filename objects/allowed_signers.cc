@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "objects/error.h"
+#include "objects/json.h"
 #include "objects/ssh_signature.h"
 #include "objects/ssh_wire.h"
 
@@ -323,6 +324,15 @@ std::string render_allowed_signers(const std::vector<AllowedSigner>& signers) {
       throw InvalidInput(who + ": expected a key type such as ssh-ed25519, found " + quoted(signer.key.type));
     if (signer.key.comment.find_first_of("\n\r") != std::string::npos)
       throw InvalidInput(who + ": a key comment cannot hold a line break: " + quoted(signer.key.comment));
+    // The file is read by people (cat, an editor) and by ssh-keygen: a NUL,
+    // an escape sequence or bytes that are not UTF-8 have no place in it.
+    const bool control = std::any_of(signer.key.comment.begin(), signer.key.comment.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return (u < 0x20 && u != '\t') || u == 0x7F;
+    });
+    if (control || first_invalid_utf8(signer.key.comment) != std::string_view::npos)
+      throw InvalidInput(who + ": a key comment cannot hold a control character or bytes that are not UTF-8: " +
+                         quoted(signer.key.comment));
     out += ' ';
     out += signer.key.to_text();
     out += '\n';

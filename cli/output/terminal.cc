@@ -35,7 +35,8 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& c
 }
 
 bool needs_escape(std::uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
 }
 
 }  // namespace

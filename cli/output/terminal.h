@@ -22,8 +22,9 @@ inline constexpr std::size_t kMaxMessageChars = 2000;
 
 // `text` as a terminal may show it. Kept as is: printable ASCII and valid
 // UTF-8 of printable characters. Escaped: C0 controls and DEL as \n, \t, \r
-// or \xNN (ESC is \x1b), C1 controls (U+0080-U+009F) and the bidirectional
-// overrides and isolates (U+202A-U+202E, U+2066-U+2069) as \u{NNNN}, and each
+// or \xNN (ESC is \x1b), C1 controls (U+0080-U+009F), the line and paragraph
+// separators (U+2028, U+2029) and the bidirectional overrides and isolates
+// (U+202A-U+202E, U+2066-U+2069) as \u{NNNN}, and each
 // byte of invalid UTF-8 (overlong forms, surrogates, > U+10FFFF included) as
 // \xNN. Cut after `max` characters with "…" appended when longer. A backslash
 // is kept as is, so the escapes are for the eye, not for parsing.

@@ -117,14 +117,18 @@ pass "rank, ls, log, show, groups, verify: hostile text escaped, fields cut, one
 
 # Under a real terminal too (script gives one): progress or not, nothing raw.
 if have_tool script; then
-    for cmd in "rank $run" "ls" "log -n 2" "groups"; do
+    for cmd in "rank $run" "ls" "log -n 2" "groups" "export" "export --format jsonl"; do
         script -qec "$KISTORE --no-progress $cmd" /dev/null >"$W/tty.out" 2>&1 </dev/null ||
             fail "on a terminal: kistore $cmd failed: $(head -c 500 "$W/tty.out")"
         # script turns \n into \r\n: drop CR before the check.
         tr -d '\r' <"$W/tty.out" >"$W/tty.clean"
         assert_tame "on a terminal: kistore $cmd" "$W/tty.clean"
     done
-    pass "on a terminal (script -qc): rank, ls, log, groups print nothing raw"
+    pass "on a terminal (script -qc): rank, ls, log, groups, export (CSV and JSON Lines) print nothing raw"
+    # Into a file or a pipe export stays exact: the bytes a program reads.
+    assert_exit 0 ks export
+    [[ $OUT == *$'\e'* ]] || fail "export into a pipe: the data's own bytes (ESC) were changed"
+    pass "export into a pipe: the documents' bytes exactly"
 fi
 
 # ---- errors that quote a file name or a name from the command line ---------------

@@ -245,4 +245,22 @@ assert_contains "$OUT" "cert-authority: trusts nothing here" "(d) trust list say
 levels_agree C source-native reproduced "(d) cert-authority"
 pass "(d) a cert-authority line trusts no plain key; readers show the default level and exit 0"
 
+# ------------------------------------------------------------------------------
+# (e) A public key file whose comment holds an escape sequence, a bell, a NUL
+# and what looks like another principal's line: `trust add` once copied it
+# into the trust list as it was (read by people with cat and editors).
+new_store E
+printf '%s \033]0;OWNED\007\033[2J c\0 evil@x ssh-ed25519 AAAA\n' "$(cut -d' ' -f1,2 controller.pub)" >hostile.pub
+TE=$(ks --store E trust path)
+list_sum() { if [[ -e $TE ]]; then sha256sum <"$TE"; else echo "no file"; fi; }
+before=$(list_sum)
+assert_exit 2 ks --store E trust add alice hostile.pub
+assert_contains "$ERR" "hostile.pub: " "(e) names the key file"
+assert_contains "$ERR" "a key comment cannot hold a control character" "(e) says what is wrong"
+assert_eq "$before" "$(list_sum)" "(e) the trust list is as it was"
+printf '%s r\xc3\xa9sum\xc3\xa9 \xe2\x80\x93 laptop\n' "$(cut -d' ' -f1,2 controller.pub)" >fine.pub
+assert_exit 0 ks --store E trust add alice fine.pub
+assert_contains "$(cat "$TE")" $'r\xc3\xa9sum\xc3\xa9 \xe2\x80\x93 laptop' "(e) a UTF-8 comment is kept"
+pass "(e) trust add of a key whose comment holds control bytes: exit 2 naming the file, the list unchanged"
+
 summary

@@ -36,6 +36,8 @@ TEST_CASE("shown escapes what a terminal would act on", "[cli][terminal]") {
       {"RIGHT-TO-LEFT OVERRIDE U+202E", "abc\xe2\x80\xae" "txt.exe", "abc\\u{202e}txt.exe"},
       {"LEFT-TO-RIGHT EMBEDDING U+202A", "\xe2\x80\xaa", "\\u{202a}"},
       {"isolates U+2066 and U+2069", "\xe2\x81\xa6x\xe2\x81\xa9", "\\u{2066}x\\u{2069}"},
+      {"LINE and PARAGRAPH SEPARATOR U+2028, U+2029", "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", "a\\u{2028}b\\u{2029}c"},
+      {"U+2027 (HYPHENATION POINT) is no line break", "\xe2\x80\xa7", "\xe2\x80\xa7"},
       {"U+2065 and U+202F are not controls", "\xe2\x81\xa5\xe2\x80\xaf", "\xe2\x81\xa5\xe2\x80\xaf"},
       {"valid UTF-8 kept", "H100 \xc3\xa9t\xc3\xa9 \xe2\x80\x93 \xf0\x9f\x9a\x80", "H100 \xc3\xa9t\xc3\xa9 \xe2\x80\x93 \xf0\x9f\x9a\x80"},
       {"lone continuation byte", "a\x80z", "a\\x80z"},
