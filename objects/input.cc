@@ -1,9 +1,11 @@
 #include "objects/input.h"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "objects/bundle_line.h"
 #include "objects/error.h"
+#include "objects/shown_text.h"
 
 namespace kistore {
 namespace {
@@ -41,9 +43,10 @@ std::string input_name(std::string_view path) {
   if (path.empty() || path == "." || path == "..") return "input";
   // Written into a commit message, which `git log` prints as it is: a line
   // break would add lines of the file's choosing (a trailer), an escape
-  // sequence would reach a terminal. Control characters (C0, DEL, C1), the
-  // bidirectional overrides and bytes that are not UTF-8 are written as
-  // \xNN or \uNNNN, and a backslash as two.
+  // sequence would reach a terminal. Control characters (C0, DEL), what a
+  // display acts on (acts_on_display: C1, line separators, bidirectional
+  // overrides) and bytes that are not UTF-8 are written as \xNN or \uNNNN,
+  // and a backslash as two.
   std::string out;
   for (std::size_t i = 0; i < path.size();) {
     const auto c = static_cast<unsigned char>(path[i]);
@@ -58,21 +61,18 @@ std::string input_name(std::string_view path) {
     } else if (c < 0x80) {
       out += static_cast<char>(c);
       ++i;
-    } else if (const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-               i + n > path.size() || first_invalid_utf8(path.substr(i, n)) != std::string_view::npos) {
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-      ++i;
-    } else {
-      char32_t cp = c & (0x7F >> n);
-      for (std::size_t k = 1; k < n; ++k) cp = cp << 6 | (static_cast<unsigned char>(path[i + k]) & 0x3F);
-      if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+    } else if (std::uint32_t cp = 0; const std::size_t n = utf8_char(path, i, cp)) {
+      if (acts_on_display(cp)) {
         std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(cp));
         out += hex;
       } else {
         out.append(path.substr(i, n));
       }
       i += n;
+    } else {  // not UTF-8
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+      ++i;
     }
   }
   return out;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -94,6 +95,9 @@ Json parse_json(std::string_view text, std::string_view source, std::size_t firs
 // are checked with it before they reach a document.
 std::size_t first_invalid_utf8(std::string_view text);
 std::string describe_utf8_fault(std::string_view text, std::size_t offset);
+// The length of the UTF-8 sequence at text[i] (by that same rule) and its
+// code point in `cp`, or 0 when the bytes there are not one.
+std::size_t utf8_char(std::string_view text, std::size_t i, std::uint32_t& cp);
 
 // Appends the RFC 8785 canonical form of `value` to `out`. Throws
 // std::logic_error for a NaN or infinite number, which no parsed value holds

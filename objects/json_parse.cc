@@ -728,6 +728,14 @@ std::size_t first_invalid_utf8(std::string_view text) {
 
 std::string describe_utf8_fault(std::string_view text, std::size_t offset) { return describe(text, offset); }
 
+std::size_t utf8_char(std::string_view text, std::size_t i, std::uint32_t& cp) {
+  const Utf8Sequence seq = check_utf8(text, i);
+  if (!seq.valid) return 0;
+  cp = static_cast<unsigned char>(text[i]) & (seq.length == 1 ? 0x7F : 0x7F >> seq.length);
+  for (std::size_t k = 1; k < seq.length; ++k) cp = cp << 6 | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+  return seq.length;
+}
+
 bool is_canonical_json(std::string_view text) {
   if (text.size() > kMaxInputBytes || !valid_utf8(text)) return false;
   TextStream in(text);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,16 @@ std::string cut_text(std::string_view text, std::size_t max_chars = kShownChars)
 // arrays and objects count as they are walked; nothing is dropped while the
 // budget lasts.
 Json cut_json(const Json& value, std::size_t max_chars = kShownChars, std::size_t budget = kShownJsonChars);
+
+// Whether code point `cp` is one a terminal, an editor or a log acts on
+// rather than shows: the C1 controls (U+0080-U+009F), the line and paragraph
+// separators (U+2028, U+2029), the bidirectional overrides and isolates
+// (U+202A-U+202E, U+2066-U+2069). Every escaping of text for people
+// (cli/output/terminal.h, cli/output/html.h, input_name) escapes these.
+constexpr bool acts_on_display(std::uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
 
 // True when cut_json(value, max_chars, budget) differs from value.
 bool json_needs_cut(const Json& value, std::size_t max_chars = kShownChars, std::size_t budget = kShownJsonChars);

@@ -2,6 +2,9 @@
 
 #include <cstdint>
 
+#include "objects/json.h"
+#include "objects/shown_text.h"
+
 namespace kistore::cli {
 namespace {
 
@@ -11,32 +14,6 @@ void append_byte_escape(unsigned char c, std::string& out) {
   out += "\\x";
   out += kHex[c >> 4];
   out += kHex[c & 0xf];
-}
-
-// The length of the valid UTF-8 sequence at text[i] and its code point, or 0
-// when the bytes there are not one (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF).
-std::size_t utf8_sequence(std::string_view text, std::size_t i, std::uint32_t& cp) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  unsigned char lead = byte(i);
-  std::size_t len;
-  std::uint32_t min;
-  if (lead >= 0xc2 && lead <= 0xdf) len = 2, cp = lead & 0x1f, min = 0x80;
-  else if (lead >= 0xe0 && lead <= 0xef) len = 3, cp = lead & 0x0f, min = 0x800;
-  else if (lead >= 0xf0 && lead <= 0xf4) len = 4, cp = lead & 0x07, min = 0x10000;
-  else return 0;
-  if (i + len > text.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return len;
-}
-
-bool needs_escape(std::uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
-         (cp >= 0x2066 && cp <= 0x2069);
 }
 
 }  // namespace
@@ -65,10 +42,10 @@ std::string shown(std::string_view text, std::size_t max) {
       append_byte_escape(c, piece);
     } else {
       std::uint32_t cp = 0;
-      std::size_t len = utf8_sequence(text, i, cp);
+      std::size_t len = utf8_char(text, i, cp);
       if (len == 0) {
         append_byte_escape(c, piece);
-      } else if (needs_escape(cp)) {
+      } else if (acts_on_display(cp)) {
         piece = "\\u{";
         for (int shift = 12; shift >= 0; shift -= 4) piece += kHex[(cp >> shift) & 0xf];
         piece += "}";

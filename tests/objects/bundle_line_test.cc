@@ -137,6 +137,7 @@ TEST_CASE("input_name: nothing of a file's name can add a line to a commit messa
   CHECK(input_name("del\x7f\r.json") == "del\\x7f\\x0d.json");
   CHECK(input_name("c1\xc2\x9b.json") == "c1\\u009b.json");             // CSI as a C1 control
   CHECK(input_name("bidi\xe2\x80\xae.json") == "bidi\\u202e.json");     // right-to-left override
+  CHECK(input_name("ls\xe2\x80\xa8.json") == "ls\\u2028.json");         // line separator
   CHECK(input_name("bad\xff\xc0\xaf.json") == "bad\\xff\\xc0\\xaf.json");  // not UTF-8
   CHECK(input_name("cut\xe2\x82") == "cut\\xe2\\x82");                 // a sequence cut short
   CHECK(input_name("back\\slash.json") == "back\\\\slash.json");

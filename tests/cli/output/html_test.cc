@@ -37,6 +37,7 @@ TEST_CASE("html_text escapes markup and what would hide text", "[cli][html]") {
       {"C1 NEL (U+0085)", "a\xc2\x85z", "a\\u{0085}z"},
       {"RIGHT-TO-LEFT OVERRIDE U+202E", "abc\xe2\x80\xae" "exe.txt", "abc\\u{202e}exe.txt"},
       {"isolates U+2066 and U+2069", "\xe2\x81\xa6x\xe2\x81\xa9", "\\u{2066}x\\u{2069}"},
+      {"LINE and PARAGRAPH SEPARATOR U+2028, U+2029", "a\xe2\x80\xa8" "b\xe2\x80\xa9", "a\\u{2028}b\\u{2029}"},
       {"U+202F (narrow space) is not a control", "\xe2\x80\xaf", "\xe2\x80\xaf"},
       {"valid UTF-8 kept", "\xc3\xa9t\xc3\xa9 \xe2\x80\x93 \xf0\x9f\x9a\x80 \xc2\xb7", "\xc3\xa9t\xc3\xa9 \xe2\x80\x93 \xf0\x9f\x9a\x80 \xc2\xb7"},
       {"a raw 8-bit byte", "\xff" "x", "\\xffx"},
