@@ -102,10 +102,11 @@ Store open_found(const Globals& g, Store::Use use) {
 Store open_store(const Globals& g) { return open_found(g, Store::Use::kAnything); }
 Store open_store_for_reading(const Globals& g) { return open_found(g, Store::Use::kReading); }
 
-std::string read_input_file(const std::string& path, std::uintmax_t max_bytes) {
+std::string read_input_file(const std::string& path, std::uintmax_t max_bytes, std::string_view bound_why) {
   const std::string shown = path == "-" ? "<stdin>" : path;
   const auto too_big = [&](const std::string& found) {
-    return InvalidInput(shown + ": expected at most " + std::to_string(max_bytes) + " bytes, found " + found);
+    return InvalidInput(shown + ": expected at most " + std::to_string(max_bytes) + " bytes" +
+                        (bound_why.empty() ? "" : " (" + std::string(bound_why) + ")") + ", found " + found);
   };
   std::string data;
   std::error_code ec;
@@ -123,7 +124,10 @@ std::string read_input_file(const std::string& path, std::uintmax_t max_bytes) {
       }
       data.append(buf, n);
     }
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
     if (f != stdin) std::fclose(f);
+    if (failed) throw IOError(shown + ": cannot read: " + std::strerror(err));
     return data;
   }
   auto size = fs::file_size(path, ec);

@@ -69,8 +69,10 @@ Store open_store_for_reading(const Globals& g);
 // so a JSON Lines file may be larger than one document may be: at most
 // `max_bytes` (4 GiB unless the caller reads one JSON text), else
 // Error(kInvalidInput) once that many bytes were read, whatever the input (a
-// pipe, a FIFO, /dev/zero), having held no more.
-std::string read_input_file(const std::string& path, std::uintmax_t max_bytes = std::uintmax_t{4} << 30);
+// pipe, a FIFO, /dev/zero), having held no more; `bound_why`, when given,
+// says in that message what the bound is.
+std::string read_input_file(const std::string& path, std::uintmax_t max_bytes = std::uintmax_t{4} << 30,
+                            std::string_view bound_why = {});
 
 // The folder open_store opens: g.store_dir when named; else ".kistore" when
 // the current directory holds one, else the absolute path of the nearest

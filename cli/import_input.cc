@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sys/stat.h>
 
+#include "cli/common.h"
 #include "objects/error.h"
 #include "objects/zstd_input.h"
 
@@ -29,34 +30,6 @@ bool is_stream(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-// Reads `path` whole (standard input for "-"): at most `bound` bytes, else
-// Error(kInvalidInput) saying so, with `shown` naming it.
-std::shared_ptr<const std::string> read_stream(const std::string& path, const std::string& shown, std::uint64_t bound,
-                                               const std::string& what_bound) {
-  std::FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!in) throw IOError(shown + ": cannot open for reading: " + std::strerror(errno));
-  auto text = std::make_shared<std::string>();
-  char buf[1 << 16];
-  std::size_t n;
-  bool over = false;
-  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) {
-    if (text->size() + n > bound) {
-      over = true;
-      break;
-    }
-    text->append(buf, n);
-  }
-  const bool failed = !over && std::ferror(in);
-  const int err = errno;
-  if (in != stdin) std::fclose(in);
-  if (over)
-    throw InvalidInput(shown + ": expected at most " + std::to_string(bound) + " bytes (" + what_bound +
-                       "; standard input, a pipe or a FIFO is held in memory to be read more than once: save a "
-                       "larger one to a file), found more");
-  if (failed) throw IOError(shown + ": cannot read: " + std::strerror(err));
-  return text;
-}
-
 }  // namespace
 
 ImportInput::ImportInput(std::string path, std::uint64_t max_bytes, std::string what_bound)
@@ -66,7 +39,11 @@ ImportInput::ImportInput(std::string path, std::uint64_t max_bytes, std::string 
     if (path_ == "-") path_ = "<stdin>";
     std::lock_guard lock(streams_mutex);
     auto& held = streams[key];
-    if (!held) held = read_stream(key, path_, std::min(max_bytes_, kMaxStreamBytes), what_bound_);
+    if (!held)
+      held = std::make_shared<const std::string>(read_input_file(
+          key, std::min(max_bytes_, kMaxStreamBytes),
+          what_bound_ + "; standard input, a pipe or a FIFO is held in memory to be read more than once: save a "
+                        "larger one to a file"));
     stream_ = held;
   } else {
     std::error_code ec;

@@ -7,7 +7,8 @@
 // `<(zstdcat f.zst)`, a FIFO, a device) is read whole the first time its path
 // is opened, at most kMaxStreamBytes (and `max_bytes`) of it, and held for the
 // process's life, so that opening the same path again (to tell the input's
-// kind, to hash it, to read it) reads the same bytes. The text may be at most `max_bytes` long whatever its form:
+// kind, to hash it, to read it) reads the same bytes. The text may be at
+// most `max_bytes` long whatever its form:
 // kMaxInputBytes (16 MiB, a JSON text's limit) for a file that is one JSON
 // text, kMaxImportFileBytes for a file read a record at a time (CSV, JSON
 // Lines). A compressed file that decompresses past that bound (a "zstd bomb")
@@ -69,7 +70,6 @@ class ImportInput {
   std::uint64_t max_bytes_;
   std::string what_bound_;
   bool compressed_ = false;
-
   std::FILE* file_ = nullptr;
   std::shared_ptr<const std::string> stream_;  // a stream's bytes, held whole (null: a file)
   std::size_t stream_pos_ = 0;
