@@ -51,35 +51,26 @@ Json json_object(std::initializer_list<JsonMember> members) {
   return Json(std::move(out));
 }
 
-void ObjectBuilder::set(std::string_view name, Json value) {
-  // A few members are looked up in order (most objects: no index to build);
-  // past kIndexAbove, through the index, made once.
-  if (members_.size() < kIndexAbove) {
-    for (Json::Member& m : members_)
-      if (m.first == name) {
-        m.second = std::move(value);
-        return;
-      }
-    members_.emplace_back(std::string(name), std::move(value));
-    return;
+std::size_t ObjectBuilder::place_of(std::string_view name) const {
+  if (at_.empty()) {  // a few members: looked up in order
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      if (members_[i].first == name) return i;
+    return kAbsent;
   }
-  if (at_.empty())
-    for (std::size_t i = 0; i < members_.size(); ++i) at_.emplace(members_[i].first, i);
-  auto [it, fresh] = at_.try_emplace(std::string(name), members_.size());
-  if (!fresh) {
-    members_[it->second].second = std::move(value);
-    return;
-  }
-  members_.emplace_back(std::string(name), std::move(value));
+  auto it = at_.find(std::string(name));
+  return it == at_.end() ? kAbsent : it->second;
 }
 
-bool ObjectBuilder::contains(std::string_view name) const {
-  if (members_.size() <= kIndexAbove && at_.empty()) {
-    for (const Json::Member& m : members_)
-      if (m.first == name) return true;
-    return false;
+void ObjectBuilder::set(std::string_view name, Json value) {
+  // Past kIndexAbove members, the index is made once and kept from then on.
+  if (at_.empty() && members_.size() >= kIndexAbove)
+    for (std::size_t i = 0; i < members_.size(); ++i) at_.emplace(members_[i].first, i);
+  if (const std::size_t i = place_of(name); i != kAbsent) {
+    members_[i].second = std::move(value);
+    return;
   }
-  return at_.count(std::string(name)) != 0;
+  if (!at_.empty()) at_.emplace(std::string(name), members_.size());
+  members_.emplace_back(std::string(name), std::move(value));
 }
 
 Json ObjectBuilder::take() {

@@ -167,15 +167,17 @@ Json json_object(std::initializer_list<JsonMember> members);
 // as Json::set does; contains() says whether one was set.
 class ObjectBuilder {
  public:
-  bool contains(std::string_view name) const;
+  bool contains(std::string_view name) const { return place_of(name) != kAbsent; }
   void set(std::string_view name, Json value);
   // The object, members in the order first set; the builder is left empty.
   Json take();
 
  private:
   static constexpr std::size_t kIndexAbove = 16;
+  static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+  std::size_t place_of(std::string_view name) const;  // kAbsent when not set
   Json::Object members_;
-  std::unordered_map<std::string, std::size_t> at_;  // name -> place, once there are more than kIndexAbove
+  std::unordered_map<std::string, std::size_t> at_;  // name -> place, made once kIndexAbove members are set
 };
 
 // A KernelIndex document {apiVersion, kind, spec, metadata}.
