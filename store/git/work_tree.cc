@@ -812,69 +812,7 @@ WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, con
 
 namespace {
 
-// The checkout itself (below): kistore's own, else libgit2's safe one.
-std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from, bool resuming);
-
-// Whether `repo` has a work tree whose HEAD names branch `name`.
-bool checks_out(git_repository* repo, const std::string& name) {
-  if (git_repository_is_bare(repo)) return false;
-  git_reference* head = nullptr;
-  if (git_reference_lookup(&head, repo, "HEAD") != 0) {
-    git_error_clear();
-    return false;
-  }
-  bool names_it = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && git_reference_symbolic_target(head) == name;
-  git_reference_free(head);
-  return names_it;
-}
-
-// The commit the work tree and index were left at by a checkout that did not
-// finish (declined, refused, cut short by a full disk, or killed).
-std::optional<git_oid> owed_from(git_repository* repo) {
-  try {
-    return ref_target(repo, kCheckoutOwedRef);
-  } catch (const Error&) {
-    git_error_clear();
-    return std::nullopt;
-  }
-}
-
-}  // namespace
-
-std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from) {
-  if (!checks_out(repo, name)) return "";
-  // A checkout owed from before (killed, or declined for a cause since
-  // gone) starts where that one left the work tree, not at `from`: the
-  // reference is set before any file is written and removed once the work
-  // tree and index hold the branch's commit.
-  std::optional<git_oid> owed = owed_from(repo);
-  if (owed) from = &*owed;
-  try {
-    if (from && !owed) set_ref(repo, kCheckoutOwedRef, *from, "kistore: checkout owed");
-  } catch (const Error&) {
-    git_error_clear();
-  }
-  std::string why = checkout_to_head(repo, name, from, owed.has_value());
-  if (why.empty() && from) delete_ref(repo, kCheckoutOwedRef);
-  return why;
-}
-
-std::string resume_work_tree(git_repository* repo, const std::string& name) {
-  if (!checks_out(repo, name)) return "";
-  std::optional<git_oid> owed = owed_from(repo);
-  if (!owed) return "";
-  std::string why = sync_work_tree(repo, name, &*owed);
-  if (why.empty()) return "";
-  // A checkout killed while it wrote leaves the files it wrote, which now
-  // stand in the way as if they were the user's.
-  return "a checkout of an earlier kistore write (from commit " + oid_str(*owed).substr(0, 12) +
-         ") is still owed: " + why +
-         "; if those files are not yours (a kistore killed while writing them), move them away or run `git reset "
-         "--hard`, and the next kistore command finishes the checkout";
-}
-
-namespace {
-
+// The checkout itself: kistore's own, else libgit2's safe one.
 std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from, bool resuming) {
   // kistore's own checkout of the paths the write changed (work_tree.h);
   // libgit2's safe checkout for what it declines (user's changes in the
@@ -908,6 +846,67 @@ std::string checkout_to_head(git_repository* repo, const std::string& name, cons
   return why;
 }
 
+// Whether `repo` has a work tree whose HEAD names branch `name`.
+bool checks_out(git_repository* repo, const std::string& name) {
+  if (git_repository_is_bare(repo)) return false;
+  git_reference* head = nullptr;
+  if (git_reference_lookup(&head, repo, "HEAD") != 0) {
+    git_error_clear();
+    return false;
+  }
+  bool names_it = git_reference_type(head) == GIT_REFERENCE_SYMBOLIC && git_reference_symbolic_target(head) == name;
+  git_reference_free(head);
+  return names_it;
+}
+
+// The commit the work tree and index were left at by a checkout that did not
+// finish (declined, refused, cut short by a full disk, or killed).
+std::optional<git_oid> owed_from(git_repository* repo) {
+  try {
+    return ref_target(repo, kCheckoutOwedRef);
+  } catch (const Error&) {
+    git_error_clear();
+    return std::nullopt;
+  }
+}
+
+// The checkout from `from` (null: none before), and the owed reference
+// removed once it is done; "" then, else why the work tree is behind.
+std::string finish_checkout(git_repository* repo, const std::string& name, const git_oid* from, bool resuming) {
+  std::string why = checkout_to_head(repo, name, from, resuming);
+  if (why.empty() && from) delete_ref(repo, kCheckoutOwedRef);
+  return why;
+}
+
 }  // namespace
+
+std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from) {
+  if (!checks_out(repo, name)) return "";
+  // A checkout owed from before (killed, or declined for a cause since
+  // gone) starts where that one left the work tree, not at `from`: the
+  // reference is set before any file is written and removed once the work
+  // tree and index hold the branch's commit.
+  if (std::optional<git_oid> owed = owed_from(repo)) return finish_checkout(repo, name, &*owed, true);
+  try {
+    if (from) set_ref(repo, kCheckoutOwedRef, *from, "kistore: checkout owed");
+  } catch (const Error&) {
+    git_error_clear();
+  }
+  return finish_checkout(repo, name, from, false);
+}
+
+std::string resume_work_tree(git_repository* repo, const std::string& name) {
+  if (!checks_out(repo, name)) return "";
+  std::optional<git_oid> owed = owed_from(repo);
+  if (!owed) return "";
+  std::string why = finish_checkout(repo, name, &*owed, true);
+  if (why.empty()) return "";
+  // A checkout killed while it wrote leaves the files it wrote, which now
+  // stand in the way as if they were the user's.
+  return "a checkout of an earlier kistore write (from commit " + oid_str(*owed).substr(0, 12) +
+         ") is still owed: " + why +
+         "; if those files are not yours (a kistore killed while writing them), move them away or run `git reset "
+         "--hard`, and the next kistore command finishes the checkout";
+}
 
 }  // namespace kistore::git
