@@ -142,12 +142,46 @@ std::string describe_json(const Json& v) {
   return "a value";
 }
 
+JsonAt JsonAt::step(const Json& child) const {
+  JsonAt out(source_, child);
+  if (depth_ == kSteps) {  // spelled out: the new JsonAt starts from here
+    out.base_ = pointer();
+    out.steps_[0] = value_;
+    out.depth_ = 1;
+    return out;
+  }
+  out.base_ = base_;
+  std::copy_n(steps_.begin(), depth_, out.steps_.begin());
+  out.steps_[depth_] = value_;
+  out.depth_ = depth_ + 1;
+  return out;
+}
+
+std::string JsonAt::pointer() const {
+  std::string out = base_;
+  for (std::size_t i = 0; i < depth_; ++i) {
+    const Json& container = *steps_[i];
+    const Json* child = i + 1 < depth_ ? steps_[i + 1] : value_;
+    if (container.is_array()) {
+      out = pointer_child(out, static_cast<std::size_t>(child - container.as_array().data()));
+      continue;
+    }
+    for (const Json::Member& m : container.as_object())
+      if (&m.second == child) {
+        out = pointer_child(out, m.first);
+        break;
+      }
+  }
+  return out;
+}
+
 std::string JsonAt::where() const {
+  const std::string pointer = this->pointer();
   std::string out;
-  out.reserve(source_.size() + 2 + std::max<std::size_t>(pointer_.size(), 1));
+  out.reserve(source_.size() + 2 + std::max<std::size_t>(pointer.size(), 1));
   out.append(source_);
   out += ": ";
-  out += pointer_.empty() ? std::string_view("/") : std::string_view(pointer_);
+  out += pointer.empty() ? std::string_view("/") : std::string_view(pointer);
   return out;
 }
 
@@ -160,24 +194,24 @@ void JsonAt::fail(std::string_view expected, std::string_view found) const {
 JsonAt JsonAt::member(std::string_view name) const {
   const Json* m = object().empty() ? nullptr : value_->find(name);
   if (!m) fail("a member \"" + std::string(name) + "\"", "an object without it");
-  return JsonAt(source_, *m, pointer_child(pointer_, name));
+  return step(*m);
 }
 
 JsonAt JsonAt::member(const Json::Member& m) const {
-  return JsonAt(source_, m.second, pointer_child(pointer_, m.first));
+  return step(m.second);
 }
 
 std::optional<JsonAt> JsonAt::find(std::string_view name) const {
   object();
   const Json* m = value_->find(name);
   if (!m || m->is_null()) return std::nullopt;
-  return JsonAt(source_, *m, pointer_child(pointer_, name));
+  return step(*m);
 }
 
 JsonAt JsonAt::at(std::size_t index) const {
   const Json::Array& a = array();
   if (index >= a.size()) fail("an element " + std::to_string(index), "an array of " + std::to_string(a.size()));
-  return JsonAt(source_, a[index], pointer_child(pointer_, index));
+  return step(a[index]);
 }
 
 const Json::Object& JsonAt::object() const {

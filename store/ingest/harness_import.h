@@ -17,6 +17,7 @@
 // Thread-safety: plain values; all functions are reentrant.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -97,15 +98,18 @@ inline constexpr std::string_view kRunStatuses[] = {"passed",        "incorrect"
 // "<source>: <pointer>: expected ..., found ..." otherwise. It refers to its
 // source's text and to its value, which must outlive it and every JsonAt
 // got from it (an importer reads a value many times: a copy of the file name
-// each time cost an allocation).
+// each time cost an allocation). Its pointer is spelled out only when asked
+// for (a message, where()): a JsonAt keeps the containers it was reached
+// through, since making the pointer of every value read cost an importer
+// about a fifth of its allocations.
 class JsonAt {
  public:
   JsonAt(std::string_view source, const Json& value, std::string pointer = "")
-      : source_(source), value_(&value), pointer_(std::move(pointer)) {}
+      : source_(source), value_(&value), base_(std::move(pointer)) {}
 
   const Json& value() const { return *value_; }
-  const std::string& pointer() const { return pointer_; }
-  std::string where() const;  // "<source>: <pointer>" ("/" for the root)
+  std::string pointer() const;  // the constructor's, then a token per step from there
+  std::string where() const;    // "<source>: <pointer>" ("/" for the root)
 
   JsonAt member(std::string_view name) const;                  // required
   // A member of this object got by iterating object(): no lookup, so that a
@@ -132,9 +136,19 @@ class JsonAt {
   [[noreturn]] void fail(std::string_view expected, std::string_view found) const;
 
  private:
+  // The JsonAt of `child`, a member or element of this value.
+  JsonAt step(const Json& child) const;
+
+  // Steps kept before the pointer is spelled out into base_ (deeper than any
+  // harness's file but a hostile one).
+  static constexpr std::size_t kSteps = 12;
   std::string_view source_;
   const Json* value_;
-  std::string pointer_;
+  std::string base_;  // the pointer of the value steps_[0] is (value_ when depth_ is 0)
+  std::size_t depth_ = 0;
+  // The containers from base_'s value down to value_'s: value_ is a member
+  // or element of steps_[depth_ - 1], which is one of steps_[depth_ - 2]...
+  std::array<const Json*, kSteps> steps_;
 };
 
 // "a string \"abc\"", "the number 1e+300", "null", "an object", "an array of 3".
