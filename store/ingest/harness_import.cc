@@ -359,14 +359,24 @@ Json record_environment(const JsonAt& at, std::string_view product, std::string_
           quoted_excerpt(product));
 }
 
-Bundle BundleMaker::make(std::string_view where, Json run_spec, Json run_metadata, Json protocol, Json environment,
-                         Json workload, Json implementation) {
+namespace {
+
+// The document of `part`: as given, or made (by way of `cache`) from its JSON.
+Document made(DocumentCache& cache, BundlePart&& part, std::string_view where, std::string_view pointer) {
+  if (Document* doc = std::get_if<Document>(&part)) return std::move(*doc);
+  return cache.make(std::move(std::get<Json>(part)), Location{std::string(where), std::string(pointer)});
+}
+
+}  // namespace
+
+Bundle BundleMaker::make(std::string_view where, Json run_spec, Json run_metadata, BundlePart protocol,
+                         BundlePart environment, BundlePart workload, BundlePart implementation) {
   const std::string source(where);
   std::array<std::optional<Document>, 5> by_role;  // Bundle::from_documents' order
-  by_role[1] = protocol_.make(std::move(protocol), Location{source, "/protocol"});
-  by_role[2] = environment_.make(std::move(environment), Location{source, "/environment"});
-  by_role[3] = workload_.make(std::move(workload), Location{source, "/workload"});
-  by_role[4] = implementation_.make(std::move(implementation), Location{source, "/implementation"});
+  by_role[1] = made(protocol_, std::move(protocol), where, "/protocol");
+  by_role[2] = made(environment_, std::move(environment), where, "/environment");
+  by_role[3] = made(workload_, std::move(workload), where, "/workload");
+  by_role[4] = made(implementation_, std::move(implementation), where, "/implementation");
   run_spec.set("protocolDigest", Json(by_role[1]->digest().str()));
   run_spec.set("workloadDigest", Json(by_role[3]->digest().str()));
   run_spec.set("environmentDigest", Json(by_role[2]->digest().str()));

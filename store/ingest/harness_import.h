@@ -230,11 +230,16 @@ std::string environment_needed(std::string_view source, std::string_view harness
 // that does not validate throws the same Error(kInvalidInput), "<where>:
 // /protocol/spec/...: expected ...".
 //
+// A document may also be given as made before (Document::from_json of the
+// same JSON): what every record of a file shares, made once for the file,
+// is then neither built, compared nor made again for each record.
+//
 // Thread-safety: one thread uses a BundleMaker.
+using BundlePart = std::variant<Json, Document>;
 class BundleMaker {
  public:
-  Bundle make(std::string_view where, Json run_spec, Json run_metadata, Json protocol, Json environment,
-              Json workload, Json implementation);
+  Bundle make(std::string_view where, Json run_spec, Json run_metadata, BundlePart protocol, BundlePart environment,
+              BundlePart workload, BundlePart implementation);
 
  private:
   DocumentCache protocol_, environment_, workload_, implementation_;

@@ -58,6 +58,50 @@ struct FileFacts {
   std::map<long long, Json> environments;  // device id -> its document (or the --environment one)
   std::map<long long, std::string> device_names;
   std::map<long long, std::string> device_errors;  // a device whose environment cannot be made
+  // What every state of the file shares, made once (each run's bundle has
+  // them): the environments that validate, and the implementation. One
+  // that does not is made from its JSON for each state, which then fails
+  // with the state's own message.
+  std::map<long long, Document> environment_documents;
+  std::optional<Document> implementation;
+};
+
+// The documents of a state's bundle that depend on the file alone, or on the
+// state's stopping criteria alone.
+Json implementation_json(const std::string& binary) {
+  return harness_document("Implementation", object({{"name", Json(binary)}}),
+                          object({{"name", Json(harness_slug("nvbench-" + binary))},
+                                  {"title", Json(binary + " (nvbench benchmark binary)")}}));
+}
+
+Json protocol_json(const FileFacts& f, Json stopping_criteria) {
+  Json protocol_spec = object(
+      {{"harness", f.harness},
+       {"measurement", object({{"timer", "cuda_events"},
+                               {"primaryStatistic", "mean"},
+                               {"pass", "cold: isolated launches, nvbench's default measurement"},
+                               {"stoppingCriteria", std::move(stopping_criteria)}})},
+       {"comparability", object({{"family", "nvbench"},
+                                 {"notes", "nvbench's GPU time of cold (isolated) launches, mean over the "
+                                           "samples nvbench took until its stopping criteria held."}})}});
+  return harness_document("BenchmarkProtocol", std::move(protocol_spec),
+                          object({{"name", "nvbench-cold-gpu-mean"}, {"title", "nvbench · cold GPU time, mean"}}));
+}
+
+// Document::from_json of `json`, or nullopt where it would throw.
+std::optional<Document> made_once(Json json, std::string_view source, std::string_view pointer) {
+  try {
+    return Document::from_json(std::move(json), Location{std::string(source), std::string(pointer)});
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// The protocol of a benchmark's first state, made once: the states of a
+// benchmark mostly share their stopping criteria.
+struct UsualProtocol {
+  Json stopping_criteria;
+  Document document;
 };
 
 FileFacts file_facts(const JsonAt& root, const HarnessOptions& options) {
@@ -97,6 +141,9 @@ FileFacts file_facts(const JsonAt& root, const HarnessOptions& options) {
       f.device_errors[id] = e.what();
     }
   }
+  for (const auto& [id, env] : f.environments)
+    if (auto doc = made_once(env, root.where(), "/environment")) f.environment_documents.emplace(id, std::move(*doc));
+  f.implementation = made_once(implementation_json(f.binary), root.where(), "/implementation");
   return f;
 }
 
@@ -133,8 +180,8 @@ Json stopping_criteria(const JsonAt& state) {
   return out;
 }
 
-Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, const HarnessOptions& options,
-                 BundleMaker& maker) {
+Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, const std::optional<UsualProtocol>& usual,
+                 const HarnessOptions& options, BundleMaker& maker) {
   const std::string& bench_name = bench.member("name").name(true);
   const std::string& state_name = state.member("name").name(true);
   long long device = state.member("device").integer(0, 1 << 20);
@@ -171,25 +218,18 @@ Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, c
     }
   }
 
-  Json protocol_spec = object(
-      {{"harness", f.harness},
-       {"measurement", object({{"timer", "cuda_events"},
-                               {"primaryStatistic", "mean"},
-                               {"pass", "cold: isolated launches, nvbench's default measurement"},
-                               {"stoppingCriteria", stopping_criteria(state)}})},
-       {"comparability", object({{"family", "nvbench"},
-                                 {"notes", "nvbench's GPU time of cold (isolated) launches, mean over the "
-                                           "samples nvbench took until its stopping criteria held."}})}});
-  Json protocol = harness_document("BenchmarkProtocol", std::move(protocol_spec),
-                                   object({{"name", "nvbench-cold-gpu-mean"}, {"title", "nvbench · cold GPU time, mean"}}));
+  Json stopping = stopping_criteria(state);
+  BundlePart protocol = usual && usual->stopping_criteria == stopping ? BundlePart(usual->document)
+                                                                      : BundlePart(protocol_json(f, std::move(stopping)));
 
   Json params = axis_parameters(state);
   Json workload = harness_document("Workload", object({{"definition", Json(bench_name)}, {"parameters", params}}),
                                    object({{"name", Json(harness_slug("nvbench-" + bench_name + "-" + state_name))},
                                            {"title", Json(bench_name + " · " + state_name)}}));
-  Json implementation = harness_document("Implementation", object({{"name", Json(f.binary)}}),
-                                         object({{"name", Json(harness_slug("nvbench-" + f.binary))},
-                                                 {"title", Json(f.binary + " (nvbench benchmark binary)")}}));
+  BundlePart implementation = f.implementation ? BundlePart(*f.implementation) : BundlePart(implementation_json(f.binary));
+  auto env_document = f.environment_documents.find(device);
+  BundlePart environment = env_document != f.environment_documents.end() ? BundlePart(env_document->second)
+                                                                         : BundlePart(env->second);
 
   std::string device_name = f.device_names.at(device);
   std::string external_id = f.binary + "/" + bench_name + "/" + state_name + "/" + device_name + "/" +
@@ -211,8 +251,8 @@ Bundle map_state(const JsonAt& bench, const JsonAt& state, const FileFacts& f, c
                                    {"metrics", native_metrics.take()}}));
   Json metadata = object({{"name", Json(harness_slug("nvbench-" + bench_name + "-" + state_name))},
                           {"title", Json(bench_name + " · " + state_name + " · " + device_name)}});
-  return maker.make(state.where(), std::move(spec), std::move(metadata), std::move(protocol), env->second,
-                        std::move(workload), std::move(implementation));
+  return maker.make(state.where(), std::move(spec), std::move(metadata), std::move(protocol), std::move(environment),
+                    std::move(workload), std::move(implementation));
 }
 
 }  // namespace
@@ -234,12 +274,25 @@ void import_nvbench(const Json& root_value, std::string_view source, const Harne
     bench.object();
     auto states = bench.find("states");
     if (!states) continue;
+    // Made here, once, from the first state (a state it does not fit, or
+    // one in error, makes its protocol from its JSON, as without it).
+    std::optional<UsualProtocol> usual;
+    try {
+      if (states->value().is_array() && !states->array().empty()) {
+        JsonAt first = states->at(0);
+        first.object();
+        Json stopping = stopping_criteria(first);
+        if (auto doc = made_once(protocol_json(facts, stopping), first.where(), "/protocol"))
+          usual = UsualProtocol{std::move(stopping), std::move(*doc)};
+      }
+    } catch (const Error&) {
+    }
     // Each state reads the parsed file and the file's facts: mapped on both cores.
     map_in_order(states->array().size(), [&](std::size_t s, BundleMaker& maker) -> RecordOutcome {
       JsonAt state = states->at(s);
       try {
         state.object();
-        return HarnessRecord{state.where(), map_state(bench, state, facts, options, maker)};
+        return HarnessRecord{state.where(), map_state(bench, state, facts, usual, options, maker)};
       } catch (const Error& e) {
         return HarnessError{state.where(), e.what()};
       }
