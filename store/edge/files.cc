@@ -242,13 +242,18 @@ int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what) {
   char* six = tmpl.data() + tmpl.size() - 6;
   for (int i = 0; i < kAttempts; ++i) {
     fill_unique(six);
-    int fd = fs.open_at(AT_FDCWD, tmpl.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    int fd = -1, err = 0;
+    // Removed if the command is interrupted (interrupt.h), made and tracked as one step.
+    make_tracked(tmpl, [&] {
+      fd = fs.open_at(AT_FDCWD, tmpl.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+      err = errno;
+      return fd >= 0;
+    });
     if (fd >= 0) {
-      track_temporary(tmpl);  // removed if the command is interrupted (interrupt.h)
-      adjust_shared(tmpl);    // before any byte is written: the name it is moved to keeps the mode
+      adjust_shared(tmpl);  // before any byte is written: the name it is moved to keeps the mode
       return fd;
     }
-    if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(errno));
+    if (err != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(err));
   }
   throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + std::to_string(kAttempts) +
                 " names tried were taken");
@@ -261,12 +266,16 @@ std::string make_temp_folder(std::string tmpl) {
   char* six = tmpl.data() + tmpl.size() - 6;
   for (int i = 0; i < kAttempts; ++i) {
     fill_unique(six);
-    if (fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0) {
-      track_temporary(tmpl);  // removed if the command is interrupted (interrupt.h)
+    int err = 0;
+    if (make_tracked(tmpl, [&] {
+          const bool made = fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0;
+          err = errno;
+          return made;
+        })) {
       adjust_shared(tmpl);
       return tmpl;
     }
-    if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(errno));
+    if (err != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(err));
   }
   throw IOError(folder_of(tmpl) + ": cannot create a folder: " + std::to_string(kAttempts) + " names tried were taken");
 }

@@ -93,6 +93,14 @@ void track_temporary(const std::string& path) {
   s.temporaries.insert(path);
 }
 
+bool make_tracked(const std::string& path, const std::function<bool()>& make) {
+  Interruptible& s = state();
+  std::lock_guard lock(s.mutex);
+  if (!make()) return false;
+  s.temporaries.insert(path);
+  return true;
+}
+
 void untrack_temporary(const std::string& path) {
   Interruptible& s = state();
   std::lock_guard lock(s.mutex);

@@ -23,6 +23,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,14 @@ void handle_interrupts();
 // The temporary files and folders an interruption removes.
 void track_temporary(const std::string& path);
 void untrack_temporary(const std::string& path);
+
+// Makes a temporary file or folder with make() (true when it made `path`:
+// an open with O_CREAT | O_EXCL, a mkdir) and tracks it, as one step that an
+// interruption never splits: it removes what was made, or finds nothing
+// made and lets nothing be made after it. (Made first and tracked after, a
+// signal in between left the file behind.) make() runs under the lock the
+// interruption takes: it must be one system call, never wait on anything.
+bool make_tracked(const std::string& path, const std::function<bool()>& make);
 
 // Paths tracked while it lives (a folder a command makes and fills, which an
 // interruption must not leave half made), untracked when it goes.
