@@ -1,10 +1,12 @@
 #include "store/git/work_tree.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -227,37 +229,100 @@ class OpenFolders {
   std::map<std::string, std::shared_ptr<const BeneathDir::Folder>, std::less<>> kept_;
 };
 
+// Thrown where a look made ahead stops because it is no longer wanted.
+struct LookStopped {};
+
 class Checkout {
  public:
-  // `resuming`: a checkout owed from `from` (kCheckoutOwedRef), which an
-  // earlier one began: a path that holds what it would write, or the start
-  // of it (a write cut short), or that it already removed, is its own.
-  Checkout(git_repository* repo, bool resuming)
-      : repo_(repo), gitdir_(git_repository_path(repo)), resuming_(resuming) {
-    const char* workdir = git_repository_workdir(repo);
-    workdir_ = workdir ? workdir : "";
+  // A checkout of the work tree `workdir` whose git folder is `gitdir`
+  // (ending in '/'). `resuming`: a checkout owed from `from`
+  // (kCheckoutOwedRef), which an earlier one began: a path that holds what
+  // it would write, or the start of it (a write cut short), or that it
+  // already removed, is its own.
+  Checkout(std::string gitdir, std::string workdir, bool resuming)
+      : gitdir_(std::move(gitdir)), workdir_(std::move(workdir)), resuming_(resuming) {
     while (workdir_.size() > 1 && workdir_.back() == '/') workdir_.pop_back();
   }
 
-  WorkTreeCheckout run(const git_oid& from, const git_oid& to, std::string& why) {
+  WorkTreeCheckout run(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why) {
+    if (std::optional<WorkTreeCheckout> verdict = look(repo, from, to, why)) return *verdict;
+    return write(repo, why);
+  }
+
+  // Steps 0-2 without writing anything: the changes from `from` to `to`,
+  // their trees read through `objects` (the store, or a quarantine that
+  // sees the store's objects), then one look at the index and at every
+  // changed path, on `threads` threads (0: every core). A verdict when that
+  // alone ends the checkout (nothing changed, a path it does not handle);
+  // else write() takes it from there.
+  // `stop`, when set (by another thread), ends a look made ahead midway:
+  // LookStopped is thrown.
+  std::optional<WorkTreeCheckout> look(git_repository* objects, const git_oid& from, const git_oid& to,
+                                       std::string& why, unsigned threads = 0,
+                                       const std::atomic<bool>* stop = nullptr) {
     if (workdir_.empty()) return decline(why, "the repository has no work tree");
-    sweep_stale_temp_files(gitdir_);  // the temporary index of a checkout killed before its rename
-    PackReader packs(gitdir_);
-    Odb odb = open_odb(repo_);
-    if (!collect(packs, odb.get(), from, to, why)) return WorkTreeCheckout::kDeclined;
-    if (changes_.empty()) return WorkTreeCheckout::kDone;
-    // An index that is no file (a FIFO, or a link to one): libgit2's
-    // checkout opens it, through a link too, and blocks for ever; refused,
-    // as a FIFO in the work tree is.
-    if (struct stat st; ::stat((gitdir_ + "index").c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-      return refused(why, gitdir_ + "index: is not a file (a FIFO, socket, device or folder); nothing written");
+    threads_ = threads;
+    stop_ = stop;
+    {
+      PackReader packs(git_repository_path(objects));
+      Odb odb = open_odb(objects);
+      if (!collect(objects, packs, odb.get(), from, to, why)) return WorkTreeCheckout::kDeclined;
+      if (changes_.empty()) return WorkTreeCheckout::kDone;
+      // An index that is no file (a FIFO, or a link to one): libgit2's
+      // checkout opens it, through a link too, and blocks for ever;
+      // refused, as a FIFO in the work tree is.
+      if (struct stat st; ::stat((gitdir_ + "index").c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return refused(why, gitdir_ + "index: is not a file (a FIFO, socket, device or folder); nothing written");
+      BeneathDir root = BeneathDir::open(workdir_, false);
+      packs_ = &packs;  // a resumed checkout's look reads the blobs it may have written
+      odb_ = odb.get();
+      group();
+      index_ok_ = read_index(index_why_) && index_holds_from(index_why_);
+      inspect(root, index_ok_);
+      packs_ = nullptr;
+      odb_ = nullptr;
+    }
+    threads_ = 0;
+    stop_ = nullptr;
+    return std::nullopt;
+  }
+
+  // Whether the look found nothing in the way: the index read and holding
+  // `from`, no link, no change of the user's.
+  bool clear() const { return index_ok_ && !index_damaged_ && link_at_ == kNone && problem_at_ == kNone; }
+
+  // For a look made ahead (look_ahead): whether what it saw still holds
+  // now: the index as it was (the same file, size and times), and every
+  // file to modify or remove still clean. A path to add needs no second
+  // look: its file is made only where nothing stands (O_EXCL), its folder
+  // opened without following a link, and what stands there since is
+  // reported, never overwritten or written through.
+  bool still_holds() {
+    struct stat now;
+    if (::stat((gitdir_ + "index").c_str(), &now) != 0 || now.st_dev != index_st_.st_dev ||
+        now.st_ino != index_st_.st_ino || now.st_size != index_st_.st_size ||
+        now.st_mtim.tv_sec != index_st_.st_mtim.tv_sec || now.st_mtim.tv_nsec != index_st_.st_mtim.tv_nsec ||
+        now.st_ctim.tv_sec != index_st_.st_ctim.tv_sec || now.st_ctim.tv_nsec != index_st_.st_ctim.tv_nsec)
+      return false;
     BeneathDir root = BeneathDir::open(workdir_, false);
-    packs_ = &packs;
-    odb_ = odb.get();
-    group();
-    std::string index_why;
-    const bool index_ok = read_index(index_why) && index_holds_from(index_why);
-    inspect(root, index_ok);
+    OpenFolders folders(root, false);
+    for (const std::vector<std::size_t>& members : groups_) {
+      std::shared_ptr<const BeneathDir::Folder> folder;
+      for (std::size_t i : members) {
+        const Change& c = changes_[i];
+        if (c.delta.status == TreeDelta::kAdded) continue;
+        if (!folder) folder = folders.open(c.folder);
+        struct stat st;
+        if (!folder->status(c.name, st) || !file_clean(*folder, c, st)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Steps 0-4 after look(): what refuses or declines the checkout (the
+  // look's findings, git's lock, the files of attributes, `repo`'s
+  // configuration), then the files and the index.
+  WorkTreeCheckout write(git_repository* repo, std::string& why) {
     // A link in the way first: nothing may then be handed to libgit2's
     // checkout, which follows a link planted at a folder's place.
     if (link_at_ != kNone) return refused(why, link_why_);
@@ -267,18 +332,23 @@ class Checkout {
     // work tree would move ahead of an index that cannot be written.
     if (!lock_free(gitdir_ + "index.lock"))
       return refused(why, gitdir_ + "index.lock: git holds the index (the lock file is there); nothing written");
-    if (std::string no = attributes_block(repo_, gitdir_); !no.empty()) return refused(why, no);
+    if (std::string no = attributes_block(repo, gitdir_); !no.empty()) return refused(why, no);
     if (std::string no = attributes_above(true); !no.empty()) return refused(why, no);
-    if (std::string no = config_declines(repo_, gitdir_); !no.empty()) return decline(why, no);
+    if (std::string no = config_declines(repo, gitdir_); !no.empty()) return decline(why, no);
     if (std::string no = attributes_above(false); !no.empty()) return decline(why, no);
     // An index cut short or with a wrong checksum: libgit2's checkout fails
     // on it as git does (and libgit2 1.5 leaks on the way): refused here.
-    if (index_damaged_) return refused(why, index_why + "; nothing written (git cannot read the index either)");
-    if (!index_ok) return decline(why, index_why);
+    if (index_damaged_) return refused(why, index_why_ + "; nothing written (git cannot read the index either)");
+    if (!index_ok_) return decline(why, index_why_);
     if (problem_at_ != kNone) return decline(why, problem_);
+    sweep_stale_temp_files(gitdir_);  // the temporary index of a checkout killed before its rename
+    PackReader packs(gitdir_);
+    Odb odb = open_odb(repo);
+    BeneathDir root = BeneathDir::open(workdir_, false);
     // From here on files change: a failure is partial, never a decline.
     writing_ = true;
     const bool all_written = write_files(root, packs, odb.get(), why);
+    std::string index_why;
     if (!write_index(index_why)) {
       why = index_why;
       return WorkTreeCheckout::kPartial;
@@ -390,11 +460,13 @@ class Checkout {
 
   // The paths that differ between the two commits' trees, each checked
   // against the index; false with `why` for one the checkout leaves to git.
-  bool collect(const PackReader& packs, git_odb* odb, const git_oid& from, const git_oid& to, std::string& why) {
+  bool collect(git_repository* objects, const PackReader& packs, git_odb* odb, const git_oid& from, const git_oid& to,
+               std::string& why) {
     TreeReader reader(odb, {&packs, false, false});
-    const git_oid from_tree = commit_tree(repo_, from), to_tree = commit_tree(repo_, to);
+    const git_oid from_tree = commit_tree(objects, from), to_tree = commit_tree(objects, to);
     std::string odd;
     reader.diff(&from_tree, &to_tree, "", [&](const TreeDelta& d) {
+      stop_if_asked();
       if (odd.empty() && ((d.old_mode && d.old_mode != kModeBlob) || (d.new_mode && d.new_mode != kModeBlob)))
         odd = d.path + " is not a plain file (mode 100644) on both sides";
       if (odd.empty()) odd = path_declines(d.path);
@@ -657,12 +729,18 @@ class Checkout {
   template <typename Fn>
   void each_group(Fn&& fn) {
     parallel_for(groups_.size(), [&](std::size_t g) {
+      stop_if_asked();
       try {
         fn(g, groups_[g]);
       } catch (const std::exception& e) {
         note(groups_[g].front(), e.what());
       }
-    });
+    }, threads_);
+  }
+
+  // A look made ahead that is no longer wanted ends here.
+  void stop_if_asked() const {
+    if (stop_ && stop_->load(std::memory_order_relaxed)) throw LookStopped{};
   }
 
   // Whether `dir` or a folder above it is a file this checkout removes.
@@ -776,12 +854,15 @@ class Checkout {
 
   static constexpr std::size_t kNone = SIZE_MAX;
 
-  git_repository* repo_;
   std::string gitdir_, workdir_;
   const bool resuming_;
-  const PackReader* packs_ = nullptr;  // while run() runs
+  unsigned threads_ = 0;  // each_group's (0: every core)
+  const std::atomic<bool>* stop_ = nullptr;  // look(): stop when set
+  const PackReader* packs_ = nullptr;  // while look() runs
   git_odb* odb_ = nullptr;
   IndexFile index_;
+  bool index_ok_ = false;  // read, and holding `from` at every changed path (look)
+  std::string index_why_;  // else why not
   struct stat index_st_ {};
   std::vector<Change> changes_;
   std::vector<std::vector<std::size_t>> groups_;
@@ -798,11 +879,21 @@ class Checkout {
 
 }  // namespace
 
+namespace {
+
+// The work tree and git folder of `repo`'s checkout.
+Checkout checkout_of(git_repository* repo, bool resuming) {
+  const char* workdir = git_repository_workdir(repo);
+  return Checkout(git_repository_path(repo), workdir ? workdir : "", resuming);
+}
+
+}  // namespace
+
 WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, const git_oid& to, std::string& why,
                                   bool resuming) {
-  Checkout checkout(repo, resuming);
+  Checkout checkout = checkout_of(repo, resuming);
   try {
-    return checkout.run(from, to, why);
+    return checkout.run(repo, from, to, why);
   } catch (const std::exception& e) {
     why = e.what();
   }
@@ -810,10 +901,71 @@ WorkTreeCheckout checkout_changes(git_repository* repo, const git_oid& from, con
   return checkout.writing() ? WorkTreeCheckout::kPartial : WorkTreeCheckout::kDeclined;
 }
 
+// A checkout looked at ahead (look_ahead): what it saw, for the fast-forward
+// from `from` to `to`.
+class CheckoutLook {
+ public:
+  CheckoutLook(const WorkTreeSite& site, const git_oid& from, const git_oid& to)
+      : checkout(site.gitdir, site.workdir, false), from(from), to(to) {}
+  Checkout checkout;
+  const git_oid from, to;
+  std::optional<WorkTreeCheckout> verdict;  // the look's own (nothing changed, or a path not handled)
+  std::string why;
+  bool used = false;  // the checkout was written from it
+};
+
+void CheckoutLookFree::operator()(CheckoutLook* look) const { delete look; }
+
+bool written_from(const CheckoutLook& look) { return look.used; }
+
+CheckoutLookPtr look_ahead(const WorkTreeSite& site, const std::string& objects_gitdir, const git_oid& from,
+                           const git_oid& to, const std::atomic<bool>* stop) noexcept {
+  try {
+    git_repository* opened = nullptr;
+    if (git_repository_open_bare(&opened, objects_gitdir.c_str()) != 0) {
+      git_error_clear();
+      return nullptr;
+    }
+    Repository objects(opened);
+    // What the pull checks comes first: this thread takes only the time the
+    // check leaves (it works on one core at times and on every core at others).
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
+    CheckoutLookPtr look(new CheckoutLook(site, from, to));
+    // One thread: the other core is the pull's, checking what came in.
+    look->verdict = look->checkout.look(objects.get(), from, to, look->why, 1, stop);
+    git_error_clear();
+    return look;
+  } catch (...) {
+    git_error_clear();
+    return nullptr;
+  }
+}
+
 namespace {
 
+// The checkout from `from` to `to` that `ahead` looked at: written now if
+// what it saw still holds (Checkout::still_holds), else looked at again.
+WorkTreeCheckout finish_look(git_repository* repo, CheckoutLook& ahead, std::string& why) {
+  try {
+    if (ahead.verdict == WorkTreeCheckout::kDone) return WorkTreeCheckout::kDone;  // nothing changed
+    if (!ahead.verdict && ahead.checkout.clear() && ahead.checkout.still_holds()) {
+      ahead.used = true;
+      return ahead.checkout.write(repo, why);
+    }
+  } catch (const std::exception& e) {
+    if (ahead.checkout.writing()) {
+      why = e.what();
+      git_error_clear();
+      return WorkTreeCheckout::kPartial;
+    }
+  }
+  git_error_clear();
+  return checkout_changes(repo, ahead.from, ahead.to, why);
+}
+
 // The checkout itself: kistore's own, else libgit2's safe one.
-std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from, bool resuming) {
+std::string checkout_to_head(git_repository* repo, const std::string& name, const git_oid* from, bool resuming,
+                             CheckoutLook* ahead) {
   // kistore's own checkout of the paths the write changed (work_tree.h);
   // libgit2's safe checkout for what it declines (user's changes in the
   // way, a sparse checkout, ...), which keeps the user's files; neither
@@ -825,7 +977,11 @@ std::string checkout_to_head(git_repository* repo, const std::string& name, cons
     } catch (const Error&) {
     }
     std::string why;
-    const WorkTreeCheckout done = to ? checkout_changes(repo, *from, *to, why, resuming) : WorkTreeCheckout::kDeclined;
+    WorkTreeCheckout done = WorkTreeCheckout::kDeclined;
+    if (to && ahead && !resuming && git_oid_equal(&ahead->from, from) && git_oid_equal(&ahead->to, &*to))
+      done = finish_look(repo, *ahead, why);
+    else if (to)
+      done = checkout_changes(repo, *from, *to, why, resuming);
     if (done == WorkTreeCheckout::kDone) return "";
     if (done != WorkTreeCheckout::kDeclined) return why.empty() ? "a file could not be written" : why;
   }
@@ -872,15 +1028,23 @@ std::optional<git_oid> owed_from(git_repository* repo) {
 
 // The checkout from `from` (null: none before), and the owed reference
 // removed once it is done; "" then, else why the work tree is behind.
-std::string finish_checkout(git_repository* repo, const std::string& name, const git_oid* from, bool resuming) {
-  std::string why = checkout_to_head(repo, name, from, resuming);
+std::string finish_checkout(git_repository* repo, const std::string& name, const git_oid* from, bool resuming,
+                            CheckoutLook* ahead = nullptr) {
+  std::string why = checkout_to_head(repo, name, from, resuming, ahead);
   if (why.empty() && from) delete_ref(repo, kCheckoutOwedRef);
   return why;
 }
 
 }  // namespace
 
-std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from) {
+std::optional<WorkTreeSite> checkout_site(git_repository* repo, const std::string& name) {
+  if (!checks_out(repo, name) || owed_from(repo)) return std::nullopt;
+  const char* workdir = git_repository_workdir(repo);
+  if (!workdir) return std::nullopt;
+  return WorkTreeSite{git_repository_path(repo), workdir};
+}
+
+std::string sync_work_tree(git_repository* repo, const std::string& name, const git_oid* from, CheckoutLook* ahead) {
   if (!checks_out(repo, name)) return "";
   // A checkout owed from before (killed, or declined for a cause since
   // gone) starts where that one left the work tree, not at `from`: the
@@ -892,7 +1056,7 @@ std::string sync_work_tree(git_repository* repo, const std::string& name, const 
   } catch (const Error&) {
     git_error_clear();
   }
-  return finish_checkout(repo, name, from, false);
+  return finish_checkout(repo, name, from, false, ahead);
 }
 
 std::string resume_work_tree(git_repository* repo, const std::string& name) {

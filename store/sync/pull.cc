@@ -1,6 +1,9 @@
 // pull and clone (sync.h): receive into a quarantine (quarantine.h), check
 // there, move in, fast-forward or merge.
+#include <atomic>
 #include <filesystem>
+#include <system_error>
+#include <thread>
 
 #include "store/edge/interrupt.h"
 #include "store/git/git.h"
@@ -24,6 +27,45 @@ std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
 // How often a fast-forward that lost a race with another writer looks again.
 constexpr int kFastForwardAttempts = 16;
+
+// The look at a fast-forward's checkout (git::look_ahead), made on a thread
+// of its own while the pull checks what it received; waited for before the
+// quarantine moves in, and on the way out.
+class CheckoutLookAhead {
+ public:
+  CheckoutLookAhead() = default;
+  CheckoutLookAhead(const CheckoutLookAhead&) = delete;
+  CheckoutLookAhead& operator=(const CheckoutLookAhead&) = delete;
+  ~CheckoutLookAhead() { wait(); }
+
+  void start(git::WorkTreeSite site, std::string objects_gitdir, const git_oid& from, const git_oid& to) {
+    try {
+      thread_ = std::thread([this, site = std::move(site), objects = std::move(objects_gitdir), from, to] {
+        look_ = git::look_ahead(site, objects, from, to, &stop_);
+        done_ = true;
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the checkout looks for itself.
+    }
+  }
+  // The look, if it is made by now (null when none was started, it failed,
+  // or it is not done: it is stopped then, and the checkout looks for
+  // itself on every core, as it would have without it; the look works at
+  // the lowest priority, so on a busy machine it may not be done).
+  git::CheckoutLook* result() {
+    if (!done_) stop_ = true;
+    wait();
+    return look_.get();
+  }
+
+ private:
+  void wait() {
+    if (thread_.joinable()) thread_.join();
+  }
+  std::thread thread_;
+  std::atomic<bool> stop_{false}, done_{false};
+  git::CheckoutLookPtr look_;
+};
 
 // One pull, step by step. Each step that ends the pull fills the report and
 // returns true.
@@ -54,6 +96,12 @@ class Pull {
     report_.incoming = git::oid_str(incoming_);
     if (!received() || other_format() || history_rewritten() || already_here()) return std::move(report_);
     std::vector<git_oid> fresh = new_commits();
+    // A fast-forward of a work tree's branch: its checkout is looked at on
+    // the other core meanwhile (nothing written), so that once the branch
+    // moves only the writing is left.
+    if (local_ && git::descends_from(quarantine_.repo(), incoming_, *local_))
+      if (std::optional<git::WorkTreeSite> site = git::checkout_site(repo_, branch_))
+        look_ahead_.start(std::move(*site), quarantine_.path(), *local_, incoming_);
     {
       // Checked where it landed: the quarantine sees the store's objects
       // through its alternates and the new ones as they came. Its own
@@ -71,6 +119,7 @@ class Pull {
       levels.walk(git::to_commit_id(incoming_));
       if (refused(trees, levels, fresh)) return std::move(report_);
     }
+    ahead_ = look_ahead_.result();  // it read the quarantine, which now moves in
     quarantine_.migrate();
     if (fast_forwarded()) return std::move(report_);
     // Every object the merge reads is now the store's own or was rehashed
@@ -253,7 +302,7 @@ class Pull {
         note_written("commit " + report_.incoming.substr(0, 12) + " (" + branch_ + " fast-forwarded)");
         std::optional<git_oid> before;
         if (!now.empty()) before = git::to_oid(now.commit());
-        note_work_tree_behind(store_.dir(), git::sync_work_tree(repo_, branch_, before ? &*before : nullptr));
+        note_work_tree_behind(store_.dir(), git::sync_work_tree(repo_, branch_, before ? &*before : nullptr, ahead_));
         record_last_pull(repo_, before ? &*before : nullptr, incoming_);
         report_.result = PullResult::kFastForward;
         report_.commit = report_.incoming;
@@ -296,6 +345,8 @@ class Pull {
   Store& store_;
   git_repository* repo_;
   git::Quarantine& quarantine_;
+  CheckoutLookAhead look_ahead_;        // waited for by the pull's end at the latest
+  git::CheckoutLook* ahead_ = nullptr;  // its look, once the check passed
   Connection& conn_;
   const SyncOptions& options_;
   const std::string& branch_;

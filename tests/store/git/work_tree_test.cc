@@ -54,6 +54,29 @@ struct Clone {
     Repository repo(r);
     return checkout_changes(repo.get(), parse_oid(first), parse_oid(second), why);
   }
+  // The look made ahead at the checkout from the first commit to the
+  // second (git::look_ahead), the branch still at the first.
+  CheckoutLookPtr look_ahead() {
+    ensure_init();
+    git_repository* r = nullptr;
+    REQUIRE(git_repository_open(&r, dir.c_str()) == 0);
+    Repository repo(r);
+    std::optional<WorkTreeSite> site = checkout_site(repo.get(), "refs/heads/main");
+    REQUIRE(site);
+    CheckoutLookPtr look = git::look_ahead(*site, dir + "/.git", parse_oid(first), parse_oid(second));
+    REQUIRE(look);
+    return look;
+  }
+  // The branch moves to the second commit and sync_work_tree checks it out
+  // with `ahead`; "" when the work tree and index hold it, else why not.
+  std::string move_and_sync(CheckoutLook* ahead) {
+    must(git + "update-ref refs/heads/main " + second);
+    git_repository* r = nullptr;
+    REQUIRE(git_repository_open(&r, dir.c_str()) == 0);
+    Repository repo(r);
+    const git_oid from = parse_oid(first);
+    return sync_work_tree(repo.get(), "refs/heads/main", &from, ahead);
+  }
   bool in_step() {
     return sh(git + "diff-index --quiet HEAD --").rc == 0 &&
            trim(must(git + "ls-files -s")) ==
@@ -305,6 +328,105 @@ TEST_CASE("checkout_changes refuses a FIFO where libgit2's checkout would read a
     CHECK(why.find(std::string(where) + ": is not a file") != std::string::npos);
     CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
   }
+}
+
+TEST_CASE("a checkout looked at ahead is written from that look when nothing moved since") {
+  Clone c;
+  CheckoutLookPtr look = c.look_ahead();
+  CHECK(c.move_and_sync(look.get()).empty());
+  CHECK(written_from(*look));
+  CHECK(read_file(c.dir + "/objects/0/0/f0") == "changed\n");
+  CHECK(read_file(c.dir + "/objects/9/9/new") == "new\n");
+  CHECK_FALSE(std::filesystem::exists(c.dir + "/objects/1/1/f1"));
+  CHECK(c.in_step());
+  CHECK(sh(c.git + "rev-parse -q --verify refs/kistore/checkout-owed").rc != 0);
+}
+
+TEST_CASE("a checkout looked at ahead never overwrites what the user did after the look") {
+  Clone c;
+  CheckoutLookPtr look = c.look_ahead();
+  std::string why;
+  SECTION("a file to modify, changed after the look: looked at again, the user's change kept") {
+    write_file(c.dir + "/objects/0/0/f0", "mine\n");
+    why = c.move_and_sync(look.get());
+    CHECK_FALSE(written_from(*look));
+    CHECK(why == "files of yours stand where the commit changes paths, and were kept");
+    CHECK(read_file(c.dir + "/objects/0/0/f0") == "mine\n");
+  }
+  SECTION("a file to remove, changed after the look: kept") {
+    write_file(c.dir + "/objects/1/1/f1", "mine too\n");
+    why = c.move_and_sync(look.get());
+    CHECK_FALSE(written_from(*look));
+    CHECK(read_file(c.dir + "/objects/1/1/f1") == "mine too\n");
+  }
+  SECTION("a change staged after the look: the index changed, looked at again, the staged change kept") {
+    write_file(c.dir + "/objects/0/0/f0", "staged\n");
+    must(c.git + "add objects/0/0/f0");
+    why = c.move_and_sync(look.get());
+    CHECK_FALSE(written_from(*look));
+    CHECK(read_file(c.dir + "/objects/0/0/f0") == "staged\n");
+    CHECK(must(c.git + "diff --cached --name-only") .find("objects/0/0/f0") != std::string::npos);
+  }
+  SECTION("a file put where one is to be added, after the look: kept, the checkout owed") {
+    std::filesystem::create_directories(c.dir + "/objects/9/9");
+    write_file(c.dir + "/objects/9/9/new", "mine\n");
+    why = c.move_and_sync(look.get());
+    CHECK(written_from(*look));
+    CHECK(why.find("objects/9/9/new: something was put there while kistore wrote the work tree") != std::string::npos);
+    CHECK(read_file(c.dir + "/objects/9/9/new") == "mine\n");
+    CHECK(sh(c.git + "rev-parse -q --verify refs/kistore/checkout-owed").rc == 0);
+  }
+  SECTION("a link planted where a folder is to be made, after the look: nothing written through it") {
+    std::filesystem::create_directories(c.tmp.path + "/outside");
+    std::filesystem::create_directory_symlink(c.tmp.path + "/outside", c.dir + "/objects/9");
+    why = c.move_and_sync(look.get());
+    CHECK(written_from(*look));
+    CHECK(why.find("objects/9: is a symbolic link or not a folder") != std::string::npos);
+    CHECK(std::filesystem::is_empty(c.tmp.path + "/outside"));
+    CHECK(sh(c.git + "rev-parse -q --verify refs/kistore/checkout-owed").rc == 0);
+  }
+  SECTION("a link planted in place of a folder holding a file to modify, after the look: nothing written through it") {
+    std::filesystem::create_directories(c.tmp.path + "/outside");
+    std::filesystem::rename(c.dir + "/objects/0/0", c.tmp.path + "/moved");
+    std::filesystem::create_directory_symlink(c.tmp.path + "/outside", c.dir + "/objects/0/0");
+    why = c.move_and_sync(look.get());
+    CHECK_FALSE(written_from(*look));
+    CHECK(why.find("objects/0/0: a link or a file stands where a folder goes") != std::string::npos);
+    CHECK(std::filesystem::is_empty(c.tmp.path + "/outside"));
+  }
+  CHECK_FALSE(why.empty());
+  CHECK_FALSE(std::filesystem::exists(c.dir + "/.git/index.lock"));
+}
+
+TEST_CASE("a look made ahead at another checkout than the one made is not used") {
+  Clone c;
+  CheckoutLookPtr look = c.look_ahead();
+  // Another commit lands first: the branch moves from the first to a third.
+  write_file(c.dir + "/objects/3/3/third", "third\n");
+  must(c.git + "add -A && " + c.git + "commit -q -m three && " + c.git + "reset -q --hard " + c.first);
+  c.second = trim(must(c.git + "rev-parse main@{1}"));
+  CHECK(c.move_and_sync(look.get()).empty());
+  CHECK_FALSE(written_from(*look));
+  CHECK(read_file(c.dir + "/objects/3/3/third") == "third\n");
+  CHECK(read_file(c.dir + "/objects/0/0/f0") == "file 0\n");
+  CHECK(c.in_step());
+}
+
+TEST_CASE("a look ahead that is told to stop ends with none, and the checkout looks for itself") {
+  Clone c;
+  ensure_init();
+  git_repository* r = nullptr;
+  REQUIRE(git_repository_open(&r, c.dir.c_str()) == 0);
+  Repository repo(r);
+  std::optional<WorkTreeSite> site = checkout_site(repo.get(), "refs/heads/main");
+  REQUIRE(site);
+  const std::atomic<bool> stop{true};
+  CHECK_FALSE(git::look_ahead(*site, c.dir + "/.git", parse_oid(c.first), parse_oid(c.second), &stop));
+  CHECK(c.move_and_sync(nullptr).empty());
+  CHECK(c.in_step());
+  // A checkout owed is made first, from where it was left: no look ahead then.
+  must(c.git + "update-ref refs/kistore/checkout-owed " + c.first);
+  CHECK_FALSE(checkout_site(repo.get(), "refs/heads/main"));
 }
 
 }  // namespace
