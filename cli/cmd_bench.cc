@@ -8,7 +8,9 @@
 #include "refs/index.h"
 #include "store/write/add.h"
 #include "store/ingest/bench_liger.h"
+#include "store/ingest/bench_tritonbench.h"
 #include "store/ingest/import_liger.h"
+#include "store/ingest/import_tritonbench.h"
 #include "store/query/query.h"
 #include "store/write/rerun.h"
 #include "store/history/trust.h"
@@ -19,8 +21,8 @@ namespace kistore::cli {
 namespace {
 
 struct Opts {
-  std::string format, liger_dir, python;
-  std::vector<std::string> scripts;
+  std::string format, liger_dir, tritonbench_dir, mode, python;
+  std::vector<std::string> items;  // Liger's scripts, tritonbench's operators
   bool rerun = false, keep_scratch = false;
   double tolerance = kDefaultRerunTolerance;
   double timeout = 1200;
@@ -45,7 +47,16 @@ const std::string kFooter = std::string(
     "  are added as runs. The summary counts both.\n\n"
     "  A script that fails or runs past --timeout never becomes runs: its exit code and the end\n"
     "  of its stderr are shown, the rows of the scripts that succeeded are kept (exit 1), and\n"
-    "  nothing is written when none succeeded (exit 2).\n\n") +
+    "  nothing is written when none succeeded (exit 2).\n\n"
+    "kistore bench tritonbench --tritonbench DIR OP... [--mode MODE] [--rerun --sign KEY]\n"
+    "  Runs tritonbench's operators (`python run.py --op OP` of the checkout DIR, e.g. softmax,\n"
+    "  vector_add) on this machine's GPU, with --metrics latency,accuracy, and adds what they\n"
+    "  measured, as `kistore import tritonbench` would with the environment captured here: one\n"
+    "  run per input and backend, its p50 latency; a backend whose output differed from the\n"
+    "  baseline's (accuracy 0) is stored as incorrect and never ranked. Each operator runs alone,\n"
+    "  in a scratch folder (DIR is never written), within --timeout seconds. --mode: fwd (the\n"
+    "  default), bwd, fwd_bwd or fwd_no_grad. Captures, failures, --rerun and exit codes as for\n"
+    "  liger.\n\n") +
     kProcessHelp + "\n"
     "  The scripts run in the scratch copy of benchmark/scripts/, with sys.path as `python3 SCRIPT`\n"
     "  gives it plus DIR/src and the --pythonpath folders (PYTHONPATH is not read: pass\n"
@@ -76,11 +87,11 @@ std::optional<Digest> stored_run_for(const Snapshot& snap, const Document& row_r
   return best;
 }
 
-void report_failures(const Globals& g, const LigerBenchResult& bench) {
-  for (const LigerScriptResult& s : bench.scripts) {
+void report_failures(const Globals& g, const BenchResult& bench) {
+  for (const BenchItemResult& s : bench.items) {
     if (s.succeeded) continue;
     std::fprintf(stderr, "error: %s: %s after %.1f s; no row of it is used. The end of its stderr:\n",
-                 s.script.c_str(), s.outcome.c_str(), s.seconds);
+                 s.name.c_str(), s.outcome.c_str(), s.seconds);
     std::string tail = s.stderr_tail.empty() ? "(nothing)" : s.stderr_tail;
     for (std::size_t pos = 0; pos <= tail.size();) {
       std::size_t nl = tail.find('\n', pos);
@@ -98,27 +109,65 @@ struct Rows {
   std::size_t scripts_ok = 0;
 };
 
-Rows rows_of(const LigerBenchResult& bench) {
+// Liger's table: a bundle per row, as `import liger` reads it.
+void liger_rows(const BenchResult& bench, const BenchItemResult& s, Rows& out) {
+  LigerParse parsed = parse_liger_csv_lenient(s.output, s.output_name, &bench.environment_before);
+  for (const LigerRowError& e : parsed.errors) out.rejected.push_back({s.output_name + ":" + std::to_string(e.line), e.message});
+  for (const LigerRow& row : parsed.rows) {
+    std::string where = s.output_name + ":" + std::to_string(row.line);
+    out.bundles.push_back(Bundle::from_json(liger_bundle(row, &bench.environment_before), Location{where, ""}));
+    out.wheres.push_back(where);
+  }
+}
+
+// tritonbench's --output-json: a bundle per input and backend, as `import
+// tritonbench` reads it with the captured environment. A text that is no
+// such JSON is one rejected item.
+void tritonbench_rows(const BenchResult& bench, const BenchItemResult& s, const std::string& mode, Rows& out) {
+  HarnessOptions options;
+  options.environment = &bench.environment_before;
+  options.op = s.name;
+  options.mode = mode;
+  options.file_digest = Digest::of(s.output).hex();
+  HarnessImport imported;
+  try {
+    imported = import_tritonbench(parse_json(s.output, s.output_name), s.output_name, options);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kInvalidInput) throw;
+    out.rejected.push_back({s.output_name, e.what()});
+    return;
+  }
+  for (const HarnessError& e : imported.errors) out.rejected.push_back({e.where, e.message});
+  for (HarnessRecord& r : imported.records) {
+    out.bundles.push_back(std::move(r.bundle));
+    out.wheres.push_back(std::move(r.where));
+  }
+}
+
+Rows rows_of(const BenchResult& bench, const Opts& o) {
   Rows out;
-  for (const LigerScriptResult& s : bench.scripts) {
+  for (const BenchItemResult& s : bench.items) {
     if (!s.succeeded) continue;
     ++out.scripts_ok;
-    LigerParse parsed = parse_liger_csv_lenient(s.csv, s.csv_name, &bench.environment_before);
-    for (const LigerRowError& e : parsed.errors) out.rejected.push_back({s.csv_name + ":" + std::to_string(e.line), e.message});
-    for (const LigerRow& row : parsed.rows) {
-      std::string where = s.csv_name + ":" + std::to_string(row.line);
-      out.bundles.push_back(Bundle::from_json(liger_bundle(row, &bench.environment_before), Location{where, ""}));
-      out.wheres.push_back(where);
-    }
+    if (o.format == "liger")
+      liger_rows(bench, s, out);
+    else
+      tritonbench_rows(bench, s, o.mode, out);
   }
   return out;
 }
 
-Json scripts_json(const LigerBenchResult& bench) {
+// What the items are called: Liger's scripts, tritonbench's operators.
+const char* item_noun(const Opts& o, bool plural) {
+  if (o.format == "liger") return plural ? "scripts" : "script";
+  return plural ? "operators" : "operator";
+}
+
+Json scripts_json(const Opts& o, const BenchResult& bench) {
   Json list = Json::array();
-  for (const LigerScriptResult& s : bench.scripts) {
+  for (const BenchItemResult& s : bench.items) {
     Json item = Json::object();
-    item.set("script", s.script);
+    item.set(item_noun(o, false), s.name);
     item.set("succeeded", s.succeeded);
     item.set("outcome", s.outcome);
     item.set("seconds", s.seconds);
@@ -128,12 +177,12 @@ Json scripts_json(const LigerBenchResult& bench) {
   return list;
 }
 
-void print_summary(const Globals& g, const Opts& o, const LigerBenchResult& bench, const Rows& rows,
+void print_summary(const Globals& g, const Opts& o, const BenchResult& bench, const Rows& rows,
                    const std::optional<AddReport>& added, std::size_t rerun_count, std::size_t reproduced,
                    std::size_t disputed, Json rerun_list) {
   if (g.json) {
     Json out = Json::object();
-    out.set("scripts", scripts_json(bench));
+    out.set(item_noun(o, true), scripts_json(o, bench));
     out.set("environment", bench.environment_before);
     out.set("rows", Json(static_cast<long long>(rows.bundles.size())));
     out.set("added", Json(static_cast<long long>(added ? added->added.size() : 0)));
@@ -145,8 +194,8 @@ void print_summary(const Globals& g, const Opts& o, const LigerBenchResult& benc
                                         {"list", std::move(rerun_list)}}));
     print_json(out);
   } else if (!g.quiet) {
-    std::printf("%zu rows from %zu of %zu scripts: %zu new runs", rows.bundles.size(), rows.scripts_ok,
-                bench.scripts.size(), rows.bundles.size() - rerun_count);
+    std::printf("%zu rows from %zu of %zu %s: %zu new runs", rows.bundles.size(), rows.scripts_ok,
+                bench.items.size(), item_noun(o, true), rows.bundles.size() - rerun_count);
     if (added && added->commit) std::printf(" (commit %s)", added->commit->substr(0, 12).c_str());
     if (o.rerun)
       std::printf("; %zu controlled reruns: %zu reproduced within %s, %zu disputed", rerun_count, reproduced,
@@ -156,8 +205,9 @@ void print_summary(const Globals& g, const Opts& o, const LigerBenchResult& benc
 }
 
 // The controller's key for --rerun, checked before minutes of benchmarks, not after.
-std::shared_ptr<const SshPrivateKey> controller_key(const Store& store, const std::string& key_path) {
-  if (key_path.empty()) throw InvalidInput("bench liger --rerun: controlled reruns must be signed: pass --sign KEY");
+std::shared_ptr<const SshPrivateKey> controller_key(const Store& store, const Opts& o, const std::string& key_path) {
+  if (key_path.empty())
+    throw InvalidInput("bench " + o.format + " --rerun: controlled reruns must be signed: pass --sign KEY");
   auto key = std::make_shared<const SshPrivateKey>(read_private_key(key_path));
   const std::vector<AllowedSigner> trust = load_trust(store);
   const SigningTime now = signing_time(static_cast<std::int64_t>(std::time(nullptr)));
@@ -172,34 +222,46 @@ std::shared_ptr<const SshPrivateKey> controller_key(const Store& store, const st
 int run_bench(Globals& g, const Opts& o) {
   if (auto problem = tolerance_problem(o.tolerance)) throw InvalidInput("--tolerance: " + *problem);
   if (!(o.timeout >= 1 && o.timeout <= 86400)) throw InvalidInput("--timeout: expected seconds from 1 to 86400");
+  const std::string& checkout = o.format == "liger" ? o.liger_dir : o.tritonbench_dir;
+  if (checkout.empty())
+    throw InvalidInput("bench " + o.format + ": --" + o.format + " DIR is required: the " +
+                       (o.format == "liger" ? "Liger-Kernel" : "tritonbench") + " checkout to run");
+  if (o.format == "liger" && !o.tritonbench_dir.empty())
+    throw InvalidInput("bench liger: --tritonbench is for bench tritonbench");
+  if (o.format != "liger" && !o.liger_dir.empty())
+    throw InvalidInput("bench tritonbench: --liger is for bench liger");
+  if (o.format == "liger" && !o.mode.empty()) throw InvalidInput("bench liger: --mode is for bench tritonbench");
   Store store = open_store(g);
   std::string key_path = g.sign_key.empty() ? store.setting("signkey").value_or("") : g.sign_key;
-  std::shared_ptr<const SshPrivateKey> key = o.rerun ? controller_key(store, key_path) : nullptr;
-  LigerBenchOptions bo;
-  bo.liger_dir = o.liger_dir;
-  bo.scripts = o.scripts;
+  std::shared_ptr<const SshPrivateKey> key = o.rerun ? controller_key(store, o, key_path) : nullptr;
+  BenchOptions bo;
+  bo.checkout = checkout;
+  bo.items = o.items;
   if (!o.python.empty()) bo.python = o.python, bo.python_given = true;
   bo.time_limit = std::chrono::seconds(static_cast<long long>(o.timeout));
   bo.keep_scratch = o.keep_scratch;
   bo.process = process_context(o.process);
   bo.python_path = python_path_of(o.process);
   if (!g.quiet) bo.progress = [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); };
-  LigerBenchResult bench = run_liger_benchmarks(bo);
+  BenchResult bench = o.format == "liger" ? run_liger_benchmarks(bo) : run_tritonbench_benchmarks(bo, o.mode);
   for (const std::string& n : bench.notes) note(g, "warning: " + n);
   if (o.keep_scratch) note(g, "bench: scratch folder kept: " + bench.scratch);
   report_failures(g, bench);
+  const std::string command = "bench " + o.format;
   if (!bench.environment_changes.empty()) {
     std::string what;
     for (const std::string& c : bench.environment_changes) what += (what.empty() ? "" : "; ") + c;
-    throw InvalidInput("bench liger: the environment changed while the benchmarks ran (" + what +
+    throw InvalidInput(command + ": the environment changed while the benchmarks ran (" + what +
                        "): their rows are not comparable with either; nothing was added");
   }
-  Rows rows = rows_of(bench);
+  Rows rows = rows_of(bench, o);
   for (const InputError& e : rows.rejected) std::fprintf(stderr, "warning: row left out: %s\n", e.message.c_str());
   if (rows.bundles.empty()) {
-    if (g.json) print_json(Json(Json::Object{{"scripts", scripts_json(bench)}, {"added", Json(0)}, {"commit", Json()}}));
-    throw InvalidInput(rows.scripts_ok == 0 ? "bench liger: no script succeeded; nothing was added"
-                                            : "bench liger: the scripts wrote no usable row; nothing was added");
+    if (g.json)
+      print_json(Json(Json::Object{{item_noun(o, true), scripts_json(o, bench)}, {"added", Json(0)}, {"commit", Json()}}));
+    throw InvalidInput(rows.scripts_ok == 0 ? command + ": no " + item_noun(o, false) + " succeeded; nothing was added"
+                                            : command + ": the " + item_noun(o, true) +
+                                                  " wrote no usable row; nothing was added");
   }
 
   // Which rows rerun a stored run (decided on the store as it was).
@@ -221,9 +283,9 @@ int run_bench(Globals& g, const Opts& o) {
   if (!docs.empty()) {
     AddOptions opts;
     opts.op = "import";
-    for (const LigerScriptResult& s : bench.scripts)
-      if (s.succeeded) opts.inputs.push_back(s.script);
-    opts.summary = "bench liger: " + std::to_string(rows.bundles.size() - reruns.size()) + " runs measured on " +
+    for (const BenchItemResult& s : bench.items)
+      if (s.succeeded) opts.inputs.push_back(s.name);
+    opts.summary = command + ": " + std::to_string(rows.bundles.size() - reruns.size()) + " runs measured on " +
                    bench.environment_before.find("spec")->find("hardware")->find("product")->as_string();
     opts.commit.author = g.author;
     opts.commit.time = g.commit_time;
@@ -247,17 +309,24 @@ int run_bench(Globals& g, const Opts& o) {
                                            {"difference", Json(r.difference)}, {"where", Json(rows.wheres[i])}}));
   }
   print_summary(g, o, bench, rows, added, reruns.size(), reproduced, disputed, std::move(rerun_list));
-  return rows.scripts_ok == bench.scripts.size() ? kOk : kProblems;
+  return rows.scripts_ok == bench.items.size() ? kOk : kProblems;
 }
 
 bool registered = register_command([](CommandSpec& root, Globals& g) {
   auto* app = root.add_subcommand("bench", "Run a project's own benchmarks here and add what they measured");
   app->footer(kFooter);
   auto o = std::make_shared<Opts>();
-  app->add_option("FORMAT", o->format, "The benchmark suite: liger")->required()->choices({"liger"});
-  app->add_option("SCRIPT", o->scripts, "Benchmark scripts of DIR/benchmark/scripts (e.g. benchmark_geglu.py)")
+  app->add_option("FORMAT", o->format, "The benchmark suite: liger or tritonbench")
+      ->required()
+      ->choices({"liger", "tritonbench"});
+  app->add_option("ITEM", o->items,
+                  "liger: scripts of DIR/benchmark/scripts (e.g. benchmark_geglu.py); tritonbench: operators "
+                  "(e.g. softmax)")
       ->required();
-  app->add_option("--liger", o->liger_dir, "The Liger-Kernel checkout")->type_name("DIR")->required();
+  app->add_option("--liger", o->liger_dir, "bench liger: the Liger-Kernel checkout")->type_name("DIR");
+  app->add_option("--tritonbench", o->tritonbench_dir, "bench tritonbench: the tritonbench checkout")->type_name("DIR");
+  app->add_option("--mode", o->mode, "bench tritonbench: fwd (default), bwd, fwd_bwd or fwd_no_grad")
+      ->type_name("MODE");
   app->add_flag("--rerun", o->rerun, "Rows that match a stored run become signed controlled reruns of it");
   app->add_option("--tolerance", o->tolerance, "For --rerun: largest relative difference that reproduces, in (0, 1]");
   app->add_option("--timeout", o->timeout, "Seconds each script may run (default 1200)")->type_name("SECONDS");

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# kistore bench tritonbench without a GPU: tests/e2e/gpu_double/ stands in for the GPU (nvidia-smi
+# and PyTorch of an H200 host) and for tritonbench's run.py (the real H200 output of vector_add and
+# softmax, gpu_double/tritonbench/README.md). The kistore under test is the real binary. What the
+# runner writes is hostile input: a link, a FIFO, 17 MiB, a JSON text cut short are refused, and
+# the store is unchanged byte for byte when nothing is added.
+set -euo pipefail
+# shellcheck source=lib/preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/preamble.sh"
+data="$here/../data"
+double="$here/gpu_double"
+checkout="$double/tritonbench"
+export KISTORE_AUTHOR="Bench Test <bench@example.org>"
+use_store "$SERVERS_DIR/store"
+cd "$SERVERS_DIR"
+export PATH="$double:$PATH"
+assert_exit 0 ks init
+cp "$data/keys/controller" "$data/keys/controller.pub" .
+chmod 600 controller
+assert_exit 0 ks trust add controller@example.org controller.pub
+before_checkout=$(store_fingerprint "$checkout")
+store_before=$(store_fingerprint "$KISTORE_DIR")
+
+# --- refused before anything runs ---------------------------------------------------------------
+assert_exit 2 ks bench tritonbench softmax
+assert_contains "$ERR" "--tritonbench DIR is required" "no checkout"
+assert_exit 2 ks bench tritonbench --tritonbench "$SERVERS_DIR" softmax
+assert_contains "$ERR" "expected a tritonbench checkout (with run.py and tritonbench/)" "not a checkout"
+for op in --help ../../etc/passwd "-x" "soft max" ""; do
+  assert_exit 2 ks bench tritonbench --tritonbench "$checkout" -- "$op"
+  assert_contains "$ERR" "expected the name of a tritonbench operator" "operator $op refused"
+done
+assert_exit 2 ks bench tritonbench --tritonbench "$checkout" softmax --mode sideways
+assert_contains "$ERR" "--mode \"sideways\": expected fwd, bwd, fwd_bwd or fwd_no_grad" "bad mode"
+assert_exit 2 ks bench tritonbench --tritonbench "$checkout" softmax --rerun
+assert_contains "$ERR" "bench tritonbench --rerun: controlled reruns must be signed" "--rerun needs --sign"
+assert_exit 2 ks bench tritonbench --tritonbench "$checkout" --liger "$checkout" softmax
+assert_contains "$ERR" "--liger is for bench liger" "options of the other suite"
+assert_store_unchanged "$store_before" "$KISTORE_DIR" "refused before running"
+pass "bench tritonbench: bad usage refused before anything runs, nothing written"
+
+# --- what the runner writes is read as hostile input ---------------------------------------------
+assert_exit 2 "$KISTORE" bench tritonbench --tritonbench "$checkout" fails hangs silent linked fifo huge garbled \
+    --timeout 2
+assert_contains "$ERR" "fails: exit 1 after" "failed operator: exit code"
+assert_contains "$ERR" "CUDA out of memory" "failed operator: stderr tail"
+assert_contains "$ERR" "hangs: timed out after 2 s" "hung operator: timed out"
+assert_contains "$ERR" "silent: exit 0, but it wrote no results (--output-json)" "no output"
+assert_contains "$ERR" "linked: exit 0, but results (--output-json) is a symbolic link" "a link is not followed"
+assert_contains "$ERR" "fifo: exit 0, but results (--output-json) is not a regular file" "a FIFO is not waited on"
+assert_contains "$ERR" "huge: exit 0, but results (--output-json) is larger than 16 MiB" "17 MiB refused"
+assert_contains "$ERR" "garbled:garbled.json" "a JSON text cut short: named"
+assert_contains "$ERR" "bench tritonbench: the operators wrote no usable row; nothing was added" "nothing added"
+assert_store_unchanged "$store_before" "$KISTORE_DIR" "hostile outputs"
+assert_eq "$before_checkout" "$(store_fingerprint "$checkout")" "the checkout is not written"
+pass "bench tritonbench: failures, a link, a FIFO, 17 MiB and a cut JSON text never become runs; store unchanged"
+
+: >upgrade
+assert_exit 2 "$KISTORE" bench tritonbench --env GPU_DOUBLE_UPGRADE=$PWD/upgrade --tritonbench "$checkout" softmax
+assert_contains "$ERR" "the environment changed while the benchmarks ran" "a driver change refuses the rows"
+assert_store_unchanged "$store_before" "$KISTORE_DIR" "environment changed"
+pass "bench tritonbench: a driver change between the two captures refuses the rows"
+
+# --- measured: runs with their correctness ----------------------------------------------------------
+assert_exit 1 "$KISTORE" --json bench tritonbench --env GPU_DOUBLE_WRONG=triton_softmax --tritonbench "$checkout" \
+    softmax vector_add fails
+assert_contains "$ERR" "bench: [1/3] softmax: running" "progress line"
+assert_contains "$ERR" "bench: [3/3] fails: FAILED, exit 1" "progress line of the failure"
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+assert [o["succeeded"] for o in r["operators"]] == [True, True, False], r["operators"]
+assert r["rows"] == 228, r["rows"]  # softmax: 98 inputs x 2 backends, vector_add: 16 x 2 (no "average")
+assert r["environment"]["spec"]["hardware"]["product"] == "NVIDIA H200"
+PY
+assert_eq 228 "$(ks ls --kind BenchmarkRun | wc -l)" "a run per input and backend"
+assert_exit 0 ks verify
+# A backend tritonbench found wrong (accuracy 0) is stored as incorrect and never ranked above a
+# correct one: in each softmax group the naive (baseline) run is first, the Triton one unranked.
+assert_exit 0 ks export --format jsonl --benchmark softmax
+python3 - "$OUT" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert len(rows) == 196, len(rows)
+for r in rows:
+    if "triton_softmax" in r["implementation"]:
+        assert (r["status"], r["correctness"], r["rank"]) == ("incorrect", "failed", None), r
+    else:
+        assert (r["status"], r["correctness"], r["rank"]) == ("passed", "not checked", 1), r
+assert all("accuracy" in r["correctnessBy"] for r in rows if r["correctness"] == "failed")
+PY
+assert_eq "$before_checkout" "$(store_fingerprint "$checkout")" "the checkout is not written"
+pass "bench tritonbench: the operators that succeeded become runs, one commit; a wrong backend incorrect, unranked"
+
+# --- a second bench: controlled reruns of the stored runs ----------------------------------------------
+assert_exit 0 "$KISTORE" --json bench tritonbench --env GPU_DOUBLE_SLOWER=1.5 --tritonbench "$checkout" vector_add \
+    --rerun --sign controller
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])["reruns"]
+# The baseline (torch_add) measures the same: reproduced; triton_add 1.5 times slower: disputed.
+assert (r["reproduced"], r["disputed"]) == (16, 16), r
+PY
+assert_eq 16 "$(ks ls --kind BenchmarkRun --level disputed | wc -l)" "16 disputed"
+assert_exit 0 ks verify
+pass "bench tritonbench --rerun: each row a signed controlled rerun of its stored run"
+summary
