@@ -329,7 +329,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
       ->type_name("MODE");
   app->add_flag("--rerun", o->rerun, "Rows that match a stored run become signed controlled reruns of it");
   app->add_option("--tolerance", o->tolerance, "For --rerun: largest relative difference that reproduces, in (0, 1]");
-  app->add_option("--timeout", o->timeout, "Seconds each script may run (default 1200)")->type_name("SECONDS");
+  app->add_option("--timeout", o->timeout, "Seconds each script or operator may run (default 1200)")->type_name("SECONDS");
   app->add_option("--python", o->python, "The Python interpreter (default: python3 on PATH)")->type_name("PY");
   app->add_flag("--keep-scratch", o->keep_scratch, "Leave the scratch folder (its path is shown)");
   add_process_options(app, o->process);
