@@ -40,6 +40,10 @@ constexpr int kLockTries = 100;                                // git's index.lo
 constexpr int kIndexTries = 3;                                 // the index changed under us: merge again
 // Why a .gitattributes in the work tree declines the checkout (after its path).
 constexpr const char* kAttributes = ": its attributes may change the bytes git's checkout writes";
+// After a change of the user's that refuses the checkout.
+constexpr const char* kKeptLocal =
+    "; nothing written to the work tree, as git refuses a fast-forward over local changes: commit, stash or move "
+    "the change, and the next kistore command finishes the checkout";
 
 // One path the write changed, and what became of it.
 struct Change {
@@ -289,7 +293,9 @@ class Checkout {
 
   // Whether the look found nothing in the way: the index read and holding
   // `from`, no link, no change of the user's.
-  bool clear() const { return index_ok_ && !index_damaged_ && link_at_ == kNone && problem_at_ == kNone; }
+  bool clear() const {
+    return index_ok_ && !index_damaged_ && link_at_ == kNone && user_at_ == kNone && problem_at_ == kNone;
+  }
 
   // For a look made ahead (look_ahead): whether what it saw still holds
   // now: the index as it was (the same file, size and times), and every
@@ -332,6 +338,13 @@ class Checkout {
     // work tree would move ahead of an index that cannot be written.
     if (!lock_free(gitdir_ + "index.lock"))
       return refused(why, gitdir_ + "index.lock: git holds the index (the lock file is there); nothing written");
+    // A change of the user's where the commit changes a path (in the work
+    // tree, or staged): nothing is written, as git refuses a fast-forward
+    // over local changes. Not handed to libgit2's safe checkout, which
+    // writes nothing either when it sees the change, but was seen to
+    // truncate a file that a program was appending to as it looked.
+    if (user_at_ != kNone) return refused(why, user_why_ + kKeptLocal);
+    if (staged_) return refused(why, index_why_ + kKeptLocal);
     if (std::string no = attributes_block(repo, gitdir_); !no.empty()) return refused(why, no);
     if (std::string no = attributes_above(true); !no.empty()) return refused(why, no);
     if (std::string no = config_declines(repo, gitdir_); !no.empty()) return decline(why, no);
@@ -507,8 +520,12 @@ class Checkout {
       if (resuming_ && e && e->mode == kFileMode && c.delta.new_mode && std::memcmp(e->id, c.delta.new_id.id, 20) == 0)
         continue;
       if (c.delta.status == TreeDelta::kAdded) {
-        if (e) return refuse(why, c.delta.path + " is in the index but not in the commit before");
+        if (e) {
+          staged_ = true;
+          return refuse(why, c.delta.path + " is in the index but not in the commit before");
+        }
       } else if (!e || e->mode != kFileMode || std::memcmp(e->id, c.delta.old_id.id, 20) != 0) {
+        staged_ = true;
         return refuse(why, c.delta.path + ": the index does not hold what the commit before holds (a change staged)");
       }
     }
@@ -556,6 +573,14 @@ class Checkout {
     if (i < link_at_) {
       link_at_ = i;
       link_why_ = what;
+    }
+  }
+  // A change of the user's at path `i`: changed, removed, or in the way.
+  void note_user(std::size_t i, const std::string& what) {
+    std::lock_guard lock(mutex_);
+    if (i < user_at_) {
+      user_at_ = i;
+      user_why_ = what;
     }
   }
 
@@ -643,11 +668,11 @@ class Checkout {
         if (c.delta.status == TreeDelta::kAdded) {
           // A folder whose files are all removed first makes way for the file.
           const bool going = present && S_ISDIR(st.st_mode) && old_folders_.count(c.delta.path);
-          if (present && !going) note(i, shown + ": is in the way (untracked, not in the commit before)");
+          if (present && !going) note_user(i, shown + ": is in the way (untracked, not in the commit before)");
         } else if (!present) {
-          note(i, shown + ": was removed from the work tree");
+          note_user(i, shown + ": was removed from the work tree");
         } else if (!file_clean(*folder, c, st)) {
-          note(i, shown + ": has changes not committed");
+          note_user(i, shown + ": has changes not committed");
         }
       }
     });
@@ -871,8 +896,9 @@ class Checkout {
   std::set<std::string, std::less<>> removed_files_;  // the paths of files removed
   std::set<std::string, std::less<>> old_folders_;    // folders above a file removed or modified
   std::mutex mutex_, odb_mutex_;
-  std::size_t problem_at_ = kNone, link_at_ = kNone;
-  std::string problem_, link_why_;
+  std::size_t problem_at_ = kNone, link_at_ = kNone, user_at_ = kNone;
+  std::string problem_, link_why_, user_why_;
+  bool staged_ = false;  // the index holds a change of the user's at a changed path (index_holds_from)
   bool writing_ = false;
   bool index_damaged_ = false;  // the index could not be parsed (read_index)
 };

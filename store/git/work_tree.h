@@ -36,9 +36,12 @@
 //      may stand where a file is to be added (but the folder of files that
 //      are all removed); no folder on the way may be a link, or a file (but
 //      one the checkout removes: an index file that fans out into a folder
-//      as the store grows). Any one that fails declines the checkout, with
-//      nothing written (the caller then runs libgit2's safe checkout, which
-//      keeps the user's files and refuses as git does).
+//      as the store grows). Any one that fails refuses the checkout, with
+//      nothing written, as git refuses a fast-forward over local changes
+//      (and so does a change staged at a changed path). It is not handed to
+//      libgit2's safe checkout, which writes nothing either when it sees the
+//      change, but was seen to truncate a file that a program was appending
+//      to while it looked.
 //   3. The files are written on every core, the removals first (then the
 //      folders they leave empty, as git removes them), so that a file and a
 //      folder may trade places; each folder is opened once, from its

@@ -172,25 +172,31 @@ TEST_CASE("checkout_changes keeps a version-4 index at version 4") {
   CHECK(c.in_step());
 }
 
-TEST_CASE("checkout_changes declines, writing nothing, where git's safe checkout would refuse or differ") {
+TEST_CASE("checkout_changes declines or refuses, writing nothing, where git's safe checkout would refuse or differ") {
   Clone c;
   std::string why;
+  // A change of the user's at a path the commit changes: refused, as git
+  // refuses a fast-forward over local changes (not handed to libgit2).
+  const std::string kept =
+      "; nothing written to the work tree, as git refuses a fast-forward over local changes: commit, stash or move "
+      "the change, and the next kistore command finishes the checkout";
   SECTION("a file the user changed at a path the commit changes") {
     write_file(c.dir + "/objects/0/0/f0", "mine\n");
-    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
-    CHECK(why == c.dir + "/objects/0/0/f0: has changes not committed");
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(why == c.dir + "/objects/0/0/f0: has changes not committed" + kept);
     CHECK(read_file(c.dir + "/objects/0/0/f0") == "mine\n");
+    CHECK(read_file(c.dir + "/objects/1/1/f1") == "file 1\n");  // nothing else written either (f1 is removed by the commit)
   }
   SECTION("a change of the same size") {
     write_file(c.dir + "/objects/0/0/f0", "file X\n");
-    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
     CHECK(read_file(c.dir + "/objects/0/0/f0") == "file X\n");
   }
   SECTION("an untracked file where a file is to be added") {
     std::filesystem::create_directories(c.dir + "/objects/9/9");
     write_file(c.dir + "/objects/9/9/new", "mine\n");
-    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
-    CHECK(why == c.dir + "/objects/9/9/new: is in the way (untracked, not in the commit before)");
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(why == c.dir + "/objects/9/9/new: is in the way (untracked, not in the commit before)" + kept);
     CHECK(read_file(c.dir + "/objects/9/9/new") == "mine\n");
   }
   SECTION("a link planted where a folder is to be made") {
@@ -218,7 +224,8 @@ TEST_CASE("checkout_changes declines, writing nothing, where git's safe checkout
   SECTION("a change staged at a path the commit changes") {
     write_file(c.dir + "/objects/0/0/f0", "staged\n");
     must(c.git + "add objects/0/0/f0");
-    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kDeclined);
+    CHECK(c.move_and_check_out(why) == WorkTreeCheckout::kRefused);
+    CHECK(why == "objects/0/0/f0: the index does not hold what the commit before holds (a change staged)" + kept);
     CHECK(read_file(c.dir + "/objects/0/0/f0") == "staged\n");
   }
   SECTION("a sparse checkout") {
@@ -350,7 +357,9 @@ TEST_CASE("a checkout looked at ahead never overwrites what the user did after t
     write_file(c.dir + "/objects/0/0/f0", "mine\n");
     why = c.move_and_sync(look.get());
     CHECK_FALSE(written_from(*look));
-    CHECK(why == "files of yours stand where the commit changes paths, and were kept");
+    CHECK(why.find("objects/0/0/f0: has changes not committed; nothing written") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(c.dir + "/objects/9/9/new"));  // nothing written at all
+    CHECK(sh(c.git + "rev-parse -q --verify refs/kistore/checkout-owed").rc == 0);
     CHECK(read_file(c.dir + "/objects/0/0/f0") == "mine\n");
   }
   SECTION("a file to remove, changed after the look: kept") {
