@@ -1,7 +1,10 @@
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "cli/common.h"
+#include "cli/output/terminal.h"
 #include "cli/process_env.h"
 #include "cli/report.h"
 #include "cli/signing.h"
@@ -91,12 +94,13 @@ void report_failures(const Globals& g, const BenchResult& bench) {
   for (const BenchItemResult& s : bench.items) {
     if (s.succeeded) continue;
     std::fprintf(stderr, "error: %s: %s after %.1f s; no row of it is used. The end of its stderr:\n",
-                 s.name.c_str(), s.outcome.c_str(), s.seconds);
+                 shown(s.name).c_str(), shown_message(s.outcome).c_str(), s.seconds);
     std::string tail = s.stderr_tail.empty() ? "(nothing)" : s.stderr_tail;
     for (std::size_t pos = 0; pos <= tail.size();) {
       std::size_t nl = tail.find('\n', pos);
       if (nl == std::string::npos) nl = tail.size();
-      std::fprintf(stderr, "    | %s\n", tail.substr(pos, nl - pos).c_str());
+      // The program's own bytes: escaped, as every text kistore prints that it did not write.
+      std::fprintf(stderr, "    | %s\n", shown_message(tail.substr(pos, nl - pos)).c_str());
       pos = nl + 1;
     }
   }
@@ -127,7 +131,7 @@ void tritonbench_rows(const BenchResult& bench, const BenchItemResult& s, const 
   HarnessOptions options;
   options.environment = &bench.environment_before;
   options.op = s.name;
-  options.mode = mode;
+  options.mode = mode.empty() ? "fwd" : mode;  // run.py's default: the file must be of the mode that ran
   options.file_digest = Digest::of(s.output).hex();
   HarnessImport imported;
   try {
@@ -178,13 +182,14 @@ Json scripts_json(const Opts& o, const BenchResult& bench) {
 }
 
 void print_summary(const Globals& g, const Opts& o, const BenchResult& bench, const Rows& rows,
-                   const std::optional<AddReport>& added, std::size_t rerun_count, std::size_t reproduced,
-                   std::size_t disputed, Json rerun_list) {
+                   const std::optional<AddReport>& added, std::size_t rerun_count, std::size_t left_out,
+                   std::size_t reproduced, std::size_t disputed, Json rerun_list) {
   if (g.json) {
     Json out = Json::object();
     out.set(item_noun(o, true), scripts_json(o, bench));
     out.set("environment", bench.environment_before);
     out.set("rows", Json(static_cast<long long>(rows.bundles.size())));
+    out.set("leftOut", Json(static_cast<long long>(left_out)));
     out.set("added", Json(static_cast<long long>(added ? added->added.size() : 0)));
     out.set("present", Json(static_cast<long long>(added ? added->present.size() : 0)));
     out.set("commit", added && added->commit ? Json(*added->commit) : Json());
@@ -195,7 +200,7 @@ void print_summary(const Globals& g, const Opts& o, const BenchResult& bench, co
     print_json(out);
   } else if (!g.quiet) {
     std::printf("%zu rows from %zu of %zu %s: %zu new runs", rows.bundles.size(), rows.scripts_ok,
-                bench.items.size(), item_noun(o, true), rows.bundles.size() - rerun_count);
+                bench.items.size(), item_noun(o, true), rows.bundles.size() - rerun_count - left_out);
     if (added && added->commit) std::printf(" (commit %s)", added->commit->substr(0, 12).c_str());
     if (o.rerun)
       std::printf("; %zu controlled reruns: %zu reproduced within %s, %zu disputed", rerun_count, reproduced,
@@ -242,7 +247,8 @@ int run_bench(Globals& g, const Opts& o) {
   bo.keep_scratch = o.keep_scratch;
   bo.process = process_context(o.process);
   bo.python_path = python_path_of(o.process);
-  if (!g.quiet) bo.progress = [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", line.c_str()); };
+  if (!g.quiet)
+    bo.progress = [](const std::string& line) { std::fprintf(stderr, "bench: %s\n", shown_message(line).c_str()); };
   BenchResult bench = o.format == "liger" ? run_liger_benchmarks(bo) : run_tritonbench_benchmarks(bo, o.mode);
   for (const std::string& n : bench.notes) note(g, "warning: " + n);
   if (o.keep_scratch) note(g, "bench: scratch folder kept: " + bench.scratch);
@@ -255,7 +261,8 @@ int run_bench(Globals& g, const Opts& o) {
                        "): their rows are not comparable with either; nothing was added");
   }
   Rows rows = rows_of(bench, o);
-  for (const InputError& e : rows.rejected) std::fprintf(stderr, "warning: row left out: %s\n", e.message.c_str());
+  for (const InputError& e : rows.rejected)
+    std::fprintf(stderr, "warning: row left out: %s\n", shown_message(e.message).c_str());
   if (rows.bundles.empty()) {
     if (g.json)
       print_json(Json(Json::Object{{item_noun(o, true), scripts_json(o, bench)}, {"added", Json(0)}, {"commit", Json()}}));
@@ -266,18 +273,34 @@ int run_bench(Globals& g, const Opts& o) {
 
   // Which rows rerun a stored run (decided on the store as it was).
   std::vector<std::pair<std::size_t, Digest>> reruns;
+  std::size_t left_out = 0;  // rows that would rerun a run another row reruns too
   std::vector<AddedDocument> docs;
   {
     Snapshot snap = store.snapshot();
+    std::map<std::string, std::size_t> rerun_of;  // a stored run -> the first row that reruns it
+    std::set<std::string> twice;                  // stored runs two rows would rerun
     for (std::size_t i = 0; i < rows.bundles.size(); ++i) {
-      std::optional<Digest> target = o.rerun ? stored_run_for(snap, rows.bundles[i].run()) : std::nullopt;
-      if (target && *target != rows.bundles[i].run().digest()) {  // (the same row again: present)
+      // A row the store holds already (the same measurement again) is
+      // present, whichever run of its group a rerun would name.
+      const bool stored = snap.has_object(rows.bundles[i].run().digest());
+      std::optional<Digest> target = o.rerun && !stored ? stored_run_for(snap, rows.bundles[i].run()) : std::nullopt;
+      if (target) {
+        if (auto [first, fresh] = rerun_of.emplace(target->str(), i); !fresh) {
+          twice.insert(target->str());
+          std::fprintf(stderr, "warning: row left out: %s: it reruns the run %s, as %s does; neither is used\n",
+                       shown_message(rows.wheres[i]).c_str(), target->str().c_str(),
+                       shown_message(rows.wheres[first->second]).c_str());
+        }
         reruns.emplace_back(i, *target);
         continue;
       }
       for (const Document& d : rows.bundles[i].documents())
         docs.push_back({&d, rows.wheres[i], "/" + std::string(role_name(d.kind()))});
     }
+    // Two rows of one bench that measure the same workload and implementation
+    // (an output that holds an input twice, as x_4096 and x_4096.0) would
+    // give one run two signed verdicts, the last one standing: neither is.
+    left_out = std::erase_if(reruns, [&](const std::pair<std::size_t, Digest>& r) { return twice.count(r.second.str()) > 0; });
   }
   std::optional<AddReport> added;
   if (!docs.empty()) {
@@ -285,7 +308,8 @@ int run_bench(Globals& g, const Opts& o) {
     opts.op = "import";
     for (const BenchItemResult& s : bench.items)
       if (s.succeeded) opts.inputs.push_back(s.name);
-    opts.summary = command + ": " + std::to_string(rows.bundles.size() - reruns.size()) + " runs measured on " +
+    opts.summary = command + ": " + std::to_string(rows.bundles.size() - reruns.size() - left_out) +
+                   " runs measured on " +
                    bench.environment_before.find("spec")->find("hardware")->find("product")->as_string();
     opts.commit.author = g.author;
     opts.commit.time = g.commit_time;
@@ -308,7 +332,7 @@ int run_bench(Globals& g, const Opts& o) {
                                            {"level", Json(std::string(level_name(r.level)))},
                                            {"difference", Json(r.difference)}, {"where", Json(rows.wheres[i])}}));
   }
-  print_summary(g, o, bench, rows, added, reruns.size(), reproduced, disputed, std::move(rerun_list));
+  print_summary(g, o, bench, rows, added, reruns.size(), left_out, reproduced, disputed, std::move(rerun_list));
   return rows.scripts_ok == bench.items.size() ? kOk : kProblems;
 }
 

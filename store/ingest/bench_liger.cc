@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "objects/error.h"
@@ -63,13 +64,23 @@ std::vector<std::string> prepare_scratch(const fs::path& scratch, const fs::path
 BenchItemResult run_script(const BenchOptions& options, const fs::path& scratch, const std::string& name,
                            const std::vector<std::string>& python_path) {
   const fs::path dir = scratch / "benchmark" / "scripts";
-  const fs::path table = scratch / "benchmark" / "data" / "all_benchmark_data.csv";
-  const ProcessResult p = run_process(isolated_script(options, python_path, (dir / name).string(), {"--overwrite"},
-                                                      dir.string()));
   BenchItemResult r;
   r.name = name;
   r.output_name = name + ":all_benchmark_data.csv";
-  take_outcome(r, p, table.string(), kMaxBenchTableBytes, "table (benchmark/data/all_benchmark_data.csv)");
+  // The scripts write ../data/ beside them: a script before this one may
+  // have put a link in its place, which fails this one, not the bench.
+  std::optional<OutputFolder> opened;
+  try {
+    opened.emplace((scratch / "benchmark" / "data").string(), false);
+  } catch (const Error& e) {
+    r.outcome = std::string("not run: ") + e.what();
+    return r;
+  }
+  const OutputFolder& data = *opened;
+  const ProcessResult p = run_process(isolated_script(options, python_path, (dir / name).string(), {"--overwrite"},
+                                                      dir.string()));
+  take_outcome(r, p, data, "all_benchmark_data.csv", kMaxBenchTableBytes,
+               "table (benchmark/data/all_benchmark_data.csv)");
   return r;
 }
 

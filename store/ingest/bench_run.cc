@@ -50,31 +50,38 @@ ProcessSpec isolated_script(const BenchOptions& options, const std::vector<std::
   return spec;
 }
 
-void take_outcome(BenchItemResult& r, const ProcessResult& p, const std::string& path, std::size_t limit,
-                  const std::string& shown) {
+OutputFolder::OutputFolder(std::string path, bool make) : path_(std::move(path)) {
+  if (make && !::mkdtemp(path_.data())) throw IOError(path_ + ": cannot make the folder: " + std::strerror(errno));
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0) throw IOError(path_ + ": cannot open the folder: " + std::strerror(errno));
+}
+
+OutputFolder::~OutputFolder() { ::close(fd_); }
+
+void take_outcome(BenchItemResult& r, const ProcessResult& p, const OutputFolder& folder, const std::string& name,
+                  std::size_t limit, const std::string& shown) {
   r.seconds = static_cast<double>(p.elapsed.count()) / 1000;
   r.outcome = p.outcome();
   if (p.succeeded()) {
-    struct stat st;
     std::string why;
-    if (::lstat(path.c_str(), &st) != 0) {
-      r.outcome = "exit 0, but it wrote no " + shown;
-    } else if (std::optional<std::string> output = read_bench_output(path, limit, why)) {
+    if (std::optional<std::string> output = read_bench_output(folder, name, limit, why)) {
       r.output = std::move(*output);
       r.succeeded = true;
     } else {
-      r.outcome = "exit 0, but " + shown + " " + why;
+      r.outcome = why.empty() ? "exit 0, but it wrote no " + shown : "exit 0, but " + shown + " " + why;
     }
   }
   if (!p.succeeded()) r.stderr_tail = last_lines(p.err_tail, kStderrLines);
-  ::unlink(path.c_str());
+  ::unlinkat(folder.fd(), name.c_str(), 0);
 }
 
-std::optional<std::string> read_bench_output(const std::string& path, std::size_t limit, std::string& why) {
+std::optional<std::string> read_bench_output(const OutputFolder& folder, const std::string& name, std::size_t limit,
+                                             std::string& why) {
   // O_NONBLOCK: a FIFO put there is opened without waiting for a writer.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  const int fd = ::openat(folder.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    why = errno == ELOOP ? "is a symbolic link, not the file it was to write" : std::string(std::strerror(errno));
+    if (errno != ENOENT)
+      why = errno == ELOOP ? "is a symbolic link, not the file it was to write" : std::string(std::strerror(errno));
     return std::nullopt;
   }
   struct stat st;

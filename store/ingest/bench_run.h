@@ -95,19 +95,42 @@ BenchResult run_bench_items(const BenchOptions& options, const std::vector<std::
 ProcessSpec isolated_script(const BenchOptions& options, const std::vector<std::string>& python_path,
                             const std::string& script, const std::vector<std::string>& args, const std::string& cwd);
 
+// The folder an item writes its output into, opened by kistore before the
+// item runs (never through a link): its output is read from there, and
+// removed from there, whatever the item did to the path meanwhile (a folder
+// renamed away and a link put in its place leads kistore nowhere else).
+class OutputFolder {
+ public:
+  // The folder `path` (a template ending in XXXXXX when `make`: a new folder
+  // is made from it, as mkdtemp makes one). Error(kIO) naming it when it
+  // cannot be made or opened as a folder (an item before may have put a
+  // link in its place).
+  OutputFolder(std::string path, bool make);
+  ~OutputFolder();
+  OutputFolder(const OutputFolder&) = delete;
+  OutputFolder& operator=(const OutputFolder&) = delete;
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 // Fills in `r` from the finished process `p`: time, outcome, and (when it
 // failed) the end of its stderr; when it exited 0, its output is what it
-// wrote at `path` (read_bench_output, at most `limit` bytes), which is then
-// removed (the next item's output is its own). `shown` names that file in
-// the outcome of an item that wrote none or a bad one ("its table
-// benchmark/data/all_benchmark_data.csv").
-void take_outcome(BenchItemResult& r, const ProcessResult& p, const std::string& path, std::size_t limit,
-                  const std::string& shown);
+// wrote as `name` in `folder` (read_bench_output, at most `limit` bytes),
+// which is then removed (the next item's output is its own). `shown` names
+// that file in the outcome of an item that wrote none or a bad one ("table
+// (benchmark/data/all_benchmark_data.csv)").
+void take_outcome(BenchItemResult& r, const ProcessResult& p, const OutputFolder& folder, const std::string& name,
+                  std::size_t limit, const std::string& shown);
 
-// What an item wrote at `path`, read as a hostile file: a regular file
-// (opened without following a link, a FIFO never waited on) of at most
-// `limit` bytes. nullopt with `why` ("is a link", "is larger than ...")
-// otherwise.
-std::optional<std::string> read_bench_output(const std::string& path, std::size_t limit, std::string& why);
+// What an item wrote as `name` in `folder`, read as a hostile file: a
+// regular file (opened without following a link, a FIFO never waited on) of
+// at most `limit` bytes. nullopt with `why` ("is a symbolic link", "is larger
+// than ...") otherwise; `why` is empty when there is no such file.
+std::optional<std::string> read_bench_output(const OutputFolder& folder, const std::string& name, std::size_t limit,
+                                             std::string& why);
 
 }  // namespace kistore

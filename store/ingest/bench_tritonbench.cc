@@ -26,14 +26,18 @@ bool operator_name(const std::string& op) {
 
 BenchItemResult run_operator(const BenchOptions& options, const std::string& mode, const fs::path& run_py,
                              const fs::path& scratch, const std::string& op, const std::vector<std::string>& path) {
-  const fs::path out = scratch / "out" / (op + ".json");
-  std::vector<std::string> args{"--op", op, "--metrics", "latency,accuracy", "--output-json", out.string()};
+  // A folder of its own for each operator's output: what one did to its
+  // folder (a link put in its place) is no other's concern.
+  const OutputFolder folder((scratch / "out-XXXXXX").string(), true);
+  const std::string file = op + ".json";
+  std::vector<std::string> args{"--op", op, "--metrics", "latency,accuracy", "--output-json",
+                                folder.path() + "/" + file};
   if (!mode.empty()) args.insert(args.end(), {"--mode", mode});
   const ProcessResult p = run_process(isolated_script(options, path, run_py.string(), args, (scratch / "work").string()));
   BenchItemResult r;
   r.name = op;
-  r.output_name = op + ":" + out.filename().string();
-  take_outcome(r, p, out.string(), kMaxInputBytes, "results (--output-json)");
+  r.output_name = op + ":" + file;
+  take_outcome(r, p, folder, file, kMaxInputBytes, "results (--output-json)");
   return r;
 }
 
@@ -56,7 +60,6 @@ BenchResult run_tritonbench_benchmarks(const BenchOptions& options, const std::s
   BenchProject project;
   project.command = "bench tritonbench";
   project.prepare = [&](const std::string& scratch) {
-    fs::create_directories(fs::path(scratch) / "out");
     fs::create_directories(fs::path(scratch) / "work");
     return std::vector<std::string>{};  // run.py's own folder, the checkout, is first already
   };

@@ -55,6 +55,23 @@ assert_store_unchanged "$store_before" "$KISTORE_DIR" "hostile outputs"
 assert_eq "$before_checkout" "$(store_fingerprint "$checkout")" "the checkout is not written"
 pass "bench tritonbench: failures, a link, a FIFO, 17 MiB and a cut JSON text never become runs; store unchanged"
 
+mkdir victim
+assert_exit 2 "$KISTORE" bench tritonbench --env GPU_DOUBLE_VICTIM="$PWD/victim" --env GPU_DOUBLE_FAIL_ESCAPES=1 \
+    --tritonbench "$checkout" othermode outlink escapes
+assert_contains "$ERR" 'expected the mode that --mode names, "fwd", found the key "tritonbench_othermode_bwd' \
+    "a file of another mode than the one that ran (fwd, run.py's default) is refused"
+assert_contains "$ERR" "outlink: exit 0, but it wrote no results (--output-json)" \
+    "an output folder swapped for a link: its output is not read through the link"
+assert_eq 1 "$(find victim -type f | wc -l)" "the file behind the link is neither read nor removed"
+assert_contains "$ERR" '\x1b]0;window title\x07\x1b[2Jcleared' "the failed operator's stderr, escaped"
+if grep -q $'\x1b' <<<"$ERR"; then fail "a raw escape sequence reached the terminal"; fi
+assert_exit 2 "$KISTORE" bench tritonbench --tritonbench "$checkout" escapes
+assert_contains "$ERR" 'warning: row left out: escapes:escapes.json: /tritonbench_escapes_fwd[x_1-\x1b]0;owned' \
+    "a rejected key's pointer, escaped"
+if grep -q $'\x1b' <<<"$ERR"; then fail "a raw escape sequence reached the terminal"; fi
+assert_store_unchanged "$store_before" "$KISTORE_DIR" "another mode, a swapped folder, escapes"
+pass "bench tritonbench: another mode refused, a swapped output folder not followed, escape sequences escaped"
+
 : >upgrade
 assert_exit 2 "$KISTORE" bench tritonbench --env GPU_DOUBLE_UPGRADE=$PWD/upgrade --tritonbench "$checkout" softmax
 assert_contains "$ERR" "the environment changed while the benchmarks ran" "a driver change refuses the rows"
@@ -102,6 +119,24 @@ r = json.loads(sys.argv[1])["reruns"]
 assert (r["reproduced"], r["disputed"]) == (16, 16), r
 PY
 assert_eq 16 "$(ks ls --kind BenchmarkRun --level disputed | wc -l)" "16 disputed"
+assert_exit 0 ks verify
+# An output that holds an input twice (x_4096 and x_4096.0, the second 5 times slower) would make
+# two signed reruns of one run, the last verdict standing: neither row is used.
+assert_exit 0 ks bench tritonbench --tritonbench "$checkout" twice
+before_twice=$(store_fingerprint "$KISTORE_DIR")
+assert_exit 0 "$KISTORE" --json bench tritonbench --env GPU_DOUBLE_SLOWER=1.5 --tritonbench "$checkout" twice \
+    --rerun --sign controller
+assert_contains "$ERR" "as twice:twice.json: /tritonbench_twice_fwd[x_4096-triton_add]_latency does; neither is used" \
+    "a run two rows would rerun: both left out, said"
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+# 16 inputs, x_4096 twice: its four rows left out; at the 15 others torch_add measures as stored
+# (reproduced, a rerun of its own: the file differs, so do the externalIds) and triton_add 1.5 times
+# slower (disputed).
+assert r["leftOut"] == 4 and (r["reruns"]["reproduced"], r["reruns"]["disputed"]) == (15, 15), r
+assert not [x for x in r["reruns"]["list"] if "[x_4096-" in x["where"] or "[x_4096.0-" in x["where"]], r
+PY
 assert_exit 0 ks verify
 pass "bench tritonbench --rerun: each row a signed controlled rerun of its stored run"
 summary

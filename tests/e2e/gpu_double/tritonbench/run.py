@@ -39,16 +39,38 @@ if args.op == "huge":
     with open(out, "w") as f:
         f.write("{" + " " * (17 << 20) + "}")
     sys.exit(0)
+if args.op == "othermode":  # measured another mode than the one asked for
+    with open(out, "w") as f:
+        json.dump({"tritonbench_othermode_bwd[x_1-a]_latency": "0.1"}, f)
+    sys.exit(0)
+if args.op == "escapes":  # terminal control sequences in its stderr and in a backend's name
+    with open(out, "w") as f:
+        json.dump({"tritonbench_escapes_fwd[x_1-\x1b]0;owned\x07\x1b[2J]_latency": "0.1"}, f)
+    print("\x1b]0;window title\x07\x1b[2Jcleared", file=sys.stderr)
+    sys.exit(1 if os.environ.get("GPU_DOUBLE_FAIL_ESCAPES") else 0)
+if args.op == "outlink":  # its output folder swapped for a link to a folder elsewhere
+    folder = os.path.dirname(out)
+    victim = os.environ["GPU_DOUBLE_VICTIM"]
+    os.rename(folder, folder + ".moved")
+    os.symlink(victim, folder)
+    with open(out, "w") as f:
+        json.dump({"tritonbench_outlink_fwd[x_1-a]_latency": "0.1"}, f)
+    sys.exit(0)
 if args.op == "garbled":
     with open(out, "w") as f:
         f.write('{"tritonbench_x_fwd[x_1-a]_latency": "0.1",')
     sys.exit(0)
 
-with open(os.path.join(data, "tb-%s.json" % args.op)) as f:
+twice = args.op == "twice"  # vector_add, with its first input again as x_4096.0, 5 times slower
+with open(os.path.join(data, "tb-%s.json" % ("vector_add" if twice else args.op))) as f:
     measured = json.load(f)
+if twice:
+    for key in [k for k in measured if "[x_4096-" in k and k.endswith("_latency")]:
+        measured[key.replace("[x_4096-", "[x_4096.0-")] = str(float(measured[key]) * 5)
+    measured = {k.replace("vector_add", "twice"): v for k, v in measured.items()}
 wrong = set(filter(None, os.environ.get("GPU_DOUBLE_WRONG", "").split(",")))
 slower = float(os.environ.get("GPU_DOUBLE_SLOWER", "1"))
-baseline = {"vector_add": "torch_add", "softmax": "naive_softmax"}[args.op]
+baseline = {"vector_add": "torch_add", "twice": "torch_add", "softmax": "naive_softmax"}[args.op]
 result = {}
 for key, value in measured.items():
     key = key.replace("_fwd[", "_%s[" % args.mode, 1)
