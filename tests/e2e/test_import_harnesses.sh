@@ -123,6 +123,21 @@ assert_eq 12.800000323355205 "$(run_field tritonbench "$t" '.spec.measurements[]
     "gbps list -> its median"
 pass "tritonbench: one run per input and backend, p50 in ns, environment from --environment"
 
+# tritonbench's own accuracy check, as a real run on an H100 wrote it (--metrics latency,accuracy):
+# every triton_add run checked and passed, the baseline (torch_add) not checked by it.
+h100=$DATA_TB/tb-vector_add-h100.json
+h100_sha=$(sha256sum "$h100" | cut -c1-16)
+assert_exit 0 ks --json import tritonbench --environment "$DATA_TB/env-h100.json" "$h100"
+assert_eq "[]" "$(jv -c .rejected)" "nothing rejected"
+checked=$(run_of tritonbench "vector_add_fwd/x_4096/triton_add/$h100_sha")
+assert_eq passed "$(ks cat "$checked" | jq -r .spec.status)" "accuracy 1.0 -> passed"
+assert_eq true "$(ks cat "$checked" | jq -r .spec.correctness.passed)" "correctness checked by tritonbench's accuracy metric"
+assert_eq 4416.000097990036 "$(ks cat "$checked" | jq -r .spec.timing.latencyNs.median)" "p50 \"0.004416000097990036\" ms -> ns"
+assert_eq "NVIDIA H100 80GB HBM3" "$(ks cat "$(run_field tritonbench "vector_add_fwd/x_4096/triton_add/$h100_sha" .spec.environmentDigest)" | jq -r .spec.hardware.product)" "the H100's environment"
+base=$(run_of tritonbench "vector_add_fwd/x_4096/torch_add/$h100_sha")
+assert_eq false "$(ks cat "$base" | jq -r .spec.correctness.checked)" "the baseline itself is not checked"
+pass "tritonbench: a real H100 run with --metrics accuracy: each backend checked against the baseline, passed"
+
 # A fast wrong kernel cannot take rank 1: at x=8192 triton_add (4.800 us) is
 # faster than torch_add (4.896 us), but its accuracy is 0.
 SRC=$tb OUTF=$W/in/tb-accuracy.json python3 -c "import json, os
