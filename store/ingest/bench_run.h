@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "objects/json.h"
+#include "store/edge/beneath.h"
 #include "store/edge/process.h"
 
 namespace kistore {
@@ -96,25 +97,25 @@ ProcessSpec isolated_script(const BenchOptions& options, const std::vector<std::
                             const std::string& script, const std::vector<std::string>& args, const std::string& cwd);
 
 // The folder an item writes its output into, opened by kistore before the
-// item runs (never through a link): its output is read from there, and
-// removed from there, whatever the item did to the path meanwhile (a folder
-// renamed away and a link put in its place leads kistore nowhere else).
+// item runs (store/edge/beneath.h: never through a link): its output is read
+// from there, and removed from there, whatever the item did to the path
+// meanwhile (a folder renamed away and a link put in its place leads kistore
+// nowhere else).
 class OutputFolder {
  public:
   // The folder `path` (a template ending in XXXXXX when `make`: a new folder
-  // is made from it, as mkdtemp makes one). Error(kIO) naming it when it
-  // cannot be made or opened as a folder (an item before may have put a
-  // link in its place).
+  // is made from it, as mkdtemp makes one). Error naming it when it cannot
+  // be made or opened as a folder (an item before may have put a link in
+  // its place).
   OutputFolder(std::string path, bool make);
-  ~OutputFolder();
-  OutputFolder(const OutputFolder&) = delete;
-  OutputFolder& operator=(const OutputFolder&) = delete;
   const std::string& path() const { return path_; }
-  int fd() const { return fd_; }
+  const BeneathDir::Folder& folder() const { return folder_; }
 
  private:
+  static BeneathDir opened(std::string& path, bool make);
   std::string path_;
-  int fd_ = -1;
+  BeneathDir dir_;
+  BeneathDir::Folder folder_;
 };
 
 // Fills in `r` from the finished process `p`: time, outcome, and (when it
