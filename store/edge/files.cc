@@ -242,18 +242,17 @@ int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what) {
   char* six = tmpl.data() + tmpl.size() - 6;
   for (int i = 0; i < kAttempts; ++i) {
     fill_unique(six);
-    int fd = -1, err = 0;
+    int fd = -1;
     // Removed if the command is interrupted (interrupt.h), made and tracked as one step.
     make_tracked(tmpl, [&] {
       fd = fs.open_at(AT_FDCWD, tmpl.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-      err = errno;
       return fd >= 0;
     });
     if (fd >= 0) {
       adjust_shared(tmpl);  // before any byte is written: the name it is moved to keeps the mode
       return fd;
     }
-    if (err != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(err));
+    if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + why(errno));
   }
   throw IOError(folder_of(tmpl) + ": cannot create " + std::string(what) + ": " + std::to_string(kAttempts) +
                 " names tried were taken");
@@ -266,16 +265,11 @@ std::string make_temp_folder(std::string tmpl) {
   char* six = tmpl.data() + tmpl.size() - 6;
   for (int i = 0; i < kAttempts; ++i) {
     fill_unique(six);
-    int err = 0;
-    if (make_tracked(tmpl, [&] {
-          const bool made = fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0;
-          err = errno;
-          return made;
-        })) {
+    if (make_tracked(tmpl, [&] { return fs.mkdir_at(AT_FDCWD, tmpl.c_str(), 0700) == 0; })) {
       adjust_shared(tmpl);
       return tmpl;
     }
-    if (err != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(err));
+    if (errno != EEXIST) throw IOError(folder_of(tmpl) + ": cannot create a folder: " + why(errno));
   }
   throw IOError(folder_of(tmpl) + ": cannot create a folder: " + std::to_string(kAttempts) + " names tried were taken");
 }

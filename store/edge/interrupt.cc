@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -95,10 +96,16 @@ void track_temporary(const std::string& path) {
 
 bool make_tracked(const std::string& path, const std::function<bool()>& make) {
   Interruptible& s = state();
-  std::lock_guard lock(s.mutex);
-  if (!make()) return false;
-  s.temporaries.insert(path);
-  return true;
+  bool made;
+  int err;
+  {
+    std::lock_guard lock(s.mutex);
+    made = make();
+    err = errno;
+    if (made) s.temporaries.insert(path);
+  }
+  errno = err;  // make()'s, for the caller's message (unlocking may change it)
+  return made;
 }
 
 void untrack_temporary(const std::string& path) {

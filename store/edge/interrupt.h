@@ -44,6 +44,7 @@ void untrack_temporary(const std::string& path);
 // made and lets nothing be made after it. (Made first and tracked after, a
 // signal in between left the file behind.) make() runs under the lock the
 // interruption takes: it must be one system call, never wait on anything.
+// errno is make()'s when it returns.
 bool make_tracked(const std::string& path, const std::function<bool()>& make);
 
 // Paths tracked while it lives (a folder a command makes and fills, which an

@@ -123,15 +123,10 @@ WorkFolder::WorkFolder(const std::string& parent, const std::string& prefix) {
   if (parent.empty() || parent.front() != '/')
     throw InvalidInput("a working folder's parent must be an absolute path, found \"" + parent + "\"");
   std::string tmpl = (fs::path(parent) / ("kistore-" + prefix + "-XXXXXX")).string();
-  int err = 0;
   // Removed if the command is interrupted (interrupt.h), made and tracked as
   // one step; mkdtemp fills in `tmpl`, which is what is tracked.
-  if (!make_tracked(tmpl, [&] {
-        const bool made = mkdtemp(tmpl.data()) != nullptr;
-        err = errno;
-        return made;
-      }))
-    throw IOError(parent + ": cannot make a working folder: " + std::strerror(err));
+  if (!make_tracked(tmpl, [&] { return mkdtemp(tmpl.data()) != nullptr; }))
+    throw IOError(parent + ": cannot make a working folder: " + std::strerror(errno));
   path_ = tmpl;
 }
 
