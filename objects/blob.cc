@@ -224,7 +224,7 @@ std::optional<std::string> train_dictionary(const std::vector<std::string_view>&
   params.steps = 0;
   params.nbThreads = 0;
   params.splitPoint = 1.0;  // every sample trains (the default keeps a quarter out to score k, d)
-  params.zParams.compressionLevel = kObjectCompressionLevel;
+  params.zParams.compressionLevel = kDictionaryTrainingLevel;
   params.zParams.notificationLevel = 0;
   params.zParams.dictID = 1;  // replaced below; nonzero so zstd does not pick one
   std::string dictionary(kTrainedDictionaryBytes, '\0');

@@ -30,9 +30,18 @@ struct ZSTD_CDict_s;
 
 namespace kistore {
 
-// zstd level used for new objects. Objects are small JSON documents; level 9
-// costs little more than the default here and keeps the store smaller.
-inline constexpr int kObjectCompressionLevel = 9;
+// zstd level used for new objects: zstd's default. Objects are small JSON
+// documents compressed with the store's dictionary; level 9 made them 2.7 %
+// smaller (3.70 MB against 3.80 MB for 60,000 KernelBench documents) and
+// cost 15 % of a 20,000-run import's wall time (docs/benchmarks.md,
+// "Importers"). A frame's level is the writer's choice: any level decodes
+// the same, and a merge of two stores' frames of one document keeps one.
+inline constexpr int kObjectCompressionLevel = 3;
+// zstd level a dictionary's statistics are trained for (ZDICT's zParams). It
+// shapes the dictionary's bytes, hence its ID: kept at 9, the level the
+// first stores trained at, so that every version of kistore trains the same
+// dictionary from the same documents and two stores of them agree.
+inline constexpr int kDictionaryTrainingLevel = 9;
 
 class Dictionary;
 

@@ -69,16 +69,19 @@ git_oid object_id(git_object_t type, std::string_view data);
 // The zlib level a blob is written at: 0 (zlib's stored format, read with
 // no inflate, packread.h) for what deflate cannot shrink, zstd frames and
 // dictionaries, and for blobs under 128 bytes (format 2's index entries),
-// where it saves nothing; git's default level (6) for the rest, the index's
-// JSON Lines files above all: their hex keys and repeated member names
-// deflate to about 0.3 of their size (measured on a 120,000-run store's
-// 98 MB of refs/: 0.324 at level 1, 0.301 at 6, in the same time per file).
+// where it saves nothing; 1 for the rest, the index's JSON Lines files above
+// all, as git itself writes a new object (core.looseCompression's default).
+// Their hex keys and repeated member names deflate to about 0.3 of their
+// size at any level (a 120,000-run store's 98 MB of refs/: 0.324 at level
+// 1, 0.301 at 6); level 6 took 14 % of a 20,000-run nvbench import's CPU
+// for those 7 % (docs/benchmarks.md, "Importers"). A pack's objects keep
+// their level through git's repack, which reuses them as they are.
 inline int blob_level(std::string_view data) {
   if (data.size() < 128) return 0;
   const auto* b = reinterpret_cast<const unsigned char*>(data.data());
   const bool zstd_frame = b[0] == 0x28 && b[1] == 0xB5 && b[2] == 0x2F && b[3] == 0xFD;
   const bool zstd_dictionary = b[0] == 0x37 && b[1] == 0xA4 && b[2] == 0x30 && b[3] == 0xEC;
-  return zstd_frame || zstd_dictionary ? 0 : 6;
+  return zstd_frame || zstd_dictionary ? 0 : 1;
 }
 
 class ObjectWriter {
