@@ -32,6 +32,7 @@ std::vector<AddedDocument> documents_of(const ParsedInput& batch) {
 // written so far is removed) but not the reading, so that every error is
 // reported; nothing is written then (exit 2).
 int run_add(const Globals& g, const std::vector<std::string>& paths, bool keep_going) {
+  tune_allocator_for_bulk_work();
   std::vector<InputError> errors;
   std::optional<Store> store;
   std::unique_ptr<BulkAdd> bulk;

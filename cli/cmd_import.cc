@@ -429,6 +429,7 @@ bool registered = register_command([](CommandSpec& root, Globals& g) {
   app->add_option("--author", g.author, "Commit author as \"Name <email>\" (default: KISTORE_AUTHOR, git config)");
   app->add_option("--sign", g.sign_key, "Sign the commit with this Ed25519 OpenSSH private key")->type_name("KEY");
   return Command{app, [&g, o]() -> int {
+    tune_allocator_for_bulk_work();
     std::optional<Json> environment;
     if (!o->environment.empty()) environment = parse_environment_document(read_input_file(o->environment, kMaxInputBytes), o->environment);
     const Json* env = environment ? &*environment : nullptr;

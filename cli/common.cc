@@ -5,6 +5,7 @@
 
 #include "objects/parallel.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -245,6 +246,11 @@ std::string size_text(std::uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
   return buf;
+}
+
+void tune_allocator_for_bulk_work() {
+  mallopt(M_MXFAST, 0);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
 std::string count_text(std::uint64_t n) {

@@ -130,6 +130,14 @@ class Progress {
   bool drawn_ = false;
 };
 
+// For a command that parses and frees millions of small JSON values (import,
+// a bulk add): glibc's fast bins off, so that a free goes to tcache or
+// coalesces at once instead of piling up for malloc_consolidate to sweep at
+// every larger request (5.6 % of an nvbench import's CPU), and freed memory
+// kept for reuse up to 256 MiB instead of given back and faulted in again.
+// 7-10 % of a 20,000-run import's wall time (docs/benchmarks.md, "Importers").
+void tune_allocator_for_bulk_work();
+
 // 1234567 -> "1,234,567".
 std::string count_text(std::uint64_t n);
 
