@@ -1,10 +1,16 @@
 #include "store/edge/interrupt.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -43,12 +49,85 @@ void write_stderr(const std::string& text) {
   }
 }
 
+// The processes whose parent is this one, but those in `tracked`: read from
+// /proc/PID/stat, whose fourth field (after the command name's closing
+// parenthesis, which the name itself may hold) is the parent's id.
+std::vector<pid_t> untracked_children(const std::set<pid_t>& tracked) {
+  std::vector<pid_t> out;
+  const pid_t self = ::getpid();
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return out;
+  while (const dirent* e = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0' || pid == self || tracked.count(static_cast<pid_t>(pid))) continue;
+    const std::string path = std::string("/proc/") + e->d_name + "/stat";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char buf[1024];
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    const char* paren = std::strrchr(buf, ')');
+    char state = 0;
+    long parent = 0;
+    if (paren && std::sscanf(paren + 1, " %c %ld", &state, &parent) == 2 && parent == self)
+      out.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(proc);
+  return out;
+}
+
+// end_adopted_children with the tracked set at hand (the caller holds the lock).
+std::size_t end_untracked(const std::set<pid_t>& tracked, std::chrono::milliseconds patience) {
+  const auto until = std::chrono::steady_clock::now() + patience;
+  std::set<pid_t> killed;
+  for (;;) {
+    const std::vector<pid_t> children = untracked_children(tracked);
+    if (children.empty()) break;
+    for (pid_t pid : children) {
+      // A group id is never reused while the group lives: -pid is the group
+      // this process leads (setsid made it), or none.
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      killed.insert(pid);
+    }
+    for (pid_t pid : children) ::waitpid(pid, nullptr, WNOHANG);
+    if (std::chrono::steady_clock::now() > until) break;
+    ::usleep(5000);
+  }
+  return killed.size();
+}
+
+// Whether a tracked child has ended (reaped by its own thread, or a zombie
+// left for it: either way its children have been adopted).
+bool ended(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return true;  // ECHILD
+  return info.si_pid == pid;
+}
+
 [[noreturn]] void interrupted() {
   Interruptible& s = state();
   // Held to the end: no writer registers or renames a temporary file while
   // they are removed, and none runs on after.
   s.mutex.lock();
   for (pid_t group : s.children) ::kill(-group, SIGTERM);
+  // What they leave outside their groups is adopted as they end (adopt_orphans)
+  // and killed; a program still running after 0.8 s is killed too.
+  if (!s.children.empty()) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
+    for (;;) {
+      end_untracked(s.children, std::chrono::milliseconds(0));
+      bool all_ended = true;
+      for (pid_t pid : s.children) all_ended = all_ended && ended(pid);
+      if (all_ended || std::chrono::steady_clock::now() > until) break;
+      ::usleep(10000);
+    }
+    for (pid_t group : s.children) ::kill(-group, SIGKILL);
+    end_untracked(s.children, std::chrono::milliseconds(100));
+  }
   // Other threads run on while this one removes (a clone's fetch writing
   // into the folder being removed): a folder that gained an entry meanwhile
   // is not empty when its turn comes and stays. Removed again until it is
@@ -133,6 +212,21 @@ void untrack_child(pid_t process_group) {
   Interruptible& s = state();
   std::lock_guard lock(s.mutex);
   s.children.erase(process_group);
+}
+
+void adopt_orphans() {
+  static const bool done = [] { return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }();
+  (void)done;
+}
+
+std::size_t end_adopted_children(std::chrono::milliseconds patience) {
+  std::set<pid_t> tracked;
+  {
+    Interruptible& s = state();
+    std::lock_guard lock(s.mutex);
+    tracked = s.children;
+  }
+  return end_untracked(tracked, patience);
 }
 
 void note_written(const std::string& what) {

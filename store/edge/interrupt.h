@@ -2,7 +2,9 @@
 // SIGHUP, at any point of any command.
 //
 // It ends within a second, whatever its threads were doing: it stops the
-// programs it started (their process groups get SIGTERM), removes every
+// programs it started (their process groups get SIGTERM, and SIGKILL after
+// 0.8 s; what they started outside their groups, adopted by kistore, is
+// killed as it is adopted: adopt_orphans below), removes every
 // temporary file and folder it made that is still there (a pack in the
 // making, a pull's quarantine, a bench's scratch folder), says on stderr
 // "error: interrupted; nothing was written" (or, once a branch has moved,
@@ -23,6 +25,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -64,6 +67,22 @@ class TemporaryPaths {
 // The process groups of running children, which an interruption stops.
 void track_child(pid_t process_group);
 void untrack_child(pid_t process_group);
+
+// Makes this process the subreaper of everything it starts, and of what
+// that starts in turn (prctl PR_SET_CHILD_SUBREAPER): a process whose parent
+// ends, a program's child that left the program's process group (setsid)
+// above all, is adopted by this process instead of by init, so that
+// end_adopted_children finds it. Idempotent; the process gate calls it
+// before it starts a program.
+void adopt_orphans();
+
+// Kills (SIGKILL, with the process group it leads, if any) and reaps every
+// child of this process that is not a tracked one, again until none is left
+// or `patience` has passed (a killed process's own children are adopted in
+// turn): what the programs kistore started left running. The process gate
+// calls it when the last program it started has ended; an interruption, once
+// it has stopped the tracked ones. Returns how many it killed.
+std::size_t end_adopted_children(std::chrono::milliseconds patience);
 
 // What an interruption says was written, from now on ("commit 1a2b3c4d5e6f
 // of refs/heads/main"); until it is called: nothing.

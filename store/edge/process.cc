@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
 #include "objects/error.h"
 #include "store/edge/interrupt.h"
@@ -20,6 +21,25 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// The programs being run now, by every thread. When the last one ends, what
+// they left running outside their process groups, adopted by kistore
+// (adopt_orphans), is ended; no program starts meanwhile, so that nothing
+// just started is taken for something left behind.
+std::mutex running_mutex;
+int running = 0;
+struct Running {
+  Running() {
+    std::lock_guard lock(running_mutex);
+    ++running;
+  }
+  ~Running() {
+    std::lock_guard lock(running_mutex);
+    if (--running == 0) end_adopted_children(std::chrono::milliseconds(500));
+  }
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+};
 
 std::vector<std::string> child_environment(const ProcessSpec& spec) {
   std::vector<std::string> out;
@@ -156,6 +176,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<std::string> env = child_environment(spec);
   std::vector<char*> argv = pointers(args), envp = pointers(env);
 
+  adopt_orphans();
+  const Running running_now;
   int out_pipe[2], err_pipe[2], report_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) throw IOError(std::string("pipe: ") + std::strerror(errno));
   if (pipe2(err_pipe, O_CLOEXEC) != 0 || pipe2(report_pipe, O_CLOEXEC) != 0) {

@@ -22,9 +22,14 @@
 // stdout up to a limit, the tail of stderr), whatever the program writes. A
 // time limit, when set, ends the whole process group (SIGTERM, then SIGKILL
 // two seconds later), so that a script's own children do not outlive it.
+// What leaves the group (setsid) is caught too: kistore is the subreaper of
+// what it starts (interrupt.h, adopt_orphans), so a process whose parent
+// ends becomes kistore's child, and when the last program running ends,
+// every such process left is killed (end_adopted_children).
 //
 // Thread-safety: run_process may be called from several threads at once; it
-// changes no state of the calling process (signal dispositions included).
+// changes no state of the calling process (signal dispositions included)
+// but one: it makes the process a child subreaper, once.
 #pragma once
 
 #include <chrono>

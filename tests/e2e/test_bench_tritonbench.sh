@@ -55,6 +55,33 @@ assert_store_unchanged "$store_before" "$KISTORE_DIR" "hostile outputs"
 assert_eq "$before_checkout" "$(store_fingerprint "$checkout")" "the checkout is not written"
 pass "bench tritonbench: failures, a link, a FIFO, 17 MiB and a cut JSON text never become runs; store unchanged"
 
+# A process the operator started outside its group (setsid) is adopted by kistore and ended with it.
+assert_exit 2 "$KISTORE" bench tritonbench --env GPU_DOUBLE_PIDS="$PWD/daemon.pid" --tritonbench "$checkout" daemon
+assert_contains "$ERR" "daemon: exit 0, but it wrote no results (--output-json)" "the daemon operator ran"
+[[ -s daemon.pid ]] || fail "the daemon operator wrote no pid"
+if kill -0 "$(cat daemon.pid)" 2>/dev/null; then
+  kill "$(cat daemon.pid)"
+  fail "the process the operator left outside its group (setsid) runs on after kistore"
+fi
+# The same when kistore is interrupted while the operator still runs.
+rm -f daemon.pid
+"$KISTORE" bench tritonbench --env GPU_DOUBLE_PIDS="$PWD/daemon.pid" --env GPU_DOUBLE_HANG=1 \
+    --tritonbench "$checkout" daemon >/dev/null 2>interrupted.err &
+bench_pid=$!
+for _ in $(seq 200); do [[ -s daemon.pid ]] && break; sleep 0.05; done
+[[ -s daemon.pid ]] || fail "the hanging daemon operator wrote no pid"
+kill -TERM "$bench_pid"  # a background command of a script ignores SIGINT
+rc=0
+wait "$bench_pid" || rc=$?
+assert_eq 130 "$rc" "interrupted: exit 130"
+assert_contains "$(cat interrupted.err)" "error: interrupted; nothing was written" "interrupted: said so"
+if kill -0 "$(cat daemon.pid)" 2>/dev/null; then
+  kill "$(cat daemon.pid)"
+  fail "interrupted: the process the operator left outside its group runs on after kistore"
+fi
+assert_store_unchanged "$store_before" "$KISTORE_DIR" "an operator that leaves a process behind"
+pass "bench tritonbench: a process an operator leaves outside its group (setsid) does not outlive kistore"
+
 mkdir victim
 assert_exit 2 "$KISTORE" bench tritonbench --env GPU_DOUBLE_VICTIM="$PWD/victim" --env GPU_DOUBLE_FAIL_ESCAPES=1 \
     --tritonbench "$checkout" othermode outlink escapes

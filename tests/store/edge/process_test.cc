@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -144,6 +145,47 @@ TEST_CASE("process: a time limit ends the program and its children", "[process]"
   CHECK_FALSE(r.succeeded());
   CHECK(took < std::chrono::seconds(5));
   CHECK_THAT(r.outcome(), Catch::StartsWith("timed out after"));
+}
+
+namespace {
+bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+pid_t pid_in(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  long pid = 0;
+  in >> pid;
+  return static_cast<pid_t>(pid);
+}
+}  // namespace
+
+TEST_CASE("process: what a program leaves outside its group (setsid) ends with it", "[process]") {
+  WorkFolder work(std::filesystem::temp_directory_path().string(), "test");
+  const std::filesystem::path dir(work.path());
+  // A sleeper in a session of its own whose parent has exited, and one whose
+  // parent leads a new session and still waits for it: both outside the
+  // program's process group, where a time limit's kill of the group misses them.
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "setsid sleep 30 & echo $! > orphan; "
+               "setsid sh -c 'sleep 30 & echo $! > grandchild; wait' & "
+               "while [ ! -s grandchild ]; do sleep 0.01; done"};
+  spec.cwd = dir.string();
+  spec.env = {{"PATH", "/usr/bin:/bin"}};
+  spec.search_path = {"/usr/bin", "/bin"};
+  ProcessResult r = run_process(spec);
+  REQUIRE(r.succeeded());
+  const pid_t orphan = pid_in(dir / "orphan"), grandchild = pid_in(dir / "grandchild");
+  REQUIRE(orphan > 0);
+  REQUIRE(grandchild > 0);
+  CHECK_FALSE(alive(orphan));
+  CHECK_FALSE(alive(grandchild));
+  // And after a time limit.
+  spec.argv = {"/bin/sh", "-c", "setsid sleep 30 & echo $! > orphan; sleep 30"};
+  spec.time_limit = std::chrono::milliseconds(200);
+  r = run_process(spec);
+  CHECK(r.timed_out);
+  const pid_t left = pid_in(dir / "orphan");
+  REQUIRE(left > 0);
+  CHECK_FALSE(alive(left));
 }
 
 TEST_CASE("process: a program that is not there", "[process]") {

@@ -56,6 +56,21 @@ if args.op == "outlink":  # its output folder swapped for a link to a folder els
     with open(out, "w") as f:
         json.dump({"tritonbench_outlink_fwd[x_1-a]_latency": "0.1"}, f)
     sys.exit(0)
+if args.op == "daemon":  # leaves a process outside its process group (setsid), to run on for 100 s
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        sleeper = os.fork()
+        if sleeper == 0:
+            time.sleep(100)
+            os._exit(0)
+        with open(os.environ["GPU_DOUBLE_PIDS"], "w") as f:
+            f.write("%d\n" % sleeper)
+        os._exit(0)
+    os.waitpid(child, 0)
+    if os.environ.get("GPU_DOUBLE_HANG"):  # and then waits, for kistore to be interrupted
+        time.sleep(100)
+    sys.exit(0)
 if args.op == "garbled":
     with open(out, "w") as f:
         f.write('{"tritonbench_x_fwd[x_1-a]_latency": "0.1",')
