@@ -216,6 +216,13 @@ bool make_folder(const std::string& path, mode_t mode) {
   throw IOError(path + ": cannot create the folder: " + why(errno));
 }
 
+bool make_tracked_folder(const std::string& path, mode_t mode) {
+  FileSystem& fs = file_system();
+  if (make_tracked(path, [&] { return fs.mkdir_at(AT_FDCWD, path.c_str(), mode) == 0; })) return true;
+  if (errno == EEXIST) return false;
+  throw IOError(path + ": cannot create the folder: " + why(errno));
+}
+
 void remove_quietly(const std::string& path) {
   const int saved = errno;
   file_system().unlink_at(AT_FDCWD, path.c_str(), 0);

@@ -187,6 +187,14 @@ void rename_file(const std::string& from, const std::string& to);
 // "<folder>: cannot create <what>: <why>".
 int create_temp_file(std::string& tmpl, mode_t mode, std::string_view what = "a file");
 
+// Makes the folder `path` (its parent must exist) and tracks it for an
+// interruption to remove, as one step (interrupt.h, make_tracked): true when
+// it was made, false when something was there (which is not tracked).
+// Error(kIO) as make_folder's. For a command's new folder that a failure
+// removes (a clone's): made here, it is known to be the command's own; looked
+// for first and made later, one that appeared in between was taken for it.
+bool make_tracked_folder(const std::string& path, mode_t mode = 0777);
+
 // Makes a new folder from the template `tmpl` (ending in "XXXXXX", as
 // mkdtemp's) and returns its path. Error(kIO) naming the folder above.
 std::string make_temp_folder(std::string tmpl);

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <thread>
 
+#include "store/edge/files.h"
 #include "store/edge/interrupt.h"
 #include "store/git/git.h"
 #include "store/git/work_tree.h"
@@ -404,15 +405,18 @@ PullReport pull(Store& store, const ResolvedRemote& remote, const SyncOptions& o
 PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  // A link counts as there even when it leads nowhere: a failed clone must
-  // not remove it (undo_clone removes what it takes for its own folder).
-  bool existed = fs::exists(fs::symlink_status(dir, ec));
+  // Its leading folders are made as git clone makes them (and left).
+  if (const fs::path parent = fs::path(dir).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  // The folder is made and tracked in one step, so that a failed or
+  // interrupted clone leaves no half store and removes only a folder it
+  // made (looked for first and made later, one made in between by another
+  // program was removed with all it held). Anything already there, a link
+  // even when it leads nowhere, is never removed; an empty folder is filled,
+  // and emptied again by undo_clone.
+  const bool existed = !make_tracked_folder(dir);
   if (existed && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     throw InvalidInput(dir + ": already exists and is not an empty folder");
   PullReport result;
-  // An interrupted clone leaves no half store (interrupt.h); a folder that
-  // was there, empty, is left as it was found only by undo_clone.
-  if (!existed) track_temporary(dir);
   try {
     Store store = Store::init(dir);
     add_remote(store, "origin", url);  // without the URL's password

@@ -188,7 +188,13 @@ mkdir empty2 && ln -s empty2 to-empty2
 git --git-dir="$F" update-ref refs/heads/main "$(attestation "$PROTO")"
 assert_exit 1 ks clone "$F" to-empty2
 [[ -L to-empty2 && -d empty2 && -z $(ls -A empty2) ]] || fail "a refused clone into a link to an empty folder left it changed"
+# Into folders not there yet: the leading ones are made (and left, as git clone leaves them),
+# and a refused clone removes only the folder it made itself.
+assert_exit 1 ks clone "$F" deep/er/store
+[[ -d deep/er && ! -e deep/er/store ]] || fail "a refused clone into deep/er/store: expected deep/er left and no store"
 git --git-dir="$F" update-ref refs/heads/main "$H"
-pass "(c) clone into a dangling link, a link to a full folder or a file: exit 2, each left as it was; into a link to an empty folder: cloned, or emptied again when refused"
+assert_exit 0 ks clone "$F" deep/er/store
+assert_exit 0 ks --store deep/er/store verify
+pass "(c) clone into a dangling link, a link to a full folder or a file: exit 2, each left as it was; into a link to an empty folder: cloned, or emptied again when refused; into new nested folders: only its own folder removed when refused"
 
 summary
