@@ -8,10 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -23,6 +25,9 @@ struct Interruptible {
   std::mutex mutex;
   std::set<std::string> temporaries;
   std::set<pid_t> children;
+  // The children this process had before it started any program (one that
+  // exec'd kistore leaves its own children to it): never ended.
+  std::set<pid_t> inherited;
   std::string written;
 };
 
@@ -49,18 +54,21 @@ void write_stderr(const std::string& text) {
   }
 }
 
-// The processes whose parent is this one, but those in `tracked`: read from
-// /proc/PID/stat, whose fourth field (after the command name's closing
-// parenthesis, which the name itself may hold) is the parent's id.
-std::vector<pid_t> untracked_children(const std::set<pid_t>& tracked) {
-  std::vector<pid_t> out;
-  const pid_t self = ::getpid();
+// Whether adopt_orphans made this process a subreaper: until then, nothing
+// is adopted, and no child is taken for a leftover.
+std::atomic<bool> adopting{false};
+
+// Every process's parent, read from /proc/PID/stat, whose fourth field
+// (after the command name's closing parenthesis, which the name itself may
+// hold) is the parent's id.
+std::vector<std::pair<pid_t, pid_t>> process_parents() {
+  std::vector<std::pair<pid_t, pid_t>> out;
   DIR* proc = ::opendir("/proc");
   if (!proc) return out;
   while (const dirent* e = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0' || pid == self || tracked.count(static_cast<pid_t>(pid))) continue;
+    if (pid <= 0 || *end != '\0') continue;
     const std::string path = std::string("/proc/") + e->d_name + "/stat";
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
@@ -72,30 +80,53 @@ std::vector<pid_t> untracked_children(const std::set<pid_t>& tracked) {
     const char* paren = std::strrchr(buf, ')');
     char state = 0;
     long parent = 0;
-    if (paren && std::sscanf(paren + 1, " %c %ld", &state, &parent) == 2 && parent == self)
-      out.push_back(static_cast<pid_t>(pid));
+    if (paren && std::sscanf(paren + 1, " %c %ld", &state, &parent) == 2)
+      out.emplace_back(static_cast<pid_t>(pid), static_cast<pid_t>(parent));
   }
   ::closedir(proc);
   return out;
 }
 
-// end_adopted_children with the tracked set at hand (the caller holds the lock).
-std::size_t end_untracked(const std::set<pid_t>& tracked, std::chrono::milliseconds patience) {
+// This process's children but those in `spared`, and all their descendants:
+// what the programs it started left running (spared: the children it waits
+// for, and those it had before it started any).
+std::vector<pid_t> leftovers(const std::set<pid_t>& spared) {
+  std::multimap<pid_t, pid_t> children;
+  for (const auto& [pid, parent] : process_parents()) children.emplace(parent, pid);
+  std::vector<pid_t> out;
+  auto [first, last] = children.equal_range(::getpid());
+  for (auto it = first; it != last; ++it)
+    if (!spared.count(it->second)) out.push_back(it->second);
+  for (std::size_t i = 0; i < out.size() && out.size() < 100000; ++i) {
+    auto [from, to] = children.equal_range(out[i]);
+    for (auto it = from; it != to; ++it) out.push_back(it->second);
+  }
+  return out;
+}
+
+// end_adopted_children with the spared set at hand. Each pass stops every
+// leftover found (SIGSTOP: none forks again), then kills it and the group it
+// leads, if any; a process forked between the look and the stop is adopted
+// when its parent dies and found by the next pass.
+std::size_t end_untracked(const std::set<pid_t>& spared, std::chrono::milliseconds patience) {
+  if (!adopting) return 0;
   const auto until = std::chrono::steady_clock::now() + patience;
   std::set<pid_t> killed;
   for (;;) {
-    const std::vector<pid_t> children = untracked_children(tracked);
-    if (children.empty()) break;
-    for (pid_t pid : children) {
+    const std::vector<pid_t> found = leftovers(spared);
+    if (found.empty()) break;
+    bool fresh = false;
+    for (pid_t pid : found) ::kill(pid, SIGSTOP);
+    for (pid_t pid : found) {
       // A group id is never reused while the group lives: -pid is the group
       // this process leads (setsid made it), or none.
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
-      killed.insert(pid);
+      fresh = killed.insert(pid).second || fresh;
     }
-    for (pid_t pid : children) ::waitpid(pid, nullptr, WNOHANG);
+    for (pid_t pid : found) ::waitpid(pid, nullptr, WNOHANG);  // this process's children among them
     if (std::chrono::steady_clock::now() > until) break;
-    ::usleep(5000);
+    if (!fresh) ::usleep(1000);  // only zombies left, or processes dying: let them
   }
   return killed.size();
 }
@@ -117,16 +148,18 @@ bool ended(pid_t pid) {
   // What they leave outside their groups is adopted as they end (adopt_orphans)
   // and killed; a program still running after 0.8 s is killed too.
   if (!s.children.empty()) {
+    std::set<pid_t> spared = s.inherited;
+    spared.insert(s.children.begin(), s.children.end());
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
     for (;;) {
-      end_untracked(s.children, std::chrono::milliseconds(0));
+      end_untracked(spared, std::chrono::milliseconds(0));
       bool all_ended = true;
       for (pid_t pid : s.children) all_ended = all_ended && ended(pid);
       if (all_ended || std::chrono::steady_clock::now() > until) break;
       ::usleep(10000);
     }
     for (pid_t group : s.children) ::kill(-group, SIGKILL);
-    end_untracked(s.children, std::chrono::milliseconds(100));
+    end_untracked(spared, std::chrono::milliseconds(100));
   }
   // Other threads run on while this one removes (a clone's fetch writing
   // into the folder being removed): a folder that gained an entry meanwhile
@@ -215,18 +248,27 @@ void untrack_child(pid_t process_group) {
 }
 
 void adopt_orphans() {
-  static const bool done = [] { return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }();
+  static const bool done = [] {
+    Interruptible& s = state();
+    std::lock_guard lock(s.mutex);
+    for (const auto& [pid, parent] : process_parents())
+      if (parent == ::getpid() && !s.children.count(pid)) s.inherited.insert(pid);
+    const bool on = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+    adopting = on;
+    return on;
+  }();
   (void)done;
 }
 
 std::size_t end_adopted_children(std::chrono::milliseconds patience) {
-  std::set<pid_t> tracked;
+  std::set<pid_t> spared;
   {
     Interruptible& s = state();
     std::lock_guard lock(s.mutex);
-    tracked = s.children;
+    spared = s.inherited;
+    spared.insert(s.children.begin(), s.children.end());
   }
-  return end_untracked(tracked, patience);
+  return end_untracked(spared, patience);
 }
 
 void note_written(const std::string& what) {

@@ -22,20 +22,26 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// The programs being run now, by every thread. When the last one ends, what
-// they left running outside their process groups, adopted by kistore
+// The programs being run now, by every thread. When the last one ends, and
+// one of them was to end what it leaves (ProcessSpec::end_what_it_leaves),
+// what they left running outside their process groups, adopted by kistore
 // (adopt_orphans), is ended; no program starts meanwhile, so that nothing
 // just started is taken for something left behind.
 std::mutex running_mutex;
 int running = 0;
+bool end_owed = false;
 struct Running {
-  Running() {
+  explicit Running(bool end_what_it_leaves) {
     std::lock_guard lock(running_mutex);
     ++running;
+    end_owed = end_owed || end_what_it_leaves;
   }
   ~Running() {
     std::lock_guard lock(running_mutex);
-    if (--running == 0) end_adopted_children(std::chrono::milliseconds(500));
+    if (--running == 0 && end_owed) {
+      end_adopted_children(std::chrono::milliseconds(2000));
+      end_owed = false;
+    }
   }
   Running(const Running&) = delete;
   Running& operator=(const Running&) = delete;
@@ -176,8 +182,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<std::string> env = child_environment(spec);
   std::vector<char*> argv = pointers(args), envp = pointers(env);
 
-  adopt_orphans();
-  const Running running_now;
+  if (spec.end_what_it_leaves) adopt_orphans();
+  const Running running_now(spec.end_what_it_leaves);
   int out_pipe[2], err_pipe[2], report_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) throw IOError(std::string("pipe: ") + std::strerror(errno));
   if (pipe2(err_pipe, O_CLOEXEC) != 0 || pipe2(report_pipe, O_CLOEXEC) != 0) {

@@ -22,14 +22,16 @@
 // stdout up to a limit, the tail of stderr), whatever the program writes. A
 // time limit, when set, ends the whole process group (SIGTERM, then SIGKILL
 // two seconds later), so that a script's own children do not outlive it.
-// What leaves the group (setsid) is caught too: kistore is the subreaper of
-// what it starts (interrupt.h, adopt_orphans), so a process whose parent
-// ends becomes kistore's child, and when the last program running ends,
-// every such process left is killed (end_adopted_children).
+// With ProcessSpec::end_what_it_leaves, what leaves the group (setsid) is
+// caught too: kistore is then the subreaper of what it starts (interrupt.h,
+// adopt_orphans), so a process whose parent ends becomes kistore's child, and
+// when the last program running ends, every such process left, with all its
+// descendants, is killed (end_adopted_children). Children kistore had before
+// it started any program (from a shell that exec'd it) are never touched.
 //
 // Thread-safety: run_process may be called from several threads at once; it
 // changes no state of the calling process (signal dispositions included)
-// but one: it makes the process a child subreaper, once.
+// but one: with end_what_it_leaves, it makes the process a child subreaper.
 #pragma once
 
 #include <chrono>
@@ -74,6 +76,13 @@ struct ProcessSpec {
   std::size_t stdout_limit = 16u << 20;
   // The last this many bytes of stderr are kept.
   std::size_t stderr_tail = 8u << 10;
+  // Whether what the program leaves running outside its process group
+  // (setsid, a double fork) is ended too: kistore becomes the subreaper of
+  // what it starts (interrupt.h, adopt_orphans), and when the last program
+  // running ends, what it adopted is killed. For benchmarks and capture's
+  // probes; not for a git credential helper, whose cache daemon is meant to
+  // outlive it.
+  bool end_what_it_leaves = false;
 };
 
 struct ProcessResult {

@@ -46,6 +46,7 @@ ProcessSpec isolated_script(const BenchOptions& options, const std::vector<std::
   spec.time_limit = options.time_limit;
   spec.stdout_limit = 0;  // the benchmarks' banners and tables: not needed
   spec.stderr_tail = 16u << 10;
+  spec.end_what_it_leaves = true;  // nothing a benchmark starts runs on after it
   return spec;
 }
 

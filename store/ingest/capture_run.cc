@@ -60,6 +60,7 @@ ProcessResult run_tool(const CaptureOptions& options, const std::string& cwd, st
   spec.cwd = cwd;
   spec.time_limit = limit;
   spec.stdout_limit = 8u << 20;
+  spec.end_what_it_leaves = true;
   return run_process(spec);
 }
 

@@ -63,6 +63,16 @@ if kill -0 "$(cat daemon.pid)" 2>/dev/null; then
   kill "$(cat daemon.pid)"
   fail "the process the operator left outside its group (setsid) runs on after kistore"
 fi
+# A child kistore had before it started anything (a shell that exec'd it left it one) is not its to end.
+sh -c 'sleep 300 & echo $! > inherited.pid; exec "$0" bench tritonbench --env GPU_DOUBLE_PIDS="$1/daemon.pid" \
+    --tritonbench "$2" daemon' "$KISTORE" "$PWD" "$checkout" >/dev/null 2>&1 || true
+if ! kill -0 "$(cat inherited.pid)" 2>/dev/null; then fail "kistore ended a child it did not start"; fi
+kill "$(cat inherited.pid)"
+if kill -0 "$(cat daemon.pid)" 2>/dev/null; then
+  kill "$(cat daemon.pid)"
+  fail "exec'd by a shell: the process the operator left outside its group runs on after kistore"
+fi
+
 # The same when kistore is interrupted while the operator still runs.
 rm -f daemon.pid
 "$KISTORE" bench tritonbench --env GPU_DOUBLE_PIDS="$PWD/daemon.pid" --env GPU_DOUBLE_HANG=1 \

@@ -171,6 +171,7 @@ TEST_CASE("process: what a program leaves outside its group (setsid) ends with i
   spec.cwd = dir.string();
   spec.env = {{"PATH", "/usr/bin:/bin"}};
   spec.search_path = {"/usr/bin", "/bin"};
+  spec.end_what_it_leaves = true;
   ProcessResult r = run_process(spec);
   REQUIRE(r.succeeded());
   const pid_t orphan = pid_in(dir / "orphan"), grandchild = pid_in(dir / "grandchild");
@@ -186,6 +187,37 @@ TEST_CASE("process: what a program leaves outside its group (setsid) ends with i
   const pid_t left = pid_in(dir / "orphan");
   REQUIRE(left > 0);
   CHECK_FALSE(alive(left));
+  // A chain of 150 processes, each in a session of its own and the parent of
+  // the next: all ended at once (found through their parents), not one level
+  // a pass, which left a hundred running after 500 ms.
+  {
+    std::ofstream chain_sh(dir / "chain.sh");
+    chain_sh << "echo $$ >> chain\n"
+                "if [ \"$1\" -gt 0 ]; then setsid /bin/sh chain.sh $(($1 - 1)) & fi\n"
+                "exec sleep 30\n";
+  }
+  spec.argv = {"/bin/sh", "-c",
+               "setsid /bin/sh chain.sh 150 & "
+               "while [ \"$(wc -l < chain 2>/dev/null || echo 0)\" -lt 151 ]; do sleep 0.02; done"};
+  spec.time_limit = std::chrono::milliseconds(0);
+  r = run_process(spec);
+  REQUIRE(r.succeeded());
+  std::ifstream chain(dir / "chain");
+  long pid = 0, checked = 0;
+  while (chain >> pid) {
+    ++checked;
+    CHECK_FALSE(alive(static_cast<pid_t>(pid)));
+  }
+  CHECK(checked == 151);
+  // Without end_what_it_leaves (a credential helper's cache daemon), what
+  // leaves the group runs on.
+  spec.argv = {"/bin/sh", "-c", "setsid sleep 30 & echo $! > orphan"};
+  spec.end_what_it_leaves = false;
+  r = run_process(spec);
+  const pid_t kept = pid_in(dir / "orphan");
+  REQUIRE(kept > 0);
+  CHECK(alive(kept));
+  kill(kept, SIGKILL);
 }
 
 TEST_CASE("process: a program that is not there", "[process]") {
