@@ -1,6 +1,9 @@
 // pull and clone (sync.h): receive into a quarantine (quarantine.h), check
 // there, move in, fast-forward or merge.
+#include <fcntl.h>
+
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -358,16 +361,34 @@ class Pull {
   PullReport report_;
 };
 
-// Removes what a failed clone created in `dir`: the folder, or (when it
-// existed, empty) what is in it.
-void undo_clone(const std::string& dir, bool existed) {
+// Moves every entry of `from` (a clone made in a folder of its own inside
+// `to`) up into `to`, each with one rename that replaces nothing and is
+// tracked for an interruption as it is made (make_tracked): what kistore
+// moved in is removed again, and a name someone put in `to` meanwhile stops
+// the move, which puts back what it moved and says so. `to` itself, and
+// whatever else is in it, is never touched.
+void move_clone_up(const std::string& from, const std::string& to) {
   namespace fs = std::filesystem;
-  std::error_code ignored;
-  if (!existed) {
-    fs::remove_all(dir, ignored);
-    return;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(from)) names.push_back(entry.path().filename().string());
+  std::vector<std::string> moved;
+  for (const std::string& name : names) {
+    const std::string src = from + "/" + name, dst = to + "/" + name;
+    if (make_tracked(dst, [&] {
+          return file_system().rename_at(AT_FDCWD, src.c_str(), AT_FDCWD, dst.c_str(), true) == 0;
+        })) {
+      moved.push_back(name);
+      continue;
+    }
+    const int err = errno;
+    for (const std::string& back : moved) {
+      file_system().rename_at(AT_FDCWD, (to + "/" + back).c_str(), AT_FDCWD, (from + "/" + back).c_str(), true);
+      untrack_temporary(to + "/" + back);
+    }
+    throw IOError(to + ": cannot move the clone's " + name + " into it: " + std::strerror(err) +
+                  (err == EEXIST ? " (something was put there during the clone; it is left as it is)" : ""));
   }
-  for (const auto& entry : fs::directory_iterator(dir, ignored)) fs::remove_all(entry.path(), ignored);
+  for (const std::string& name : moved) untrack_temporary(to + "/" + name);
 }
 
 }  // namespace
@@ -402,23 +423,35 @@ PullReport pull(Store& store, const ResolvedRemote& remote, const SyncOptions& o
   return pull_from(store, conn, store.branch(), quarantine);
 }
 
-PullReport clone(const std::string& url, const std::string& dir, const SyncOptions& options) {
+PullReport clone(const std::string& url, const std::string& dir_given, const SyncOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // "dir/" names dir (its parent is not dir itself).
+  std::string dir = dir_given;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   // Its leading folders are made as git clone makes them (and left).
   if (const fs::path parent = fs::path(dir).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-  // The folder is made and tracked in one step, so that a failed or
-  // interrupted clone leaves no half store and removes only a folder it
-  // made (looked for first and made later, one made in between by another
-  // program was removed with all it held). Anything already there, a link
-  // even when it leads nowhere, is never removed; an empty folder is filled,
-  // and emptied again by undo_clone.
+  // The folder is made and tracked in one step (make_tracked_folder), so
+  // that a failed or interrupted clone leaves no half store and removes only
+  // a folder it made (looked for first and made later, one made in between
+  // by another program was removed with all it held). Anything already there,
+  // a link even when it leads nowhere, is never removed.
   const bool existed = !make_tracked_folder(dir);
   if (existed && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
-    throw InvalidInput(dir + ": already exists and is not an empty folder");
+    throw InvalidInput(dir_given + ": already exists and is not an empty folder");
+  // Into a folder that was there (empty, or a link to an empty one), the
+  // clone is made in a folder of its own inside it (.kistore-clone-XXXXXX,
+  // tracked, on the same file system), then moved up entry by entry
+  // (move_clone_up): a failure or an interruption takes away only what
+  // kistore made, and leaves whatever someone put there meanwhile.
+  const std::string into = existed ? make_temp_folder(dir + "/.kistore-clone-XXXXXX") : dir;
   PullReport result;
+  auto undo = [&] {
+    fs::remove_all(into, ec);
+    untrack_temporary(into);
+  };
   try {
-    Store store = Store::init(dir);
+    Store store = Store::init(into);
     add_remote(store, "origin", url);  // without the URL's password
     SyncOptions with_password = options;
     with_password.credentials.url_password = url_password(url);
@@ -432,18 +465,29 @@ PullReport clone(const std::string& url, const std::string& dir, const SyncOptio
       // with stock git whose default branch is not main).
       std::string other = conn.default_branch();
       if (!other.empty() && other != branch && conn.head(other)) {
-        git::set_head(store.repo(), other, dir + ": setting HEAD");
+        git::set_head(store.repo(), other, into + ": setting HEAD");
         branch = other;
       }
     }
     result = pull_from(store, conn, branch, quarantine);
   } catch (...) {
-    undo_clone(dir, existed);
-    if (!existed) untrack_temporary(dir);
+    undo();
     throw;
   }
-  if (result.refused()) undo_clone(dir, existed);
-  if (!existed) untrack_temporary(dir);
+  if (result.refused()) {
+    undo();
+    return result;
+  }
+  if (existed) {
+    try {
+      move_clone_up(into, dir);
+    } catch (...) {
+      undo();
+      throw;
+    }
+    fs::remove(into, ec);  // empty now
+  }
+  untrack_temporary(into);
   return result;
 }
 

@@ -208,6 +208,7 @@ refused "$HOSTILE_URL" "(e) a corrupt pack" "pack"
 # A pull killed while it receives (the server stops sending after NAK)
 # leaves its quarantine behind; the next pull removes it.
 hostile_server hang --ref "$GOOD" --pack "$W/good.pack" --hang
+hang_url=$HOSTILE_URL
 assert_exit 0 ks --store "$V" remote add hang "$HOSTILE_URL"
 hostile_server truncated-again --ref "$GOOD" --pack "$W/truncated.pack"
 assert_exit 0 ks --store "$V" remote add bad "$HOSTILE_URL"
@@ -226,6 +227,25 @@ assert_exit 1 kst --store "$V" pull bad
 [[ -z $(find "$V/objects" -maxdepth 1 -name 'incoming-*') ]] || fail "the next pull did not remove the dead pull's quarantine"
 assert_store_unchanged "$before" "$V" "a pull killed in the middle, then another"
 pass "a pull killed while receiving leaves a quarantine that the next pull removes"
+
+# A clone into a folder that was there, empty, is made in a folder of its own inside it and moved
+# up only when whole: interrupted, it takes away only what it made, and a file put there meanwhile
+# stays (emptying the folder took it too, and an interruption left a half store there).
+mkdir "$W/into-empty"
+"$KISTORE" --no-progress clone "$hang_url" "$W/into-empty" </dev/null >/dev/null 2>"$W/into-empty.err" &
+cloner=$!
+for ((i = 0; i < 100; i++)); do
+    [[ -n $(find "$W/into-empty" -maxdepth 3 -name 'incoming-*') ]] && break
+    sleep 0.05
+done
+[[ -n $(find "$W/into-empty" -maxdepth 1 -name '.kistore-clone-*') ]] || fail "the clone is not made in a folder of its own"
+echo mine >"$W/into-empty/notes.txt"
+kill -TERM "$cloner"
+rc=0
+wait "$cloner" || rc=$?
+assert_eq 130 "$rc" "a clone into an empty folder, interrupted: exit 130"
+assert_eq "notes.txt" "$(ls -A "$W/into-empty")" "interrupted: what the clone made is gone, the file put there stays"
+pass "a clone into an empty folder, interrupted, takes away only what it made"
 
 # The good pack itself is taken (the server is not what fails), and so is a
 # thin pack of it, whose deltas name objects only the victim has.
