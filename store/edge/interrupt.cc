@@ -158,8 +158,11 @@ bool ended(pid_t pid) {
       if (all_ended || std::chrono::steady_clock::now() > until) break;
       ::usleep(10000);
     }
+    // Then the programs' whole trees: a program that outlived its SIGTERM
+    // still holds its own children outside its group (a session of their
+    // own), which no scan from kistore's spared children reaches.
     for (pid_t group : s.children) ::kill(-group, SIGKILL);
-    end_untracked(spared, std::chrono::milliseconds(100));
+    end_untracked(s.inherited, std::chrono::milliseconds(200));
   }
   // Other threads run on while this one removes (a clone's fetch writing
   // into the folder being removed): a folder that gained an entry meanwhile

@@ -89,6 +89,23 @@ if kill -0 "$(cat daemon.pid)" 2>/dev/null; then
   kill "$(cat daemon.pid)"
   fail "interrupted: the process the operator left outside its group runs on after kistore"
 fi
+# And when the operator ignores SIGTERM, holding its own child in a session of its own: that child
+# is never adopted while the operator lives, and is ended with the operator's tree.
+rm -f daemon.pid
+"$KISTORE" bench tritonbench --env GPU_DOUBLE_PIDS="$PWD/daemon.pid" --tritonbench "$checkout" stubborn \
+    >/dev/null 2>interrupted.err &
+bench_pid=$!
+for _ in $(seq 200); do [[ -s daemon.pid ]] && break; sleep 0.05; done
+[[ -s daemon.pid ]] || fail "the stubborn operator wrote no pid"
+kill -TERM "$bench_pid"
+rc=0
+wait "$bench_pid" || rc=$?
+assert_eq 130 "$rc" "interrupted, the operator ignoring SIGTERM: exit 130"
+sleep 0.2
+if kill -0 "$(cat daemon.pid)" 2>/dev/null; then
+  kill "$(cat daemon.pid)"
+  fail "interrupted: the child a stubborn operator kept in a session of its own runs on after kistore"
+fi
 assert_store_unchanged "$store_before" "$KISTORE_DIR" "an operator that leaves a process behind"
 pass "bench tritonbench: a process an operator leaves outside its group (setsid) does not outlive kistore"
 

@@ -56,6 +56,18 @@ if args.op == "outlink":  # its output folder swapped for a link to a folder els
     with open(out, "w") as f:
         json.dump({"tritonbench_outlink_fwd[x_1-a]_latency": "0.1"}, f)
     sys.exit(0)
+if args.op == "stubborn":  # ignores SIGTERM, with a child of its own in a session of its own
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        time.sleep(100)
+        os._exit(0)
+    with open(os.environ["GPU_DOUBLE_PIDS"], "w") as f:
+        f.write("%d\n" % child)
+    time.sleep(100)
+    sys.exit(0)
 if args.op == "daemon":  # leaves a process outside its process group (setsid), to run on for 100 s
     child = os.fork()
     if child == 0:
