@@ -1,10 +1,12 @@
 // What kistore does when it is interrupted: Ctrl-C (SIGINT), SIGTERM or
 // SIGHUP, at any point of any command.
 //
-// It ends within a second, whatever its threads were doing: it stops the
-// programs it started (their process groups get SIGTERM, and SIGKILL after
-// 0.8 s; what they started outside their groups, adopted by kistore, is
-// killed as it is adopted: adopt_orphans below), removes every
+// It ends within about a second (1.2 s at most: 0.8 s for the programs it
+// started to end on SIGTERM, 0.2 s to end their trees, 0.2 s of removing),
+// whatever its threads were doing: it stops the programs it started (their
+// process groups get SIGTERM, and SIGKILL after 0.8 s; what they started
+// outside their groups, adopted by kistore, is killed as it is adopted:
+// adopt_orphans below), removes every
 // temporary file and folder it made that is still there (a pack in the
 // making, a pull's quarantine, a bench's scratch folder), says on stderr
 // "error: interrupted; nothing was written" (or, once a branch has moved,
