@@ -108,10 +108,10 @@ std::vector<pid_t> leftovers(const std::set<pid_t>& spared) {
 // leftover found (SIGSTOP: none forks again), then kills it and the group it
 // leads, if any; a process forked between the look and the stop is adopted
 // when its parent dies and found by the next pass.
-std::size_t end_untracked(const std::set<pid_t>& spared, std::chrono::milliseconds patience) {
-  if (!adopting) return 0;
+void end_untracked(const std::set<pid_t>& spared, std::chrono::milliseconds patience) {
+  if (!adopting) return;
   const auto until = std::chrono::steady_clock::now() + patience;
-  std::set<pid_t> killed;
+  std::set<pid_t> killed;  // to tell a pass that found new ones from one that found only the dying
   for (;;) {
     const std::vector<pid_t> found = leftovers(spared);
     if (found.empty()) break;
@@ -128,7 +128,6 @@ std::size_t end_untracked(const std::set<pid_t>& spared, std::chrono::millisecon
     if (std::chrono::steady_clock::now() > until) break;
     if (!fresh) ::usleep(1000);  // only zombies left, or processes dying: let them
   }
-  return killed.size();
 }
 
 // Whether a tracked child has ended (reaped by its own thread, or a zombie
@@ -263,7 +262,7 @@ void adopt_orphans() {
   (void)done;
 }
 
-std::size_t end_adopted_children(std::chrono::milliseconds patience) {
+void end_adopted_children(std::chrono::milliseconds patience) {
   std::set<pid_t> spared;
   {
     Interruptible& s = state();
@@ -271,7 +270,7 @@ std::size_t end_adopted_children(std::chrono::milliseconds patience) {
     spared = s.inherited;
     spared.insert(s.children.begin(), s.children.end());
   }
-  return end_untracked(spared, patience);
+  end_untracked(spared, patience);
 }
 
 void note_written(const std::string& what) {

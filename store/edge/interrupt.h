@@ -78,13 +78,14 @@ void untrack_child(pid_t process_group);
 // before it starts a program.
 void adopt_orphans();
 
-// Kills (SIGKILL, with the process group it leads, if any) and reaps every
-// child of this process that is not a tracked one, again until none is left
-// or `patience` has passed (a killed process's own children are adopted in
-// turn): what the programs kistore started left running. The process gate
-// calls it when the last program it started has ended; an interruption, once
-// it has stopped the tracked ones. Returns how many it killed.
-std::size_t end_adopted_children(std::chrono::milliseconds patience);
+// Stops and kills (SIGKILL, with the process group each leads, if any)
+// every child of this process but the tracked ones and those it had before
+// adopt_orphans first ran, with all their descendants, and reaps them; again
+// until none is left or `patience` has passed (what a killed process forked
+// meanwhile is adopted in turn): what the programs kistore started left
+// running. Does nothing before adopt_orphans. The process gate calls it when
+// the last program it started has ended.
+void end_adopted_children(std::chrono::milliseconds patience);
 
 // What an interruption says was written, from now on ("commit 1a2b3c4d5e6f
 // of refs/heads/main"); until it is called: nothing.
